@@ -1,0 +1,105 @@
+"""The game protocol: the one interface every game implements and the solver sees.
+
+A game is a finite extensive-form game with explicit chance nodes:
+
+* ``initial_state()`` returns an immutable, hashable state;
+* ``current_player(s)`` is a seat (0..n-1), ``CHANCE`` or ``TERMINAL``;
+* ``legal_actions(s)`` lists a decision node's actions in a stable (ascending) order;
+* ``chance_outcomes(s)`` lists ``(outcome, Fraction probability)`` pairs, all positive, summing to 1;
+* ``apply(s, a)`` returns the successor state (never mutates ``s``);
+* ``returns(s)`` gives a terminal state's utility per seat as ``Fraction``;
+* ``observation(s, seat)`` is what that seat may know (hidden-information games override it);
+* ``key(s)`` is a canonical compact key (an int or a tuple of ints) used for deduplication, and
+  ``from_key(k)`` rebuilds the state, so that ``from_key(key(s))`` has the same key as ``s``;
+* ``describe_state`` / ``describe_action`` narrate counterexample traces and play tables.
+
+Actions and chance outcomes are small hashable values (ints, or tuples of ints) so that graphs
+and tables can store them. Invariants are named predicates over states, shared by the explorer,
+the tests and the Z3 proofs.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable, ClassVar, Hashable, Sequence
+
+State = Hashable
+Action = Hashable
+Key = int | tuple[int, ...]
+Seat = int
+
+CHANCE: Seat = -1
+TERMINAL: Seat = -2
+
+
+@dataclass(frozen=True)
+class Invariant:
+    """A named predicate that must hold in every reachable state.
+
+    ``check(state)`` returns ``None`` when the state is fine, or a short reason when it is not.
+    """
+
+    name: str
+    description: str
+    check: Callable[[State], str | None]
+
+
+class Game(ABC):
+    """One game under one ruleset and one configuration (players, parameters).
+
+    The declarative header mirrors OpenSpiel's: players, utility bounds, whether it is
+    constant-sum, and a bound on the game's length when one is known.
+    """
+
+    name: ClassVar[str]
+    num_players: int
+    min_utility: Fraction = Fraction(0)
+    max_utility: Fraction = Fraction(1)
+    #: utilities of every terminal state add up to this constant (None: not constant-sum)
+    constant_sum: Fraction | None = None
+    #: an upper bound on the number of moves (decisions and chance events), if known
+    max_game_length: int | None = None
+
+    @abstractmethod
+    def initial_state(self) -> State: ...
+
+    @abstractmethod
+    def current_player(self, state: State) -> Seat: ...
+
+    @abstractmethod
+    def legal_actions(self, state: State) -> Sequence[Action]: ...
+
+    @abstractmethod
+    def chance_outcomes(self, state: State) -> Sequence[tuple[Action, Fraction]]: ...
+
+    @abstractmethod
+    def apply(self, state: State, action: Action) -> State: ...
+
+    @abstractmethod
+    def returns(self, state: State) -> tuple[Fraction, ...]: ...
+
+    @abstractmethod
+    def key(self, state: State) -> Key: ...
+
+    @abstractmethod
+    def from_key(self, key: Key) -> State: ...
+
+    def observation(self, state: State, seat: Seat) -> Hashable:
+        """What ``seat`` may know of ``state``; perfect-information games show everything."""
+        return self.key(state)
+
+    def is_terminal(self, state: State) -> bool:
+        return self.current_player(state) == TERMINAL
+
+    def describe_state(self, state: State) -> str:
+        return repr(state)
+
+    def describe_action(self, state: State, action: Action) -> str:
+        return repr(action)
+
+    def invariants(self) -> Sequence[Invariant]:
+        return ()
+
+    def seat_name(self, seat: Seat) -> str:
+        return {CHANCE: "chance", TERMINAL: "end"}.get(seat, f"seat {seat}")

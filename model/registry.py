@@ -1,0 +1,49 @@
+"""The registry of games: adding a game is one folder under ``model/`` and one line here."""
+from __future__ import annotations
+
+import importlib
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .ruleset import Ruleset, RulesetError
+
+if TYPE_CHECKING:
+    from .spec import GameSpec
+
+#: game name -> module that defines ``SPEC``
+GAMES: dict[str, str] = {
+    "pig": "model.pig",
+}
+
+
+@cache
+def get_spec(name: str) -> "GameSpec":
+    module = GAMES.get(name)
+    if module is None:
+        raise RulesetError("command line", "game", f"unknown game {name!r} (known: {', '.join(GAMES)})")
+    return importlib.import_module(module).SPEC
+
+
+def all_specs() -> list["GameSpec"]:
+    return [get_spec(name) for name in GAMES]
+
+
+def builtin_rulesets() -> dict[str, "GameSpec"]:
+    """Built-in ruleset name -> the game it belongs to."""
+    return {rs: spec for spec in all_specs() for rs in spec.builtin_rulesets()}
+
+
+def load_ruleset(ref: str) -> Ruleset:
+    """A game name, a built-in ruleset name, or a path to a ``.toml`` ruleset file."""
+    if ref.endswith(".toml") or "/" in ref or Path(ref).suffix:
+        from .spec import load_ruleset_file
+        return load_ruleset_file(Path(ref))
+    if ref in GAMES:
+        spec = get_spec(ref)
+        return spec.ruleset(spec.default_ruleset)
+    owners = builtin_rulesets()
+    if ref in owners:
+        return owners[ref].ruleset(ref)
+    raise RulesetError("command line", "game", f"unknown game or ruleset {ref!r} "
+                       f"(games: {', '.join(GAMES)}; rulesets: {', '.join(owners)})")

@@ -1,0 +1,234 @@
+"""Rulesets: a game's parameters (components, configuration) and its rulings, loaded from TOML.
+
+A ruleset file looks like::
+
+    extends = "pig"            # a built-in ruleset name, or a path relative to this file
+    name = "pig-goal-20"       # optional
+    description = "..."        # optional
+    [params]
+    goal = 20
+    [rulings]
+    L04 = "bathroom-cards"     # ruling id = option name
+
+Built-in rulesets are TOML files in each game's ``rulesets/`` folder; a base one names its game
+with ``game = "..."`` instead of ``extends``. Every key is validated: unknown keys and bad values
+raise :class:`RulesetError`, whose message names the file, the key and the reason.
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, Sequence
+
+
+class RulesetError(ValueError):
+    """Bad input: one line naming where (file), what (key) and why."""
+
+    def __init__(self, source: str, key: str, reason: str):
+        self.source, self.key, self.reason = source, key, reason
+        super().__init__(f"{source}: {key}: {reason}")
+
+
+@dataclass(frozen=True)
+class Param:
+    """A game parameter. ``parse`` turns a raw TOML/CLI value into a checked one or raises ValueError."""
+
+    name: str
+    description: str
+    default: Any
+    parse: Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """One point the rule text leaves open; ``options`` maps option name -> what it means.
+
+    The first option is the default. ``cites`` quotes or locates the sentence interpreted.
+    """
+
+    id: str
+    question: str
+    options: Mapping[str, str]
+    cites: str
+
+    @property
+    def default(self) -> str:
+        return next(iter(self.options))
+
+    @property
+    def alternatives(self) -> tuple[str, ...]:
+        return tuple(self.options)[1:]
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    game: str
+    name: str
+    params: Mapping[str, Any]
+    rulings: Mapping[str, str]
+    source: str
+    description: str = ""
+
+    def __getitem__(self, param: str) -> Any:
+        return self.params[param]
+
+    def ruling(self, ruling_id: str) -> str:
+        return self.rulings[ruling_id]
+
+    def with_overrides(self, params: Mapping[str, Any] | None = None,
+                       rulings: Mapping[str, str] | None = None, *, source: str = "command line",
+                       spec: "RulesSchema | None" = None) -> "Ruleset":
+        """A copy with some parameters or rulings replaced (validated when ``spec`` is given)."""
+        new_params = dict(self.params)
+        new_rulings = dict(self.rulings)
+        if spec is not None:
+            new_params.update(spec.parse_params(params or {}, source))
+            new_rulings.update(spec.parse_rulings(rulings or {}, source))
+            spec.check_whole(new_params, source)
+        else:
+            new_params.update(params or {})
+            new_rulings.update(rulings or {})
+        return Ruleset(self.game, self.name, MappingProxyType(new_params),
+                       MappingProxyType(new_rulings), self.source, self.description)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"game": self.game, "name": self.name, "source": self.source,
+                "params": {k: _jsonable(v) for k, v in self.params.items()},
+                "rulings": dict(self.rulings)}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    return value
+
+
+@dataclass(frozen=True)
+class RulesSchema:
+    """What a game accepts: its parameters and its rulings catalog."""
+
+    game: str
+    params: Sequence[Param]
+    rulings: Sequence[Ruling]
+    #: a whole-ruleset check run after every parameter is parsed (cross-parameter constraints);
+    #: returns None or (key, reason)
+    whole_check: Callable[[Mapping[str, Any]], tuple[str, str] | None] | None = None
+    param_index: dict[str, Param] = field(init=False, repr=False, compare=False)
+    ruling_index: dict[str, Ruling] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "param_index", {p.name: p for p in self.params})
+        object.__setattr__(self, "ruling_index", {r.id: r for r in self.rulings})
+
+    def defaults(self) -> tuple[dict[str, Any], dict[str, str]]:
+        return ({p.name: p.default for p in self.params},
+                {r.id: r.default for r in self.rulings})
+
+    def parse_params(self, raw: Mapping[str, Any], source: str) -> dict[str, Any]:
+        out = {}
+        for key, value in raw.items():
+            param = self.param_index.get(key)
+            if param is None:
+                raise RulesetError(source, f"params.{key}",
+                                   f"unknown parameter for {self.game} (known: {', '.join(self.param_index)})")
+            try:
+                out[key] = param.parse(value)
+            except (ValueError, TypeError) as exc:
+                raise RulesetError(source, f"params.{key}", str(exc) or "bad value") from None
+        return out
+
+    def parse_rulings(self, raw: Mapping[str, Any], source: str) -> dict[str, str]:
+        out = {}
+        for key, value in raw.items():
+            ruling = self.ruling_index.get(key)
+            if ruling is None:
+                known = ", ".join(self.ruling_index) or "none"
+                raise RulesetError(source, f"rulings.{key}", f"unknown ruling id for {self.game} (known: {known})")
+            if not isinstance(value, str) or value not in ruling.options:
+                raise RulesetError(source, f"rulings.{key}",
+                                   f"{value!r} is not an option (options: {', '.join(ruling.options)})")
+            out[key] = value
+        return out
+
+    def check_whole(self, params: Mapping[str, Any], source: str) -> None:
+        if self.whole_check is not None:
+            problem = self.whole_check(params)
+            if problem is not None:
+                raise RulesetError(source, f"params.{problem[0]}", problem[1])
+
+
+_TOP_KEYS = {"game", "extends", "name", "description", "params", "rulings"}
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RulesetError(source, "-", "file not found") from None
+    except OSError as exc:
+        raise RulesetError(source, "-", f"cannot read ({exc.strerror})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesetError(source, "-", f"not valid TOML ({exc})") from None
+    for key in data:
+        if key not in _TOP_KEYS:
+            raise RulesetError(source, key, f"unknown key (allowed: {', '.join(sorted(_TOP_KEYS))})")
+    for table in ("params", "rulings"):
+        if table in data and not isinstance(data[table], dict):
+            raise RulesetError(source, table, "must be a table")
+    for text_key in ("game", "extends", "name", "description"):
+        if text_key in data and not isinstance(data[text_key], str):
+            raise RulesetError(source, text_key, "must be a string")
+    return data
+
+
+# ---- small parsers for Param.parse -------------------------------------------------------------
+
+def int_in(lo: int, hi: int) -> Callable[[Any], int]:
+    def parse(value: Any) -> int:
+        if isinstance(value, bool):
+            raise ValueError(f"must be an integer from {lo} to {hi}")
+        if isinstance(value, str):
+            try:
+                value = int(value)
+            except ValueError:
+                raise ValueError(f"must be an integer from {lo} to {hi}, not {value!r}") from None
+        if not isinstance(value, int) or not lo <= value <= hi:
+            raise ValueError(f"must be an integer from {lo} to {hi}, not {value!r}")
+        return value
+    return parse
+
+
+def one_of(*choices: str) -> Callable[[Any], str]:
+    def parse(value: Any) -> str:
+        if value not in choices:
+            raise ValueError(f"must be one of {', '.join(choices)}, not {value!r}")
+        return value
+    return parse
+
+
+def boolean(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no", "1", "0"):
+        return value.lower() in ("true", "yes", "1")
+    raise ValueError(f"must be true or false, not {value!r}")
+
+
+def int_list(lo: int, hi: int, min_len: int = 0, max_len: int = 10_000) -> Callable[[Any], tuple[int, ...]]:
+    def parse(value: Any) -> tuple[int, ...]:
+        if isinstance(value, str):
+            value = [v for v in value.replace(",", " ").split()]
+        if not isinstance(value, (list, tuple)):
+            raise ValueError("must be a list of integers")
+        out = tuple(int_in(lo, hi)(v) for v in value)
+        if not min_len <= len(out) <= max_len:
+            raise ValueError(f"must hold {min_len} to {max_len} integers, not {len(out)}")
+        return out
+    return parse

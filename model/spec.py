@@ -1,0 +1,95 @@
+"""GameSpec: everything the tool knows about one game, gathered in the game's own folder.
+
+A game folder (``model/<game>/``) defines ``SPEC = GameSpec(...)`` in its ``__init__.py`` and keeps
+its built-in rulesets as TOML files in ``rulesets/``. The CLI and the solver reach a game only
+through its spec and the :class:`~model.protocol.Game` it builds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+
+from .protocol import Game
+from .ruleset import RulesSchema, Ruleset, RulesetError, read_toml
+
+if TYPE_CHECKING:
+    from solver.report import PropertyResult
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    name: str
+    title: str
+    summary: str
+    schema: RulesSchema
+    #: folder holding the built-in rulesets (``<name>.toml`` each)
+    rulesets_dir: Path
+    default_ruleset: str
+    #: build the protocol game for a ruleset
+    build: Callable[[Ruleset], Game]
+    #: parameter overrides giving the default small configuration that ``verify`` explores
+    verify_overrides: Mapping[str, Any] = field(default_factory=dict)
+    #: game-specific checks beyond exhaustive exploration (Z3 proofs, bounds); each returns results
+    checks: Callable[[Ruleset], Sequence["PropertyResult"]] | None = None
+    #: the state limit for the exhaustive part of ``verify``
+    verify_max_states: int = 2_000_000
+    #: optional hooks by name (e.g. "simulate", "solve", "policies", "deduce", "picture")
+    hooks: Mapping[str, Any] = field(default_factory=dict)
+
+    def builtin_rulesets(self) -> list[str]:
+        return sorted(p.stem for p in self.rulesets_dir.glob("*.toml"))
+
+    def ruleset(self, name: str) -> Ruleset:
+        path = self.rulesets_dir / f"{name}.toml"
+        if not path.exists():
+            raise RulesetError("command line", "ruleset",
+                               f"no built-in ruleset {name!r} for {self.name} "
+                               f"(built-in: {', '.join(self.builtin_rulesets())})")
+        return load_ruleset_file(path)
+
+    def default(self) -> Ruleset:
+        return self.ruleset(self.default_ruleset)
+
+
+def load_ruleset_file(path: Path, _seen: tuple[Path, ...] = ()) -> Ruleset:
+    """Load and validate a ruleset TOML file, following ``extends`` chains."""
+    from .registry import GAMES, builtin_rulesets, get_spec
+
+    source = str(path)
+    data = read_toml(path)
+    resolved = path.resolve()
+    if resolved in _seen:
+        raise RulesetError(source, "extends", "ruleset extends itself (cycle)")
+    if ("game" in data) == ("extends" in data):
+        raise RulesetError(source, "extends", "give exactly one of 'game' (a base ruleset) or 'extends'")
+    if "game" in data:
+        if data["game"] not in GAMES:
+            raise RulesetError(source, "game", f"unknown game {data['game']!r} (known: {', '.join(GAMES)})")
+        spec = get_spec(data["game"])
+        params, rulings = spec.schema.defaults()
+    else:
+        parent_ref = data["extends"]
+        parent_path = path.parent / parent_ref
+        if parent_ref.endswith(".toml"):
+            if not parent_path.exists():
+                raise RulesetError(source, "extends", f"no such ruleset file {str(parent_path)!r}")
+            parent = load_ruleset_file(parent_path, _seen + (resolved,))
+        else:
+            owners = builtin_rulesets()
+            if parent_ref in owners:
+                parent = owners[parent_ref].ruleset(parent_ref)
+            elif parent_ref in GAMES:
+                parent = get_spec(parent_ref).default()
+            else:
+                raise RulesetError(source, "extends", f"unknown built-in ruleset {parent_ref!r} "
+                                   f"(known: {', '.join(owners)})")
+        spec = get_spec(parent.game)
+        params, rulings = dict(parent.params), dict(parent.rulings)
+    params.update(spec.schema.parse_params(data.get("params", {}), source))
+    rulings.update(spec.schema.parse_rulings(data.get("rulings", {}), source))
+    spec.schema.check_whole(params, source)
+    return Ruleset(game=spec.name, name=data.get("name", path.stem),
+                  params=MappingProxyType(params), rulings=MappingProxyType(rulings),
+                  source=source, description=data.get("description", ""))

@@ -1,0 +1,140 @@
+"""A small Z3 layer for rule invariants, in the manner of mypyvy.
+
+Each invariant is one Python function building a Z3 formula over a *frame* (a dict of named Z3
+constants describing one state). Each action is one function relating a pre-frame and a post-frame.
+``check_inductive`` proves, each in its own solver:
+
+* the invariant holds in every initial state:            init(s)  =>  inv(s)
+* every action preserves it:              inv(s) and act(s, t)  =>  inv(t)
+
+and returns a :class:`~solver.report.PropertyResult`; a failure names the (action, invariant) pair
+and reports the counterexample as readable ``name = value`` lines for both frames.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+import z3
+
+from solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
+
+Frame = dict[str, z3.ExprRef]
+#: builds the Z3 constants of one frame, given a name suffix ("" for the pre-state, "'" for the post)
+FrameFactory = Callable[[str], Frame]
+StatePredicate = Callable[[Frame], z3.BoolRef]
+Transition = Callable[[Frame, Frame], z3.BoolRef]
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str
+    relation: Transition
+
+
+def _describe_model(model: z3.ModelRef, frames: Sequence[tuple[str, Frame]]) -> list[str]:
+    lines = []
+    for label, frame in frames:
+        parts = []
+        for name, const in frame.items():
+            value = model.eval(const, model_completion=True)
+            parts.append(f"{name}={value}")
+        lines.append(f"{label}: " + ", ".join(parts))
+    return lines
+
+
+def _check(solver: z3.Solver, timeout_ms: int) -> z3.CheckSatResult:
+    solver.set("timeout", timeout_ms)
+    return solver.check()
+
+
+def prove(name: str, frame: FrameFactory, claim: StatePredicate,
+          assumptions: StatePredicate | None = None, *, detail: str = "",
+          timeout_ms: int = 20_000) -> PropertyResult:
+    """Prove that ``assumptions(s) => claim(s)`` for every frame ``s`` (validity, one solver)."""
+    start = time.perf_counter()
+    s = frame("")
+    solver = z3.Solver()
+    if assumptions is not None:
+        solver.add(assumptions(s))
+    solver.add(z3.Not(claim(s)))
+    verdict = _check(solver, timeout_ms)
+    seconds = time.perf_counter() - start
+    if verdict == z3.unsat:
+        return PropertyResult(name, HOLDS, detail, kind="z3", seconds=seconds)
+    if verdict == z3.sat:
+        return PropertyResult(name, FAILS, detail or "a situation violates the claim",
+                              _describe_model(solver.model(), [("situation", s)]), "z3", seconds)
+    return PropertyResult(name, UNKNOWN, f"z3: {solver.reason_unknown()}", kind="z3", seconds=seconds)
+
+
+def check_inductive(name: str, frame: FrameFactory, init: StatePredicate, invariant: StatePredicate,
+                    actions: Sequence[Action], *, assumptions: StatePredicate | None = None,
+                    detail: str = "", timeout_ms: int = 20_000) -> PropertyResult:
+    """Prove ``invariant`` holds initially and is preserved by every action (each its own solver).
+
+    ``assumptions`` (e.g. type bounds, constants of the ruleset) hold in every frame.
+    """
+    start = time.perf_counter()
+    assume = assumptions or (lambda _f: z3.BoolVal(True))
+    pre, post = frame(""), frame("'")
+
+    solver = z3.Solver()
+    solver.add(assume(pre), init(pre), z3.Not(invariant(pre)))
+    verdict = _check(solver, timeout_ms)
+    if verdict == z3.sat:
+        return PropertyResult(name, FAILS, "fails in an initial state",
+                              _describe_model(solver.model(), [("initial", pre)]), "z3",
+                              time.perf_counter() - start)
+    if verdict != z3.sat and verdict != z3.unsat:
+        return PropertyResult(name, UNKNOWN, f"initiation: z3 {solver.reason_unknown()}", kind="z3",
+                              seconds=time.perf_counter() - start)
+    for action in actions:
+        solver = z3.Solver()
+        solver.add(assume(pre), assume(post), invariant(pre), action.relation(pre, post),
+                   z3.Not(invariant(post)))
+        verdict = _check(solver, timeout_ms)
+        if verdict == z3.sat:
+            return PropertyResult(name, FAILS, f"not preserved by action {action.name}",
+                                  _describe_model(solver.model(), [("before", pre), ("after", post)]),
+                                  "z3", time.perf_counter() - start, {"action": action.name})
+        if verdict != z3.unsat:
+            return PropertyResult(name, UNKNOWN, f"{action.name}: z3 {solver.reason_unknown()}",
+                                  kind="z3", seconds=time.perf_counter() - start)
+    steps = ", ".join(a.name for a in actions)
+    return PropertyResult(name, HOLDS, detail or f"holds initially and preserved by: {steps}",
+                          kind="z3", seconds=time.perf_counter() - start)
+
+
+def optimize_bound(name: str, frame: FrameFactory, objective: Callable[[Frame], z3.ArithRef],
+                   constraints: StatePredicate, *, timeout_ms: int = 20_000
+                   ) -> tuple[PropertyResult, int | None, int | None, Mapping[str, list[str]]]:
+    """Tightest minimum and maximum of ``objective`` subject to ``constraints``, with Z3's optimiser.
+
+    Returns the result, the minimum, the maximum and a witness situation for each.
+    """
+    start = time.perf_counter()
+    bounds: dict[str, int | None] = {}
+    witnesses: dict[str, list[str]] = {}
+    for direction in ("min", "max"):
+        s = frame("")
+        opt = z3.Optimize()
+        opt.set("timeout", timeout_ms)
+        opt.add(constraints(s))
+        goal = objective(s)
+        handle = opt.minimize(goal) if direction == "min" else opt.maximize(goal)
+        verdict = opt.check()
+        if verdict != z3.sat:
+            return (PropertyResult(name, UNKNOWN, f"optimiser: {verdict}", kind="z3",
+                                   seconds=time.perf_counter() - start), None, None, {})
+        value = (opt.lower(handle) if direction == "min" else opt.upper(handle))
+        if not z3.is_int_value(value):
+            return (PropertyResult(name, UNKNOWN, f"unbounded {direction}imum", kind="z3",
+                                   seconds=time.perf_counter() - start), None, None, {})
+        bounds[direction] = value.as_long()
+        witnesses[direction] = _describe_model(opt.model(), [(f"{direction} witness", s)])
+    result = PropertyResult(name, HOLDS, f"tightest bounds [{bounds['min']}, {bounds['max']}]",
+                            kind="z3", seconds=time.perf_counter() - start,
+                            data={"min": bounds["min"], "max": bounds["max"]})
+    return result, bounds["min"], bounds["max"], witnesses

@@ -1,0 +1,1 @@
+"""Game-agnostic exploration and solving: sees only the protocol in ``model.protocol``."""
