@@ -101,5 +101,27 @@ class Game(ABC):
     def invariants(self) -> Sequence[Invariant]:
         return ()
 
+    # --- optional speed-ups and symmetry (the defaults are always correct) ------------------------
+    #: True when states are their own canonical keys (then ``key`` and ``from_key`` are identities)
+    state_is_key: bool = False
+    #: seat permutations used by ``canonicalize``; index 0 must be the identity
+    seat_permutations: tuple[tuple[int, ...], ...] = ()
+
+    def successors(self, state: State) -> list[tuple[Action, Fraction | None, State]]:
+        """``(action, probability or None for a decision, next state)`` for every move from ``state``.
+
+        Must agree with ``legal_actions``/``chance_outcomes``/``apply``; games may override it with a
+        faster equivalent (the conformance test checks that they agree).
+        """
+        if self.current_player(state) == CHANCE:
+            return [(o, p, self.apply(state, o)) for o, p in self.chance_outcomes(state)]
+        return [(a, None, self.apply(state, a)) for a in self.legal_actions(state)]
+
+    def canonicalize(self, state: State) -> tuple[State, int]:
+        """A symmetric representative of ``state`` and the index of the seat permutation ``perm``
+        such that ``value(state)[seat] == value(representative)[perm[seat]]`` for every seat.
+        The default has no symmetry: the state itself and the identity (index 0)."""
+        return state, 0
+
     def seat_name(self, seat: Seat) -> str:
         return {CHANCE: "chance", TERMINAL: "end"}.get(seat, f"seat {seat}")

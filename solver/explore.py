@@ -1,0 +1,222 @@
+"""Exhaustive breadth-first exploration of a protocol game.
+
+Builds the reachable state graph in compact arrays (CSR: per node an offset into flat edge
+arrays), deduplicating on the canonical key (and on the game's seat symmetry when it declares one).
+Every newly reached state is checked against the game's invariants and the protocol's own
+conformance rules; because states are numbered in BFS order, the first violation found is at the
+smallest depth, so its trace back to the start is a shortest counterexample.
+"""
+from __future__ import annotations
+
+import time
+from array import array
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable, Hashable
+
+from model.protocol import CHANCE, TERMINAL, Game
+
+Progress = Callable[[int, int, float], None]  # (states, pending, seconds)
+
+
+@dataclass
+class Violation:
+    name: str
+    reason: str
+    node: int
+
+
+@dataclass
+class Exploration:
+    game: Game
+    keys: list[Hashable]
+    kind: array                  # seat, CHANCE or TERMINAL per node
+    offsets: array               # edges of node i are offsets[i]:offsets[i+1]
+    child: array                 # edge -> node
+    action: list[Any]            # edge -> action (or chance outcome)
+    prob: list[Fraction | None]  # edge -> probability (chance edges) or None
+    perm: array | None           # edge -> seat-permutation index (symmetric games only)
+    parent_edge: array           # node -> the edge that first reached it (-1 for the root)
+    depth: array
+    returns: dict[int, tuple[Fraction, ...]]
+    violations: dict[str, Violation] = field(default_factory=dict)
+    complete: bool = True
+    stop_reason: str = ""
+    seconds: float = 0.0
+    edge_source: array | None = None
+
+    @property
+    def num_states(self) -> int:
+        return len(self.keys)
+
+    @property
+    def num_edges(self) -> int:
+        return len(self.child)
+
+    def state(self, node: int):
+        key = self.keys[node]
+        return key if self.game.state_is_key else self.game.from_key(key)
+
+    def edges(self, node: int) -> range:
+        return range(self.offsets[node], self.offsets[node + 1])
+
+    def source_of(self, edge: int) -> int:
+        """The node an edge leaves (binary search over offsets)."""
+        lo, hi = 0, self.num_states - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.offsets[mid] <= edge:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    def path_to(self, node: int) -> list[int]:
+        """Edges from the root to ``node`` along the BFS tree (a shortest path)."""
+        edges = []
+        while self.parent_edge[node] >= 0:
+            edge = self.parent_edge[node]
+            edges.append(edge)
+            node = self.source_of(edge)
+        return edges[::-1]
+
+    def narrate(self, node: int, final_note: str = "") -> list[str]:
+        """A readable move-by-move trace from the start to ``node``."""
+        game = self.game
+        lines = [f"start: {game.describe_state(self.state(0))}"]
+        for step, edge in enumerate(self.path_to(node), 1):
+            src = self.source_of(edge)
+            state = self.state(src)
+            who = game.seat_name(int(self.kind[src]))
+            move = game.describe_action(state, self.action[edge])
+            if self.prob[edge] is not None:
+                move += f" (probability {self.prob[edge]})"
+            lines.append(f"{step}. {who}: {move} -> {game.describe_state(self.state(self.child[edge]))}")
+        if final_note:
+            lines.append(final_note)
+        return lines
+
+
+def _distribution_problem(distribution: tuple) -> str:
+    total = Fraction(0)
+    for p in distribution:
+        if not isinstance(p, Fraction) or p <= 0:
+            return f"chance outcome with probability {p!r} (must be a positive Fraction)"
+        total += p
+    return "" if total == 1 else f"chance probabilities add up to {total}"
+
+
+def explore(game: Game, *, max_states: int | None = None, timeout: float | None = None,
+            check_invariants: bool = True, progress: Progress | None = None,
+            progress_every: float = 0.5) -> Exploration:
+    """Explore every state reachable from ``game.initial_state()``.
+
+    Stops early (``complete=False`` with a ``stop_reason``) at ``max_states`` or after ``timeout``
+    seconds; the graph explored so far is returned either way.
+    """
+    start = time.perf_counter()
+    invariants = tuple(game.invariants()) if check_invariants else ()
+    symmetric = len(game.seat_permutations) > 1
+    state_is_key = game.state_is_key
+    key_of, canonicalize, successors = game.key, game.canonicalize, game.successors
+    current_player, lo_u, hi_u = game.current_player, game.min_utility, game.max_utility
+    const_sum = game.constant_sum
+
+    root = game.initial_state()
+    if symmetric:
+        root, _ = canonicalize(root)
+    root_key = root if state_is_key else key_of(root)
+    keys: list[Hashable] = [root_key]
+    index: dict[Hashable, int] = {root_key: 0}
+    pending: dict[int, Any] = {} if state_is_key else {0: root}
+    kind, offsets, child = array("b"), array("q", [0]), array("q")
+    actions: list[Any] = []
+    probs: list[Fraction | None] = []
+    perms = array("b") if symmetric else None
+    parent_edge, depth = array("q", [-1]), array("l", [0])
+    returns: dict[int, tuple[Fraction, ...]] = {}
+    violations: dict[str, Violation] = {}
+
+    def violate(name: str, reason: str, node: int) -> None:
+        if name not in violations:
+            violations[name] = Violation(name, reason, node)
+
+    def check(state: Any, node: int) -> None:
+        for inv in invariants:
+            if inv.name not in violations:
+                reason = inv.check(state)
+                if reason is not None:
+                    violate(inv.name, reason, node)
+
+    check(root, 0)
+    checked_distributions: dict[tuple[int, ...], tuple] = {}
+    complete, stop_reason = True, ""
+    next_report = start + progress_every
+    node = 0
+    while node < len(keys):
+        if max_states is not None and len(keys) > max_states:
+            complete, stop_reason = False, f"state limit {max_states} reached"
+            break
+        if node & 1023 == 0:
+            now = time.perf_counter()
+            if timeout is not None and now - start > timeout:
+                complete, stop_reason = False, f"time limit {timeout:g} s reached"
+                break
+            if progress is not None and now >= next_report:
+                progress(len(keys), len(keys) - node, now - start)
+                next_report = now + progress_every
+        state = keys[node] if state_is_key else pending.pop(node)
+        seat = current_player(state)
+        kind.append(seat)
+        if seat == TERMINAL:
+            ret = game.returns(state)
+            returns[node] = ret
+            if any(not lo_u <= r <= hi_u for r in ret):
+                violate("utility-bounds", f"returns {tuple(str(r) for r in ret)} leave "
+                        f"[{lo_u}, {hi_u}]", node)
+            elif const_sum is not None and sum(ret) != const_sum:
+                violate("utility-bounds", f"returns add up to {sum(ret)}, not {const_sum}", node)
+            offsets.append(len(child))
+            node += 1
+            continue
+        moves = successors(state)
+        if not moves:
+            violate("legal-actions", "a non-terminal state has no legal move", node)
+        if seat == CHANCE:
+            distribution = tuple(m[1] for m in moves)
+            # the memo holds the Fractions themselves, so their ids cannot be reused meanwhile
+            signature = tuple(map(id, distribution))
+            if signature not in checked_distributions:
+                checked_distributions[signature] = distribution
+                problem = _distribution_problem(distribution)
+                if problem:
+                    violate("chance-distribution", problem, node)
+        next_depth = depth[node] + 1
+        for act, p, nxt in moves:
+            if symmetric:
+                nxt, perm_index = canonicalize(nxt)
+                perms.append(perm_index)
+            k = nxt if state_is_key else key_of(nxt)
+            target = index.get(k)
+            if target is None:
+                target = len(keys)
+                index[k] = target
+                keys.append(k)
+                parent_edge.append(len(child))
+                depth.append(next_depth)
+                if not state_is_key:
+                    pending[target] = nxt
+                if invariants:
+                    check(nxt, target)
+            child.append(target)
+        actions.extend([m[0] for m in moves])
+        probs.extend([m[1] for m in moves])
+        offsets.append(len(child))
+        node += 1
+    if not complete:
+        # nodes never expanded keep no edges; mark them so solvers can refuse a partial graph
+        while len(kind) < len(keys):
+            kind.append(CHANCE)
+            offsets.append(len(child))
+    return Exploration(game, keys, kind, offsets, child, actions, probs, perms, parent_edge, depth,
+                       returns, violations, complete, stop_reason, time.perf_counter() - start)

@@ -1,0 +1,446 @@
+"""Optimal values and policies on an explored state graph, for any protocol game.
+
+Every decision node maximises the value of the seat that moves there (max^n; for two players with
+constant-sum utilities this is exactly minimax over chance). **Tie rule**: among the actions whose
+value for the mover is maximal, the first in legal-action order is chosen; in float mode values within
+``tie_tolerance`` of the maximum count as tied. The rule is deterministic, so the other seats' values
+are well defined.
+
+The graph is split into strongly connected components (SCCs) and solved from the end backwards,
+one *level* of the condensation at a time (a level holds SCCs whose successors all lie in lower
+levels), vectorised with numpy:
+
+* levels of single states without self-loops (the whole graph, for acyclic games) are plain backward
+  induction, one pass;
+* levels with cycles are solved by policy iteration -- fix every decision, solve the linear system
+  of the chance averages exactly in floating point (sparse LU), improve the decisions, repeat -- and,
+  should that not settle, by value iteration. Stopping rule: the Bellman residual (the largest change
+  one more backup would make to any value) is below ``tolerance``; the residual reached is reported.
+
+``exact=True`` recomputes every value as a ``Fraction``: backward induction with exact arithmetic
+on acyclic parts, and on each cyclic SCC an exact linear solve for the policy found in floating point,
+followed by an exact optimality check of every decision in it (switching and re-solving until none
+can improve, then applying the tie rule exactly). Use it on small graphs.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable
+
+import numpy as np
+from scipy.sparse import coo_matrix, csr_matrix, identity
+from scipy.sparse.csgraph import connected_components
+from scipy.sparse.linalg import splu
+
+from model.protocol import CHANCE, TERMINAL
+
+from .explore import Exploration
+
+Progress = Callable[[str, int, int], None]  # (phase, done, total)
+_ORDERING = "COLAMD"  # column ordering for sparse LU (others measured no faster on Pig)
+
+
+class SolveError(RuntimeError):
+    pass
+
+
+@dataclass
+class Solution:
+    exploration: Exploration
+    values: np.ndarray                 # (states, seats) float values
+    choice: np.ndarray                 # decision node -> chosen edge (-1 elsewhere)
+    exact: list[tuple[Fraction, ...]] | None
+    residual: float
+    method: str
+    seconds: float
+    levels: int
+    cyclic_states: int
+
+    @property
+    def initial(self) -> tuple[float, ...]:
+        return tuple(float(v) for v in self.values[0])
+
+    @property
+    def initial_exact(self) -> tuple[Fraction, ...] | None:
+        return self.exact[0] if self.exact is not None else None
+
+    def edge_value(self, edge: int) -> np.ndarray:
+        """The value vector, in the parent's seats, of following ``edge``."""
+        ex = self.exploration
+        row = self.values[ex.child[edge]]
+        if ex.perm is None:
+            return row
+        return row[list(ex.game.seat_permutations[ex.perm[edge]])]
+
+    def edge_value_exact(self, edge: int) -> tuple[Fraction, ...]:
+        ex = self.exploration
+        row = self.exact[ex.child[edge]]
+        if ex.perm is None:
+            return row
+        return tuple(row[c] for c in ex.game.seat_permutations[ex.perm[edge]])
+
+
+# ---- graph preparation ---------------------------------------------------------------------------
+
+@dataclass
+class _Arrays:
+    n_states: int
+    seats: int
+    kind: np.ndarray
+    offsets: np.ndarray
+    child: np.ndarray
+    source: np.ndarray
+    prob: np.ndarray
+    cols: np.ndarray        # (edges, seats): which child column feeds each parent seat
+
+
+def _arrays(ex: Exploration) -> _Arrays:
+    n = ex.num_states
+    seats = ex.game.num_players
+    kind = np.frombuffer(ex.kind, dtype=np.int8).astype(np.int64)
+    offsets = np.frombuffer(ex.offsets, dtype=np.int64)
+    child = np.frombuffer(ex.child, dtype=np.int64)
+    source = np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))
+    prob = np.array([0.0 if p is None else float(p) for p in ex.prob], dtype=np.float64)
+    if ex.perm is None:
+        cols = np.broadcast_to(np.arange(seats), (len(child), seats))
+    else:
+        table = np.array(ex.game.seat_permutations, dtype=np.int64)
+        cols = table[np.frombuffer(ex.perm, dtype=np.int8).astype(np.int64)]
+    return _Arrays(n, seats, kind, offsets, child, source, prob, cols)
+
+
+def _levels(a: _Arrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """SCC labels, a level per SCC (0 = sinks), and whether each SCC is cyclic."""
+    n = a.n_states
+    graph = csr_matrix((np.ones(len(a.child), dtype=np.int8), (a.source, a.child)), shape=(n, n))
+    n_comp, label = connected_components(graph, directed=True, connection="strong")
+    size = np.bincount(label, minlength=n_comp)
+    self_loop = np.zeros(n_comp, dtype=bool)
+    self_loop[label[a.source[a.source == a.child]]] = True
+    cyclic = (size > 1) | self_loop
+    # condensation edges, deduplicated; heights by peeling sinks (Kahn's algorithm from the end)
+    cs, cd = label[a.source], label[a.child]
+    keep = cs != cd
+    pairs = np.unique(np.stack([cs[keep], cd[keep]], axis=1), axis=0) if keep.any() else np.zeros((0, 2), np.int64)
+    out_deg = np.bincount(pairs[:, 0], minlength=n_comp)
+    order = np.argsort(pairs[:, 1], kind="stable")
+    preds_of = pairs[order, 0]
+    pred_start = np.searchsorted(pairs[order, 1], np.arange(n_comp + 1))
+    level = np.full(n_comp, -1, dtype=np.int64)
+    frontier = np.flatnonzero(out_deg == 0)
+    height = 0
+    while frontier.size:
+        level[frontier] = height
+        starts, ends = pred_start[frontier], pred_start[frontier + 1]
+        counts = ends - starts
+        if counts.sum() == 0:
+            break
+        idx = np.repeat(starts - np.cumsum(np.concatenate(([0], counts[:-1]))), counts) + np.arange(counts.sum())
+        preds = preds_of[idx]
+        np.subtract.at(out_deg, preds, 1)
+        cand = np.unique(preds)
+        frontier = cand[out_deg[cand] == 0]
+        height += 1
+    if (level < 0).any():
+        raise SolveError("internal error: condensation is not acyclic")
+    return label, level, cyclic
+
+
+# ---- float solving -------------------------------------------------------------------------------
+
+def _edge_slices(a: _Arrays, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All edges of ``nodes`` (in node order) and the start of each node's run within them."""
+    starts, ends = a.offsets[nodes], a.offsets[nodes + 1]
+    counts = ends - starts
+    run_start = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    edges = np.repeat(starts - run_start, counts) + np.arange(counts.sum())
+    return edges, run_start
+
+
+class _Level:
+    """The nodes of one level and the vectorised Bellman backup over them."""
+
+    def __init__(self, a: _Arrays, nodes: np.ndarray, tie_tolerance: float):
+        self.a, self.tie = a, tie_tolerance
+        kinds = a.kind[nodes]
+        self.dec = nodes[kinds >= 0]
+        self.cha = nodes[kinds == CHANCE]
+        self.dec_edges, self.dec_run = _edge_slices(a, self.dec)
+        self.cha_edges, self.cha_run = _edge_slices(a, self.cha)
+        self.dec_mover_col = a.cols[self.dec_edges, np.repeat(a.kind[self.dec], np.diff(
+            np.concatenate((self.dec_run, [len(self.dec_edges)]))))] if len(self.dec) else np.zeros(0, np.int64)
+
+    def child_vectors(self, values: np.ndarray, edges: np.ndarray) -> np.ndarray:
+        return values[self.a.child[edges][:, None], self.a.cols[edges]]
+
+    def best_edges(self, values: np.ndarray) -> np.ndarray:
+        """Chosen edge per decision node under the tie rule (first maximal action)."""
+        if not len(self.dec):
+            return np.zeros(0, np.int64)
+        q = values[self.a.child[self.dec_edges], self.dec_mover_col]
+        best = np.maximum.reduceat(q, self.dec_run)
+        counts = np.diff(np.concatenate((self.dec_run, [len(q)])))
+        tied = q >= np.repeat(best, counts) - self.tie
+        position = np.where(tied, np.arange(len(q)), len(q))
+        return self.dec_edges[np.minimum.reduceat(position, self.dec_run)]
+
+    def improve(self, values: np.ndarray, current: np.ndarray) -> np.ndarray:
+        """Policy improvement: switch a decision only where another action is strictly better
+        (beyond the tie tolerance), so that ties never make the policy cycle."""
+        best = self.best_edges(values)
+        if not len(best):
+            return best
+        mover = self.a.kind[self.dec]
+        def mover_value(edges):
+            return values[self.a.child[edges], self.a.cols[edges, mover]]
+        better = mover_value(best) > mover_value(current) + self.tie
+        return np.where(better, best, current)
+
+    def backup(self, values: np.ndarray, chosen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        dec_vals = self.child_vectors(values, chosen) if len(self.dec) else None
+        cha_vals = None
+        if len(self.cha):
+            weighted = self.child_vectors(values, self.cha_edges) * self.a.prob[self.cha_edges, None]
+            cha_vals = np.add.reduceat(weighted, self.cha_run, axis=0)
+        return dec_vals, cha_vals
+
+    def sweep(self, values: np.ndarray) -> tuple[np.ndarray, float]:
+        """One Bellman backup of every node of the level, in place; returns (choices, change)."""
+        chosen = self.best_edges(values)
+        dec_vals, cha_vals = self.backup(values, chosen)
+        change = 0.0
+        if dec_vals is not None:
+            change = max(change, float(np.abs(values[self.dec] - dec_vals).max()))
+            values[self.dec] = dec_vals
+        if cha_vals is not None:
+            change = max(change, float(np.abs(values[self.cha] - cha_vals).max()))
+            values[self.cha] = cha_vals
+        return chosen, change
+
+    def policy_solve(self, values: np.ndarray, chosen: np.ndarray) -> None:
+        """Solve the level's values exactly (in floats) for fixed decisions ``chosen``."""
+        a = self.a
+        nodes = np.concatenate((self.dec, self.cha))
+        edges = np.concatenate((chosen, self.cha_edges))
+        weights = np.concatenate((np.ones(len(chosen)), a.prob[self.cha_edges]))
+        owners = np.concatenate((self.dec, np.repeat(self.cha, np.diff(
+            np.concatenate((self.cha_run, [len(self.cha_edges)]))))))
+        local = np.full(a.n_states, -1, dtype=np.int64)
+        local[nodes] = np.arange(len(nodes))
+        seats = a.seats
+        m = len(nodes) * seats
+        child = a.child[edges]
+        inside = local[child] >= 0
+        rows = (local[owners][:, None] * seats + np.arange(seats)).ravel()
+        cols_child = a.cols[edges]
+        rhs = np.zeros(m)
+        outside_vals = values[child[:, None], cols_child] * weights[:, None]
+        np.add.at(rhs, rows[np.repeat(~inside, seats)], outside_vals[~inside].ravel())
+        in_rows = rows[np.repeat(inside, seats)]
+        in_cols = (local[child[inside]][:, None] * seats + cols_child[inside]).ravel()
+        in_w = np.repeat(weights[inside], seats)
+        matrix = identity(m, format="csc") - coo_matrix((in_w, (in_rows, in_cols)), shape=(m, m)).tocsc()
+        solution = splu(matrix, permc_spec=_ORDERING).solve(rhs)
+        values[nodes] = solution.reshape(len(nodes), seats)
+
+
+def solve(ex: Exploration, *, exact: bool = False, tolerance: float = 1e-12,
+          tie_tolerance: float = 1e-12, max_policy_rounds: int = 30,
+          max_sweeps: int = 100_000, progress: Progress | None = None) -> Solution:
+    if not ex.complete:
+        raise SolveError(f"the exploration is partial ({ex.stop_reason}); cannot solve exactly")
+    start = time.perf_counter()
+    a = _arrays(ex)
+    label, level_of_comp, cyclic_comp = _levels(a)
+    node_level = level_of_comp[label]
+    node_cyclic = cyclic_comp[label]
+    values = np.zeros((a.n_states + 1, a.seats))
+    for node, ret in ex.returns.items():
+        values[node] = [float(r) for r in ret]
+    choice = np.full(a.n_states, -1, dtype=np.int64)
+    order = np.argsort(node_level, kind="stable")
+    bounds = np.searchsorted(node_level[order], np.arange(node_level.max() + 2))
+    residual = 0.0
+    used_vi = False
+    n_levels = len(bounds) - 1
+    for lvl in range(n_levels):
+        nodes = order[bounds[lvl]:bounds[lvl + 1]]
+        nodes = nodes[a.kind[nodes] != TERMINAL]
+        if not len(nodes):
+            continue
+        level = _Level(a, nodes, tie_tolerance)
+        if not node_cyclic[nodes].any():
+            chosen, _ = level.sweep(values)
+        else:
+            chosen, change = _solve_cyclic_level(level, values, tolerance, max_policy_rounds, max_sweeps)
+            residual = max(residual, change)
+            used_vi |= change < 0
+        choice[level.dec] = chosen
+        if progress is not None:
+            progress("solve", lvl + 1, n_levels)
+    exact_values = None
+    method = "backward induction" if not node_cyclic.any() else "SCC policy iteration"
+    if exact:
+        exact_values = _exact_values(ex, a, label, level_of_comp, node_cyclic, choice)
+        values[:a.n_states] = [[float(v) for v in row] for row in exact_values]
+        choice = _exact_choices(ex, exact_values, choice)
+        method += ", exact rational"
+    return Solution(ex, values[:a.n_states], choice, exact_values, abs(residual), method,
+                    time.perf_counter() - start, n_levels, int(node_cyclic.sum()))
+
+
+def _solve_cyclic_level(level: _Level, values: np.ndarray, tolerance: float, rounds: int,
+                        max_sweeps: int) -> tuple[np.ndarray, float]:
+    """Policy iteration, then value-iteration sweeps until the Bellman residual is small."""
+    chosen = level.best_edges(values)
+    for _ in range(rounds):
+        try:
+            level.policy_solve(values, chosen)
+        except RuntimeError:
+            # singular: these decisions loop forever (e.g. both players improving at once into
+            # passing back and forth); a few value-iteration sweeps give a better starting policy
+            for _ in range(20):
+                chosen, _ = level.sweep(values)
+            continue
+        improved = level.improve(values, chosen)
+        if np.array_equal(improved, chosen):
+            break
+        chosen = improved
+    change = np.inf
+    for _ in range(max_sweeps):
+        chosen, change = level.sweep(values)
+        if change <= tolerance:
+            return chosen, change
+    raise SolveError(f"value iteration did not reach tolerance {tolerance:g} (residual {change:g})")
+
+
+# ---- exact solving -------------------------------------------------------------------------------
+
+def _exact_backup(ex: Exploration, node: int, exact: list, chosen_edge: int) -> tuple[Fraction, ...]:
+    perms = ex.game.seat_permutations
+    def vec(edge):
+        row = exact[ex.child[edge]]
+        return row if ex.perm is None else tuple(row[c] for c in perms[ex.perm[edge]])
+    if ex.kind[node] == CHANCE:
+        total = [Fraction(0)] * ex.game.num_players
+        for edge in ex.edges(node):
+            p = ex.prob[edge]
+            total = [t + p * v for t, v in zip(total, vec(edge))]
+        return tuple(total)
+    return vec(chosen_edge)
+
+
+def _first_best_edge(ex: Exploration, node: int, exact: list) -> int:
+    mover = ex.kind[node]
+    perms = ex.game.seat_permutations
+    best_edge, best = -1, None
+    for edge in ex.edges(node):
+        col = mover if ex.perm is None else perms[ex.perm[edge]][mover]
+        v = exact[ex.child[edge]][col]
+        if best is None or v > best:
+            best_edge, best = edge, v
+    return best_edge
+
+
+def _exact_values(ex, a, label, level_of_comp, node_cyclic, choice) -> list[tuple[Fraction, ...]]:
+    exact: list = [None] * ex.num_states
+    for node, ret in ex.returns.items():
+        exact[node] = tuple(ret)
+    order = np.lexsort((label, level_of_comp[label]))
+    i = 0
+    n = len(order)
+    while i < n:
+        comp = label[order[i]]
+        j = i
+        while j < n and label[order[j]] == comp:
+            j += 1
+        members = [int(v) for v in order[i:j] if ex.kind[v] != TERMINAL]
+        if members and not node_cyclic[members[0]]:
+            node = members[0]
+            edge = _first_best_edge(ex, node, exact) if ex.kind[node] >= 0 else -1
+            exact[node] = _exact_backup(ex, node, exact, edge)
+        elif members:
+            _exact_scc(ex, members, exact, choice)
+        i = j
+    return exact
+
+
+def _exact_scc(ex: Exploration, members: list[int], exact: list, choice: np.ndarray) -> None:
+    """Exact policy iteration on one cyclic SCC, starting from the float policy."""
+    policy = {v: int(choice[v]) for v in members if ex.kind[v] >= 0}
+    seats = ex.game.num_players
+    perms = ex.game.seat_permutations
+    for _ in range(200):
+        _exact_linear_solve(ex, members, policy, exact, seats, perms)
+        changed = False
+        for v in policy:
+            best = _first_best_edge(ex, v, exact)
+            mover = ex.kind[v]
+            def mover_value(edge):
+                col = mover if ex.perm is None else perms[ex.perm[edge]][mover]
+                return exact[ex.child[edge]][col]
+            if mover_value(best) > mover_value(policy[v]) or (
+                    best != policy[v] and mover_value(best) == mover_value(policy[v]) and best < policy[v]):
+                policy[v] = best
+                changed = True
+        if not changed:
+            return
+    raise SolveError("exact policy iteration did not settle on a cyclic component")
+
+
+def _exact_linear_solve(ex, members, policy, exact, seats, perms) -> None:
+    """Gauss-Jordan elimination over Fractions for the SCC's values under ``policy``."""
+    local = {v: i for i, v in enumerate(members)}
+    m = len(members) * seats
+    rows: list[dict[int, Fraction]] = []
+    rhs: list[Fraction] = []
+    for v in members:
+        edges = [(policy[v], Fraction(1))] if ex.kind[v] >= 0 else [(e, ex.prob[e]) for e in ex.edges(v)]
+        for s in range(seats):
+            row = {local[v] * seats + s: Fraction(1)}
+            b = Fraction(0)
+            for edge, w in edges:
+                c = ex.child[edge]
+                col = s if ex.perm is None else perms[ex.perm[edge]][s]
+                if c in local:
+                    k = local[c] * seats + col
+                    row[k] = row.get(k, Fraction(0)) - w
+                else:
+                    b += w * exact[c][col]
+            rows.append(row)
+            rhs.append(b)
+    for pivot in range(m):
+        r = next((r for r in range(pivot, m) if rows[r].get(pivot, 0) != 0), None)
+        if r is None:
+            raise SolveError("singular system on a cyclic component (a policy that never ends?)")
+        rows[pivot], rows[r] = rows[r], rows[pivot]
+        rhs[pivot], rhs[r] = rhs[r], rhs[pivot]
+        inv = 1 / rows[pivot][pivot]
+        prow = {k: x * inv for k, x in rows[pivot].items()}
+        pb = rhs[pivot] * inv
+        rows[pivot], rhs[pivot] = prow, pb
+        for r2 in range(m):
+            if r2 != pivot:
+                f = rows[r2].get(pivot)
+                if f:
+                    row2 = rows[r2]
+                    for k, x in prow.items():
+                        nv = row2.get(k, Fraction(0)) - f * x
+                        if nv:
+                            row2[k] = nv
+                        else:
+                            row2.pop(k, None)
+                    rhs[r2] -= f * pb
+    for v in members:
+        exact[v] = tuple(rhs[local[v] * seats + s] for s in range(seats))
+
+
+def _exact_choices(ex: Exploration, exact: list, choice: np.ndarray) -> np.ndarray:
+    out = choice.copy()
+    for node in range(ex.num_states):
+        if ex.kind[node] >= 0:
+            out[node] = _first_best_edge(ex, node, exact)
+    return out
