@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 #: game name -> module that defines ``SPEC``
 GAMES: dict[str, str] = {
     "pig": "model.pig",
+    "presentes": "model.presentes",
 }
 
 

@@ -1,0 +1,24 @@
+"""Presentes, the gift race: a dice race with gift stealing for 2 to 32 players (TV and phones).
+
+Source: ``seeds/003_a4b37c79483a6044.txt``; model notes and rulings: ``docs/presentes.md``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from model.spec import GameSpec
+
+from .config import SCHEMA, build
+
+SPEC = GameSpec(
+    name="presentes",
+    title="Presentes (the gift race)",
+    summary="dice race on a 40/70/100-square track with luck, bad-luck and shield squares; "
+            "steal and swap gifts; the game ends when one player is left on the track",
+    schema=SCHEMA,
+    rulesets_dir=Path(__file__).parent / "rulesets",
+    default_ruleset="presentes",
+    build=build,
+    verify_overrides={"players": 2, "board": "mini", "dice": 1},
+    verify_max_states=2_000_000,
+)

@@ -1,0 +1,200 @@
+"""Presentes as a protocol game: chance for dice, effect draws and tree gifts; phone choices as
+decisions of the player concerned; a canonical tuple key; invariants as named predicates."""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Hashable, Sequence
+
+from model.protocol import CHANCE, TERMINAL, Game, Invariant
+
+from . import rules as R
+from .board import DRAW, Board, Square
+from .rules import Effect, Phase, Rules, St
+
+Action = int | tuple[int, int]
+
+_HEAD = 7  # phase, turn, chain, aux, tree, used, slot
+
+
+class PresentesGame(Game):
+    name = "presentes"
+
+    def __init__(self, rules: Rules, board: Board):
+        self.rules = rules
+        self.board = board
+        self.num_players = rules.players
+        flat = [v for row in rules.values for v in row] or [Fraction(0), Fraction(1)]
+        self.min_utility = min(min(flat), Fraction(0))
+        self.max_utility = max(flat)
+        self.constant_sum = None
+        self.max_game_length = None  # moving back and swapping places make the graph cyclic
+
+    # ---- protocol ------------------------------------------------------------------------------
+    def initial_state(self) -> St:
+        return R.initial(self.rules)
+
+    def current_player(self, s: St) -> int:
+        ph = s.phase
+        if ph == Phase.OVER:
+            return TERMINAL
+        if ph in (Phase.ROLL, Phase.LUCK, Phase.BAD, Phase.TREE, Phase.TREE_LAST):
+            return CHANCE
+        return R.decider(self.rules, s)
+
+    def legal_actions(self, s: St) -> Sequence[int]:
+        return R.decisions(self.rules, s)
+
+    def chance_outcomes(self, s: St) -> Sequence[tuple[tuple[int, int], Fraction]]:
+        ph = s.phase
+        if ph == Phase.ROLL:
+            return [((total, 0), p) for total, p in self.rules.dice]
+        if ph == Phase.LUCK:
+            return R.effect_draw(self.rules, s, Square.LUCK)
+        if ph == Phase.BAD:
+            return R.effect_draw(self.rules, s, Square.BAD)
+        if ph in (Phase.TREE, Phase.TREE_LAST):
+            return R.tree_outcomes(s)
+        return []
+
+    def apply(self, s: St, a: Action) -> St:
+        ph, r = s.phase, self.rules
+        if ph == Phase.ROLL:
+            return R.move(r, s, a[0], 1)
+        if ph in (Phase.LUCK, Phase.BAD):
+            return R.apply_effect(r, s, a)
+        if ph in (Phase.TREE, Phase.TREE_LAST):
+            return R.take(r, s, a[0])
+        if ph == Phase.OVER:
+            raise ValueError("the game is over")
+        return R.decide(r, s, a)
+
+    def returns(self, s: St) -> tuple[Fraction, ...]:
+        vals = self.rules.values
+        return tuple(vals[i][g] if g >= 0 and s.pos[i] != self.rules.out else Fraction(0)
+                     for i, g in enumerate(s.gift))
+
+    def key(self, s: St) -> tuple[int, ...]:
+        return (s.phase, s.turn, s.chain, s.aux, s.tree, s.used, s.slot) + s.pos + s.gift + s.order
+
+    def from_key(self, k: tuple[int, ...]) -> St:
+        n = self.num_players
+        return St(*k[:_HEAD], tuple(k[_HEAD:_HEAD + n]), tuple(k[_HEAD + n:_HEAD + 2 * n]),
+                  tuple(k[_HEAD + 2 * n:]))
+
+    def observation(self, s: St, seat: int) -> Hashable:
+        return self.key(s)  # the TV shows everything; the gifts are wrapped but their places known
+
+    # ---- narration -----------------------------------------------------------------------------
+    def describe_state(self, s: St) -> str:
+        fin, out = self.rules.finish, self.rules.out
+        parts = []
+        for i in range(self.num_players):
+            p = s.pos[i]
+            where = "out" if p == out else "fin" if p == fin else f"{p}{DRAW[Square(self.board.squares[p])]}"
+            g = s.gift[i]
+            parts.append(f"P{i}@{where}:{'g' + str(g) if g >= 0 else '-'}")
+        tree = [g for g in range(self.num_players) if s.tree >> g & 1]
+        head = f"{Phase(s.phase).name.lower()} (P{s.turn}'s turn"
+        head += f", landing {s.chain})" if s.chain else ")"
+        return f"{head} " + " ".join(parts) + f" tree={tree} order={list(s.order)}"
+
+    def describe_action(self, s: St, a: Action) -> str:
+        ph = s.phase
+        if ph == Phase.ROLL:
+            return f"P{s.turn} rolls {a[0]}"
+        if ph in (Phase.LUCK, Phase.BAD):
+            eff, arg = a
+            if eff == Effect.NOTHING:
+                return "no eligible effect: nothing happens (P23)"
+            text = R.EFFECT_BY_ID[Effect(eff)].text
+            return f"{text}" + (f" (P{arg})" if eff not in (Effect.SALTO, Effect.VOLTE, Effect.ARVORE,
+                                                            Effect.REV_ROUBO, Effect.REV_TROCA)
+                                and arg >= 0 else f" ({arg})" if eff == Effect.SALTO else "")
+        if ph in (Phase.TREE, Phase.TREE_LAST):
+            return f"P{s.aux} takes gift g{a[0]} from the tree"
+        if ph == Phase.FIRST:
+            return "first gift: take from the tree" if a == R.TAKE_TREE else f"first gift: steal from P{a}"
+        if ph == Phase.SNEAK:
+            return f"Roubo sorrateiro on P{a}"
+        if ph == Phase.SWAP:
+            return f"swap places with P{a}"
+        if ph == Phase.REVENGE:
+            return ("take the revenge" if a else "decline the revenge") + f" ({Effect(s.aux).name})"
+        return repr(a)
+
+    # ---- invariants ----------------------------------------------------------------------------
+    def invariants(self) -> Sequence[Invariant]:
+        return (
+            Invariant("types", "fields in range: positions, gifts, phase, turn", self._types),
+            Invariant("gift-conservation", "every gift is under the tree or held by exactly one "
+                      "player (on the track or finished); removed players hold none", self._conserve),
+            Invariant("tree-nonempty-when-taking", "whenever a rule says to take from the tree, the "
+                      "tree holds a gift", self._tree_nonempty),
+            Invariant("chain-bound", "a chain never goes past landing 3 (max_landings)", self._chain),
+            Invariant("arrival-order", "the arrival order lists exactly the finished seats, once each",
+                      self._order),
+            Invariant("finishers-hold-gifts", "a finished player holds a gift (except while taking "
+                      "it from the tree, or the last player under P04 'keep')", self._finishers),
+            Invariant("mover-on-track", "the mover of an ongoing turn is on the track", self._mover),
+        )
+
+    def _types(self, s: St) -> str | None:
+        n, out = self.num_players, self.rules.out
+        if s.phase not in Phase.__members__.values():
+            return f"bad phase {s.phase}"
+        if not 0 <= s.turn < n or len(s.pos) != n or len(s.gift) != n:
+            return "bad turn or vector length"
+        if any(not 0 <= p <= out for p in s.pos):
+            return f"position out of range in {s.pos}"
+        if any(not -1 <= g < n for g in s.gift):
+            return f"gift out of range in {s.gift}"
+        return None
+
+    def _conserve(self, s: St) -> str | None:
+        n, out = self.num_players, self.rules.out
+        for g in range(n):
+            count = (s.tree >> g & 1) + sum(1 for x in s.gift if x == g)
+            if count != 1:
+                return f"gift g{g} is in {count} places"
+        if s.tree >> n:
+            return "the tree holds an unknown gift"
+        for i in range(n):
+            if s.pos[i] == out and s.gift[i] >= 0:
+                return f"removed P{i} still holds g{s.gift[i]}"
+        return None
+
+    def _tree_nonempty(self, s: St) -> str | None:
+        if s.phase in (Phase.TREE, Phase.TREE_LAST) and s.tree == 0:
+            return f"P{s.aux} must take from an empty tree"
+        return None
+
+    def _chain(self, s: St) -> str | None:
+        if s.phase in (Phase.LUCK, Phase.BAD) and not 1 <= s.chain <= self.rules.max_landings:
+            return f"landing {s.chain} resolved"
+        return None
+
+    def _order(self, s: St) -> str | None:
+        fin = self.rules.finish
+        finished = {i for i in range(self.num_players) if s.pos[i] == fin}
+        if len(set(s.order)) != len(s.order) or set(s.order) != finished:
+            return f"order {s.order} vs finished {sorted(finished)}"
+        return None
+
+    def _finishers(self, s: St) -> str | None:
+        fin = self.rules.finish
+        for i in range(self.num_players):
+            if s.pos[i] != fin or s.gift[i] >= 0:
+                continue
+            if s.phase in (Phase.TREE, Phase.TREE_LAST) and s.aux == i:
+                continue
+            if not self.rules.last_takes and s.phase == Phase.OVER and s.order and s.order[-1] == i:
+                continue
+            return f"P{i} finished without a gift"
+        return None
+
+    def _mover(self, s: St) -> str | None:
+        if s.phase in (Phase.OVER, Phase.TREE, Phase.TREE_LAST):
+            return None
+        if s.pos[s.turn] >= self.rules.finish:
+            return f"mover P{s.turn} is not on the track"
+        return None

@@ -1,0 +1,518 @@
+"""The rules of Presentes as pure functions over an immutable state, one function per effect.
+
+Source: ``seeds/003_*`` (quoted in Portuguese below) and the rulings catalog in
+``docs/presentes.md`` (P01..P25 from ``spec/presentes.md``, P26.. added here).
+
+State record (every field an int or a tuple of ints; ``n`` seats, board of ``N`` squares)::
+
+    phase  what happens next (Phase)
+    turn   the mover: the seat whose turn it is
+    chain  landing number of the current chain, 1..max_landings (LUCK and BAD), else 0
+    aux    TREE/TREE_LAST: the seat taking from the tree; REVENGE: the Effect drawn; else 0
+    tree   bitmask of the gifts under the tree (gift g is the one seat g brought)
+    used   bitmask of seats whose first-gift choice is used up (P16)
+    slot   turn slots begun, capped after the last scheduled host event (0 with no events)
+    pos    per seat: 0..N-2 on the track, N-1 finished, N removed by the host
+    gift   per seat: the gift held (-1 none)
+    order  seats in arrival order (the reveal order)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+from fractions import Fraction
+from typing import Callable, Mapping, NamedTuple
+
+from .board import Square
+
+NO_GIFT = -1
+TAKE_TREE = -1  # first-gift action: take from the tree instead of stealing
+
+
+class Phase(IntEnum):
+    ROLL = 0       # chance: the dice
+    LUCK = 1       # chance: a luck effect among the eligible ones
+    BAD = 2        # chance: a bad-luck effect among the eligible ones
+    FIRST = 3      # decision (mover): first gift, steal (victim seat) or take from the tree (-1)
+    TREE = 4       # chance: ``aux`` takes a random gift from the tree, then the turn ends
+    TREE_LAST = 5  # chance: the last player left takes from the tree, then the reveal
+    SNEAK = 6      # decision (mover): whom Roubo sorrateiro steals from
+    SWAP = 7       # decision (mover): whom Troca de lugar swaps places with
+    REVENGE = 8    # decision (previous player): 1 take the revenge, 0 decline
+    OVER = 9       # the reveal: terminal
+
+
+class Effect(IntEnum):
+    SALTO = 0        # ★ Salto à frente
+    LUGAR = 1        # ★ Roube o presente e o lugar do mais adiantado
+    SORRATEIRO = 2   # ★ Roubo sorrateiro (double weight)
+    FRENTE = 3       # ★ Roube o presente logo à frente
+    ATRAS = 4        # ★ Roube o presente logo atrás
+    ADIANTADO = 5    # ★ Roube o presente do mais adiantado
+    TROCA = 6        # ★ Troca de lugar
+    VOLTE = 7        # ☠ Volte 3 casas
+    ARVORE = 8       # ☠ De volta à árvore
+    REV_ROUBO = 9    # ☠ Revanche: roubo
+    REV_TROCA = 10   # ☠ Revanche: presente por presente
+    NOTHING = 11     # a ★ square with no eligible effect (P23)
+
+
+class St(NamedTuple):
+    phase: int
+    turn: int
+    chain: int
+    aux: int
+    tree: int
+    used: int
+    slot: int
+    pos: tuple[int, ...]
+    gift: tuple[int, ...]
+    order: tuple[int, ...]
+
+
+Outcome = tuple[int, int]  # (Effect, argument) for effect draws; (total, 0) for dice; (gift, 0) for tree
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One configuration: board, dice, parameters and the chosen rulings."""
+
+    players: int
+    squares: tuple[int, ...]
+    dice: tuple[tuple[int, Fraction], ...]
+    max_landings: int = 3
+    sneak_range: int = 6
+    jumps: tuple[int, ...] = (2, 3, 5)
+    back: int = 3
+    lugar_swaps_place: bool = True      # P02 swap-both / gift-only
+    bounce: bool = False                # P03 reach-or-pass / bounce
+    last_takes: bool = True             # P04 take-from-tree / keep
+    sneak_ahead_only: bool = False      # P06 either / ahead
+    random_targets: bool = False        # P11 choose / random
+    first_on_any_gift: bool = False     # P16 first-ordinary / first-gift
+    lugar_weight: int = 1               # P17 one / two
+    sneak_without_gift: bool = False    # P18 not-eligible / eligible
+    skips: frozenset[int] = frozenset()  # host "Pular vez": turn slots skipped
+    removals: Mapping[int, tuple[int, ...]] = field(default_factory=dict)  # slot -> seats removed
+    values: tuple[tuple[Fraction, ...], ...] = ()  # per seat, the utility of ending with each gift
+
+    @property
+    def finish(self) -> int:
+        return len(self.squares) - 1
+
+    @property
+    def out(self) -> int:
+        return len(self.squares)
+
+    @property
+    def slot_cap(self) -> int:
+        events = set(self.skips) | set(self.removals)
+        return max(events) + 1 if events else 0
+
+
+# ---- who is where ------------------------------------------------------------------------------
+
+def on_track(r: Rules, s: St, i: int) -> bool:
+    return s.pos[i] < r.finish
+
+
+def shielded(r: Rules, s: St, i: int) -> bool:
+    """'Casa 🛡: enquanto você está nela, nenhum jogador pode pegar seu presente ou seu lugar.'"""
+    return s.pos[i] < r.finish and r.squares[s.pos[i]] == Square.SHIELD
+
+
+def targetable(r: Rules, s: St) -> list[int]:
+    """P19: only other players still on the track and not on a shield square."""
+    fin, sq, pos, m = r.finish, r.squares, s.pos, s.turn
+    return [i for i in range(r.players) if i != m and pos[i] < fin and sq[pos[i]] != Square.SHIELD]
+
+
+def holders(r: Rules, s: St) -> list[int]:
+    return [i for i in targetable(r, s) if s.gift[i] >= 0]
+
+
+def leaders(r: Rules, s: St) -> list[int]:
+    """P20: the gift holders strictly ahead at the highest position (targetable ones only)."""
+    p = s.pos[s.turn]
+    ahead = [i for i in holders(r, s) if s.pos[i] > p]
+    if not ahead:
+        return []
+    top = max(s.pos[i] for i in ahead)
+    return [i for i in ahead if s.pos[i] == top]
+
+
+def nearest(r: Rules, s: St, direction: int) -> list[int]:
+    """P21/P26: nearest targetable gift holder strictly ahead (+1) or behind (-1); ties all listed."""
+    p = s.pos[s.turn]
+    cands = [i for i in holders(r, s) if (s.pos[i] - p) * direction > 0]
+    if not cands:
+        return []
+    best = min(abs(s.pos[i] - p) for i in cands)
+    return [i for i in cands if abs(s.pos[i] - p) == best]
+
+
+def within_range(r: Rules, s: St) -> list[int]:
+    """P06: gift holders at most ``sneak_range`` squares away (either direction unless 'ahead')."""
+    p = s.pos[s.turn]
+    lo = 0 if r.sneak_ahead_only else -r.sneak_range
+    return [i for i in holders(r, s) if lo <= s.pos[i] - p <= r.sneak_range]
+
+
+def previous_player(r: Rules, s: St) -> int:
+    """P08: the nearest seat before the mover in turn order that is still on the track."""
+    n = r.players
+    for k in range(1, n):
+        i = (s.turn - k) % n
+        if s.pos[i] < r.finish:
+            return i
+    return -1
+
+
+def first_victims(r: Rules, s: St) -> list[int]:
+    """'Roube o presente de alguém que tenha um' (P19: on the track and not shielded)."""
+    return holders(r, s)
+
+
+# ---- state surgery -----------------------------------------------------------------------------
+
+def _set(t: tuple[int, ...], i: int, v: int) -> tuple[int, ...]:
+    return t[:i] + (v,) + t[i + 1:]
+
+
+def _swap(t: tuple[int, ...], i: int, j: int) -> tuple[int, ...]:
+    lst = list(t)
+    lst[i], lst[j] = lst[j], lst[i]
+    return tuple(lst)
+
+
+def _mark_gift(r: Rules, s: St, seat: int) -> int:
+    """P16 'first-gift': the first-gift choice is used up as soon as the seat gets any gift."""
+    return s.used | (1 << seat) if r.first_on_any_gift else s.used
+
+
+def give(r: Rules, s: St, seat: int, gift: int) -> St:
+    s = s._replace(gift=_set(s.gift, seat, gift))
+    return s._replace(used=_mark_gift(r, s, seat)) if gift >= 0 else s
+
+
+def swap_gifts(r: Rules, s: St, a: int, b: int) -> St:
+    """P22: a steal by a player who holds a gift is a swap (a giftless stealer leaves none)."""
+    ga, gb = s.gift[a], s.gift[b]
+    s = give(r, s, a, gb)
+    return give(r, s, b, ga)
+
+
+# ---- turn flow ---------------------------------------------------------------------------------
+
+def initial(r: Rules) -> St:
+    n = r.players
+    base = St(Phase.ROLL, 0, 0, 0, (1 << n) - 1, 0, 0, (0,) * n, (NO_GIFT,) * n, ())
+    return begin_slot(r, base, 0, 1 if r.slot_cap else 0)
+
+
+def begin_slot(r: Rules, s: St, seat: int, slot: int) -> St:
+    """Start turn slot ``slot`` with ``seat`` or the next seat on the track; host events first."""
+    n, fin, cap = r.players, r.finish, r.slot_cap
+    while True:
+        if cap:
+            for victim in r.removals.get(slot, ()):
+                if s.pos[victim] < fin:  # "Remover jogador ... O presente dele volta para a árvore."
+                    g = s.gift[victim]
+                    s = s._replace(tree=s.tree | (1 << g) if g >= 0 else s.tree,
+                                   gift=_set(s.gift, victim, NO_GIFT), pos=_set(s.pos, victim, r.out))
+            on = [i for i in range(n) if s.pos[i] < fin]
+            if len(on) <= 1:
+                return game_over(r, s, on)
+        mover = next((seat + k) % n for k in range(n) if s.pos[(seat + k) % n] < fin)
+        if cap and slot in r.skips:  # "Pular vez: encerra a vez do jogador atual"
+            seat, slot = mover + 1, slot + 1
+            continue
+        return s._replace(phase=Phase.ROLL, turn=mover, chain=0, aux=0, slot=min(slot, cap))
+
+
+def game_over(r: Rules, s: St, on: list[int]) -> St:
+    """'O jogo termina quando só resta um jogador no caminho.' (P04: the last one takes a gift.)"""
+    if not on:
+        return s._replace(phase=Phase.OVER, chain=0, aux=0)
+    last = on[0]
+    s = s._replace(pos=_set(s.pos, last, r.finish), order=s.order + (last,), chain=0)
+    if s.gift[last] < 0 and r.last_takes:
+        return s._replace(phase=Phase.TREE_LAST, aux=last)
+    return s._replace(phase=Phase.OVER, aux=0)
+
+
+def end_turn(r: Rules, s: St) -> St:
+    on = [i for i in range(r.players) if s.pos[i] < r.finish]
+    if len(on) <= 1:
+        return game_over(r, s, on)
+    return begin_slot(r, s, (s.turn + 1) % r.players, s.slot + 1 if r.slot_cap else 0)
+
+
+def take_from_tree(s: St, seat: int, then_over: bool = False) -> St:
+    return s._replace(phase=Phase.TREE_LAST if then_over else Phase.TREE, aux=seat, chain=0)
+
+
+def move(r: Rules, s: St, steps: int, landing: int) -> St:
+    """Move the mover forward; land if this is landing 1..max_landings (P12), finish (P03, P13)."""
+    m, fin = s.turn, r.finish
+    p = s.pos[m] + steps
+    if p >= fin:
+        if r.bounce and p > fin:
+            p = max(0, fin - (p - fin))
+        else:  # "Quem chega ao fim fica com o presente ... Quem chega sem presente pega um da árvore."
+            s = s._replace(pos=_set(s.pos, m, fin), order=s.order + (m,))
+            return take_from_tree(s, m) if s.gift[m] < 0 else end_turn(r, s)
+    s = s._replace(pos=_set(s.pos, m, p))
+    if landing > r.max_landings:  # "Valem no máximo 3 quedas seguidas; depois, a sequência para."
+        return end_turn(r, s)
+    return land(r, s, landing)
+
+
+def land(r: Rules, s: St, landing: int) -> St:
+    """'A casa onde você cai decide o que acontece.'"""
+    m = s.turn
+    kind = r.squares[s.pos[m]]
+    if kind == Square.LUCK:
+        return s._replace(phase=Phase.LUCK, chain=landing)
+    if kind == Square.BAD:
+        return s._replace(phase=Phase.BAD, chain=landing)
+    if s.gift[m] >= 0:  # "Com presente, nada acontece."
+        return end_turn(r, s)
+    if not s.used >> m & 1:  # "Na primeira vez que você cai numa casa comum sem presente, escolhe"
+        if not r.first_on_any_gift:
+            s = s._replace(used=s.used | (1 << m))
+        if first_victims(r, s):
+            return s._replace(phase=Phase.FIRST, chain=0)
+    return take_from_tree(s, m)
+
+
+# ---- effects: eligibility (the random part of the draw) and application ------------------------
+
+Args = list[tuple[int, Fraction]]
+
+
+def _uniform(items: list[int]) -> Args:
+    return [(i, Fraction(1, len(items))) for i in items]
+
+
+def elig_salto(r: Rules, s: St) -> Args:
+    """'Numa casa ★, quando você não tem presente.' P05: 2, 3 or 5 uniformly."""
+    return [] if s.gift[s.turn] >= 0 else _uniform(list(r.jumps))
+
+
+def do_salto(r: Rules, s: St, k: int) -> St:
+    return move(r, s, k, s.chain + 1)
+
+
+def elig_lugar(r: Rules, s: St) -> Args:
+    """'com ou sem presente, quando o mais adiantado tem um presente.' P20 ties at random."""
+    return _uniform(leaders(r, s))
+
+
+def do_lugar(r: Rules, s: St, t: int) -> St:
+    """P02: the mover and the leader swap gifts and places (gift only under 'gift-only')."""
+    s = swap_gifts(r, s, s.turn, t)
+    if r.lugar_swaps_place:
+        s = s._replace(pos=_swap(s.pos, s.turn, t))
+    return end_turn(r, s)
+
+
+def elig_sorrateiro(r: Rules, s: St) -> Args:
+    """'quando um jogador a até 6 casas tem um presente' (P06, P18: the mover holds a gift)."""
+    if s.gift[s.turn] < 0 and not r.sneak_without_gift:
+        return []
+    targets = within_range(r, s)
+    if not targets:
+        return []
+    return _uniform(targets) if r.random_targets else [(-1, Fraction(1))]
+
+
+def do_sorrateiro(r: Rules, s: St, t: int) -> St:
+    if t < 0:  # P11: the phone asks whom to steal from
+        return s._replace(phase=Phase.SNEAK, chain=0)
+    return end_turn(r, swap_gifts(r, s, s.turn, t))
+
+
+def elig_frente(r: Rules, s: St) -> Args:
+    """'quando você tem presente e um jogador à sua frente também tem' (P21, P26)."""
+    return [] if s.gift[s.turn] < 0 else _uniform(nearest(r, s, +1))
+
+
+def elig_atras(r: Rules, s: St) -> Args:
+    """'quando você tem presente e um jogador atrás de você também tem' (P21, P26)."""
+    return [] if s.gift[s.turn] < 0 else _uniform(nearest(r, s, -1))
+
+
+def elig_adiantado(r: Rules, s: St) -> Args:
+    """'quando você tem presente e o mais adiantado está à sua frente' (P20)."""
+    return [] if s.gift[s.turn] < 0 else _uniform(leaders(r, s))
+
+
+def do_gift_swap(r: Rules, s: St, t: int) -> St:
+    """Frente, atrás, do mais adiantado: 'Quem o tinha fica com o seu.'"""
+    return end_turn(r, swap_gifts(r, s, s.turn, t))
+
+
+def elig_troca(r: Rules, s: St) -> Args:
+    """'Numa casa ★, quando você tem presente.' (P19: someone must be targetable, else P23.)"""
+    if s.gift[s.turn] < 0:
+        return []
+    targets = targetable(r, s)
+    if not targets:
+        return []
+    return _uniform(targets) if r.random_targets else [(-1, Fraction(1))]
+
+
+def do_troca(r: Rules, s: St, t: int) -> St:
+    """'Troque de lugar no tabuleiro com outro jogador. Sem efeito de casa depois.'"""
+    if t < 0:
+        return s._replace(phase=Phase.SWAP, chain=0)
+    return end_turn(r, s._replace(pos=_swap(s.pos, s.turn, t)))
+
+
+def elig_volte(r: Rules, s: St) -> Args:
+    return [] if s.gift[s.turn] >= 0 else [(0, Fraction(1))]
+
+
+def do_volte(r: Rules, s: St, _arg: int) -> St:
+    """'Ande 3 casas para trás.' P09: never behind the start; moving back never lands again."""
+    m = s.turn
+    return end_turn(r, s._replace(pos=_set(s.pos, m, max(0, s.pos[m] - r.back))))
+
+
+def elig_arvore(r: Rules, s: St) -> Args:
+    return [] if s.gift[s.turn] < 0 else [(0, Fraction(1))]
+
+
+def do_arvore(r: Rules, s: St, _arg: int) -> St:
+    """'Seu presente volta para a árvore.'"""
+    g = s.gift[s.turn]
+    return end_turn(r, s._replace(tree=s.tree | (1 << g), gift=_set(s.gift, s.turn, NO_GIFT)))
+
+
+def elig_rev_roubo(r: Rules, s: St) -> Args:
+    """'quando você tem presente e o jogador anterior não tem' (P24: even if shielded)."""
+    prev = previous_player(r, s)
+    return [(0, Fraction(1))] if s.gift[s.turn] >= 0 and prev >= 0 and s.gift[prev] < 0 else []
+
+
+def elig_rev_troca(r: Rules, s: St) -> Args:
+    """'quando você e o jogador anterior têm presente' (P24: not with a shielded one)."""
+    prev = previous_player(r, s)
+    ok = (s.gift[s.turn] >= 0 and prev >= 0 and s.gift[prev] >= 0 and not shielded(r, s, prev))
+    return [(0, Fraction(1))] if ok else []
+
+
+def do_revenge(r: Rules, s: St, effect: int) -> St:
+    """'O jogador anterior pode ...': the previous player decides."""
+    return s._replace(phase=Phase.REVENGE, aux=effect, chain=0)
+
+
+@dataclass(frozen=True)
+class EffectRule:
+    effect: Effect
+    square: Square
+    weight: Callable[[Rules], int]
+    eligible: Callable[[Rules, St], Args]
+    apply: Callable[[Rules, St, int], St]
+    text: str
+
+
+EFFECTS: tuple[EffectRule, ...] = (
+    EffectRule(Effect.SALTO, Square.LUCK, lambda r: 1, elig_salto, do_salto,
+               "Salto à frente: avance 2, 3 ou 5 casas e caia de novo"),
+    EffectRule(Effect.LUGAR, Square.LUCK, lambda r: r.lugar_weight, elig_lugar, do_lugar,
+               "Roube o presente e o lugar do mais adiantado"),
+    EffectRule(Effect.SORRATEIRO, Square.LUCK, lambda r: 2, elig_sorrateiro, do_sorrateiro,
+               "Roubo sorrateiro (duas vezes mais provável)"),
+    EffectRule(Effect.FRENTE, Square.LUCK, lambda r: 1, elig_frente, do_gift_swap,
+               "Roube o presente logo à frente"),
+    EffectRule(Effect.ATRAS, Square.LUCK, lambda r: 1, elig_atras, do_gift_swap,
+               "Roube o presente logo atrás"),
+    EffectRule(Effect.ADIANTADO, Square.LUCK, lambda r: 1, elig_adiantado, do_gift_swap,
+               "Roube o presente do mais adiantado"),
+    EffectRule(Effect.TROCA, Square.LUCK, lambda r: 1, elig_troca, do_troca, "Troca de lugar"),
+    EffectRule(Effect.VOLTE, Square.BAD, lambda r: 1, elig_volte, do_volte, "Volte 3 casas"),
+    EffectRule(Effect.ARVORE, Square.BAD, lambda r: 1, elig_arvore, do_arvore, "De volta à árvore"),
+    EffectRule(Effect.REV_ROUBO, Square.BAD, lambda r: 1, elig_rev_roubo,
+               lambda r, s, a: do_revenge(r, s, Effect.REV_ROUBO), "Revanche: roubo"),
+    EffectRule(Effect.REV_TROCA, Square.BAD, lambda r: 1, elig_rev_troca,
+               lambda r, s, a: do_revenge(r, s, Effect.REV_TROCA), "Revanche: presente por presente"),
+)
+EFFECT_BY_ID = {e.effect: e for e in EFFECTS}
+
+
+def effect_draw(r: Rules, s: St, square: Square) -> list[tuple[Outcome, Fraction]]:
+    """The chance node of a special square: eligible effects by weight, then their random part."""
+    drawn = []
+    for rule in EFFECTS:
+        if rule.square != square:
+            continue
+        args = rule.eligible(r, s)
+        if args:
+            drawn.append((rule, rule.weight(r), args))
+    if not drawn:  # P23: nothing happens
+        return [((Effect.NOTHING, 0), Fraction(1))]
+    total = sum(w for _, w, _ in drawn)
+    return [((rule.effect, arg), Fraction(w, total) * p) for rule, w, args in drawn for arg, p in args]
+
+
+def apply_effect(r: Rules, s: St, outcome: Outcome) -> St:
+    effect, arg = outcome
+    if effect == Effect.NOTHING:
+        return end_turn(r, s)
+    return EFFECT_BY_ID[Effect(effect)].apply(r, s, arg)
+
+
+# ---- decisions ---------------------------------------------------------------------------------
+
+def decider(r: Rules, s: St) -> int:
+    return previous_player(r, s) if s.phase == Phase.REVENGE else s.turn
+
+
+def decisions(r: Rules, s: St) -> list[int]:
+    if s.phase == Phase.FIRST:
+        return [TAKE_TREE] + first_victims(r, s)
+    if s.phase == Phase.SNEAK:
+        return within_range(r, s)
+    if s.phase == Phase.SWAP:
+        return targetable(r, s)
+    if s.phase == Phase.REVENGE:
+        return [0, 1]
+    return []
+
+
+def decide(r: Rules, s: St, a: int) -> St:
+    m = s.turn
+    if s.phase == Phase.FIRST:
+        if a == TAKE_TREE:
+            return take_from_tree(s, m)
+        # "Roube o presente de alguém que tenha um. Essa pessoa pega outro da árvore."
+        s = give(r, s, m, s.gift[a])
+        s = s._replace(gift=_set(s.gift, a, NO_GIFT))
+        return take_from_tree(s, a)
+    if s.phase == Phase.SNEAK:
+        return end_turn(r, swap_gifts(r, s, m, a))
+    if s.phase == Phase.SWAP:
+        return end_turn(r, s._replace(pos=_swap(s.pos, m, a)))
+    if s.phase == Phase.REVENGE:
+        if a:
+            prev = previous_player(r, s)
+            s = swap_gifts(r, s, prev, m)  # Revanche roubo: prev has none, so m is left with none
+        return end_turn(r, s._replace(aux=0))
+    raise ValueError(f"no decision in phase {Phase(s.phase).name}")
+
+
+def tree_outcomes(s: St) -> list[tuple[Outcome, Fraction]]:
+    """P15: a uniformly random wrapped gift from under the tree."""
+    gifts = [g for g in range(s.tree.bit_length()) if s.tree >> g & 1]
+    return [((g, 0), Fraction(1, len(gifts))) for g in gifts]
+
+
+def take(r: Rules, s: St, g: int) -> St:
+    seat, over = s.aux, s.phase == Phase.TREE_LAST
+    s = give(r, s, seat, g)
+    s = s._replace(tree=s.tree & ~(1 << g))
+    if over:
+        return s._replace(phase=Phase.OVER, aux=0)
+    return end_turn(r, s._replace(aux=0))
