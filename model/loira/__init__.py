@@ -1,0 +1,42 @@
+"""Loira do Banheiro (seeds/000, 2nd edition): the round and the match, every ruling L01-L37."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from model.ruleset import Ruleset
+from model.spec import GameSpec
+
+from .config import SCHEMA, config_from
+from .game import LoiraGame
+
+
+def build(ruleset: Ruleset) -> LoiraGame:
+    return LoiraGame(config_from(ruleset))
+
+
+def _checks(ruleset: Ruleset):
+    from proofs.loira import checks
+    return checks(ruleset)
+
+
+def _hooks() -> dict:
+    from . import hooks
+    return hooks.HOOKS
+
+
+SPEC = GameSpec(
+    name="loira",
+    title="Loira do Banheiro",
+    summary="push-your-luck card game for 2-10 players: draw or stop, open stalls, flee the Loira",
+    schema=SCHEMA,
+    rulesets_dir=Path(__file__).parent / "rulesets",
+    default_ruleset="loira",
+    build=build,
+    verify_overrides={"players": 2, "deck": ("F1", "F2", "M1", "grito", "toc-toc", "descarga", "fios"),
+                      "stalls": (2, 4), "centre_rolls": 1},
+    checks=_checks,
+    verify_max_states=2_000_000,
+    hooks={},
+)
+
+__all__ = ["SPEC", "LoiraGame", "build"]

@@ -1,0 +1,616 @@
+"""The moves of a Loira round: one function per card effect, the opening procedure, turn flow.
+
+Every function takes the game (for the layout and the rulings) and a mutable copy ``st`` of the
+state tuple, and leaves ``st`` at the next decision or chance node. Card effects cite 000 ("Cartas"
+and "Mini-expansÕES"); the rulings they apply are named in each docstring.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Sequence
+
+from .cards import EXPANSION_KINDS, KEPT_KINDS, Kind
+from .state import (CARD, CROLLS, CUR, DECLINE, DIR, END, FIRST, GO, GRITOS, LOIRA, NO,
+                    OPEN_ASIDE, PASS, PH, PHYS, PREV, QI, QM, QN, RALO_PASS, SLOTS, STOP,
+                    STOP_ACT, SWITCH, TURN, VICTIM, YES, End, Phase)
+
+if TYPE_CHECKING:
+    from .game import LoiraGame
+
+St = list[int]
+GRITO_END = 3  # 000: "A terceira carta Grito for resolvida"
+
+
+# ---- helpers -------------------------------------------------------------------------------------
+def _rule(g: "LoiraGame", rid: str) -> str:
+    return g.cfg.rulings[rid]
+
+
+def _deck_total(g: "LoiraGame", st: Sequence[int]) -> int:
+    return sum(st[g.o_deck:g.o_deck + len(g.kinds)])
+
+
+def _to_discard(g: "LoiraGame", st: St, kind: int, count: int = 1) -> None:
+    st[g.disc_index(kind)] += count
+
+
+def _play_order(g: "LoiraGame", st: Sequence[int], start: int) -> list[int]:
+    step = -1 if st[DIR] else 1
+    n = g.num_players
+    return [(start + step * i) % n for i in range(n)]
+
+
+def _targets(g: "LoiraGame", st: Sequence[int], seat: int) -> list[int]:
+    """Other players an effect of ``seat`` may target: active and not holding the Ralo."""
+    return [t for t in range(g.num_players) if t != seat and not g.protected(st, t)]
+
+
+def _point_slots(g: "LoiraGame", st: Sequence[int], seat: int) -> list[int]:
+    """Hand slots of ``seat`` that Descarga or Zelador may discard (L11)."""
+    base = g.h(seat, 0)
+    slots = [k for k in range(9) if st[base + k]]
+    if _rule(g, "L11") == "bathroom-or-stall":
+        slots += [g.h_stall + i for i in range(g.num_stall_values) if st[base + g.h_stall + i]]
+    return slots
+
+
+def _discard_slot(g: "LoiraGame", st: St, seat: int, slot: int) -> None:
+    st[g.h(seat, slot)] -= 1
+    if slot < 9:
+        _to_discard(g, st, slot)
+    else:  # a stall card leaves the round (L29)
+        st[g.o_out + slot - g.h_stall] += 1
+
+
+def can_escape(g: "LoiraGame", st: Sequence[int], seat: int) -> bool:
+    base = g.h(seat, 0)
+    return any(st[base + 3 * d] + st[base + 3 * d + 1] + st[base + 3 * d + 2] >= 2 for d in range(3))
+
+
+def escape_options(g: "LoiraGame", st: Sequence[int], seat: int) -> list[int]:
+    """Pairs of bathroom cards of one door type: ``1 + door*9 + v1*3 + v2`` with ``v1 <= v2``."""
+    base = g.h(seat, 0)
+    out = []
+    for d in range(3):
+        for v1 in range(3):
+            for v2 in range(v1, 3):
+                need_same = 2 if v1 == v2 else 1
+                if st[base + 3 * d + v1] >= need_same and st[base + 3 * d + v2] >= 1:
+                    out.append(1 + d * 9 + v1 * 3 + v2)
+    return out
+
+
+# ---- the turn --------------------------------------------------------------------------------------
+def legal_actions(g: "LoiraGame", s: Sequence[int]) -> list[int]:
+    ph, turn = s[PH], s[TURN]
+    if ph == Phase.TURN:
+        if g.stopped(s, turn):  # only under L13 "also-stopped", holding the Interruptor
+            return [SWITCH, PASS]
+        acts = [GO, STOP_ACT]
+        if s[g.h(turn, g.h_int)]:
+            acts.append(SWITCH)
+        if s[g.h(turn, g.h_ralo)]:
+            acts += [RALO_PASS + t for t in range(g.num_players) if t != turn and not g.stopped(s, t)]
+        acts += [OPEN_ASIDE + k for i, k in enumerate(EXPANSION_KINDS) if s[g.o_aside + i]]
+        return acts
+    if ph == Phase.STEAL:
+        return [t for t in _targets(g, s, turn) if s[g.o_rolls + t]]
+    if ph == Phase.DESCARGA:
+        return descarga_options(g, s)
+    if ph in (Phase.FIOS, Phase.RAPAGOTE):
+        return _targets(g, s, turn)
+    if ph == Phase.ESCORT or ph == Phase.INTNOW or ph == Phase.CHUTE:
+        return [NO, YES]
+    if ph == Phase.EXPANSION:
+        return [NO, YES] if _deck_total(g, s) else [YES]
+    if ph == Phase.ESCAPE:
+        return [0] + escape_options(g, s, s[VICTIM])
+    if ph == Phase.ZELADOR:
+        return _point_slots(g, s, s[PREV])
+    if ph == Phase.PROFESSORA:
+        t = _targets(g, s, turn)
+        return [a * 16 + b for a in t for b in t if a != b]
+    if ph == Phase.DIRETORA:
+        return _diretora_options(g, s)
+    raise ValueError(f"no decision in phase {ph}")
+
+
+def step(g: "LoiraGame", st: St, a: int) -> None:
+    HANDLERS[st[PH]](g, st, a)
+
+
+def on_turn(g: "LoiraGame", st: St, a: int) -> None:
+    """000 "O Jogo": go (draw the top card), stop for the rest of the round, or use the Interruptor."""
+    turn = st[TURN]
+    if a == GO:
+        st[PH] = Phase.DRAW
+    elif a == STOP_ACT:
+        st[STOP] |= 1 << turn
+        end_turn(g, st)
+    elif a == SWITCH:
+        use_interruptor(g, st, turn)
+    elif a == PASS:
+        end_turn(g, st)
+    elif a >= OPEN_ASIDE:
+        kind = a - OPEN_ASIDE
+        st[g.o_aside + EXPANSION_KINDS.index(kind)] -= 1
+        resolve(g, st, kind)
+    else:  # RALO_PASS: L20, passing the Ralo is an action on the holder's turn
+        st[g.h(turn, g.h_ralo)] -= 1
+        st[g.h(a - RALO_PASS, g.h_ralo)] += 1
+
+
+def on_draw(g: "LoiraGame", st: St, kind: int) -> None:
+    """Chance: the top card of the main deck is revealed to everyone."""
+    st[g.deck_index(kind)] -= 1
+    if kind >= Kind.RAPAGOTE:
+        st[CARD], st[PH] = kind, Phase.EXPANSION
+    else:
+        resolve(g, st, kind)
+
+
+def on_expansion(g: "LoiraGame", st: St, a: int) -> None:
+    """000: open the mini-expansion card on top, or set it aside closed and open the next (L19)."""
+    kind = st[CARD]
+    if a == YES:
+        resolve(g, st, kind)
+    else:
+        st[g.o_aside + EXPANSION_KINDS.index(kind)] += 1
+        st[CARD], st[PH] = -1, Phase.DRAW
+
+
+def resolve(g: "LoiraGame", st: St, kind: int) -> None:
+    """Apply a revealed card: kept cards go in front of the player, the others to the discard."""
+    st[CARD] = kind
+    if kind not in KEPT_KINDS and kind != Kind.MERENDEIRA:
+        _to_discard(g, st, kind)
+    EFFECTS[kind](g, st)
+
+
+def card_done(g: "LoiraGame", st: St) -> None:
+    """The card is resolved: the empty centre ends the round (L07), else the turn passes."""
+    if _rule(g, "L07") == "yes" and st[PHYS] == 0:
+        finish_round(g, st, End.EMPTY)
+    else:
+        end_turn(g, st)
+
+
+def end_turn(g: "LoiraGame", st: St) -> None:
+    """Pass the turn to the next active player in the direction of play (L06, L25)."""
+    st[CARD], st[PREV] = -1, -1
+    if _deck_total(g, st) == 0:
+        if _rule(g, "L25") == "reshuffle":
+            _reshuffle(g, st, keep=())
+        if _deck_total(g, st) == 0:
+            return finish_round(g, st, End.DECK)
+    n, step_ = g.num_players, (-1 if st[DIR] else 1)
+    if st[STOP] == (1 << n) - 1:
+        return finish_round(g, st, End.STOPPED)
+    also_stopped = _rule(g, "L13") == "also-stopped"
+    for i in range(1, n + 1):
+        seat = (st[TURN] + step_ * i) % n
+        if not g.stopped(st, seat) or (also_stopped and st[g.h(seat, g.h_int)]):
+            st[TURN], st[PH] = seat, Phase.TURN
+            return
+
+
+def _reshuffle(g: "LoiraGame", st: St, keep: tuple[int, ...]) -> None:
+    for i, k in enumerate(g.kinds):
+        if k not in keep:
+            st[g.o_deck + i] += st[g.o_disc + i]
+            st[g.o_disc + i] = 0
+
+
+def finish_round(g: "LoiraGame", st: St, reason: End) -> None:
+    """000 "Fim da Rodada" / "Fim de Jogo": score; in a match record wins and maybe deal again."""
+    from .scoring import round_winners
+    if g.cfg.objective == "round":
+        st[END], st[PH] = reason, Phase.END
+        return
+    winners = round_winners(g, tuple(st))
+    if not (_rule(g, "L15") == "replay" and len(winners) > 1):
+        for w in winners:
+            st[g.o_wins + w] += 1
+    if any(st[g.o_wins + seat] >= g.cfg.target_wins for seat in range(g.num_players)):
+        st[END], st[PH] = reason, Phase.END
+        return
+    n, rule = g.num_players, _rule(g, "L16")
+    first = (st[FIRST] + 1) % n
+    if winners and rule != "next-seat" and not (_rule(g, "L15") == "replay" and len(winners) > 1):
+        first = min(winners) if rule == "winner" else (min(winners) + 1) % n
+    g._reset_round(st, first)
+
+
+def use_interruptor(g: "LoiraGame", st: St, seat: int) -> None:
+    """000 Interruptor: discard it to end the round at once."""
+    st[g.h(seat, g.h_int)] -= 1
+    _to_discard(g, st, Kind.INTERRUPTOR)
+    finish_round(g, st, End.SWITCH)
+
+
+# ---- main-deck cards (000 "Cartas") ------------------------------------------------------------------
+def bathroom_card(g: "LoiraGame", st: St) -> None:
+    """Banheiro: a point card (-, 1 or 2) kept in front of the player."""
+    st[g.h(st[TURN], st[CARD])] += 1
+    card_done(g, st)
+
+
+def espelho(g: "LoiraGame", st: St) -> None:
+    """Espelho: kept; at scoring it copies a point card's value (L12, see scoring)."""
+    st[g.h(st[TURN], g.h_esp)] += 1
+    card_done(g, st)
+
+
+def interruptor(g: "LoiraGame", st: St) -> None:
+    """Interruptor: kept; usable on a later turn (L30) or worth 2 at scoring."""
+    st[g.h(st[TURN], g.h_int)] += 1
+    if _rule(g, "L30") == "also-when-drawn":
+        st[PH] = Phase.INTNOW
+    else:
+        card_done(g, st)
+
+
+def on_intnow(g: "LoiraGame", st: St, a: int) -> None:
+    if a == YES:
+        use_interruptor(g, st, st[TURN])
+    else:
+        card_done(g, st)
+
+
+def grito(g: "LoiraGame", st: St) -> None:
+    """Grito: open one of the stalls in the centre (escorts may join, L03)."""
+    if st[PHYS] == 0:  # only under L07 "no": nothing to open
+        return _grito_resolved(g, st)
+    start_opening(g, st, [(st[TURN], st[TURN])])
+
+
+def _grito_resolved(g: "LoiraGame", st: St) -> None:
+    st[GRITOS] += 1
+    if st[GRITOS] >= GRITO_END:
+        finish_round(g, st, End.GRITO)
+    else:
+        card_done(g, st)
+
+
+def toc_toc(g: "LoiraGame", st: St) -> None:
+    """Toc-Toc: take a roll from the centre (else from another player) and reverse the direction."""
+    turn = st[TURN]
+    if st[CROLLS]:
+        st[CROLLS] -= 1
+        st[g.o_rolls + turn] += 1
+    elif any(st[g.o_rolls + t] for t in _targets(g, st, turn)):
+        st[PH] = Phase.STEAL
+        return
+    elif _rule(g, "L36") == "no-effect":
+        return card_done(g, st)
+    st[DIR] ^= 1
+    card_done(g, st)
+
+
+def on_steal(g: "LoiraGame", st: St, target: int) -> None:
+    turn = st[TURN]
+    st[g.o_rolls + target] -= 1
+    st[g.o_rolls + turn] += 1
+    if st[CARD] == Kind.TOCTOC:
+        st[DIR] ^= 1
+        return card_done(g, st)
+    st[PREV] -= 1  # Tia da Limpeza: rolls still to take
+    if st[PREV] > 0 and any(st[g.o_rolls + t] for t in _targets(g, st, turn)):
+        return
+    card_done(g, st)
+
+
+def chute(g: "LoiraGame", st: St) -> None:
+    """Chute no Vaso: remove a stall from the centre unseen (the belief keeps SLOTS, see centre)."""
+    if st[PHYS] == 0:
+        return card_done(g, st)
+    if _rule(g, "L29") == "optional":
+        st[PH] = Phase.CHUTE
+        return
+    st[PHYS] -= 1
+    card_done(g, st)
+
+
+def on_chute(g: "LoiraGame", st: St, a: int) -> None:
+    if a == YES:
+        st[PHYS] -= 1
+    card_done(g, st)
+
+
+def descarga_options(g: "LoiraGame", st: Sequence[int]) -> list[int]:
+    turn = st[TURN]
+    opts = [t * 32 + slot for t in _targets(g, st, turn) for slot in _point_slots(g, st, t)]
+    if not opts and _rule(g, "L10") == "self":
+        opts = [turn * 32 + slot for slot in _point_slots(g, st, turn)]
+    if opts and _rule(g, "L29") == "optional":
+        opts.insert(0, DECLINE)
+    return opts
+
+
+def descarga(g: "LoiraGame", st: St) -> None:
+    """Descarga: discard a point card of another player (L10, L11, L29)."""
+    if descarga_options(g, st):
+        st[PH] = Phase.DESCARGA
+    else:
+        card_done(g, st)
+
+
+def on_descarga(g: "LoiraGame", st: St, a: int) -> None:
+    if a != DECLINE:
+        target, slot = divmod(a, 32)
+        _discard_slot(g, st, target, slot)
+    card_done(g, st)
+
+
+def fios(g: "LoiraGame", st: St) -> None:
+    """Fios de Cabelo: invite another player to open a stall (L10, L23, L32, L33)."""
+    if st[PHYS] == 0:
+        return card_done(g, st)
+    if _targets(g, st, st[TURN]):
+        st[PH] = Phase.FIOS
+    elif _rule(g, "L10") == "self":
+        start_opening(g, st, [(st[TURN], st[TURN])])
+    else:
+        card_done(g, st)
+
+
+def on_fios(g: "LoiraGame", st: St, invitee: int) -> None:
+    keeper = st[TURN] if _rule(g, "L33") == "inviter" else invitee
+    start_opening(g, st, [(invitee, keeper)])
+
+
+# ---- mini-expansion cards (000 "Mini-expansÕES") -------------------------------------------------------
+def rapagote(g: "LoiraGame", st: St) -> None:
+    """Rapagote: pick a stall and indicate another player to pick one; the revealer opens first."""
+    if st[PHYS] >= 2 and _targets(g, st, st[TURN]):
+        st[PH] = Phase.RAPAGOTE
+    elif st[PHYS]:
+        start_opening(g, st, [(st[TURN], st[TURN])])
+    else:
+        card_done(g, st)
+
+
+def on_rapagote(g: "LoiraGame", st: St, other: int) -> None:
+    start_opening(g, st, [(st[TURN], st[TURN]), (other, other)])
+
+
+def zelador(g: "LoiraGame", st: St) -> None:
+    """Zelador: each player discards one of their point cards (stopped players and the Ralo
+    holder are immune to it unless they revealed it), in play order from the revealer."""
+    st[CUR] = -1
+    _next_zelador(g, st)
+
+
+def _next_zelador(g: "LoiraGame", st: St) -> None:
+    order = _play_order(g, st, st[TURN])
+    for i in range(st[CUR] + 1, len(order)):
+        seat = order[i]
+        exposed = seat == st[TURN] or not g.protected(st, seat)
+        if exposed and _point_slots(g, st, seat):
+            st[CUR], st[PREV], st[PH] = i, seat, Phase.ZELADOR
+            return
+    st[CUR] = 0
+    card_done(g, st)
+
+
+def on_zelador(g: "LoiraGame", st: St, slot: int) -> None:
+    _discard_slot(g, st, st[PREV], slot)
+    _next_zelador(g, st)
+
+
+def diretora(g: "LoiraGame", st: St) -> None:
+    """Diretora: every player opens a stall in turn from the revealer; too few stalls: the revealer
+    chooses who opens."""
+    openers = _diretora_openers(g, st)
+    if st[PHYS] == 0:
+        return card_done(g, st)
+    if len(openers) <= st[PHYS]:
+        start_opening(g, st, [(s, s) for s in openers])
+    else:
+        st[PH] = Phase.DIRETORA
+
+
+def _diretora_openers(g: "LoiraGame", st: Sequence[int]) -> list[int]:
+    turn = st[TURN]
+    return [s for s in _play_order(g, st, turn) if s == turn or not g.protected(st, s)]
+
+
+def _diretora_options(g: "LoiraGame", st: Sequence[int]) -> list[int]:
+    from itertools import combinations
+    openers = _diretora_openers(g, st)
+    return sorted(sum(1 << s for s in c) for c in combinations(openers, st[PHYS]))
+
+
+def on_diretora(g: "LoiraGame", st: St, mask: int) -> None:
+    start_opening(g, st, [(s, s) for s in _diretora_openers(g, st) if mask >> s & 1])
+
+
+def tia(g: "LoiraGame", st: St) -> None:
+    """Tia da Limpeza: take 2 rolls, from the centre or else from players of your choice."""
+    turn = st[TURN]
+    take = min(2, st[CROLLS])
+    st[CROLLS] -= take
+    st[g.o_rolls + turn] += take
+    st[PREV] = 2 - take
+    if st[PREV] and any(st[g.o_rolls + t] for t in _targets(g, st, turn)):
+        st[PH] = Phase.STEAL
+    else:
+        card_done(g, st)
+
+
+def aluna(g: "LoiraGame", st: St) -> None:
+    """Aluna: the revealer opens 2 stalls in sequence."""
+    picks = min(2, st[PHYS])
+    if not picks:
+        return card_done(g, st)
+    start_opening(g, st, [(st[TURN], st[TURN])] * picks)
+
+
+def professora(g: "LoiraGame", st: St) -> None:
+    """Professora (3+ players): indicate two other players who open a stall each, in order."""
+    targets = _targets(g, st, st[TURN])
+    if st[PHYS] == 0 or not targets:
+        return card_done(g, st)
+    if len(targets) == 1:
+        return start_opening(g, st, [(targets[0], targets[0])])
+    st[PH] = Phase.PROFESSORA
+
+
+def on_professora(g: "LoiraGame", st: St, a: int) -> None:
+    first, second = divmod(a, 16)
+    picks = [(first, first), (second, second)][:st[PHYS]]
+    start_opening(g, st, picks)
+
+
+def merendeira(g: "LoiraGame", st: St) -> None:
+    """Merendeira: shuffle the discard (not the Merendeira, not stalls) into the deck, then the
+    revealer opens the top card again (L14 for the Grito count)."""
+    _reshuffle(g, st, keep=(Kind.MERENDEIRA,))
+    _to_discard(g, st, Kind.MERENDEIRA)
+    if _rule(g, "L14") == "merendeira-resets":
+        st[GRITOS] = 0
+    if _deck_total(g, st):
+        st[CARD], st[PH] = -1, Phase.DRAW
+    else:
+        card_done(g, st)
+
+
+def ralo(g: "LoiraGame", st: St) -> None:
+    """Ralo: kept; protects its holder; -2 at scoring (L20)."""
+    st[g.h(st[TURN], g.h_ralo)] += 1
+    card_done(g, st)
+
+
+# ---- openings: picks, escorts, reveals, the Loira and the escape ------------------------------------
+def start_opening(g: "LoiraGame", st: St, picks: list[tuple[int, int]]) -> None:
+    """Queue ``(picker, keeper)`` picks; then roll holders may escort (000 "Os Rolos", L03, L22)."""
+    for i, (picker, keeper) in enumerate(picks):
+        st[g.o_queue + 2 * i], st[g.o_queue + 2 * i + 1] = picker, keeper
+    st[QN] = st[QM] = len(picks)
+    st[QI] = st[CUR] = 0
+    _next_escort(g, st)
+
+
+def _escort_allowed(g: "LoiraGame", st: Sequence[int], seat: int) -> bool:
+    if _rule(g, "L21") == "no" and g.stopped(st, seat):
+        return False
+    if not st[g.o_rolls + seat] or st[QN] >= st[PHYS]:   # L26
+        return False
+    return all(st[g.o_queue + 2 * i] != seat for i in range(st[QN]))
+
+
+def _next_escort(g: "LoiraGame", st: St) -> None:
+    if _rule(g, "L03") == "any-opening" or st[CARD] == Kind.GRITO:
+        opener, n = st[g.o_queue], g.num_players
+        for off in range(st[CUR] + 1, n):
+            if _escort_allowed(g, st, (opener + off) % n):
+                st[CUR], st[PH] = off, Phase.ESCORT
+                return
+    st[PH] = Phase.REVEAL
+
+
+def on_escort(g: "LoiraGame", st: St, a: int) -> None:
+    if a == YES:
+        seat = (st[g.o_queue] + st[CUR]) % g.num_players
+        st[g.o_rolls + seat] -= 1
+        st[CROLLS] += 1
+        keeper = seat if _rule(g, "L18") == "escort" else st[g.o_queue + 1]
+        i = st[QN]
+        st[g.o_queue + 2 * i], st[g.o_queue + 2 * i + 1] = seat, keeper
+        st[QN] += 1
+    _next_escort(g, st)
+
+
+def on_reveal(g: "LoiraGame", st: St, outcome: int) -> None:
+    """Chance: the next pick is revealed (probabilities in :mod:`model.loira.centre`)."""
+    i = st[QI]
+    picker, keeper = st[g.o_queue + 2 * i], st[g.o_queue + 2 * i + 1]
+    st[PHYS] -= 1
+    if outcome == LOIRA:
+        st[VICTIM] = picker
+        if _rule(g, "L08") == "pair-discard" and can_escape(g, st, picker):
+            st[PH] = Phase.ESCAPE
+        else:
+            loira_takes(g, st, picker)
+        return
+    st[SLOTS] -= 1
+    st[g.o_centre + outcome] -= 1
+    st[g.h(keeper, g.h_stall + outcome)] += 1
+    st[QI] += 1
+    _after_reveal(g, st)
+
+
+def _after_reveal(g: "LoiraGame", st: St) -> None:
+    if st[QI] < st[QN]:
+        st[PH] = Phase.REVEAL
+        return
+    _clear_queue(g, st)
+    if st[CARD] == Kind.GRITO:
+        _grito_resolved(g, st)
+    else:
+        card_done(g, st)
+
+
+def _clear_queue(g: "LoiraGame", st: St) -> None:
+    st[g.o_queue:g.o_queue + 2 * g.qlen] = [-1] * (2 * g.qlen)
+    st[QN] = st[QM] = st[QI] = st[CUR] = 0
+
+
+def loira_takes(g: "LoiraGame", st: St, victim: int) -> None:
+    """000 O Centro da Mesa: the revealer loses every card and roll (L09) and the round ends."""
+    base = g.h(victim, 0)
+    for k in range(9):
+        if st[base + k]:
+            _to_discard(g, st, k, st[base + k])
+            st[base + k] = 0
+    for slot, kind in ((g.h_esp, Kind.ESPELHO), (g.h_int, Kind.INTERRUPTOR), (g.h_ralo, Kind.RALO)):
+        if st[base + slot]:
+            _to_discard(g, st, kind, st[base + slot])
+            st[base + slot] = 0
+    for i in range(g.num_stall_values):
+        st[g.o_out + i] += st[base + g.h_stall + i]
+        st[base + g.h_stall + i] = 0
+    held = st[g.o_rolls + victim]
+    keep = min(held, st[g.o_rstart + victim]) if _rule(g, "L09") == "round-rolls" else 0
+    st[CROLLS] += held - keep
+    st[g.o_rolls + victim] = keep
+    _clear_queue(g, st)
+    finish_round(g, st, End.LOIRA)
+
+
+def on_escape(g: "LoiraGame", st: St, a: int) -> None:
+    """L08: discard two bathroom cards of one door type; the Loira goes back, shuffled (L27, L17)."""
+    victim = st[VICTIM]
+    if a == 0:
+        return loira_takes(g, st, victim)
+    d, v1, v2 = (a - 1) // 9, (a - 1) // 3 % 3, (a - 1) % 3
+    for v in (v1, v2):
+        st[g.h(victim, 3 * d + v)] -= 1
+        _to_discard(g, st, 3 * d + v)
+    st[PHYS] += 1
+    st[SLOTS] = st[PHYS]
+    st[VICTIM] = -1
+    st[QI] += 1
+    if _rule(g, "L27") == "susto-turn-goes-on":
+        if _rule(g, "L17") == "rolls-returned":
+            for i in range(max(st[QI], st[QM]), st[QN]):
+                st[g.o_rolls + st[g.o_queue + 2 * i]] += 1
+                st[CROLLS] -= 1
+        st[QI] = st[QN]
+    _after_reveal(g, st)
+
+
+EFFECTS: dict[int, Callable[["LoiraGame", St], None]] = {
+    **{k: bathroom_card for k in range(9)},
+    Kind.GRITO: grito, Kind.TOCTOC: toc_toc, Kind.INTERRUPTOR: interruptor, Kind.CHUTE: chute,
+    Kind.DESCARGA: descarga, Kind.FIOS: fios, Kind.ESPELHO: espelho,
+    Kind.RAPAGOTE: rapagote, Kind.ZELADOR: zelador, Kind.DIRETORA: diretora, Kind.TIA: tia,
+    Kind.ALUNA: aluna, Kind.PROFESSORA: professora, Kind.MERENDEIRA: merendeira, Kind.RALO: ralo,
+}
+
+HANDLERS: dict[int, Callable[["LoiraGame", St, int], None]] = {
+    Phase.TURN: on_turn, Phase.DRAW: on_draw, Phase.STEAL: on_steal, Phase.DESCARGA: on_descarga,
+    Phase.FIOS: on_fios, Phase.ESCORT: on_escort, Phase.REVEAL: on_reveal, Phase.ESCAPE: on_escape,
+    Phase.EXPANSION: on_expansion, Phase.INTNOW: on_intnow, Phase.CHUTE: on_chute,
+    Phase.RAPAGOTE: on_rapagote, Phase.ZELADOR: on_zelador, Phase.DIRETORA: on_diretora,
+    Phase.PROFESSORA: on_professora,
+}

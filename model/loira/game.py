@@ -1,0 +1,306 @@
+"""The Loira do Banheiro round (and match) as a protocol game.
+
+Header: 2-10 players, sequential, explicit chance (the top card of the main deck; which stall a
+face-down pick turns up). Two players: zero-sum, ``U = P(seat 0 wins outright) - P(seat 1 wins
+outright)`` (utility +1/-1, 0 on a shared win). Three or more: the winners share 1 (max^n).
+The objective is one round (``objective = "round"``) or the match (first to ``target_wins``).
+
+The flow of a turn (000 "O Jogo"): the turn seat goes (draws, chance) or stops; the card's effect
+is one function in :mod:`model.loira.effects`; openings of stalls go through the opening queue
+(picks, escorts, reveals, escape) in this module; then the turn passes in the direction of play.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Sequence
+
+from model.protocol import CHANCE, TERMINAL, Game, Invariant
+
+from . import effects
+from .cards import (BATHROOM_KINDS, EXPANSION_KINDS, NUM_KINDS, TOKENS, Kind, door_of,
+                    is_bathroom, value_of)
+from .centre import reveal_distribution
+from .config import Config
+from .state import (CARD, CROLLS, CUR, DECLINE, DIR, END, FIRST, GO, GRITOS, HEADER, LOIRA,
+                    OPEN_ASIDE, PASS, PH, PHYS, PREV, QI, QM, QN, RALO_PASS, SLOTS, STOP,
+                    STOP_ACT, SWITCH, TURN, VICTIM, YES, End, LoiraState, Phase)
+
+
+class LoiraGame(Game):
+    name = "loira"
+
+    def __init__(self, cfg: Config):
+        self.cfg = cfg
+        n = self.num_players = cfg.players
+        self.kinds = tuple(k for k in range(NUM_KINDS) if cfg.deck[k])
+        self.kind_index = {k: i for i, k in enumerate(self.kinds)}
+        self.num_stall_values = S = len(cfg.stalls)
+        self.qlen = n + 2
+        # hand layout: 9 bathroom kinds, S stall values, Espelho, Interruptor, Ralo
+        self.h_stall, self.h_esp, self.h_int, self.h_ralo = 9, 9 + S, 10 + S, 11 + S
+        self.hsize = 12 + S
+        off = HEADER
+        self.o_queue = off; off += 2 * self.qlen
+        self.o_deck = off; off += len(self.kinds)
+        self.o_disc = off; off += len(self.kinds)
+        self.o_aside = off; off += len(EXPANSION_KINDS)
+        self.o_centre = off; off += S
+        self.o_out = off; off += S
+        self.o_rolls = off; off += n
+        self.o_rstart = off; off += n
+        self.o_wins = off; off += n
+        self.o_hand = off; off += n * self.hsize
+        self.size = off
+        if n == 2:
+            self.min_utility, self.max_utility, self.constant_sum = Fraction(-1), Fraction(1), Fraction(0)
+        else:
+            self.min_utility, self.max_utility, self.constant_sum = Fraction(0), Fraction(1), Fraction(1)
+        self.seat_permutations = ((0, 1), (1, 0)) if n == 2 else ()
+        self.max_game_length = self._length_bound()
+
+    state_is_key = True
+
+    # ---- small accessors used by the effects, the scoring and the proofs ----------------------
+    def hand(self, s: Sequence[int], seat: int) -> Sequence[int]:
+        base = self.o_hand + seat * self.hsize
+        return s[base:base + self.hsize]
+
+    def h(self, seat: int, slot: int) -> int:
+        """Index of ``slot`` of ``seat``'s holding in the state tuple."""
+        return self.o_hand + seat * self.hsize + slot
+
+    def deck_index(self, kind: int) -> int:
+        return self.o_deck + self.kind_index[kind]
+
+    def disc_index(self, kind: int) -> int:
+        return self.o_disc + self.kind_index[kind]
+
+    def stopped(self, s: Sequence[int], seat: int) -> bool:
+        return bool(s[STOP] >> seat & 1)
+
+    def protected(self, s: Sequence[int], seat: int) -> bool:
+        """Stopped players and the Ralo holder are immune to others' effects (000, L20)."""
+        return self.stopped(s, seat) or bool(s[self.h(seat, self.h_ralo)])
+
+    def centre_counts(self, s: Sequence[int]) -> tuple[int, ...]:
+        return tuple(s[self.o_centre:self.o_centre + self.num_stall_values])
+
+    # ---- the protocol --------------------------------------------------------------------------
+    def initial_state(self) -> LoiraState:
+        cfg, n = self.cfg, self.num_players
+        st = [0] * self.size
+        st[VICTIM] = st[CARD] = st[PREV] = -1
+        st[FIRST] = cfg.first_seat
+        st[CROLLS] = cfg.centre_rolls
+        for seat in range(n):
+            st[self.o_rolls + seat] = cfg.rolls[seat]
+        self._reset_round(st, cfg.first_seat)
+        return tuple(st)
+
+    def _reset_round(self, st: list[int], first: int) -> None:
+        """Set up a round (000 "Preparação"): shuffled deck and stalls, empty holdings."""
+        cfg, n = self.cfg, self.num_players
+        st[PH], st[TURN], st[FIRST] = Phase.TURN, first, first
+        st[STOP] = st[GRITOS] = st[QN] = st[QM] = st[QI] = st[CUR] = 0
+        st[VICTIM] = st[CARD] = st[PREV] = -1
+        if cfg.rule("L37") == "clockwise":
+            st[DIR] = 0
+        st[self.o_queue:self.o_queue + 2 * self.qlen] = [-1] * (2 * self.qlen)
+        for i, k in enumerate(self.kinds):
+            st[self.o_deck + i] = cfg.deck[k]
+            st[self.o_disc + i] = 0
+        st[self.o_aside:self.o_aside + len(EXPANSION_KINDS)] = [0] * len(EXPANSION_KINDS)
+        for i, c in enumerate(cfg.stall_counts):
+            st[self.o_centre + i] = c
+            st[self.o_out + i] = 0
+        st[PHYS] = st[SLOTS] = sum(cfg.stall_counts) + 1
+        for seat in range(n):
+            st[self.o_rstart + seat] = st[self.o_rolls + seat]
+        st[self.o_hand:] = [0] * (n * self.hsize)
+
+    def current_player(self, s: LoiraState) -> int:
+        ph = s[PH]
+        if ph == Phase.END:
+            return TERMINAL
+        if ph in (Phase.DRAW, Phase.REVEAL):
+            return CHANCE
+        if ph == Phase.ESCORT:
+            return (s[self.o_queue] + s[CUR]) % self.num_players
+        if ph == Phase.ESCAPE:
+            return s[VICTIM]
+        if ph == Phase.ZELADOR:
+            return s[PREV]
+        return s[TURN]
+
+    def chance_outcomes(self, s: LoiraState) -> Sequence[tuple[int, Fraction]]:
+        if s[PH] == Phase.DRAW:
+            counts = s[self.o_deck:self.o_deck + len(self.kinds)]
+            total = sum(counts)
+            return tuple((k, Fraction(c, total)) for k, c in zip(self.kinds, counts) if c)
+        dist = reveal_distribution(self.centre_counts(s), s[SLOTS])
+        return tuple((LOIRA if i < 0 else i, p) for i, p in dist)
+
+    def legal_actions(self, s: LoiraState) -> Sequence[int]:
+        return effects.legal_actions(self, s)
+
+    def apply(self, s: LoiraState, action: int) -> LoiraState:
+        st = list(s)
+        effects.step(self, st, action)
+        return tuple(st)
+
+    def returns(self, s: LoiraState) -> tuple[Fraction, ...]:
+        from .scoring import round_winners
+        n = self.num_players
+        if self.cfg.objective == "match":
+            winners = [seat for seat in range(n) if s[self.o_wins + seat] >= self.cfg.target_wins]
+        else:
+            winners = round_winners(self, s)
+        return utility(n, winners)
+
+    def key(self, s: LoiraState) -> LoiraState:
+        return s
+
+    def from_key(self, key) -> LoiraState:
+        return tuple(key)
+
+    def canonicalize(self, s: LoiraState) -> tuple[LoiraState, int]:
+        """Two players: the seat swap is a symmetry (the rules never name a seat)."""
+        if self.num_players != 2:
+            return s, 0
+        t = self.swap(s)
+        return (t, 1) if t < s else (s, 0)
+
+    def swap(self, s: LoiraState) -> LoiraState:
+        st = list(s)
+        for f in (TURN, FIRST, VICTIM, PREV):
+            if st[f] >= 0:
+                st[f] = 1 - st[f]
+        st[STOP] = ((s[STOP] & 1) << 1) | ((s[STOP] >> 1) & 1)
+        for i in range(self.qlen * 2):
+            if st[self.o_queue + i] >= 0:
+                st[self.o_queue + i] = 1 - st[self.o_queue + i]
+        for o in (self.o_rolls, self.o_rstart, self.o_wins):
+            st[o], st[o + 1] = s[o + 1], s[o]
+        a, b, hs = self.o_hand, self.o_hand + self.hsize, self.hsize
+        st[a:a + hs], st[b:b + hs] = s[b:b + hs], s[a:a + hs]
+        return tuple(st)
+
+    # ---- narration -----------------------------------------------------------------------------
+    def describe_state(self, s: LoiraState) -> str:
+        from .scoring import score
+        n = self.num_players
+        if s[PH] == Phase.END:
+            head = f"round over ({End(s[END]).name.lower()})"
+        else:
+            head = f"seat {s[TURN]}'s turn, {Phase(s[PH]).name.lower()}"
+        deck = sum(s[self.o_deck:self.o_deck + len(self.kinds)])
+        seats = []
+        for seat in range(n):
+            hand = self.hand(s, seat)
+            cards = [f"{TOKENS[k]}x{hand[k]}" for k in BATHROOM_KINDS if hand[k]]
+            cards += [f"stall{v}x{hand[self.h_stall + i]}" for i, v in enumerate(self.cfg.stalls)
+                      if hand[self.h_stall + i]]
+            cards += [name for name, slot in (("espelho", self.h_esp), ("interruptor", self.h_int),
+                                              ("ralo", self.h_ralo)) if hand[slot]]
+            tag = " stopped" if self.stopped(s, seat) else ""
+            seats.append(f"s{seat}{tag}[{' '.join(cards) or '-'}; rolls {s[self.o_rolls + seat]}; "
+                         f"score {score(self, s, seat)}]")
+        centre = "/".join(f"{v}x{c}" for v, c in zip(self.cfg.stalls, self.centre_counts(s)) if c)
+        return (f"{head}; deck {deck}; centre {s[PHYS]} cards (unopened {centre or 'none'}, "
+                f"P(Loira next)=1/{s[SLOTS]}); gritos {s[GRITOS]}; rolls in centre {s[CROLLS]}; "
+                + " ".join(seats))
+
+    def describe_action(self, s: LoiraState, a: int) -> str:
+        ph = s[PH]
+        if ph == Phase.DRAW:
+            return f"draws {TOKENS[a]}"
+        if ph == Phase.REVEAL:
+            picker = s[self.o_queue + 2 * s[QI]]
+            return (f"seat {picker} opens the Loira" if a == LOIRA
+                    else f"seat {picker} opens a {self.cfg.stalls[a]}-point stall")
+        if ph == Phase.TURN:
+            if a >= OPEN_ASIDE:
+                return f"opens the set-aside {TOKENS[a - OPEN_ASIDE]}"
+            if a >= RALO_PASS:
+                return f"passes the Ralo to seat {a - RALO_PASS}"
+            return {GO: "goes to the bathroom (draws)", STOP_ACT: "stops", SWITCH: "uses the Interruptor",
+                    PASS: "passes"}[a]
+        if ph == Phase.ESCORT:
+            return "escorts (spends a roll)" if a == YES else "does not escort"
+        if ph == Phase.ESCAPE:
+            if a == 0:
+                return "does not escape"
+            d, v1, v2 = (a - 1) // 9, (a - 1) // 3 % 3, (a - 1) % 3
+            return f"escapes discarding {TOKENS[d * 3 + v1]} and {TOKENS[d * 3 + v2]}"
+        if ph == Phase.DESCARGA:
+            if a == DECLINE:
+                return "declines"
+            target, slot = divmod(a, 32)
+            return f"flushes seat {target}'s {self.slot_name(slot)}"
+        if ph in (Phase.STEAL, Phase.FIOS, Phase.RAPAGOTE):
+            verb = {Phase.STEAL: "takes a roll from", Phase.FIOS: "invites",
+                    Phase.RAPAGOTE: "indicates"}[Phase(ph)]
+            return f"{verb} seat {a}"
+        if ph == Phase.ZELADOR:
+            return f"discards {self.slot_name(a)}"
+        if ph == Phase.EXPANSION:
+            return "opens it" if a == YES else "sets it aside"
+        if ph in (Phase.INTNOW, Phase.CHUTE):
+            return "yes" if a == YES else "no"
+        if ph == Phase.PROFESSORA:
+            return f"invites seat {a // 16} then seat {a % 16}"
+        if ph == Phase.DIRETORA:
+            return "openers " + ",".join(str(i) for i in range(self.num_players) if a >> i & 1)
+        return repr(a)
+
+    def slot_name(self, slot: int) -> str:
+        if slot < 9:
+            return TOKENS[slot]
+        if slot < self.h_esp:
+            return f"{self.cfg.stalls[slot - 9]}-point stall"
+        return {self.h_esp: "espelho", self.h_int: "interruptor", self.h_ralo: "ralo"}[slot]
+
+    def invariants(self) -> Sequence[Invariant]:
+        from .invariants import invariants
+        return invariants(self)
+
+    # ---- bounds ----------------------------------------------------------------------------------
+    def _length_bound(self) -> int | None:
+        """Moves per round <= turns * moves per turn; turns <= cards drawn + stops + 1.
+
+        Only under the rulings that make the graph acyclic (L25 ``round-ends``, L15
+        ``all-tied-win`` for the match); otherwise None.
+        """
+        cfg, n = self.cfg, self.num_players
+        if cfg.rule("L25") != "round-ends":
+            return None
+        draws = cfg.deck_size + cfg.deck[Kind.MERENDEIRA] * cfg.deck_size
+        turns = draws + n + 1 + n * cfg.deck[Kind.RALO]
+        per_turn = 6 + 3 * (n + 2) + len(EXPANSION_KINDS) + n
+        rounds = 1
+        if cfg.objective == "match":
+            if cfg.rule("L15") != "all-tied-win":
+                return None
+            rounds = n * (cfg.target_wins - 1) + 1
+        return rounds * turns * per_turn
+
+
+def utility(n: int, winners: Sequence[int]) -> tuple[Fraction, ...]:
+    """Two players: +1/-1 for an outright win, 0 when shared. More: winners share 1."""
+    if n == 2:
+        if len(winners) == 1:
+            w = winners[0]
+            return (Fraction(1), Fraction(-1)) if w == 0 else (Fraction(-1), Fraction(1))
+        return (Fraction(0), Fraction(0))
+    if not winners:
+        return tuple(Fraction(1, n) for _ in range(n))
+    share = Fraction(1, len(winners))
+    return tuple(share if seat in winners else Fraction(0) for seat in range(n))
+
+
+def bath_door_count(game: LoiraGame, s: Sequence[int], seat: int, door: int) -> int:
+    base = game.o_hand + seat * game.hsize + door * 3
+    return s[base] + s[base + 1] + s[base + 2]
+
+
+__all__ = ["LoiraGame", "utility", "bath_door_count", "is_bathroom", "door_of", "value_of"]
