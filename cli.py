@@ -1,0 +1,471 @@
+"""ruleproof's command line: parse, call the library, print, map errors to exit codes.
+
+Exit codes: 0 success (every property holds); 1 a property fails or is unproven, or a regression
+scenario changed; 2 bad input (one line on stderr naming the file, key and reason); 3 internal error.
+Game parameters not named below are passed as ``--name value`` (e.g. ``--goal 100``) and validated
+by the game; rulings as ``--ruling ID=OPTION``.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from model.registry import GAMES, all_specs, get_spec, load_ruleset
+from model.ruleset import Ruleset, RulesetError
+from solver.report import FAILS, HOLDS
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="ruleproof: a formal rules verifier and exhaustive solver for tabletop games.")
+rulings_app = typer.Typer(add_completion=False, no_args_is_help=True,
+                          help="The rulings catalog: list, diff one ruling's readings, check regressions.")
+app.add_typer(rulings_app, name="rulings")
+out = Console()
+err = Console(stderr=True)
+EXTRA = {"allow_extra_args": True, "ignore_unknown_options": True}
+
+
+class Exit(Exception):
+    def __init__(self, code: int):
+        self.code = code
+
+
+def fail_input(message: str) -> None:
+    err.print(f"error: {message}", markup=False, highlight=False)
+    raise Exit(2)
+
+
+def parse_extra(args: list[str]) -> dict[str, str]:
+    """``--name value`` / ``--name=value`` pairs left over by Typer, as game parameter overrides."""
+    params: dict[str, str] = {}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if not arg.startswith("--") or len(arg) < 3:
+            fail_input(f"command line: {arg}: unexpected argument")
+        name, eq, value = arg[2:].partition("=")
+        if not eq:
+            if i + 1 >= len(args) or args[i + 1].startswith("--"):
+                fail_input(f"command line: --{name}: needs a value")
+            value = args[i + 1]
+            i += 1
+        params[name.replace("-", "_")] = value
+        i += 1
+    return params
+
+
+def resolve(target: str, players: Optional[int], extra: list[str], rulings: list[str] | None = None,
+            small: bool = False) -> Ruleset:
+    """A ruleset from a game, built-in ruleset or TOML path, with command-line overrides."""
+    ruleset = load_ruleset(target)
+    spec = get_spec(ruleset.game)
+    params: dict[str, Any] = {}
+    if small and not (target.endswith(".toml")):
+        params.update(spec.verify_overrides)
+    params.update(parse_extra(extra))
+    if players is not None:
+        params["players"] = players
+    ruling_overrides = {}
+    for item in rulings or []:
+        rid, eq, option = item.partition("=")
+        if not eq:
+            fail_input(f"command line: --ruling: expected ID=OPTION, got {item!r}")
+        ruling_overrides[rid] = option
+    if params or ruling_overrides:
+        ruleset = ruleset.with_overrides(params, ruling_overrides, spec=spec.schema)
+    return ruleset
+
+
+def emit(doc: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(doc, indent=1, default=str) + "\n")
+
+
+@contextmanager
+def progress_bar(enabled: bool):
+    """A Rich progress bar on a terminal (stderr); None elsewhere."""
+    if not enabled or not err.is_terminal:
+        yield None
+        return
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeElapsedColumn(), console=err, transient=True) as bar:
+        task = bar.add_task("working", total=None)
+
+        def update(phase: str, done: int, total: int | None = None) -> None:
+            bar.update(task, description=phase, completed=done, total=total)
+        yield update
+
+
+def run(fn, *args, **kwargs) -> None:
+    try:
+        fn(*args, **kwargs)
+    except Exit as e:
+        raise typer.Exit(e.code)
+    except RulesetError as e:
+        err.print(f"error: {e}", markup=False, highlight=False)
+        raise typer.Exit(2)
+    except typer.Exit:
+        raise
+    except Exception as e:  # noqa: BLE001 - the last resort: one line, no traceback
+        err.print(f"internal error: {type(e).__name__}: {e}", markup=False, highlight=False)
+        raise typer.Exit(3)
+
+
+# ---- games ----------------------------------------------------------------------------------------
+
+@app.command()
+def games(as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
+    """Games, their built-in rulesets, parameters and rulings (defaults first)."""
+    def body():
+        docs = []
+        for spec in all_specs():
+            docs.append({
+                "game": spec.name, "title": spec.title, "summary": spec.summary,
+                "rulesets": spec.builtin_rulesets(), "default_ruleset": spec.default_ruleset,
+                "params": [{"name": p.name, "default": p.default, "description": p.description}
+                           for p in spec.schema.params],
+                "rulings": [{"id": r.id, "question": r.question, "default": r.default,
+                             "alternatives": list(r.alternatives)} for r in spec.schema.rulings]})
+        if as_json:
+            emit({"games": docs})
+            return
+        for d in docs:
+            out.print(f"[bold]{d['game']}[/bold] — {d['title']}: {d['summary']}")
+            out.print(f"  rulesets: {', '.join(d['rulesets'])}")
+            out.print("  params: " + ", ".join(f"{p['name']}={p['default']}" for p in d["params"]))
+            if d["rulings"]:
+                out.print(f"  rulings: {len(d['rulings'])} ("
+                          + ", ".join(r["id"] for r in d["rulings"]) + ")")
+    run(body)
+
+
+# ---- verify ---------------------------------------------------------------------------------------
+
+@app.command(context_settings=EXTRA)
+def verify(ctx: typer.Context,
+           target: Optional[str] = typer.Argument(None, help="game, built-in ruleset or RULESET.toml; "
+                                                  "omitted: every built-in game"),
+           players: Optional[int] = typer.Option(None, "--players", help="number of players"),
+           ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION"),
+           max_states: Optional[int] = typer.Option(None, "--max-states", help="state limit"),
+           timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for exploration"),
+           as_json: bool = typer.Option(False, "--json")) -> None:
+    """Exhaustive invariant checks and Z3 proofs on each game's default small configuration."""
+    from solver.verify import verify as run_verify
+
+    def body():
+        start = time.perf_counter()
+        targets = [target] if target else list(GAMES)
+        rulesets = [resolve(t, players, ctx.args, ruling, small=True) for t in targets]
+        reports = []
+        for rs in rulesets:
+            with progress_bar(not as_json) as bar:
+                rep = run_verify(get_spec(rs.game), rs, max_states=max_states, timeout=timeout,
+                                 progress=(lambda n, p, s: bar(f"verify {rs.game}", n, n + p)) if bar else None)
+            reports.append(rep)
+        status = FAILS if any(r.status != HOLDS for r in reports) else HOLDS
+        if as_json:
+            docs = [{"game": r.ruleset.game, "ruleset": r.ruleset.name, "config": r.ruleset.as_dict(),
+                     "states": r.states, "seconds": round(r.seconds, 4), "status": r.status,
+                     "properties": [p.as_dict() for p in r.properties]} for r in reports]
+            if len(docs) == 1:
+                doc = docs[0]
+            else:
+                doc = {"game": "all", "ruleset": "defaults", "config": {"games": targets},
+                       "status": status, "games": docs, "properties":
+                       [dict(p, name=f"{d['game']}:{p['name']}") for d in docs for p in d["properties"]]}
+            doc["seconds"] = round(time.perf_counter() - start, 4)
+            emit(doc)
+        else:
+            for r in reports:
+                table = Table(title=f"{r.ruleset.game} ({r.ruleset.name}) — {r.states} states, "
+                                    f"{r.seconds:.2f} s", title_justify="left")
+                table.add_column("property")
+                table.add_column("status")
+                table.add_column("how")
+                table.add_column("detail", overflow="fold")
+                colour = {"holds": "green", "fails": "red", "unknown": "yellow"}
+                for p in r.properties:
+                    table.add_row(p.name, f"[{colour[p.status]}]{p.status}[/]", p.kind, p.detail)
+                out.print(table)
+                for p in r.properties:
+                    if p.counterexample:
+                        out.print(f"[red]counterexample for {p.name}:[/red]")
+                        for line in p.counterexample:
+                            out.print("  " + line, markup=False, highlight=False)
+            out.print(f"verify: {status}")
+        if status != HOLDS:
+            raise Exit(1)
+    run(body)
+
+
+# ---- solve ----------------------------------------------------------------------------------------
+
+@app.command(context_settings=EXTRA)
+def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, built-in ruleset or RULESET.toml"),
+          players: Optional[int] = typer.Option(None, "--players"),
+          ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION"),
+          out_dir: Optional[Path] = typer.Option(None, "--out", help="write play table, graph, picture here"),
+          exact: Optional[bool] = typer.Option(None, "--exact/--float",
+                                               help="rational arithmetic (default: when small)"),
+          max_states: Optional[int] = typer.Option(None, "--max-states"),
+          timeout: Optional[float] = typer.Option(None, "--timeout"),
+          as_json: bool = typer.Option(False, "--json")) -> None:
+    """Exact values and the optimal policy; with --out, the play table (CSV, JSON), GraphML, PNG."""
+    from solver.analysis import solve_ruleset
+
+    def body():
+        rs = resolve(target, players, ctx.args, ruling)
+        with progress_bar(not as_json) as bar:
+            res = solve_ruleset(rs, exact=exact, max_states=max_states, timeout=timeout,
+                                out_dir=out_dir, progress=bar)
+        res.pop("_solution", None)
+        doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res}
+        doc["seconds"] = round(doc["seconds"], 4)
+        if as_json:
+            emit(doc)
+            return
+        if res.get("partial"):
+            out.print(f"partial result: {res['reason']}; explored {res['states']} states, no values")
+            return
+        out.print(f"{rs.game} ({rs.name}): {res['states']} states, {doc['seconds']} s, "
+                  f"{res.get('method', '')}")
+        for seat, v in enumerate(res["values"]):
+            frac = f" = {v['fraction']}" if v["fraction"] else ""
+            out.print(f"  seat {seat}: {v['float']:.9f}{frac}", markup=False)
+        for f in res.get("files", []):
+            out.print(f"  wrote {f}", markup=False, highlight=False)
+    run(body)
+
+
+# ---- simulate ---------------------------------------------------------------------------------------
+
+@app.command(context_settings=EXTRA)
+def simulate(ctx: typer.Context, target: str = typer.Argument(...),
+             games_: int = typer.Option(1000, "--games", min=1, help="number of games"),
+             seed: int = typer.Option(0, "--seed"),
+             policy: Optional[str] = typer.Option(None, "--policy", help="policy name (see the game)"),
+             players: Optional[int] = typer.Option(None, "--players"),
+             ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION"),
+             as_json: bool = typer.Option(False, "--json")) -> None:
+    """Seeded Monte Carlo with 95% confidence intervals."""
+    from solver import montecarlo
+
+    def body():
+        start = time.perf_counter()
+        rs = resolve(target, players, ctx.args, ruling)
+        spec = get_spec(rs.game)
+        with progress_bar(not as_json) as bar:
+            prog = (lambda d, t: bar("simulate", d, t)) if bar else None
+            hook = spec.hooks.get("simulate")
+            if hook is not None:
+                res = hook(rs, games_, seed, policy, prog)
+            else:
+                game = spec.build(rs)
+                res = montecarlo.simulate(game, _policies(spec, game, policy, seed), games_, seed, prog)
+        doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), "policy": policy or "default",
+               **res, "seconds": round(time.perf_counter() - start, 4)}
+        if as_json:
+            emit(doc)
+        else:
+            out.print_json(json.dumps(doc, default=str))
+    run(body)
+
+
+def _policies(spec, game, name: Optional[str], seed: int) -> dict:
+    import random
+
+    from solver import montecarlo
+    named = spec.hooks.get("policies", {})
+    if name is None or name == "random":
+        rng = random.Random(seed ^ 0x5EED)
+        return {s: montecarlo.uniform_random_policy(game, rng) for s in range(game.num_players)}
+    if name == "optimal":
+        from solver.explore import explore
+        from solver.solve import solve as solve_graph
+        sol = solve_graph(explore(game))
+        pol = montecarlo.solution_policy(sol)
+        return {s: pol for s in range(game.num_players)}
+    if name in named:
+        pol = named[name](game)
+        return {s: pol for s in range(game.num_players)}
+    fail_input(f"command line: --policy: unknown policy {name!r} (known: random, optimal"
+               + "".join(f", {k}" for k in named) + ")")
+
+
+# ---- rulings ----------------------------------------------------------------------------------------
+
+@rulings_app.command("list")
+def rulings_list(game: Optional[str] = typer.Argument(None), as_json: bool = typer.Option(False, "--json")) -> None:
+    """Every ruling: id, question, default, alternatives and the sentence it interprets."""
+    def body():
+        specs = [get_spec(load_ruleset(game).game)] if game else all_specs()
+        docs = [{"game": s.name, "rulings": [{"id": r.id, "question": r.question, "default": r.default,
+                                              "alternatives": list(r.alternatives),
+                                              "options": dict(r.options), "cites": r.cites}
+                                             for r in s.schema.rulings]} for s in specs]
+        if as_json:
+            emit({"game": game or "all", "games": docs})
+            return
+        for d in docs:
+            table = Table(title=d["game"], title_justify="left")
+            for col in ("id", "question", "default", "alternatives"):
+                table.add_column(col, overflow="fold")
+            for r in d["rulings"]:
+                table.add_row(r["id"], r["question"], r["default"], ", ".join(r["alternatives"]))
+            out.print(table)
+    run(body)
+
+
+@rulings_app.command("diff", context_settings=EXTRA)
+def rulings_diff(ctx: typer.Context, target: str = typer.Argument(..., help="game or RULESET.toml"),
+                 ruling_id: str = typer.Argument(..., metavar="RULING"),
+                 option: Optional[str] = typer.Option(None, "--option", help="alternative (default: each)"),
+                 players: Optional[int] = typer.Option(None, "--players"),
+                 as_json: bool = typer.Option(False, "--json")) -> None:
+    """Where a ruling's readings part: a shortest situation (or proof that none is reachable)
+    on the small configuration, and the change in optimal values."""
+    from solver.analysis import ruling_diff
+
+    def body():
+        start = time.perf_counter()
+        rs = resolve(target, players, ctx.args, small=True)
+        spec = get_spec(rs.game)
+        if ruling_id not in spec.schema.ruling_index:
+            fail_input(f"command line: RULING: unknown ruling id {ruling_id!r} for {spec.name} "
+                       f"(known: {', '.join(spec.schema.ruling_index) or 'none'})")
+        r = spec.schema.ruling_index[ruling_id]
+        options = [option] if option else [o for o in r.options if o != rs.rulings[ruling_id]]
+        diffs = [ruling_diff(rs, ruling_id, o) for o in options]
+        doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), "diffs": diffs,
+               "seconds": round(time.perf_counter() - start, 4)}
+        if as_json:
+            emit(doc)
+            return
+        for d in diffs:
+            out.print(f"[bold]{d['ruling']}[/bold] {d['default']} vs {d['alternative']}: ", end="")
+            if d.get("parts"):
+                out.print(f"readings part after {d['depth']} moves")
+                for line in d["situation"]:
+                    out.print("  " + line, markup=False, highlight=False)
+            else:
+                out.print(d.get("proof") or d.get("note"))
+            out.print(f"  values: {json.dumps(d['values'])}", markup=False, highlight=False)
+    run(body)
+
+
+@rulings_app.command("check")
+def rulings_check(game: Optional[str] = typer.Argument(None),
+                  record: bool = typer.Option(False, "--record", help="store current results as expected"),
+                  as_json: bool = typer.Option(False, "--json")) -> None:
+    """Re-run the stored ruling regression scenarios (scenarios/<game>.json); exit 1 on any change."""
+    from solver.analysis import check_scenarios, record_scenarios
+
+    def body():
+        start = time.perf_counter()
+        names = [get_spec(load_ruleset(game).game).name] if game else list(GAMES)
+        if record:
+            paths = [str(record_scenarios(n)) for n in names]
+            emit({"game": game or "all", "recorded": paths}) if as_json else out.print(f"recorded {paths}")
+            return
+        rows = {n: check_scenarios(n) for n in names}
+        changed = [(n, r) for n, rs in rows.items() for r in rs if not r["same"]]
+        if as_json:
+            emit({"game": game or "all", "ruleset": "defaults", "config": {"games": names},
+                  "scenarios": rows, "changed": len(changed), "seconds": round(time.perf_counter() - start, 4)})
+        else:
+            for n, rs in rows.items():
+                out.print(f"{n}: {len(rs)} scenarios, {sum(not r['same'] for r in rs)} changed")
+            for n, r in changed:
+                out.print(f"  changed {n}:{r['scenario']}: expected {r['expected']}, got {r['got']}",
+                          markup=False)
+        if changed:
+            raise Exit(1)
+    run(body)
+
+
+# ---- deduce / compare ---------------------------------------------------------------------------------
+
+@app.command()
+def deduce(view: Path = typer.Argument(..., help="a Bomb Busters VIEW.json position file"),
+           as_json: bool = typer.Option(False, "--json")) -> None:
+    """Bomb Busters: exact wire probabilities from one player's view."""
+    def body():
+        if "bomb-busters" not in GAMES:
+            fail_input("deduce: the bomb-busters game is not installed")
+        start = time.perf_counter()
+        res = get_spec("bomb-busters").hooks["deduce"](view)
+        doc = {"game": "bomb-busters", "ruleset": res.get("ruleset", "bomb-busters"),
+               "config": res.get("config", {"view": str(view)}), **res,
+               "seconds": round(time.perf_counter() - start, 4)}
+        if as_json:
+            emit(doc)
+        else:
+            formatter = get_spec("bomb-busters").hooks.get("deduce_text")
+            if formatter is not None:
+                out.print(formatter(res), markup=False, highlight=False)
+            else:
+                out.print_json(json.dumps(doc, default=str))
+    run(body)
+
+
+@app.command(context_settings=EXTRA)
+def compare(a: str = typer.Argument(..., help="ruleset A (TOML or built-in)"),
+            b: str = typer.Argument(..., help="ruleset B (TOML or built-in)"),
+            as_json: bool = typer.Option(False, "--json")) -> None:
+    """What a rule edit changes: invariants and proofs, bounds, optimal values, game length."""
+    from solver.analysis import solve_ruleset
+    from solver.verify import verify as run_verify
+
+    def body():
+        start = time.perf_counter()
+        rsa, rsb = load_ruleset(a), load_ruleset(b)
+        if rsa.game != rsb.game:
+            fail_input(f"{b}: game: rulesets are for different games ({rsa.game} vs {rsb.game})")
+        spec = get_spec(rsa.game)
+        sides = {}
+        for label, rs in (("a", rsa), ("b", rsb)):
+            rep = run_verify(spec, rs)
+            res = solve_ruleset(rs)
+            res.pop("_solution", None)
+            sides[label] = {"ruleset": rs.name, "source": rs.source, "verify": rep.status,
+                            "properties": {p.name: p.status for p in rep.properties},
+                            "property_details": {p.name: p.detail for p in rep.properties},
+                            "values": res.get("values"), "states": res.get("states")}
+        pa, pb = sides["a"]["properties"], sides["b"]["properties"]
+        changes = {
+            "params": {k: [rsa.params.get(k), rsb.params.get(k)] for k in rsa.params
+                       if rsa.params.get(k) != rsb.params.get(k)},
+            "rulings": {k: [rsa.rulings.get(k), rsb.rulings.get(k)] for k in rsa.rulings
+                        if rsa.rulings.get(k) != rsb.rulings.get(k)},
+            "properties": {k: [pa.get(k), pb.get(k)] for k in sorted(set(pa) | set(pb)) if pa.get(k) != pb.get(k)},
+            "details": {k: [sides["a"]["property_details"].get(k), sides["b"]["property_details"].get(k)]
+                        for k in sorted(set(pa) & set(pb))
+                        if sides["a"]["property_details"][k] != sides["b"]["property_details"][k]},
+        }
+        doc = {"game": rsa.game, "ruleset": f"{rsa.name} vs {rsb.name}",
+               "config": {"a": rsa.as_dict(), "b": rsb.as_dict()}, "a": sides["a"], "b": sides["b"],
+               "changes": changes, "seconds": round(time.perf_counter() - start, 4)}
+        if as_json:
+            emit(doc)
+        else:
+            out.print_json(json.dumps({k: doc[k] for k in ("ruleset", "changes")}, default=str))
+            for label in ("a", "b"):
+                out.print(f"{label}: verify {sides[label]['verify']}, states {sides[label]['states']}, "
+                          f"values {sides[label]['values']}", markup=False)
+    run(body)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

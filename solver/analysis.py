@@ -1,0 +1,219 @@
+"""Library entry points behind the CLI: solve a ruleset, compare rulings, regression scenarios.
+
+Everything here works through ``GameSpec`` and the protocol only.
+"""
+from __future__ import annotations
+
+import json
+import time
+from collections import deque
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Callable
+
+from model.protocol import CHANCE, TERMINAL
+from model.registry import get_spec
+from model.ruleset import Ruleset, RulesetError
+
+from .explore import explore
+from .graph import decision_graph, policy_table, write_table
+from .solve import solve
+
+#: graphs up to this many states are solved in exact rational arithmetic by default
+EXACT_LIMIT = 50_000
+
+
+def value_entry(exact: Fraction | None, approx: float) -> dict[str, Any]:
+    return {"fraction": None if exact is None else str(exact), "float": float(approx)}
+
+
+def solve_ruleset(ruleset: Ruleset, *, exact: bool | None = None, max_states: int | None = None,
+                  timeout: float | None = None, out_dir: Path | None = None,
+                  progress: Callable | None = None) -> dict[str, Any]:
+    """Exact (or float, for large graphs) optimal values, policy table, graph and picture."""
+    spec = get_spec(ruleset.game)
+    start = time.perf_counter()
+    hook = spec.hooks.get("solve")
+    if hook is not None:
+        result = hook(ruleset, {"exact": exact, "max_states": max_states, "timeout": timeout},
+                      out_dir, progress)
+        result.setdefault("seconds", time.perf_counter() - start)
+        return result
+    game = spec.build(ruleset)
+    ex = explore(game, max_states=max_states, timeout=timeout,
+                 progress=(lambda n, pending, sec: progress("explore", n, n + pending)) if progress else None)
+    result: dict[str, Any] = {"states": ex.num_states, "edges": ex.num_edges,
+                              "explore_seconds": round(ex.seconds, 4)}
+    if not ex.complete:
+        result.update(partial=True, reason=ex.stop_reason, values=None,
+                      seconds=time.perf_counter() - start)
+        return result
+    use_exact = exact if exact is not None else ex.num_states <= EXACT_LIMIT
+    sol = solve(ex, exact=use_exact, progress=progress)
+    exact_vals = sol.initial_exact
+    result.update(
+        partial=False, exact=use_exact, method=sol.method, residual=sol.residual,
+        values=[value_entry(exact_vals[s] if exact_vals else None, sol.initial[s])
+                for s in range(game.num_players)],
+        solve_seconds=round(sol.seconds, 4), cyclic_states=sol.cyclic_states)
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        files = write_table(policy_table(sol), out_dir)
+        graph = decision_graph(sol)
+        if graph is not None:
+            import networkx as nx
+            nx.write_graphml(graph, out_dir / "decision_graph.graphml")
+            files.append(out_dir / "decision_graph.graphml")
+        else:
+            result["graph_note"] = "decision graph not written: too many states for GraphML"
+        picture = spec.hooks.get("picture")
+        if picture is not None:
+            files.append(picture(game, sol, out_dir / "policy.png"))
+        result["files"] = [str(f) for f in files]
+    result["seconds"] = time.perf_counter() - start
+    result["_solution"] = sol
+    return result
+
+
+def _signature(game, state) -> tuple:
+    """What a state offers: whose move, the moves with their probabilities and results' keys."""
+    seat = game.current_player(state)
+    if seat == TERMINAL:
+        return ("end", tuple(game.returns(state)))
+    moves = tuple((a, p, game.key(game.canonicalize(s)[0])) for a, p, s in game.successors(state))
+    return (seat, moves)
+
+
+def ruling_diff(ruleset: Ruleset, ruling_id: str, option: str, *, max_states: int = 500_000
+                ) -> dict[str, Any]:
+    """The shortest reachable situation where ``option`` plays differently from the ruleset's
+    reading of ``ruling_id``, and the change in optimal values (when both solve)."""
+    spec = get_spec(ruleset.game)
+    if ruling_id not in spec.schema.ruling_index:
+        raise RulesetError("command line", "ruling",
+                           f"unknown ruling id {ruling_id!r} for {spec.name} "
+                           f"(known: {', '.join(spec.schema.ruling_index) or 'none'})")
+    ruling = spec.schema.ruling_index[ruling_id]
+    if option not in ruling.options:
+        raise RulesetError("command line", "option", f"{option!r} is not an option of {ruling_id} "
+                           f"(options: {', '.join(ruling.options)})")
+    base_option = ruleset.rulings[ruling_id]
+    other = ruleset.with_overrides(rulings={ruling_id: option}, spec=spec.schema)
+    game_a, game_b = spec.build(ruleset), spec.build(other)
+    # breadth-first over the states reachable under either reading, in lockstep
+    start = game_a.canonicalize(game_a.initial_state())[0]
+    seen = {game_a.key(start): None}
+    queue = deque([(start, [])])
+    parting, complete = None, True
+    while queue:
+        state, path = queue.popleft()
+        sig_a, sig_b = _signature(game_a, state), _signature(game_b, state)
+        if sig_a != sig_b:
+            parting = (state, path, sig_a, sig_b)
+            break
+        if sig_a[0] == "end":
+            continue
+        for act, _, nxt in game_a.successors(state):
+            nxt = game_a.canonicalize(nxt)[0]
+            k = game_a.key(nxt)
+            if k not in seen:
+                seen[k] = None
+                queue.append((nxt, path + [(state, act)]))
+        if len(seen) > max_states:
+            complete = False
+            break
+    out: dict[str, Any] = {"ruling": ruling_id, "question": ruling.question, "default": base_option,
+                           "alternative": option, "states_compared": len(seen)}
+    if parting is not None:
+        state, path, sig_a, sig_b = parting
+        trace = [f"start: {game_a.describe_state(game_a.initial_state())}"]
+        for i, (s, a) in enumerate(path, 1):
+            trace.append(f"{i}. {game_a.seat_name(game_a.current_player(s))}: {game_a.describe_action(s, a)}")
+        trace.append(f"situation: {game_a.describe_state(state)}")
+        trace.append(f"under {base_option}: {_narrate_signature(game_a, state, sig_a)}")
+        trace.append(f"under {option}: {_narrate_signature(game_b, state, sig_b)}")
+        out.update(parts=True, depth=len(path), situation=trace)
+    elif complete:
+        out.update(parts=False, proof=f"no reachable situation parts the readings "
+                   f"({len(seen)} states of this configuration compared exhaustively)")
+    else:
+        out.update(parts=None, note=f"no parting found within {max_states} states")
+    values = {}
+    for label, rs in ((base_option, ruleset), (option, other)):
+        try:
+            res = solve_ruleset(rs, max_states=max_states)
+            values[label] = res.get("values")
+        except Exception as exc:  # noqa: BLE001 - a reading the solver cannot handle is reported
+            values[label] = f"not solved: {exc}"
+    out["values"] = values
+    a, b = values.get(base_option), values.get(option)
+    if isinstance(a, list) and isinstance(b, list):
+        out["value_change"] = [
+            {"fraction": str(Fraction(y["fraction"]) - Fraction(x["fraction"]))
+             if x["fraction"] and y["fraction"] else None, "float": y["float"] - x["float"]}
+            for x, y in zip(a, b)]
+    return out
+
+
+def _narrate_signature(game, state, sig) -> str:
+    if sig[0] == "end":
+        return "the game ends with returns " + ", ".join(str(r) for r in sig[1])
+    seat, moves = sig
+    parts = []
+    for a, p, _ in moves:
+        text = game.describe_action(state, a)
+        parts.append(text + (f" ({p})" if p is not None else ""))
+    return f"{game.seat_name(seat)} chooses among: " + "; ".join(parts) if seat >= 0 else \
+        "chance: " + "; ".join(parts)
+
+
+# ---- regression scenarios ------------------------------------------------------------------------
+
+SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
+
+
+def scenario_configs(game: str) -> list[tuple[str, Ruleset]]:
+    """The default small configuration under the defaults and under each ruling alternative."""
+    spec = get_spec(game)
+    base = spec.default().with_overrides(spec.verify_overrides, spec=spec.schema)
+    configs = [("defaults", base)]
+    for ruling in spec.schema.rulings:
+        for option in ruling.alternatives:
+            configs.append((f"{ruling.id}={option}",
+                            base.with_overrides(rulings={ruling.id: option}, spec=spec.schema)))
+    return configs
+
+
+def run_scenario(ruleset: Ruleset) -> dict[str, Any]:
+    res = solve_ruleset(ruleset, exact=True)
+    return {"states": res.get("states"),
+            "values": [v["fraction"] for v in res["values"]] if res.get("values") else None}
+
+
+def record_scenarios(game: str) -> Path:
+    SCENARIO_DIR.mkdir(exist_ok=True)
+    data = {name: {"rulings": dict(rs.rulings), "params": rs.as_dict()["params"],
+                   "expect": run_scenario(rs)} for name, rs in scenario_configs(game)}
+    path = SCENARIO_DIR / f"{game}.json"
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    return path
+
+
+def check_scenarios(game: str) -> list[dict[str, Any]]:
+    """Re-run the stored scenarios; each row says whether the result still matches."""
+    path = SCENARIO_DIR / f"{game}.json"
+    if not path.exists():
+        return []
+    try:
+        stored = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise RulesetError(str(path), "-", f"not valid JSON ({exc})") from None
+    spec = get_spec(game)
+    rows = []
+    for name, entry in stored.items():
+        rs = spec.default().with_overrides(entry.get("params", {}), entry.get("rulings", {}),
+                                           source=f"{path}:{name}", spec=spec.schema)
+        got = run_scenario(rs)
+        rows.append({"scenario": name, "expected": entry["expect"], "got": got,
+                     "same": got == entry["expect"]})
+    return rows

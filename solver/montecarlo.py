@@ -1,0 +1,108 @@
+"""Seeded Monte Carlo playouts of a protocol game under given policies, with confidence intervals."""
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from model.protocol import CHANCE, TERMINAL, Game
+
+Policy = Callable[[Any], Any]  # state -> action
+Progress = Callable[[int, int], None]
+
+Z95 = 1.959963984540054
+
+
+@dataclass
+class Estimate:
+    mean: float
+    low: float
+    high: float
+    n: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"mean": self.mean, "ci95": [self.low, self.high], "n": self.n}
+
+
+def mean_ci(total: float, total_sq: float, n: int) -> Estimate:
+    """Normal-approximation 95% interval of a mean from running sums."""
+    if n == 0:
+        return Estimate(math.nan, math.nan, math.nan, 0)
+    mean = total / n
+    var = max(total_sq / n - mean * mean, 0.0) * n / max(n - 1, 1)
+    half = Z95 * math.sqrt(var / n)
+    return Estimate(mean, mean - half, mean + half, n)
+
+
+def uniform_random_policy(game: Game, rng: random.Random) -> Policy:
+    return lambda state: rng.choice(list(game.legal_actions(state)))
+
+
+def playout(game: Game, policies: dict[int, Policy], rng: random.Random,
+            max_moves: int = 1_000_000) -> tuple[tuple, int]:
+    """One game to the end: (returns, number of moves). Chance draws exactly by its Fractions."""
+    state = game.initial_state()
+    moves = 0
+    while True:
+        seat = game.current_player(state)
+        if seat == TERMINAL:
+            return game.returns(state), moves
+        if moves >= max_moves:
+            raise RuntimeError(f"playout exceeded {max_moves} moves")
+        if seat == CHANCE:
+            outcomes = game.chance_outcomes(state)
+            r = rng.random()
+            acc = 0.0
+            action = outcomes[-1][0]
+            for o, p in outcomes:
+                acc += float(p)
+                if r < acc:
+                    action = o
+                    break
+        else:
+            action = policies[seat](state)
+        state = game.apply(state, action)
+        moves += 1
+
+
+def simulate(game: Game, policies: dict[int, Policy], games: int, seed: int,
+             progress: Progress | None = None) -> dict[str, Any]:
+    """Play ``games`` seeded games; mean return per seat and mean length with 95% intervals."""
+    rng = random.Random(seed)
+    n = game.num_players
+    sums, sqs = [0.0] * n, [0.0] * n
+    len_sum = len_sq = 0.0
+    start = time.perf_counter()
+    for i in range(games):
+        ret, moves = playout(game, policies, rng)
+        for s in range(n):
+            v = float(ret[s])
+            sums[s] += v
+            sqs[s] += v * v
+        len_sum += moves
+        len_sq += moves * moves
+        if progress is not None and (i + 1) % max(1, games // 100) == 0:
+            progress(i + 1, games)
+    return {"games": games, "seed": seed, "seconds": time.perf_counter() - start,
+            "returns": [mean_ci(sums[s], sqs[s], games).as_dict() for s in range(n)],
+            "moves": mean_ci(len_sum, len_sq, games).as_dict()}
+
+
+def solution_policy(sol) -> Policy:
+    """The solved optimal policy as a state -> action function (states outside the graph fail)."""
+    ex = sol.exploration
+    game = ex.game
+    index = {k: i for i, k in enumerate(ex.keys)}
+    symmetric = ex.perm is not None
+
+    def policy(state):
+        canon = game.canonicalize(state)[0] if symmetric else state
+        node = index[canon if game.state_is_key else game.key(canon)]
+        edge = int(sol.choice[node])
+        if not symmetric:
+            return ex.action[edge]
+        # actions are the game's own; symmetric representatives share action labels
+        return ex.action[edge]
+    return policy
