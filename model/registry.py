@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 GAMES: dict[str, str] = {
     "pig": "model.pig",
     "presentes": "model.presentes",
+    "loira": "model.loira",
 }
 
 

@@ -25,7 +25,7 @@ def _deck(value: Any) -> Any:
         value = value.replace(",", " ").split()
     if not isinstance(value, (list, tuple)) or not value:
         raise ValueError('must be "standard" or a non-empty list of cards')
-    return tuple(sorted(parse_token(v) for v in value))
+    return tuple(TOKENS[k] for k in sorted(parse_token(v) for v in value))
 
 
 def _stalls(value: Any) -> Any:
@@ -39,7 +39,7 @@ def _expansions(value: Any) -> tuple[int, ...]:
         value = value.replace(",", " ").split()
     if not isinstance(value, (list, tuple)):
         raise ValueError("must be a list of mini-expansion names")
-    out = []
+    out: list[int] = []
     for name in value:
         kind = parse_token(name)
         if kind < Kind.RAPAGOTE:
@@ -47,7 +47,7 @@ def _expansions(value: Any) -> tuple[int, ...]:
         if kind in out:
             raise ValueError(f"{name!r} is listed twice")
         out.append(kind)
-    return tuple(sorted(out))
+    return tuple(TOKENS[k] for k in sorted(out))
 
 
 def _rolls(value: Any) -> Any:
@@ -85,7 +85,8 @@ def whole_check(p: Mapping[str, Any]) -> tuple[str, str] | None:
         return "first_seat", f"must be a seat from 0 to {n - 1}"
     if p["stall_count"] > 7 and n < 6:
         return "stall_count", "more than 7 stalls needs two boxes (6 to 10 players)"
-    kinds = p["expansions"] if p["deck"] == STANDARD else tuple(k for k in p["deck"] if k >= Kind.RAPAGOTE)
+    kinds = p["expansions"] if p["deck"] == STANDARD else tuple(
+        k for k in map(parse_token, p["deck"]) if k >= Kind.RAPAGOTE)
     if Kind.PROFESSORA in kinds and n < 3:
         return "expansions", "Professora is only for 3 or more players (000)"
     if p["deck"] != STANDARD and p["expansions"]:
@@ -135,9 +136,10 @@ def config_from(ruleset: Ruleset) -> Config:
     n = p["players"]
     boxes = 2 if n >= 6 else 1
     if p["deck"] == STANDARD:
-        deck = standard_deck(n, r["L01"], p["expansions"], boxes if r["L35"] == "both-decks" else 1)
+        deck = standard_deck(n, r["L01"], map(parse_token, p["expansions"]),
+                             boxes if r["L35"] == "both-decks" else 1)
     else:
-        deck = counts_of(p["deck"])
+        deck = counts_of(parse_token(t) for t in p["deck"])
     if p["stalls"] == STANDARD:
         values = standard_stalls(r["L02"], p["stall_count"], r["L34"])
     else:

@@ -33,6 +33,16 @@ def _to_discard(g: "LoiraGame", st: St, kind: int, count: int = 1) -> None:
     st[g.disc_index(kind)] += count
 
 
+def _off(g: "LoiraGame", mover: int, seat: int) -> int:
+    """Seat targets are actions relative to the mover (offset clockwise), so that actions keep
+    their meaning under the seat-swap symmetry."""
+    return (seat - mover) % g.num_players
+
+
+def _seat(g: "LoiraGame", mover: int, offset: int) -> int:
+    return (mover + offset) % g.num_players
+
+
 def _play_order(g: "LoiraGame", st: Sequence[int], start: int) -> list[int]:
     step = -1 if st[DIR] else 1
     n = g.num_players
@@ -89,15 +99,16 @@ def legal_actions(g: "LoiraGame", s: Sequence[int]) -> list[int]:
         if s[g.h(turn, g.h_int)]:
             acts.append(SWITCH)
         if s[g.h(turn, g.h_ralo)]:
-            acts += [RALO_PASS + t for t in range(g.num_players) if t != turn and not g.stopped(s, t)]
+            acts += sorted(RALO_PASS + _off(g, turn, t) for t in range(g.num_players)
+                           if t != turn and not g.stopped(s, t))
         acts += [OPEN_ASIDE + k for i, k in enumerate(EXPANSION_KINDS) if s[g.o_aside + i]]
         return acts
     if ph == Phase.STEAL:
-        return [t for t in _targets(g, s, turn) if s[g.o_rolls + t]]
+        return sorted(_off(g, turn, t) for t in _targets(g, s, turn) if s[g.o_rolls + t])
     if ph == Phase.DESCARGA:
         return descarga_options(g, s)
     if ph in (Phase.FIOS, Phase.RAPAGOTE):
-        return _targets(g, s, turn)
+        return sorted(_off(g, turn, t) for t in _targets(g, s, turn))
     if ph == Phase.ESCORT or ph == Phase.INTNOW or ph == Phase.CHUTE:
         return [NO, YES]
     if ph == Phase.EXPANSION:
@@ -107,7 +118,7 @@ def legal_actions(g: "LoiraGame", s: Sequence[int]) -> list[int]:
     if ph == Phase.ZELADOR:
         return _point_slots(g, s, s[PREV])
     if ph == Phase.PROFESSORA:
-        t = _targets(g, s, turn)
+        t = sorted(_off(g, turn, x) for x in _targets(g, s, turn))
         return [a * 16 + b for a in t for b in t if a != b]
     if ph == Phase.DIRETORA:
         return _diretora_options(g, s)
@@ -136,7 +147,7 @@ def on_turn(g: "LoiraGame", st: St, a: int) -> None:
         resolve(g, st, kind)
     else:  # RALO_PASS: L20, passing the Ralo is an action on the holder's turn
         st[g.h(turn, g.h_ralo)] -= 1
-        st[g.h(a - RALO_PASS, g.h_ralo)] += 1
+        st[g.h(_seat(g, turn, a - RALO_PASS), g.h_ralo)] += 1
 
 
 def on_draw(g: "LoiraGame", st: St, kind: int) -> None:
@@ -286,8 +297,9 @@ def toc_toc(g: "LoiraGame", st: St) -> None:
     card_done(g, st)
 
 
-def on_steal(g: "LoiraGame", st: St, target: int) -> None:
+def on_steal(g: "LoiraGame", st: St, a: int) -> None:
     turn = st[TURN]
+    target = _seat(g, turn, a)
     st[g.o_rolls + target] -= 1
     st[g.o_rolls + turn] += 1
     if st[CARD] == Kind.TOCTOC:
@@ -318,9 +330,10 @@ def on_chute(g: "LoiraGame", st: St, a: int) -> None:
 
 def descarga_options(g: "LoiraGame", st: Sequence[int]) -> list[int]:
     turn = st[TURN]
-    opts = [t * 32 + slot for t in _targets(g, st, turn) for slot in _point_slots(g, st, t)]
+    opts = sorted(_off(g, turn, t) * 32 + slot for t in _targets(g, st, turn)
+                  for slot in _point_slots(g, st, t))
     if not opts and _rule(g, "L10") == "self":
-        opts = [turn * 32 + slot for slot in _point_slots(g, st, turn)]
+        opts = [slot for slot in _point_slots(g, st, turn)]  # offset 0: oneself
     if opts and _rule(g, "L29") == "optional":
         opts.insert(0, DECLINE)
     return opts
@@ -336,8 +349,8 @@ def descarga(g: "LoiraGame", st: St) -> None:
 
 def on_descarga(g: "LoiraGame", st: St, a: int) -> None:
     if a != DECLINE:
-        target, slot = divmod(a, 32)
-        _discard_slot(g, st, target, slot)
+        offset, slot = divmod(a, 32)
+        _discard_slot(g, st, _seat(g, st[TURN], offset), slot)
     card_done(g, st)
 
 
@@ -353,7 +366,8 @@ def fios(g: "LoiraGame", st: St) -> None:
         card_done(g, st)
 
 
-def on_fios(g: "LoiraGame", st: St, invitee: int) -> None:
+def on_fios(g: "LoiraGame", st: St, a: int) -> None:
+    invitee = _seat(g, st[TURN], a)
     keeper = st[TURN] if _rule(g, "L33") == "inviter" else invitee
     start_opening(g, st, [(invitee, keeper)])
 
@@ -369,7 +383,8 @@ def rapagote(g: "LoiraGame", st: St) -> None:
         card_done(g, st)
 
 
-def on_rapagote(g: "LoiraGame", st: St, other: int) -> None:
+def on_rapagote(g: "LoiraGame", st: St, a: int) -> None:
+    other = _seat(g, st[TURN], a)
     start_opening(g, st, [(st[TURN], st[TURN]), (other, other)])
 
 
@@ -417,11 +432,13 @@ def _diretora_openers(g: "LoiraGame", st: Sequence[int]) -> list[int]:
 def _diretora_options(g: "LoiraGame", st: Sequence[int]) -> list[int]:
     from itertools import combinations
     openers = _diretora_openers(g, st)
-    return sorted(sum(1 << s for s in c) for c in combinations(openers, st[PHYS]))
+    turn = st[TURN]
+    return sorted(sum(1 << _off(g, turn, s) for s in c) for c in combinations(openers, st[PHYS]))
 
 
 def on_diretora(g: "LoiraGame", st: St, mask: int) -> None:
-    start_opening(g, st, [(s, s) for s in _diretora_openers(g, st) if mask >> s & 1])
+    turn = st[TURN]
+    start_opening(g, st, [(s, s) for s in _diretora_openers(g, st) if mask >> _off(g, turn, s) & 1])
 
 
 def tia(g: "LoiraGame", st: St) -> None:
@@ -456,7 +473,7 @@ def professora(g: "LoiraGame", st: St) -> None:
 
 
 def on_professora(g: "LoiraGame", st: St, a: int) -> None:
-    first, second = divmod(a, 16)
+    first, second = (_seat(g, st[TURN], x) for x in divmod(a, 16))
     picks = [(first, first), (second, second)][:st[PHYS]]
     start_opening(g, st, picks)
 

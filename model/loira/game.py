@@ -222,7 +222,7 @@ class LoiraGame(Game):
             if a >= OPEN_ASIDE:
                 return f"opens the set-aside {TOKENS[a - OPEN_ASIDE]}"
             if a >= RALO_PASS:
-                return f"passes the Ralo to seat {a - RALO_PASS}"
+                return f"passes the Ralo to seat {(s[TURN] + a - RALO_PASS) % self.num_players}"
             return {GO: "goes to the bathroom (draws)", STOP_ACT: "stops", SWITCH: "uses the Interruptor",
                     PASS: "passes"}[a]
         if ph == Phase.ESCORT:
@@ -235,12 +235,12 @@ class LoiraGame(Game):
         if ph == Phase.DESCARGA:
             if a == DECLINE:
                 return "declines"
-            target, slot = divmod(a, 32)
-            return f"flushes seat {target}'s {self.slot_name(slot)}"
+            offset, slot = divmod(a, 32)
+            return f"flushes seat {(s[TURN] + offset) % self.num_players}'s {self.slot_name(slot)}"
         if ph in (Phase.STEAL, Phase.FIOS, Phase.RAPAGOTE):
             verb = {Phase.STEAL: "takes a roll from", Phase.FIOS: "invites",
                     Phase.RAPAGOTE: "indicates"}[Phase(ph)]
-            return f"{verb} seat {a}"
+            return f"{verb} seat {(s[TURN] + a) % self.num_players}"
         if ph == Phase.ZELADOR:
             return f"discards {self.slot_name(a)}"
         if ph == Phase.EXPANSION:
@@ -248,9 +248,11 @@ class LoiraGame(Game):
         if ph in (Phase.INTNOW, Phase.CHUTE):
             return "yes" if a == YES else "no"
         if ph == Phase.PROFESSORA:
-            return f"invites seat {a // 16} then seat {a % 16}"
+            n = self.num_players
+            return f"invites seat {(s[TURN] + a // 16) % n} then seat {(s[TURN] + a % 16) % n}"
         if ph == Phase.DIRETORA:
-            return "openers " + ",".join(str(i) for i in range(self.num_players) if a >> i & 1)
+            n = self.num_players
+            return "openers " + ",".join(str((s[TURN] + i) % n) for i in range(n) if a >> i & 1)
         return repr(a)
 
     def slot_name(self, slot: int) -> str:

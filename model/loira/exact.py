@@ -1,0 +1,113 @@
+"""Exact optimal values of a Loira round or match by memoised backward induction.
+
+A Loira round is acyclic (every move draws a card, stops a seat, opens or kicks a stall, or ends
+the round), so one depth-first pass computes exact values: chance nodes take the expectation with
+``Fraction`` probabilities, decision nodes the mover's best value. Two players: the zero-sum value
+``U = P(seat 0 wins outright) - P(seat 1 wins outright)``; the seat swap is used as a symmetry
+(``value(s) = -value(swap(s))``). Three or more: max^n, each mover maximises its own share; ties
+are broken by the first legal action in ascending order (the documented tie rule).
+
+This is the game-specific exact solver used by the tests, the regret measurements and the
+``solve`` hook; it cross-checks against the generic ``solver/solve.py`` on small configurations.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable
+
+from model.protocol import CHANCE, TERMINAL
+
+from .game import LoiraGame
+from .state import LoiraState
+
+Value = tuple[Fraction, ...]
+
+
+@dataclass
+class Solution:
+    game: LoiraGame
+    values: dict[LoiraState, Value] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def states(self) -> int:
+        return len(self.values)
+
+    def value(self, s: LoiraState) -> Value:
+        return self.values[s] if s in self.values else solve_state(self, s)
+
+    def action_values(self, s: LoiraState) -> list[tuple[int, Value]]:
+        g = self.game
+        return [(a, self.value(g.apply(s, a))) for a in g.legal_actions(s)]
+
+    def best_action(self, s: LoiraState) -> int:
+        seat = self.game.current_player(s)
+        best, best_v = None, None
+        for a, v in self.action_values(s):
+            if best_v is None or v[seat] > best_v:
+                best, best_v = a, v[seat]
+        return best
+
+
+def solve_state(sol: Solution, root: LoiraState, progress: Callable[[int], None] | None = None) -> Value:
+    """Exact value of ``root`` (memoised in ``sol.values``), iterative to avoid deep recursion."""
+    g, memo = sol.game, sol.values
+    two = g.num_players == 2
+    cp, apply_, legal, chance = g.current_player, g.apply, g.legal_actions, g.chance_outcomes
+    returns = g.returns
+    stack: list[tuple[LoiraState, int]] = [(root, 0)]
+    every = 0
+    while stack:
+        s, expanded = stack[-1]
+        if s in memo:
+            stack.pop()
+            continue
+        seat = cp(s)
+        if seat == TERMINAL:
+            memo[s] = returns(s)
+            stack.pop()
+            continue
+        if seat == CHANCE:
+            moves = [(p, apply_(s, o)) for o, p in chance(s)]
+        else:
+            moves = [(None, apply_(s, a)) for a in legal(s)]
+        if not expanded:
+            stack[-1] = (s, 1)
+            pending = [t for _, t in moves if t not in memo]
+            if pending:
+                stack.extend((t, 0) for t in pending)
+                continue
+        if seat == CHANCE:
+            acc = [Fraction(0)] * g.num_players
+            for p, t in moves:
+                vt = memo[t]
+                for i in range(g.num_players):
+                    acc[i] += p * vt[i]
+            memo[s] = tuple(acc)
+        else:
+            best = None
+            for _, t in moves:
+                vt = memo[t]
+                if best is None or vt[seat] > best[seat]:
+                    best = vt
+            memo[s] = best
+        stack.pop()
+        every += 1
+        if progress is not None and every % 50_000 == 0:
+            progress(len(memo))
+    del two
+    return memo[root]
+
+
+def solve(game: LoiraGame, progress: Callable[[int], None] | None = None) -> Solution:
+    sol = Solution(game)
+    start = time.perf_counter()
+    solve_state(sol, game.initial_state(), progress)
+    sol.seconds = time.perf_counter() - start
+    return sol
+
+
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
