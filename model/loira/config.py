@@ -85,8 +85,7 @@ def whole_check(p: Mapping[str, Any]) -> tuple[str, str] | None:
         return "first_seat", f"must be a seat from 0 to {n - 1}"
     if p["stall_count"] > 7 and n < 6:
         return "stall_count", "more than 7 stalls needs two boxes (6 to 10 players)"
-    kinds = p["expansions"] if p["deck"] == STANDARD else tuple(
-        k for k in map(parse_token, p["deck"]) if k >= Kind.RAPAGOTE)
+    kinds = tuple(map(parse_token, p["expansions"] if p["deck"] == STANDARD else p["deck"]))
     if Kind.PROFESSORA in kinds and n < 3:
         return "expansions", "Professora is only for 3 or more players (000)"
     if p["deck"] != STANDARD and p["expansions"]:
