@@ -29,7 +29,7 @@ from .state import (CARD, CROLLS, CUR, DECLINE, DIR, END, FIRST, GO, GRITOS, HEA
 class LoiraGame(Game):
     name = "loira"
 
-    def __init__(self, cfg: Config):
+    def __init__(self, cfg: Config, symmetry: bool = True):
         self.cfg = cfg
         n = self.num_players = cfg.players
         self.kinds = tuple(k for k in range(NUM_KINDS) if cfg.deck[k])
@@ -55,7 +55,8 @@ class LoiraGame(Game):
             self.min_utility, self.max_utility, self.constant_sum = Fraction(-1), Fraction(1), Fraction(0)
         else:
             self.min_utility, self.max_utility, self.constant_sum = Fraction(0), Fraction(1), Fraction(1)
-        self.seat_permutations = ((0, 1), (1, 0)) if n == 2 else ()
+        # seat swap in 2 players (off for narrating traces in the seats' own terms)
+        self.seat_permutations = ((0, 1), (1, 0)) if n == 2 and symmetry else ()
         self.max_game_length = self._length_bound()
 
     state_is_key = True
@@ -165,7 +166,7 @@ class LoiraGame(Game):
 
     def canonicalize(self, s: LoiraState) -> tuple[LoiraState, int]:
         """Two players: the seat swap is a symmetry (the rules never name a seat)."""
-        if self.num_players != 2:
+        if len(self.seat_permutations) < 2:
             return s, 0
         t = self.swap(s)
         return (t, 1) if t < s else (s, 0)

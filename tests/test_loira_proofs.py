@@ -1,0 +1,56 @@
+"""Loira proofs: every check holds on the default small configuration; known bounds; ruling
+alternatives that break a property are reported as such."""
+from __future__ import annotations
+
+from model.loira import SPEC
+from model.loira.bounds import score_bounds as closed
+from model.loira.config import config_from
+from proofs.loira import checks, conservation, deck_never_empty, score_bounds, termination, tie_break
+from test_loira_helpers import ruleset
+
+
+def test_verify_checks_all_hold_on_the_small_configuration():
+    results = checks(ruleset(dict(SPEC.verify_overrides)))
+    names = {r.name for r in results}
+    assert {"score-bounds (this ruleset)", "score-bounds-reachable", "tie-break-total",
+            "tie-break-symmetric", "round-termination", "match-termination",
+            "deck-never-empty (full game)", "deck-exhaustion-matches-proof"} <= names
+    bad = [(r.name, r.status, r.detail) for r in results if r.status != "holds"]
+    assert not bad
+
+
+def test_full_game_score_bounds():
+    # base game, 2 players (nulls removed): bathroom 3 doors x (1+1+1+2+2+2) = 27; 4 openings one
+    # seat can win (3 Gritos + Fios) -> 4+4+3+3 = 14; Espelho copying a 4; Interruptor 2; 3 rolls.
+    res, lo, hi = score_bounds(config_from(ruleset()), "base")
+    assert res.status == "holds" and (lo, hi) == (0, 27 + 14 + 4 + 2 + 3)
+    # with the Ralo the minimum is -2 (it is the only card held)
+    cfg = config_from(ruleset({"players": 4, "expansions": ["ralo"]}))
+    res, lo, hi = score_bounds(cfg, "ralo")
+    assert res.status == "holds" and lo == -2 and (lo, hi) == closed(cfg)
+
+
+def test_tie_break_properties_for_several_seat_counts():
+    for n in (2, 3, 5):
+        assert all(r.status == "holds" for r in tie_break(n)), n
+
+
+def test_conservation_is_inductive():
+    assert all(r.status == "holds" for r in conservation(config_from(ruleset({"players": 6}))))
+
+
+def test_termination_and_its_ruling_sensitivity():
+    cfg = config_from(ruleset())
+    res = {r.name: r for r in termination(cfg)}
+    assert res["round-termination"].status == "holds" and res["round-termination"].data["turn_bound"] == 29 + 2
+    replay = {r.name: r for r in termination(config_from(ruleset(rulings={"L15": "replay"})))}
+    assert replay["match-termination"].status == "fails"
+    reshuffle = {r.name: r for r in termination(config_from(ruleset(rulings={"L25": "reshuffle"})))}
+    assert reshuffle["round-termination"].status == "unknown"
+
+
+def test_deck_never_empty_needs_three_gritos():
+    assert deck_never_empty(config_from(ruleset())).status == "holds"
+    two = config_from(ruleset({"deck": ["F1", "grito", "grito"]}))
+    res = deck_never_empty(two)
+    assert res.status == "fails" and "initial" in res.detail
