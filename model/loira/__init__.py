@@ -8,6 +8,7 @@ from model.spec import GameSpec
 
 from .config import SCHEMA, config_from
 from .game import LoiraGame
+from .picture import draw_policy
 
 
 def build(ruleset: Ruleset) -> LoiraGame:
@@ -17,11 +18,6 @@ def build(ruleset: Ruleset) -> LoiraGame:
 def _checks(ruleset: Ruleset):
     from proofs.loira import checks
     return checks(ruleset)
-
-
-def _hooks() -> dict:
-    from . import hooks
-    return hooks.HOOKS
 
 
 SPEC = GameSpec(
@@ -36,7 +32,7 @@ SPEC = GameSpec(
                       "stalls": (2, 4), "centre_rolls": 1},
     checks=_checks,
     verify_max_states=2_000_000,
-    hooks={},
+    hooks={"picture": draw_policy},
 )
 
 __all__ = ["SPEC", "LoiraGame", "build"]
