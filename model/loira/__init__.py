@@ -8,7 +8,9 @@ from model.spec import GameSpec
 
 from .config import SCHEMA, config_from
 from .game import LoiraGame
+from .hooks import simulate
 from .picture import draw_policy
+from .policies import POLICIES
 
 
 def build(ruleset: Ruleset) -> LoiraGame:
@@ -32,7 +34,7 @@ SPEC = GameSpec(
                       "stalls": (2, 4), "centre_rolls": 1},
     checks=_checks,
     verify_max_states=2_000_000,
-    hooks={"picture": draw_policy},
+    hooks={"picture": draw_policy, "simulate": simulate, "policies": POLICIES},
 )
 
 __all__ = ["SPEC", "LoiraGame", "build"]

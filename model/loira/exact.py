@@ -31,6 +31,8 @@ class Solution:
     game: LoiraGame
     values: dict[LoiraState, Value] = field(default_factory=dict)
     seconds: float = 0.0
+    #: seats whose decisions follow a fixed policy (the others best-respond)
+    fixed: dict[int, Callable[[LoiraState], int]] = field(default_factory=dict)
 
     @property
     def states(self) -> int:
@@ -54,8 +56,7 @@ class Solution:
 
 def solve_state(sol: Solution, root: LoiraState, progress: Callable[[int], None] | None = None) -> Value:
     """Exact value of ``root`` (memoised in ``sol.values``), iterative to avoid deep recursion."""
-    g, memo = sol.game, sol.values
-    two = g.num_players == 2
+    g, memo, fixed = sol.game, sol.values, sol.fixed
     cp, apply_, legal, chance = g.current_player, g.apply, g.legal_actions, g.chance_outcomes
     returns = g.returns
     stack: list[tuple[LoiraState, int]] = [(root, 0)]
@@ -72,6 +73,8 @@ def solve_state(sol: Solution, root: LoiraState, progress: Callable[[int], None]
             continue
         if seat == CHANCE:
             moves = [(p, apply_(s, o)) for o, p in chance(s)]
+        elif seat in fixed:
+            moves = [(None, apply_(s, fixed[seat](s)))]
         else:
             moves = [(None, apply_(s, a)) for a in legal(s)]
         if not expanded:
@@ -98,16 +101,31 @@ def solve_state(sol: Solution, root: LoiraState, progress: Callable[[int], None]
         every += 1
         if progress is not None and every % 50_000 == 0:
             progress(len(memo))
-    del two
     return memo[root]
 
 
-def solve(game: LoiraGame, progress: Callable[[int], None] | None = None) -> Solution:
-    sol = Solution(game)
+def solve(game: LoiraGame, progress: Callable[[int], None] | None = None,
+          fixed: dict[int, Callable[[LoiraState], int]] | None = None) -> Solution:
+    """Optimal values; with ``fixed``, the values when those seats follow their policies and the
+    other seats play their best responses."""
+    sol = Solution(game, fixed=dict(fixed or {}))
     start = time.perf_counter()
     solve_state(sol, game.initial_state(), progress)
     sol.seconds = time.perf_counter() - start
     return sol
+
+
+def regret(game: LoiraGame, policy_factory, optimum: Solution | None = None) -> dict:
+    """Exact regret of a policy: for each seat, the optimal value minus the value it gets when
+    it follows the policy and every other seat best-responds."""
+    optimum = optimum or solve(game)
+    root = game.initial_state()
+    best = optimum.value(root)
+    out = {}
+    for seat in range(game.num_players):
+        got = solve(game, fixed={seat: policy_factory(game)}).value(root)
+        out[seat] = {"optimal": best[seat], "policy": got[seat], "regret": best[seat] - got[seat]}
+    return out
 
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))

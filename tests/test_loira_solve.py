@@ -1,0 +1,71 @@
+"""Loira solving: the game-specific exact solver against the generic one, Monte Carlo under the
+optimal policy against the exact value, policy regret, the hooks."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from model.loira import SPEC
+from model.loira.exact import regret, solve
+from model.loira.hooks import playout, simulate
+from model.loira.policies import POLICIES
+from solver.explore import explore
+from solver.solve import solve as generic_solve
+from test_loira_helpers import game, ruleset
+
+MINI = {"deck": ["F1", "F2", "M1", "M2", "grito", "grito"], "stalls": [2, 4], "centre_rolls": 1}
+CONFIGS = [
+    MINI,
+    dict(SPEC.verify_overrides),
+    {"players": 3, "deck": ["F1", "F2", "grito", "toc-toc", "fios"], "stalls": [3], "centre_rolls": 1},
+    {"deck": ["F1", "P2", "grito", "chute", "espelho", "interruptor"], "stalls": [2, 3], "rolls": [1, 0],
+     "centre_rolls": 0},
+]
+
+
+@pytest.mark.parametrize("params", CONFIGS)
+def test_exact_solver_matches_generic_solver(params):
+    g = game(params)
+    ours = solve(g).value(g.initial_state())
+    theirs = generic_solve(explore(g), exact=True).initial_exact
+    assert ours == theirs
+
+
+def test_monte_carlo_under_optimal_play_matches_exact_value():
+    g = game(MINI)
+    sol = solve(g)
+    exact = sol.value(g.initial_state())[0]        # 46/405 (see test above: both solvers agree)
+    rng = random.Random(11)
+    games, total, sq = 4000, 0.0, 0.0
+    policy = {0: sol.best_action, 1: sol.best_action}
+    for _ in range(games):
+        s, _ = playout(g, policy, rng)
+        u = float(g.returns(s)[0])
+        total, sq = total + u, sq + u * u
+    mean = total / games
+    half = 1.96 * ((sq / games - mean * mean) / games) ** 0.5
+    assert abs(mean - float(exact)) <= half
+
+
+def test_policy_regret_is_nonnegative_and_lookahead_beats_simple_rules():
+    g = game(MINI)
+    opt = solve(g)
+    regrets = {name: regret(g, POLICIES[name], opt) for name in ("lookahead", "lead", "stop-at-3")}
+    for name, per_seat in regrets.items():
+        assert all(r["regret"] >= 0 for r in per_seat.values()), name
+    total = {name: sum(r["regret"] for r in per_seat.values()) for name, per_seat in regrets.items()}
+    assert total["lookahead"] < total["lead"] and total["lookahead"] < total["stop-at-3"]
+
+
+def test_simulate_hook_and_picture(tmp_path):
+    res = simulate(ruleset(MINI), 200, 5, "lookahead:stop-at-5", None)
+    assert res["games"] == 200 and res["policies"] == ["lookahead", "stop-at-5"]
+    p0, p1, tie = (res["seat0_wins_outright"]["mean"], res["seat1_wins_outright"]["mean"],
+                   res["shared_win"]["mean"])
+    assert abs(p0 + p1 + tie - 1) < 1e-9
+    assert res["seat0_utility"]["mean"] == pytest.approx(p0 - p1)
+    g = game(MINI)
+    sol = generic_solve(explore(g))
+    path = SPEC.hooks["picture"](g, sol, tmp_path / "policy.png")
+    assert path.exists() and path.stat().st_size > 1000
