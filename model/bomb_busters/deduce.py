@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import factorial
+from operator import add
 from typing import Iterator
 
 from . import tiles as T
@@ -99,6 +100,8 @@ class _Problem:
         if any(last < 0 for _, _, last, _ in self.claims):
             raise NoDeal("a claim names a value no hidden wire can have")
         self.R = len(self.slots)
+        self.run_k = [[self.run[r][k] for r in range(self.R)] for k in range(len(self.kinds))]
+        self._cache: dict = {}
 
     def start(self) -> StateT:
         return (0,) * (self.R + 2 + len(self.claims))
@@ -106,37 +109,52 @@ class _Problem:
     def final(self) -> StateT:
         return tuple(self.sizes) + tuple(self.aside) + tuple(k for *_, k in self.claims)
 
-    def moves(self, k: int, state: StateT) -> Iterator[tuple[StateT, int, tuple[int, ...]]]:
-        """Successors after placing every copy of kind k: (state, weight, counts per rack)."""
+    def _options(self, k: int, caps: tuple[int, ...], aside_ok: bool) -> list:
+        """(counts per rack, weight, state increment) for every way to place kind k's copies."""
+        key = (k, caps, aside_ok)
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
         R, m, g = self.R, self.mult[k], self.group[k]
-        caps = [min(self.run[r][k][state[r]], self.sizes[r] - state[r]) for r in range(R)]
-        options = []
-        if g >= 0 and state[R + g] < self.aside[g]:
-            options.append(((0,) * R, 1, g))  # this tile is the set-aside one
-        weight_top = factorial(m)
-        for counts in _compositions(m, caps):
-            w = weight_top
+        width = R + 2 + len(self.claims)
+        out = []
+        if aside_ok:  # this red/yellow tile is the set-aside one
+            delta = [0] * width
+            delta[R + g] = 1
+            out.append(((0,) * R, 1, tuple(delta)))
+        top = factorial(m)
+        for counts in _compositions(m, list(caps)):
+            w = top
             for c in counts:
                 if c > 1:
                     w //= factorial(c)
-            options.append((counts, w, -1))
-        for counts, w, aside in options:
-            new = list(state)
-            for r in range(R):
-                new[r] += counts[r]
-            if aside >= 0:
-                new[R + aside] += 1
+            out.append((counts, w, counts + (0,) * (width - R)))
+        self._cache[key] = out
+        return out
+
+    def moves(self, k: int, state: StateT) -> list[tuple[StateT, int, tuple[int, ...]]]:
+        """Successors after placing every copy of kind k: (state, weight, counts per rack)."""
+        R, g = self.R, self.group[k]
+        run_k, m = self.run_k[k], self.mult[k]
+        caps = tuple(min(run_k[r][state[r]], self.sizes[r] - state[r], m) for r in range(R))
+        options = self._options(k, caps, g >= 0 and state[R + g] < self.aside[g])
+        if not self.claims:
+            return [(tuple(map(add, state, delta)), w, counts) for counts, w, delta in options]
+        out = []
+        for counts, w, delta in options:
+            new = list(map(add, state, delta))
             ok = True
             for ci, (racks, ks, last, need) in enumerate(self.claims):
                 idx = R + 2 + ci
                 if k in ks:
                     got = sum(counts[r] - self.cut_fixed[r][k] for r in racks)
-                    new[idx] = min(need, new[idx] + got)
+                    new[idx] = min(need, state[idx] + got)
                 if k == last and new[idx] < need:
                     ok = False
                     break
             if ok:
-                yield tuple(new), w, counts
+                out.append((tuple(new), w, counts))
+        return out
 
 
 def deduce(pos: Position) -> Deduction:

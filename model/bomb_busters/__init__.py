@@ -1,0 +1,105 @@
+"""Bomb Busters (seeds/004_cf0d8baf3038c827.txt): a cooperative deduction game with hidden wires.
+
+What the tool offers for it: the protocol game (:mod:`game`), its invariants, Z3 proofs
+(``proofs/bomb_busters.py``), the exact deduction engine (:mod:`deduce`) reading position files
+(:mod:`view`), and play evaluation (:mod:`policy`).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from model.spec import GameSpec
+
+from .game import BombBusters
+from .mission import SCHEMA, Mission
+
+
+def build(ruleset) -> BombBusters:
+    return BombBusters(Mission.from_ruleset(ruleset))
+
+
+def _deduce(path: Path) -> dict[str, Any]:
+    from .deduce import deduce, report
+    from .view import load_view
+    return report(deduce(load_view(Path(path))))
+
+
+def _checks(ruleset):
+    from proofs.bomb_busters import checks
+    return checks(ruleset)
+
+
+def _simulate(ruleset, games: int, seed: int, policy: str | None, progress=None) -> dict[str, Any]:
+    from .policy import simulate
+    return simulate(ruleset, games, seed, policy, progress)
+
+
+def _policies():
+    from .policy import POLICIES
+    return POLICIES
+
+
+class _LazyPolicies(dict):
+    """The policy table, imported on first use (keeps ``import model.bomb_busters`` light)."""
+
+    def _fill(self):
+        if not super().__len__():
+            self.update(_policies())
+
+    def __getitem__(self, k):
+        self._fill()
+        return super().__getitem__(k)
+
+    def __iter__(self):
+        self._fill()
+        return super().__iter__()
+
+    def __len__(self):
+        self._fill()
+        return super().__len__()
+
+    def items(self):
+        self._fill()
+        return super().items()
+
+    def keys(self):
+        self._fill()
+        return super().keys()
+
+    def get(self, k, default=None):
+        self._fill()
+        return super().get(k, default)
+
+    def __contains__(self, k):
+        self._fill()
+        return super().__contains__(k)
+
+
+#: the default small configuration ``verify`` explores exhaustively (5,169 states, about a second):
+#: 2 experts with 2 racks each, blue 1-2 twice each, '1 de 2' red, all three equipment items
+VERIFY_OVERRIDES = {
+    "players": 2, "blue_values": 2, "blue_copies": 2, "red_in_play": 1, "red_drawn": 2,
+    "red_values": [1, 2], "yellow_in_play": 0, "yellow_drawn": 0, "detonator": 2,
+    "equipment": ["estabilizador@1", "comunicadores@2"], "detector_duplo": True,
+}
+#: a second tiny mission the checks explore: yellow wires ('2 de 3'), blue 1 only
+YELLOW_OVERRIDES = {
+    "players": 2, "blue_values": 1, "blue_copies": 2, "red_in_play": 1, "red_drawn": 1,
+    "red_values": [1], "yellow_in_play": 2, "yellow_drawn": 3, "yellow_values": [1, 2, 3],
+    "detonator": 2, "equipment": ["estabilizador@1", "comunicadores@1"], "detector_duplo": True,
+}
+
+SPEC = GameSpec(
+    name="bomb-busters",
+    title="Bomb Busters",
+    summary="cooperative deduction with hidden wires, 2-5 players: exact wire probabilities from one "
+            "player's view, safe cuts, policy win rates",
+    schema=SCHEMA,
+    rulesets_dir=Path(__file__).parent / "rulesets",
+    default_ruleset="bomb-busters",
+    build=build,
+    verify_overrides=VERIFY_OVERRIDES,
+    checks=_checks,
+    hooks={"deduce": _deduce, "simulate": _simulate, "policies": _LazyPolicies()},
+)
