@@ -16,6 +16,7 @@ GAMES: dict[str, str] = {
     "pig": "model.pig",
     "presentes": "model.presentes",
     "loira": "model.loira",
+    "bomb-busters": "model.bomb_busters",
 }
 
 

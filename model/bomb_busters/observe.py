@@ -33,9 +33,20 @@ def _slot(w: int) -> Slot:
 def position(game: BombBusters, s: State, seat: int) -> Position:
     m = game.mission
     own = tuple(tuple((S.code(w), S.is_cut(w)) for w in s.racks[r]) for r in R.hand(m, seat))
-    racks = tuple((m.rack_owner[r], tuple(_slot(w) for w in rack))
-                  for r, rack in enumerate(s.racks) if m.rack_owner[r] != seat)
-    claims = tuple(Claim(c >> 8, c & 255) for c in s.claims if c >> 8 != seat)
+    no_blue = {c >> 8 for c in s.claims if c & 255 == R.NO_BLUE}
+    all_blue = frozenset(T.blue(v) for v in range(1, m.blue_values + 1))
+    racks = []
+    for r, rack in enumerate(s.racks):
+        owner = m.rack_owner[r]
+        if owner == seat:
+            continue
+        slots = [_slot(w) for w in rack]
+        if owner in no_blue:  # no set-up token: no blue wire in that hand
+            slots = [sl if sl.cut else Slot(category=sl.category, excluded=sl.excluded | all_blue)
+                     for sl in slots]
+        racks.append((owner, tuple(slots)))
+    racks = tuple(racks)
+    claims = tuple(Claim(c >> 8, c & 255) for c in s.claims if c >> 8 != seat and c & 255 != R.NO_BLUE)
     return Position(m.blue_values, m.blue_copies, tuple(sorted(s.reds)), m.red_in_play,
                     tuple(sorted(s.yellows)), m.yellow_in_play, tuple(f"p{i}" for i in range(m.players)),
                     seat, own, racks, claims, "game state")

@@ -134,15 +134,22 @@ def after_draws(m: Mission, s: State) -> State:
     return s
 
 
-def token_seats(m: Mission, s: State, after: int) -> int | None:
+#: a claim "this hand holds no blue wire": the player had none to put a set-up token on
+NO_BLUE = 0
+
+
+def token_seats(m: Mission, s: State, after: int) -> tuple[int | None, State]:
+    """The next seat that puts a set-up token; seats skipped for want of a blue wire say so
+    publicly (a NO_BLUE claim), since the token is compulsory for whoever has one."""
     for seat in range(after + 1, m.players):
         if any(T.colour(t) == T.Colour.BLUE for _, _, t in uncut(m, s, seat)):
-            return seat
-    return None
+            return seat, s
+        s = s.evolve(claims=tuple(sorted(set(s.claims) | {256 * seat + NO_BLUE})))
+    return None, s
 
 
 def start_tokens(m: Mission, s: State) -> State:
-    seat = token_seats(m, s, -1)
+    seat, s = token_seats(m, s, -1)
     if seat is None:
         return start_play(m, s)
     return s.evolve(phase=Phase.TOKENS, seat=seat)
@@ -155,7 +162,7 @@ def token_slots(m: Mission, s: State) -> list[tuple[int, int]]:
 def place_token(m: Mission, s: State, rack: int, slot: int) -> State:
     """seeds/004 step 9: an info token in front of one of the player's own blue wires."""
     s = _set_wire(s, rack, slot, S.with_info(s.racks[rack][slot]))
-    seat = token_seats(m, s, s.seat)
+    seat, s = token_seats(m, s, s.seat)
     return start_play(m, s) if seat is None else s.evolve(seat=seat)
 
 
