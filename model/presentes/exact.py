@@ -1,0 +1,449 @@
+"""Exact analysis of small configurations: the game as a Markov chain over turn starts.
+
+A *turn start* is a ROLL state. Everything a roll triggers (effect draws, tree gifts, the choices
+the phone asks, resolved by a policy) is expanded into one exact distribution over the next turn
+starts or the reveal (OVER states), so one step of the chain is one turn (P25). Moving back and
+swapping places make the chain cyclic; it is solved exactly by strongly connected components in
+reverse topological order, with Fraction Gaussian elimination inside each non-trivial component.
+
+Outputs: the exact mean number of turns and P(T = t) for t up to a horizon (with the exact tail),
+each seat's probability of finishing first and of ending with its own gift, expected utilities,
+and, for one focal seat, the optimal choices (exact policy iteration against the others' policy).
+"""
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+from math import gcd, lcm
+from typing import Callable, Sequence
+
+import numpy as np
+from scipy import sparse
+
+from model.protocol import CHANCE
+
+from .policies import POLICY_DISTS
+from .rules import Phase, St
+
+Kernel = dict[St, Fraction]
+ONE, ZERO = Fraction(1), Fraction(0)
+
+
+class TurnChain:
+    """The turn-start chain of one game under one policy profile.
+
+    ``choice(state) -> list[(action, prob)]`` resolves every decision (a mixed policy is fine).
+    """
+
+    def __init__(self, game, choice: Callable[[St], list[tuple[int, Fraction]]],
+                 max_states: int = 2_000_000, progress: Callable[[int, int], None] | None = None):
+        self.game = game
+        self.choice = choice
+        self.memo: dict[St, Kernel] = {}
+        self.kernel: dict[St, Kernel] = {}
+        start = game.initial_state()
+        self.start = start
+        frontier = [start] if start.phase == Phase.ROLL else []
+        if start.phase == Phase.ROLL:
+            self.kernel[start] = {}
+        while frontier:
+            s = frontier.pop()
+            k = self._expand_roll(s)
+            self.kernel[s] = k
+            for t in k:
+                if t.phase == Phase.ROLL and t not in self.kernel:
+                    self.kernel[t] = {}
+                    frontier.append(t)
+            if len(self.kernel) > max_states:
+                raise MemoryError(f"more than {max_states} turn starts")
+            if progress is not None and len(self.kernel) % 5000 == 0:
+                progress(len(self.kernel), 0)
+        self.memo.clear()
+
+    def _expand_roll(self, s: St) -> Kernel:
+        out: Kernel = {}
+        g = self.game
+        for a, p in g.chance_outcomes(s):
+            self._accumulate(out, g.apply(s, a), p)
+        return out
+
+    def _accumulate(self, out: Kernel, t: St, p: Fraction) -> None:
+        if t.phase == Phase.ROLL or t.phase == Phase.OVER:
+            out[t] = out.get(t, ZERO) + p
+        elif p == 1:
+            for u, q in self._expand(t).items():
+                out[u] = out.get(u, ZERO) + q
+        else:
+            for u, q in self._expand(t).items():
+                out[u] = out.get(u, ZERO) + p * q
+
+    def _expand(self, s: St) -> Kernel:
+        got = self.memo.get(s)
+        if got is not None:
+            return got
+        g = self.game
+        branches = g.chance_outcomes(s) if g.current_player(s) == CHANCE else self.choice(s)
+        out: Kernel = {}
+        for a, p in branches:
+            self._accumulate(out, g.apply(s, a), p)
+        self.memo[s] = out
+        return out
+
+    # ---- solving -------------------------------------------------------------------------------
+    def solve(self, terminal_value: Callable[[St], Sequence[Fraction]], per_turn: Sequence[int]
+              ) -> dict[St, list[Fraction]]:
+        """x(s) = per_turn + sum_t P(s,t) x(t) on turn starts; x(OVER) = terminal_value(OVER).
+
+        Acyclic steps use integer vectors over one common denominator per state (no gcd per
+        operation); strongly connected components are solved with Fraction Gauss-Jordan.
+        """
+        k = len(per_turn)
+        num: dict[St, list[int]] = {}
+        den: dict[St, int] = {}
+
+        def known(t: St) -> None:
+            if t not in den:
+                vec = list(terminal_value(t))
+                d = lcm(*(v.denominator for v in vec)) if vec else 1
+                num[t] = [int(v * d) for v in vec]
+                den[t] = d
+
+        for comp in _sccs(self.kernel):
+            if len(comp) == 1 and comp[0] not in self.kernel[comp[0]]:
+                s = comp[0]
+                items = self.kernel[s].items()
+                for t, _ in items:
+                    if t.phase == Phase.OVER:
+                        known(t)
+                ds = lcm(*(p.denominator for _, p in items))
+                big = lcm(*(den[t] for t, _ in items))
+                acc = [c * ds * big for c in per_turn]
+                for t, p in items:
+                    f = p.numerator * (ds // p.denominator) * (big // den[t])
+                    nt = num[t]
+                    for j in range(k):
+                        if nt[j]:
+                            acc[j] += f * nt[j]
+                d = ds * big
+                g = gcd(d, *acc)
+                num[s] = [a // g for a in acc]
+                den[s] = d // g
+            else:
+                for s in comp:
+                    for t in self.kernel[s]:
+                        if t.phase == Phase.OVER:
+                            known(t)
+                sol = self._solve_component(comp, num, den, per_turn)
+                for s, vec in sol.items():
+                    d = lcm(*(v.denominator for v in vec))
+                    num[s] = [int(v * d) for v in vec]
+                    den[s] = d
+        return _Values(num, den)
+
+    def _solve_component(self, comp, num, den, per_turn):
+        k = len(per_turn)
+        index = {s: i for i, s in enumerate(comp)}
+        m = len(comp)
+        rows = []
+        for s in comp:
+            row = [ZERO] * m
+            row[index[s]] += ONE
+            rhs = [Fraction(c) for c in per_turn]
+            for t, p in self.kernel[s].items():
+                if t in index:
+                    row[index[t]] -= p
+                else:
+                    for j in range(k):
+                        rhs[j] += p * Fraction(num[t][j], den[t])
+            rows.append(row + rhs)
+        _gauss(rows, m)
+        return {s: rows[i][m:] for i, s in enumerate(comp)}
+
+    def turn_distribution(self, horizon: int) -> list[Fraction]:
+        """P(T = t) for t = 0..horizon, exact; T counts turns (rolls) until the reveal.
+
+        The masses are integers over D**t (D: the common denominator of every turn's
+        probabilities), propagated modulo enough word-size primes with numpy sparse products and
+        rebuilt by the Chinese remainder theorem; pure Python integers when D is too large.
+        """
+        if self.start.phase != Phase.ROLL:
+            return [ONE] + [ZERO] * horizon
+        states = list(self.kernel)
+        index = {s: i for i, s in enumerate(states)}
+        D = lcm(*(p.denominator for k in self.kernel.values() for p in k.values()))
+        rows, cols, weights, absorb = [], [], [], [0] * len(states)
+        for s, k in self.kernel.items():
+            i = index[s]
+            for t, p in k.items():
+                w = p.numerator * (D // p.denominator)
+                if t.phase == Phase.OVER:
+                    absorb[i] += w
+                else:
+                    rows.append(i)
+                    cols.append(index[t])
+                    weights.append(w)
+        indeg = int(np.bincount(np.array(cols, dtype=np.int64), minlength=1).max(initial=1))
+        pbits = 62 - max(D.bit_length() + indeg.bit_length(), len(states).bit_length())
+        if pbits < 20:
+            return self._distribution_python(horizon, states, index, D, rows, cols, weights, absorb)
+        primes = _primes_below(1 << pbits, (D.bit_length() * horizon) // (pbits - 1) + 2)
+        ps = np.array(primes, dtype=np.int64)
+        mat = sparse.csr_matrix((np.array(weights, dtype=np.int64), (np.array(cols), np.array(rows))),
+                                shape=(len(states), len(states)), dtype=np.int64)
+        mass = np.zeros((len(states), len(primes)), dtype=np.int64)
+        mass[index[self.start], :] = 1
+        ab = np.array(absorb, dtype=np.int64)[:, None]
+        dist = [ZERO]
+        modulus = 1
+        for p in primes:
+            modulus *= p
+        for t in range(1, horizon + 1):
+            ended = ((mass * ab) % ps).sum(axis=0) % ps
+            mass = (mat @ mass) % ps
+            dist.append(Fraction(_crt([int(x) for x in ended], primes, modulus), D ** t))
+        return dist
+
+    def _distribution_python(self, horizon, states, index, D, rows, cols, weights, absorb):
+        succ: list[list[tuple[int, int]]] = [[] for _ in states]
+        for i, j, w in zip(rows, cols, weights):
+            succ[i].append((j, w))
+        mass = {index[self.start]: 1}
+        dist = [ZERO]
+        for t in range(1, horizon + 1):
+            nxt: dict[int, int] = {}
+            ended = 0
+            for i, m in mass.items():
+                ended += m * absorb[i]
+                for j, w in succ[i]:
+                    nxt[j] = nxt.get(j, 0) + m * w
+            dist.append(Fraction(ended, D ** t))
+            mass = nxt
+        return dist
+
+
+def _primes_below(limit: int, count: int) -> list[int]:
+    out, c = [], limit - 1
+    while len(out) < count:
+        if _is_prime(c):
+            out.append(c)
+        c -= 2 if c % 2 else 1
+    return out
+
+
+def _is_prime(n: int) -> bool:
+    if n < 2:
+        return False
+    for p in (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37):
+        if n % p == 0:
+            return n == p
+    d, r = n - 1, 0
+    while d % 2 == 0:
+        d, r = d // 2, r + 1
+    for a in (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37):  # deterministic below 3.3e24
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(r - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def _crt(residues: list[int], primes: list[int], modulus: int) -> int:
+    x = 0
+    for a, p in zip(residues, primes):
+        mp = modulus // p
+        x += a * mp * pow(mp, -1, p)
+    return x % modulus
+
+
+class _Values:
+    """Solved values as integer vectors over one denominator per state; Fractions on demand."""
+
+    def __init__(self, num: dict[St, list[int]], den: dict[St, int]):
+        self.num, self.den = num, den
+
+    def __contains__(self, s: St) -> bool:
+        return s in self.den
+
+    def get(self, s: St, default=None):
+        return self[s] if s in self.den else default
+
+    def __getitem__(self, s: St) -> list[Fraction]:
+        d = self.den[s]
+        return [Fraction(a, d) for a in self.num[s]]
+
+    def component(self, s: St, j: int) -> Fraction:
+        return Fraction(self.num[s][j], self.den[s])
+
+
+def _gauss(rows: list[list[Fraction]], m: int) -> None:
+    """In-place Gauss-Jordan on an m x (m + k) augmented Fraction matrix (nonsingular)."""
+    for col in range(m):
+        piv = next(r for r in range(col, m) if rows[r][col] != 0)
+        rows[col], rows[piv] = rows[piv], rows[col]
+        pr = rows[col]
+        inv = 1 / pr[col]
+        for j in range(col, len(pr)):
+            pr[j] *= inv
+        for r in range(m):
+            if r != col and rows[r][col] != 0:
+                f = rows[r][col]
+                row = rows[r]
+                for j in range(col, len(pr)):
+                    if pr[j]:
+                        row[j] -= f * pr[j]
+
+
+def _sccs(graph: dict[St, Kernel]) -> list[list[St]]:
+    """Tarjan's algorithm (iterative), components in reverse topological order (sinks first)."""
+    index: dict[St, int] = {}
+    low: dict[St, int] = {}
+    on: set[St] = set()
+    stack: list[St] = []
+    out: list[list[St]] = []
+    counter = 0
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter([t for t in graph[root] if t in graph]))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            advanced = False
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter([t for t in graph[w] if t in graph])))
+                    advanced = True
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                u = work[-1][0]
+                low[u] = min(low[u], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                out.append(comp)
+    return out
+
+
+# ---- the analysis ------------------------------------------------------------------------------
+
+def outcome_vector(game, s: St) -> list[Fraction]:
+    """Per seat: finished first, ended with own gift, utility (OVER states only)."""
+    n = game.num_players
+    first = [ONE if s.order and s.order[0] == i else ZERO for i in range(n)]
+    own = [ONE if s.gift[i] == i else ZERO for i in range(n)]
+    return first + own + list(game.returns(s))
+
+
+def analyse(game, policy: str = "eager", horizon: int = 60, focal: int | None = None,
+            max_states: int = 2_000_000, progress=None) -> dict:
+    """Exact figures under a policy profile; with ``focal``, that seat plays optimally."""
+    t0 = time.perf_counter()
+    base = POLICY_DISTS[policy]
+    n = game.num_players
+    chosen: dict[St, int] = {}
+
+    def choice(s: St):
+        if focal is not None and game.current_player(s) == focal:
+            a = chosen.get(s)
+            if a is not None:
+                return [(a, ONE)]
+        return base(game, s)
+
+    iterations = 0
+    while True:
+        iterations += 1
+        chain = TurnChain(game, choice, max_states, progress)
+        per_turn = [1] + [0] * (3 * n)
+        values = chain.solve(lambda s: [ZERO] + outcome_vector(game, s), per_turn)
+        if focal is None:
+            break
+        improved = _improve(game, chain, values, focal, 1 + 2 * n + focal, chosen, choice)
+        if not improved:
+            break
+    start = chain.start
+    v = values[start]
+    dist = chain.turn_distribution(horizon)
+    tail = ONE - sum(dist)
+    out = {
+        "states": len(chain.kernel),
+        "policy": policy,
+        "focal": focal,
+        "policy_iterations": iterations,
+        "mean_turns": v[0],
+        "first": v[1:1 + n],
+        "own_gift": v[1 + n:1 + 2 * n],
+        "utility": v[1 + 2 * n:1 + 3 * n],
+        "turn_distribution": dist,
+        "tail_after_horizon": tail,
+        "chosen": dict(chosen),
+        "seconds": time.perf_counter() - t0,
+        "chain": chain,
+        "values": values,
+    }
+    return out
+
+
+def _improve(game, chain: TurnChain, values, focal: int, col: int, chosen: dict, choice) -> bool:
+    """One exact policy-improvement sweep over the focal seat's decision nodes.
+
+    Node values are recomputed from the exact turn-start values; an action replaces the current
+    one only when strictly better (so policy iteration terminates).
+    """
+    g = game
+    memo: dict[St, Fraction] = {}
+    decisions: list[St] = []
+
+    def value(s: St) -> Fraction:
+        if s.phase == Phase.ROLL or s.phase == Phase.OVER:
+            if s in values:
+                return values.component(s, col)
+            return outcome_vector(g, s)[col - 1]
+        got = memo.get(s)
+        if got is not None:
+            return got
+        if g.current_player(s) == CHANCE:
+            total = sum((p * value(g.apply(s, a)) for a, p in g.chance_outcomes(s)), ZERO)
+        else:
+            if g.current_player(s) == focal:
+                decisions.append(s)
+            total = sum((p * value(g.apply(s, a)) for a, p in choice(s)), ZERO)
+        memo[s] = total
+        return total
+
+    for s in chain.kernel:
+        for a, p in g.chance_outcomes(s):
+            value(g.apply(s, a))
+    improved = False
+    for s in decisions:
+        current = memo[s]
+        best_a, best_v = None, current
+        for a in g.legal_actions(s):
+            q = value(g.apply(s, a))
+            if q > best_v:
+                best_a, best_v = a, q
+        if best_a is not None:
+            chosen[s] = best_a
+            improved = True
+    return improved

@@ -1,0 +1,65 @@
+"""Named policies for the choices the phone asks (first gift, Roubo sorrateiro, Troca de lugar,
+Revanche). Each is a distribution over legal actions, so the exact analysis can use it as is and the
+simulators sample it; the simulator in ``simulate.py`` implements the same three.
+
+* ``eager``: steal the first gift from the most advanced victim; Roubo sorrateiro and Troca de
+  lugar target the most advanced eligible player; always take the revenge. Ties: lowest seat.
+* ``passive``: take the first gift from the tree; target the lowest eligible seat; never take
+  the revenge.
+* ``random``: uniform over the legal actions.
+"""
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from typing import Callable
+
+from .rules import TAKE_TREE, Phase, St
+
+PolicyDist = Callable[["object", St], list[tuple[int, Fraction]]]
+
+
+def _most_advanced(game, s: St, actions: list[int]) -> int:
+    seats = [a for a in actions if a >= 0]
+    return max(seats, key=lambda i: (s.pos[i], -i))
+
+
+def eager(game, s: St) -> list[tuple[int, Fraction]]:
+    actions = list(game.legal_actions(s))
+    if s.phase == Phase.REVENGE:
+        return [(1, Fraction(1))]
+    return [(_most_advanced(game, s, actions), Fraction(1))]
+
+
+def passive(game, s: St) -> list[tuple[int, Fraction]]:
+    actions = list(game.legal_actions(s))
+    if s.phase == Phase.REVENGE:
+        return [(0, Fraction(1))]
+    if s.phase == Phase.FIRST:
+        return [(TAKE_TREE, Fraction(1))]
+    return [(min(actions), Fraction(1))]
+
+
+def uniform(game, s: St) -> list[tuple[int, Fraction]]:
+    actions = list(game.legal_actions(s))
+    return [(a, Fraction(1, len(actions))) for a in actions]
+
+
+POLICY_DISTS: dict[str, PolicyDist] = {"eager": eager, "passive": passive, "random": uniform}
+
+
+def _factory(dist: PolicyDist, seed: int = 0):
+    def make(game):
+        rng = random.Random(seed)
+
+        def act(state):
+            options = dist(game, state)
+            if len(options) == 1:
+                return options[0][0]
+            return rng.choices([a for a, _ in options], [float(p) for _, p in options])[0]
+        return act
+    return make
+
+
+#: the ``policies`` hook: name -> factory(game) -> callable(state) -> action
+POLICIES = {name: _factory(dist) for name, dist in POLICY_DISTS.items()}
