@@ -1,0 +1,412 @@
+"""Fast seeded Monte Carlo of Presentes, vectorised across games with numpy.
+
+It implements the same rules as ``rules.py`` (every effect, its eligibility and weight, chains,
+shields, first gift, finishing, the last player, the host's scheduled skips and removals, and the
+rulings alternatives the model supports) on arrays of shape (games, players); one loop step is one
+turn slot of every game still running. Decisions follow the named policies of ``policies.py``
+(eager, passive, random). Agreement with the protocol model is tested against the exact analysis
+and against a Monte Carlo run of the protocol game itself (tests/test_presentes_simulate.py).
+"""
+from __future__ import annotations
+
+import math
+import time
+from typing import Callable
+
+import numpy as np
+
+from model.ruleset import Ruleset, RulesetError
+
+from .board import Square
+from .config import rules_of
+from .rules import Effect, Rules
+
+FIRST_STEAL = len(Effect)  # counter index: a first gift stolen rather than taken from the tree
+COUNTERS = [e.name.lower() for e in Effect] + ["first_steal"]
+POLICIES = ("eager", "passive", "random")
+BATCH = 4096
+
+_ORD, _LUCK, _BAD, _SHIELD = int(Square.ORDINARY), int(Square.LUCK), int(Square.BAD), int(Square.SHIELD)
+
+
+class Batch:
+    """``games`` games played to the end from the initial state."""
+
+    def __init__(self, rules: Rules, games: int, rng: np.random.Generator, policy: str):
+        if policy not in POLICIES:
+            raise ValueError(f"unknown policy {policy!r}")
+        self.r, self.rng, self.policy = rules, rng, policy
+        n, G = rules.players, games
+        self.n, self.G, self.F = n, G, rules.finish
+        self.sq = np.array(list(rules.squares) + [_ORD, _ORD], dtype=np.int8)
+        totals = np.array([t for t, _ in rules.dice])
+        self.dice_values = totals
+        self.dice_cdf = np.cumsum([float(p) for _, p in rules.dice])
+        self.seats = np.arange(n)
+        self.pos = np.zeros((G, n), dtype=np.int16)
+        self.gift = np.full((G, n), -1, dtype=np.int8)
+        self.tree = np.ones((G, n), dtype=bool)
+        self.used = np.zeros((G, n), dtype=bool)
+        self.turn = np.zeros(G, dtype=np.int64)
+        self.done = np.zeros(G, dtype=bool)
+        self.turns = np.zeros(G, dtype=np.int32)
+        self.rank = np.full((G, n), -1, dtype=np.int16)
+        self.nfin = np.zeros(G, dtype=np.int16)
+        self.counts = np.zeros((G, len(COUNTERS)), dtype=np.int32)
+
+    # ---- helpers -------------------------------------------------------------------------------
+    def _rows(self, k: int) -> np.ndarray:
+        return np.arange(k)
+
+    def _roll(self, k: int) -> np.ndarray:
+        if len(self.dice_values) == 6:
+            return self.rng.integers(1, 7, size=k)
+        return self.rng.integers(1, 7, size=k) + self.rng.integers(1, 7, size=k)
+
+    def _uniform_pick(self, mask: np.ndarray) -> np.ndarray:
+        keys = self.rng.random(mask.shape)
+        return np.argmax(np.where(mask, keys, -1.0), axis=1)
+
+    def _policy_pick(self, mask: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """A target among ``mask`` by the policy (eager: most advanced, lowest seat on ties)."""
+        if self.policy == "eager":
+            score = np.where(mask, pos.astype(np.int64) * 64 + (63 - self.seats), -1)
+            return np.argmax(score, axis=1)
+        if self.policy == "passive":
+            return np.argmax(mask, axis=1)
+        return self._uniform_pick(mask)
+
+    def _targetable(self, games: np.ndarray, movers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        pos = self.pos[games]
+        ok = (pos < self.F) & (self.sq[pos] != _SHIELD) & (self.seats != movers[:, None])
+        return ok, pos
+
+    def _give(self, games, seats, gifts) -> None:
+        self.gift[games, seats] = gifts
+        if self.r.first_on_any_gift:
+            has = gifts >= 0
+            self.used[games[has], seats[has]] = True
+
+    def _swap_gifts(self, games, a, b) -> None:
+        ga = self.gift[games, a].copy()
+        gb = self.gift[games, b].copy()
+        self._give(games, a, gb)
+        self._give(games, b, ga)
+
+    def _take_tree(self, games, seats) -> None:
+        if len(games) == 0:
+            return
+        g = self._uniform_pick(self.tree[games])
+        self._give(games, seats, g.astype(np.int8))
+        self.tree[games, g] = False
+
+    def _count(self, games, which: int) -> None:
+        np.add.at(self.counts[:, which], games, 1) if len(games) else None
+
+    # ---- the game loop -------------------------------------------------------------------------
+    def run(self) -> "Batch":
+        r, n, F = self.r, self.n, self.F
+        slot = 1
+        while True:
+            A = np.flatnonzero(~self.done)
+            if len(A) == 0:
+                return self
+            for seat in r.removals.get(slot, ()):
+                hit = A[self.pos[A, seat] < F]
+                g = self.gift[hit, seat]
+                self.tree[hit[g >= 0], g[g >= 0]] = True
+                self.gift[hit, seat] = -1
+                self.pos[hit, seat] = F + 1
+            if r.removals.get(slot):
+                over = (self.pos[A] < F).sum(axis=1) <= 1
+                self._game_over(A[over])
+                A = A[~over]
+            on = self.pos[A] < F
+            idx = (self.turn[A][:, None] + self.seats) % n
+            k = np.argmax(on[np.arange(len(A))[:, None], idx], axis=1)
+            movers = idx[np.arange(len(A)), k]
+            if slot in r.skips:
+                self.turn[A] = movers + 1
+                slot += 1
+                continue
+            self._play_turn(A, movers)
+            over = (self.pos[A] < F).sum(axis=1) <= 1
+            self._game_over(A[over])
+            self.turn[A] = (movers + 1) % n
+            slot += 1
+
+    def _game_over(self, games: np.ndarray) -> None:
+        if len(games) == 0:
+            return
+        on = self.pos[games] < self.F
+        has = on.any(axis=1)
+        g, last = games[has], np.argmax(on[has], axis=1)
+        self.pos[g, last] = self.F
+        self.rank[g, last] = self.nfin[g]
+        self.nfin[g] += 1
+        if self.r.last_takes:
+            need = self.gift[g, last] < 0
+            self._take_tree(g[need], last[need])
+        self.done[games] = True
+
+    def _play_turn(self, A: np.ndarray, movers: np.ndarray) -> None:
+        r, F = self.r, self.F
+        self.turns[A] += 1
+        cur, mm, steps, landing = A, movers, self._roll(len(A)), 1
+        while len(cur):
+            p = self.pos[cur, mm].astype(np.int64) + steps
+            if r.bounce:
+                past = p > F
+                p[past] = np.maximum(0, 2 * F - p[past])
+            fin = p >= F
+            if fin.any():
+                self._finish(cur[fin], mm[fin])
+                cur, mm, p = cur[~fin], mm[~fin], p[~fin]
+            self.pos[cur, mm] = p
+            if landing > r.max_landings or len(cur) == 0:
+                return
+            kind = self.sq[p]
+            plain = (kind == _ORD) | (kind == _SHIELD)
+            if plain.any():
+                self._ordinary(cur[plain], mm[plain])
+            bad = kind == _BAD
+            if bad.any():
+                self._bad(cur[bad], mm[bad])
+            luck = kind == _LUCK
+            if luck.any():
+                cur, mm, steps = self._luck(cur[luck], mm[luck])
+            else:
+                return
+            landing += 1
+
+    def _finish(self, games, seats) -> None:
+        self.pos[games, seats] = self.F
+        self.rank[games, seats] = self.nfin[games]
+        self.nfin[games] += 1
+        need = self.gift[games, seats] < 0
+        self._take_tree(games[need], seats[need])
+
+    def _ordinary(self, games, seats) -> None:
+        need = self.gift[games, seats] < 0
+        games, seats = games[need], seats[need]
+        first = ~self.used[games, seats]
+        self._take_tree(games[~first], seats[~first])
+        games, seats = games[first], seats[first]
+        if len(games) == 0:
+            return
+        if not self.r.first_on_any_gift:
+            self.used[games, seats] = True
+        ok, pos = self._targetable(games, seats)
+        victims = ok & (self.gift[games] >= 0)
+        some = victims.any(axis=1)
+        self._take_tree(games[~some], seats[~some])
+        games, seats, victims, pos = games[some], seats[some], victims[some], pos[some]
+        if len(games) == 0:
+            return
+        if self.policy == "passive":
+            steal = np.zeros(len(games), dtype=bool)
+            target = np.zeros(len(games), dtype=np.int64)
+        elif self.policy == "eager":
+            steal = np.ones(len(games), dtype=bool)
+            target = self._policy_pick(victims, pos)
+        else:  # uniform over {tree} and the victims
+            withtree = np.concatenate([victims, np.ones((len(games), 1), dtype=bool)], axis=1)
+            target = self._uniform_pick(withtree)
+            steal = target < self.n
+        tg, ts = games[~steal], seats[~steal]
+        self._take_tree(tg, ts)
+        sg, ss, st = games[steal], seats[steal], target[steal]
+        self._give(sg, ss, self.gift[sg, st].copy())
+        self.gift[sg, st] = -1
+        self._count(sg, FIRST_STEAL)
+        self._take_tree(sg, st)
+
+    def _luck(self, games, seats):
+        r, rng = self.r, self.rng
+        k = len(games)
+        rows = np.arange(k)
+        ok, pos = self._targetable(games, seats)
+        gifts = self.gift[games]
+        pm = pos[rows, seats].astype(np.int64)
+        h = gifts[rows, seats] >= 0
+        hold = ok & (gifts >= 0)
+        d = pos.astype(np.int64) - pm[:, None]
+        ahead, behind = hold & (d > 0), hold & (d < 0)
+        top = np.where(ahead, pos, -1).max(axis=1)
+        leaders = ahead & (pos == top[:, None])
+        dmin = np.where(ahead, d, 1 << 20).min(axis=1)
+        near_a = ahead & (d == dmin[:, None])
+        dmax = np.where(behind, d, -(1 << 20)).max(axis=1)
+        near_b = behind & (d == dmax[:, None])
+        lo = 0 if r.sneak_ahead_only else -r.sneak_range
+        reach = hold & (d >= lo) & (d <= r.sneak_range)
+        any_lead, any_reach, any_ok = leaders.any(1), reach.any(1), ok.any(1)
+        W = np.zeros((k, 7), dtype=np.int64)
+        W[:, 0] = ~h
+        W[:, 1] = any_lead * r.lugar_weight
+        W[:, 2] = ((h | r.sneak_without_gift) & any_reach) * 2
+        W[:, 3] = h & near_a.any(1)
+        W[:, 4] = h & near_b.any(1)
+        W[:, 5] = h & any_lead
+        W[:, 6] = h & any_ok
+        total = W.sum(axis=1)
+        u = (rng.random(k) * np.maximum(total, 1)).astype(np.int64)
+        eff = np.argmax(np.cumsum(W, axis=1) > u[:, None], axis=1)
+        eff[total == 0] = int(Effect.NOTHING)
+        for e in range(7):
+            self._count(games[eff == e], e)
+        self._count(games[eff == int(Effect.NOTHING)], int(Effect.NOTHING))
+        # Salto à frente: the chain goes on
+        sal = eff == int(Effect.SALTO)
+        jumps = np.array(r.jumps)[rng.integers(0, len(r.jumps), size=int(sal.sum()))]
+        # gift swaps with a random target among the tied candidates
+        for e, mask in ((Effect.LUGAR, leaders), (Effect.FRENTE, near_a), (Effect.ATRAS, near_b),
+                        (Effect.ADIANTADO, leaders)):
+            sel = eff == int(e)
+            if not sel.any():
+                continue
+            t = self._uniform_pick(mask[sel])
+            g, m = games[sel], seats[sel]
+            self._swap_gifts(g, m, t)
+            if e == Effect.LUGAR and r.lugar_swaps_place:
+                pm_, pt = self.pos[g, m].copy(), self.pos[g, t].copy()
+                self.pos[g, m], self.pos[g, t] = pt, pm_
+        for e, mask in ((Effect.SORRATEIRO, reach), (Effect.TROCA, ok)):
+            sel = eff == int(e)
+            if not sel.any():
+                continue
+            if r.random_targets:
+                t = self._uniform_pick(mask[sel])
+            else:
+                t = self._policy_pick(mask[sel], pos[sel])
+            g, m = games[sel], seats[sel]
+            if e == Effect.SORRATEIRO:
+                self._swap_gifts(g, m, t)
+            else:
+                pm_, pt = self.pos[g, m].copy(), self.pos[g, t].copy()
+                self.pos[g, m], self.pos[g, t] = pt, pm_
+        return games[sal], seats[sal], jumps
+
+    def _bad(self, games, seats) -> None:
+        r, n = self.r, self.n
+        k = len(games)
+        rows = np.arange(k)
+        pos = self.pos[games]
+        on = pos < self.F
+        idx = (seats[:, None] - 1 - np.arange(n - 1)) % n
+        prev = idx[rows, np.argmax(on[rows[:, None], idx], axis=1)]
+        h = self.gift[games, seats] >= 0
+        gp = self.gift[games, prev]
+        prev_shield = self.sq[pos[rows, prev]] == _SHIELD
+        W = np.zeros((k, 4), dtype=np.int64)
+        W[:, 0] = ~h
+        W[:, 1] = h
+        W[:, 2] = h & (gp < 0)
+        W[:, 3] = h & (gp >= 0) & ~prev_shield
+        total = W.sum(axis=1)
+        u = (self.rng.random(k) * total).astype(np.int64)
+        eff = np.argmax(np.cumsum(W, axis=1) > u[:, None], axis=1)
+        for j in range(4):
+            self._count(games[eff == j], int(Effect.VOLTE) + j)
+        sel = eff == 0
+        g, m = games[sel], seats[sel]
+        self.pos[g, m] = np.maximum(0, self.pos[g, m].astype(np.int64) - r.back)
+        sel = eff == 1
+        g, m = games[sel], seats[sel]
+        self.tree[g, self.gift[g, m]] = True
+        self.gift[g, m] = -1
+        rev = eff >= 2
+        if self.policy == "eager":
+            accept = rev
+        elif self.policy == "passive":
+            accept = np.zeros(k, dtype=bool)
+        else:
+            accept = rev & (self.rng.random(k) < 0.5)
+        g, m, pv = games[accept], seats[accept], prev[accept]
+        self._swap_gifts(g, pv, m)
+
+
+# ---- statistics --------------------------------------------------------------------------------
+
+def _mean_ci(x: np.ndarray) -> dict:
+    x = np.asarray(x, dtype=float)
+    m = float(x.mean()) if len(x) else float("nan")
+    half = 1.96 * float(x.std(ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else float("nan")
+    return {"mean": m, "ci95": [m - half, m + half]}
+
+
+def _prop_ci(successes: int, n: int) -> dict:
+    """Wilson score interval at 95%."""
+    if n == 0:
+        return {"mean": float("nan"), "ci95": [float("nan"), float("nan")]}
+    z = 1.96
+    p = successes / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return {"mean": p, "ci95": [max(0.0, centre - half), min(1.0, centre + half)]}
+
+
+def run_games(rules: Rules, games: int, seed: int, policy: str = "eager",
+              progress: Callable[[int, int], None] | None = None) -> dict[str, np.ndarray]:
+    """Raw per-game results: turns, arrival rank per seat, final gift per seat, effect counts."""
+    rng = np.random.default_rng(seed)
+    parts: dict[str, list[np.ndarray]] = {"turns": [], "rank": [], "gift": [], "pos": [], "counts": []}
+    done = 0
+    while done < games:
+        size = min(BATCH, games - done)
+        b = Batch(rules, size, rng, policy).run()
+        parts["turns"].append(b.turns)
+        parts["rank"].append(b.rank)
+        parts["gift"].append(b.gift)
+        parts["pos"].append(b.pos)
+        parts["counts"].append(b.counts)
+        done += size
+        if progress is not None:
+            progress(done, games)
+    return {k: np.concatenate(v) for k, v in parts.items()}
+
+
+def summarise(rules: Rules, raw: dict[str, np.ndarray]) -> dict:
+    n, N = rules.players, len(raw["turns"])
+    turns = raw["turns"]
+    q = np.quantile(turns, [0.05, 0.25, 0.5, 0.75, 0.95, 0.99]) if N else []
+    own = raw["gift"] == np.arange(n)
+    first = raw["rank"] == 0
+    seats = []
+    for i in range(n):
+        seats.append({"seat": i, "finish_first": _prop_ci(int(first[:, i].sum()), N),
+                      "own_gift": _prop_ci(int(own[:, i].sum()), N),
+                      "mean_arrival": _mean_ci(raw["rank"][:, i][raw["rank"][:, i] >= 0])})
+    effects = {name: _mean_ci(raw["counts"][:, j]) for j, name in enumerate(COUNTERS)}
+    return {
+        "games": N,
+        "turns": {**_mean_ci(turns), "quantiles": {k: float(v) for k, v in
+                                                     zip(["p05", "p25", "p50", "p75", "p95", "p99"], q)},
+                  "min": int(turns.min()) if N else None, "max": int(turns.max()) if N else None},
+        "seats": seats,
+        "effects_per_game": effects,
+        "first_seat_advantage": _prop_ci(int(first[:, 0].sum()), N),
+        "own_gift_any": _prop_ci(int(own.any(axis=1).sum()), N),
+    }
+
+
+def simulate_hook(ruleset: Ruleset, games: int, seed: int, policy: str | None,
+                  progress: Callable[[int, int], None] | None) -> dict:
+    """The ``simulate`` hook: ``ruleproof simulate presentes --games N --seed S [--policy P]``."""
+    policy = policy or "eager"
+    if policy not in POLICIES:
+        raise RulesetError("command line", "policy", f"unknown policy {policy!r} for presentes "
+                           f"(known: {', '.join(POLICIES)})")
+    if games < 1:
+        raise RulesetError("command line", "games", "must be at least 1")
+    rules, board = rules_of(ruleset)
+    t0 = time.perf_counter()
+    raw = run_games(rules, games, seed, policy, progress)
+    seconds = time.perf_counter() - t0
+    out = summarise(rules, raw)
+    out.update({"seed": seed, "policy": policy, "board": board.name, "squares": board.size,
+                "layout": board.drawing(), "players": rules.players, "dice": 1 if len(rules.dice) == 6 else 2,
+                "seconds": seconds, "games_per_second": games / seconds if seconds else None,
+                "turns_mean": out["turns"]})
+    return out
