@@ -8,7 +8,10 @@ from pathlib import Path
 
 from model.spec import GameSpec
 
+from .analysis import solve_hook
 from .config import SCHEMA, build
+from .policies import POLICIES
+from .simulate import simulate_hook
 
 SPEC = GameSpec(
     name="presentes",
@@ -21,4 +24,5 @@ SPEC = GameSpec(
     build=build,
     verify_overrides={"players": 2, "board": "mini", "dice": 1},
     verify_max_states=2_000_000,
+    hooks={"simulate": simulate_hook, "solve": solve_hook, "policies": POLICIES},
 )

@@ -5,7 +5,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping
 
-from model.ruleset import Param, Ruleset, RulesetError, RulesSchema, Ruling, int_in, int_list
+from model.ruleset import Param, Ruleset, RulesetError, RulesSchema, Ruling, int_in, int_list, one_of
 
 from .board import Board, dice_distribution, make_board, parse_board_param
 from .rules import Rules
@@ -46,6 +46,10 @@ PARAMS = (
     Param("gift_values", "utility of ending with each gift: empty = 1 for any gift but your own; "
           "n values = gift g is worth values[g] to everyone; n*n values = row per seat", (),
           int_list(-1000, 1000, 0, 1024)),
+    Param("policy", "exact analysis: the policy of the seats that do not optimise (eager, passive, "
+          "random)", "eager", one_of("eager", "passive", "random")),
+    Param("focal_seat", "exact analysis: the seat that plays optimally for its gift values (-1: none)",
+          0, int_in(-1, 31)),
     Param("host_skip", "scenario: turn slots whose player the host skips ('Pular vez')", (),
           int_list(1, 100_000, 0, 64)),
     Param("host_remove", "scenario: [turn slot, seat] pairs the host removes ('Remover jogador')",
@@ -60,8 +64,8 @@ def _whole(p: Mapping[str, Any]) -> tuple[str, str] | None:
     for slot, seat in p["host_remove"]:
         if seat >= n:
             return "host_remove", f"seat {seat} does not exist with {n} players"
-    if p["dice"] * 6 > 400:
-        return "dice", "too many dice"
+    if p["focal_seat"] >= n:
+        return "focal_seat", f"seat {p['focal_seat']} does not exist with {n} players"
     return None
 
 
