@@ -6,6 +6,7 @@ import random
 import time
 from fractions import Fraction
 from math import factorial
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -226,3 +227,40 @@ def test_full_size_four_players_is_fast_and_normalised():
         expected = sum(slot.get(T.blue(v), 0) for rack in d.probs for slot in rack)
         assert expected == 4 - own.count(T.blue(v))
     assert table == sorted(table, key=lambda p: (-p.success, p.red_risk, p.rack, p.slot, p.named))
+
+
+EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples" / "bomb-busters").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_example_views_through_the_hook(path):
+    from model.bomb_busters import SPEC
+    out = SPEC.hooks["deduce"](path)
+    assert {"viewer", "hidden_wires", "deals", "positions", "facts", "plays", "certain_cuts"} <= set(out)
+    for entry in out["positions"]:
+        total = sum(Fraction(p["fraction"]) for p in entry["probabilities"].values())
+        assert total == 1
+    assert out["plays"] == sorted(out["plays"], key=lambda p: (-Fraction(p["success"]["fraction"]),
+                                                               Fraction(p["red_risk"]["fraction"])))
+    if path.name == "slot-next-to-2.json":
+        first = out["positions"][0]
+        assert first["probabilities"]["2"]["fraction"] == "1/3"
+
+
+def test_hook_errors_name_the_file(tmp_path):
+    from model.bomb_busters import SPEC
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(RulesetError) as exc:
+        SPEC.hooks["deduce"](bad)
+    assert exc.value.source == str(bad)
+    with pytest.raises(RulesetError):
+        SPEC.hooks["deduce"](tmp_path / "missing.json")
+    contradiction = tmp_path / "contra.json"
+    contradiction.write_text(json.dumps({
+        "format": "bomb-busters-view/1", "mission": {"blue_values": 2, "blue_copies": 2}, "viewer": "a",
+        "hands": [{"name": "a", "racks": [["1", "2"]]}, {"name": "b", "racks": [["?2"]]},
+                  {"name": "c", "racks": [["?"]]}], "claims": [{"hand": "c", "holds": "2"}]}))
+    with pytest.raises(RulesetError) as exc:
+        SPEC.hooks["deduce"](contradiction)
+    assert "no deal" in exc.value.reason

@@ -20,9 +20,15 @@ def build(ruleset) -> BombBusters:
 
 
 def _deduce(path: Path) -> dict[str, Any]:
-    from .deduce import deduce, report
+    from model.ruleset import RulesetError
+
+    from .deduce import NoDeal, deduce, report
     from .view import load_view
-    return report(deduce(load_view(Path(path))))
+    pos = load_view(Path(path))
+    try:
+        return report(deduce(pos))
+    except NoDeal as exc:
+        raise RulesetError(str(path), "hands", f"{exc} (the facts contradict each other)") from None
 
 
 def _checks(ruleset):

@@ -18,14 +18,12 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import factorial
-from operator import add
 from typing import Iterator
 
 from . import tiles as T
 from .tiles import Named, Tile
 from .view import Position, Slot
 
-StateT = tuple[int, ...]
 
 
 class NoDeal(ValueError):
@@ -102,12 +100,24 @@ class _Problem:
         self.R = len(self.slots)
         self.run_k = [[self.run[r][k] for r in range(self.R)] for k in range(len(self.kinds))]
         self._cache: dict = {}
+        # a DP state is one int in mixed radix: rack prefixes, set-aside piles, claim counters
+        radices = [n + 1 for n in self.sizes] + [a + 1 for a in self.aside] + [need + 1 for *_, need in self.claims]
+        self.base = []
+        b = 1
+        for rad in radices:
+            self.base.append(b)
+            b *= rad
+        self.radix = radices
 
-    def start(self) -> StateT:
-        return (0,) * (self.R + 2 + len(self.claims))
+    def part(self, state: int, i: int) -> int:
+        return state // self.base[i] % self.radix[i]
 
-    def final(self) -> StateT:
-        return tuple(self.sizes) + tuple(self.aside) + tuple(k for *_, k in self.claims)
+    def start(self) -> int:
+        return 0
+
+    def final(self) -> int:
+        parts = list(self.sizes) + list(self.aside) + [need for *_, need in self.claims]
+        return sum(v * b for v, b in zip(parts, self.base))
 
     def _options(self, k: int, caps: tuple[int, ...], aside_ok: bool) -> list:
         """(counts per rack, weight, state increment) for every way to place kind k's copies."""
@@ -116,44 +126,48 @@ class _Problem:
         if hit is not None:
             return hit
         R, m, g = self.R, self.mult[k], self.group[k]
-        width = R + 2 + len(self.claims)
         out = []
         if aside_ok:  # this red/yellow tile is the set-aside one
-            delta = [0] * width
-            delta[R + g] = 1
-            out.append(((0,) * R, 1, tuple(delta)))
+            out.append(((0,) * R, 1, self.base[R + g]))
         top = factorial(m)
         for counts in _compositions(m, list(caps)):
             w = top
             for c in counts:
                 if c > 1:
                     w //= factorial(c)
-            out.append((counts, w, counts + (0,) * (width - R)))
+            out.append((counts, w, sum(c * b for c, b in zip(counts, self.base))))
         self._cache[key] = out
         return out
 
-    def moves(self, k: int, state: StateT) -> list[tuple[StateT, int, tuple[int, ...]]]:
+    def moves(self, k: int, state: int) -> list[tuple[int, int, tuple[int, ...]]]:
         """Successors after placing every copy of kind k: (state, weight, counts per rack)."""
         R, g = self.R, self.group[k]
-        run_k, m = self.run_k[k], self.mult[k]
-        caps = tuple(min(run_k[r][state[r]], self.sizes[r] - state[r], m) for r in range(R))
-        options = self._options(k, caps, g >= 0 and state[R + g] < self.aside[g])
+        run_k, m, sizes, base, radix = self.run_k[k], self.mult[k], self.sizes, self.base, self.radix
+        caps = []
+        for r in range(R):
+            p = state // base[r] % radix[r]
+            caps.append(min(run_k[r][p], sizes[r] - p, m))
+        aside_ok = g >= 0 and state // base[R + g] % radix[R + g] < self.aside[g]
+        options = self._options(k, tuple(caps), aside_ok)
         if not self.claims:
-            return [(tuple(map(add, state, delta)), w, counts) for counts, w, delta in options]
+            return [(state + delta, w, counts) for counts, w, delta in options]
         out = []
         for counts, w, delta in options:
-            new = list(map(add, state, delta))
+            new = state + delta
             ok = True
             for ci, (racks, ks, last, need) in enumerate(self.claims):
                 idx = R + 2 + ci
+                q = state // base[idx] % radix[idx]
                 if k in ks:
                     got = sum(counts[r] - self.cut_fixed[r][k] for r in racks)
-                    new[idx] = min(need, state[idx] + got)
-                if k == last and new[idx] < need:
+                    q2 = max(0, min(need, q + got))
+                    new += (q2 - q) * base[idx]
+                    q = q2
+                if k == last and q < need:
                     ok = False
                     break
             if ok:
-                out.append((tuple(new), w, counts))
+                out.append((new, w, counts))
         return out
 
 
@@ -162,55 +176,62 @@ def deduce(pos: Position) -> Deduction:
     start_time = time.perf_counter()
     pb = _Problem(pos)
     K = len(pb.kinds)
-    forward: list[dict[StateT, int]] = [{pb.start(): 1}]
+    forward: list[dict[int, int]] = [{pb.start(): 1}]
+    succ: list[dict[int, list]] = []
     for k in range(K):
-        nxt: dict[StateT, int] = {}
+        nxt: dict[int, int] = {}
+        here: dict[int, list] = {}
         for state, f in forward[k].items():
-            for new, w, _ in pb.moves(k, state):
+            moves = [(new, w) for new, w, _ in pb.moves(k, state)]
+            here[state] = moves
+            for new, w in moves:
                 nxt[new] = nxt.get(new, 0) + f * w
         forward.append(nxt)
+        succ.append(here)
     final = pb.final()
     total = forward[K].get(final, 0)
     if total == 0:
         raise NoDeal("no deal of the tiles matches this view")
-    # backward pass, accumulating F * w * B over every transition into the blocks it fills
-    back: dict[StateT, int] = {final: 1}
-    acc = [[{} for _ in range(K)] for _ in range(pb.R)]  # acc[r][k][(start, count)] = weight
-    n_states = 1
+    # backward pass: B[k][state] = weight of completing the racks from ``state`` with kinds >= k
+    backward: list[dict[int, int]] = [{} for _ in range(K)] + [{final: 1}]
     for k in range(K - 1, -1, -1):
-        prev: dict[StateT, int] = {}
-        for state, f in forward[k].items():
+        nxt_b, cur = backward[k + 1], backward[k]
+        for state, moves in succ[k].items():
             b_sum = 0
-            for new, w, counts in pb.moves(k, state):
-                b = back.get(new)
-                if not b:
-                    continue
-                wb = w * b
-                b_sum += wb
-                contrib = f * wb
-                for r in range(pb.R):
-                    c = counts[r]
-                    if c:
-                        key = (state[r], c)
-                        d = acc[r][k]
-                        d[key] = d.get(key, 0) + contrib
+            for new, w in moves:
+                b = nxt_b.get(new)
+                if b:
+                    b_sum += w * b
             if b_sum:
-                prev[state] = b_sum
-        back = prev
-        n_states += len(prev)
+                cur[state] = b_sum
+    # G[k][r][j] = weight of deals whose rack r holds at most j wires of kinds < k; the slot j of
+    # rack r holds kind k exactly when G[k] counts it and G[k + 1] does not
+    n_states = sum(len(b) for b in backward)
+    cumulative = []
+    for k in range(K + 1):
+        hist = [[0] * (n + 1) for n in pb.sizes]
+        fk, bk = forward[k], backward[k]
+        for state, b in bk.items():
+            fb = fk[state] * b
+            for r in range(pb.R):
+                hist[r][pb.part(state, r)] += fb
+        rows = []
+        for r in range(pb.R):
+            run, row = 0, []
+            for j in range(pb.sizes[r]):
+                run += hist[r][j]
+                row.append(run)
+            rows.append(row)
+        cumulative.append(rows)
     probs: list[list[dict[Tile, Fraction]]] = []
     for r in range(pb.R):
         rows = [dict() for _ in range(pb.sizes[r])]
         for k, t in enumerate(pb.kinds):
-            per_slot = [0] * (pb.sizes[r] + 1)
-            for (s, c), wt in acc[r][k].items():  # difference array over the block [s, s + c)
-                per_slot[s] += wt
-                per_slot[s + c] -= wt
-            running = 0
+            before, after = cumulative[k][r], cumulative[k + 1][r]
             for j in range(pb.sizes[r]):
-                running += per_slot[j]
-                if running:
-                    rows[j][t] = Fraction(running, total)
+                weight = before[j] - after[j]
+                if weight:
+                    rows[j][t] = Fraction(weight, total)
         probs.append(rows)
     return Deduction(pos, total, probs, time.perf_counter() - start_time, n_states, pb.kinds)
 
