@@ -117,3 +117,21 @@ def _checked(game, pol, s):
     a = pol(s)
     assert a in game.legal_actions(s)
     return a
+
+
+def test_solve_hook_on_a_tiny_mission(tmp_path):
+    res = SPEC.hooks["solve"](SPEC.ruleset("bomb-busters-tiny"), {}, tmp_path, None)
+    assert [v["fraction"] for v in res["values"]] == ["9/10", "9/10"]
+    assert res["policies"]["likely-equipment"]["fraction"] == "29/30"
+    # nobody beats the team that sees every wire; here that team always wins
+    assert res["perfect_information_bound"]["fraction"] == "1"
+    assert (tmp_path / "policy_values.csv").exists() and (tmp_path / "policy_values.json").exists()
+    with pytest.raises(RulesetError):
+        SPEC.hooks["solve"](SPEC.default(), {}, None, None)
+
+
+def test_deduce_text_hook():
+    from pathlib import Path
+    path = Path(__file__).resolve().parent.parent / "examples" / "bomb-busters" / "slot-next-to-2.json"
+    text = SPEC.hooks["deduce_text"](SPEC.hooks["deduce"](path))
+    assert "bia rack 0 slot  0 is      1: success 0.6667 = 2/3" in text

@@ -20,15 +20,18 @@ def build(ruleset) -> BombBusters:
 
 
 def _deduce(path: Path) -> dict[str, Any]:
-    from model.ruleset import RulesetError
+    from .hooks import deduce_file
+    return deduce_file(path)
 
-    from .deduce import NoDeal, deduce, report
-    from .view import load_view
-    pos = load_view(Path(path))
-    try:
-        return report(deduce(pos))
-    except NoDeal as exc:
-        raise RulesetError(str(path), "hands", f"{exc} (the facts contradict each other)") from None
+
+def _deduce_text(res: dict[str, Any]) -> str:
+    from .hooks import deduce_text
+    return deduce_text(res)
+
+
+def _solve(ruleset, options, out_dir, progress=None) -> dict[str, Any]:
+    from .hooks import solve
+    return solve(ruleset, options, out_dir, progress)
 
 
 def _checks(ruleset):
@@ -107,5 +110,6 @@ SPEC = GameSpec(
     build=build,
     verify_overrides=VERIFY_OVERRIDES,
     checks=_checks,
-    hooks={"deduce": _deduce, "simulate": _simulate, "policies": _LazyPolicies()},
+    hooks={"deduce": _deduce, "deduce_text": _deduce_text, "simulate": _simulate, "solve": _solve,
+           "policies": _LazyPolicies()},
 )
