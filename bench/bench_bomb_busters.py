@@ -51,6 +51,29 @@ def deduction_times(players: int, games: int, seed: int) -> dict[int, list[float
     return buckets
 
 
+def untokened_view(players: int, seed: int, reds, red_in: int, yellows, yellow_in: int):
+    """A set-up position with no info tokens at all (the hardest case): every other wire hidden."""
+    from model.bomb_busters import tiles as T
+    from model.bomb_busters.mission import rack_sizes, racks_for
+    from model.bomb_busters.view import parse_view
+    rng = random.Random(seed)
+    pool = T.blue_pool(12, 4) + [T.red(v) for v in rng.sample(reds, red_in)] + \
+        [T.yellow(v) for v in rng.sample(yellows, yellow_in)]
+    rng.shuffle(pool)
+    owners = racks_for(players)
+    racks, i = [], 0
+    for n in rack_sizes(len(pool), len(owners)):
+        racks.append(sorted(pool[i:i + n]))
+        i += n
+    hands = [{"name": f"p{p}", "racks": [[T.show(t) for t in r] if p == 0 else ["?"] * len(r)
+                                        for r, o in zip(racks, owners) if o == p]} for p in range(players)]
+    return parse_view({"format": "bomb-busters-view/1",
+                       "mission": {"blue_values": 12, "blue_copies": 4,
+                                   "red": {"values": list(reds), "in_play": red_in},
+                                   "yellow": {"values": list(yellows), "in_play": yellow_in}},
+                       "viewer": "p0", "hands": hands})
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=20, help="Monte Carlo games per player count")
@@ -70,6 +93,17 @@ def main() -> None:
             xs = buckets[hidden]
             print(f"{players:>7} {hidden:>6} {len(xs):>4} {statistics.mean(xs):>9.4f} {max(xs):>9.4f}")
 
+    print("\n== worst case: set-up without info tokens, more colours (CPU seconds) ==")
+    print(f"{'players':>7} {'hidden':>6} {'red':>7} {'yellow':>7} {'states':>7} {'seconds':>8}")
+    for players in counts:
+        for reds, red_in, yellows, yellow_in in (((3, 8), 1, (4, 10), 2), ((2, 5, 9), 2, (1, 4, 7, 10), 4),
+                                                 ((1, 3, 6, 9, 11), 3, (2, 5, 8, 11), 4)):
+            pos = untokened_view(players, args.seed, reds, red_in, yellows, yellow_in)
+            start = time.process_time()
+            d = deduce(pos)
+            plays(d)
+            print(f"{players:>7} {pos.hidden_count():>6} {f'{red_in}/{len(reds)}':>7} "
+                  f"{f'{yellow_in}/{len(yellows)}':>7} {d.states:>7} {time.process_time() - start:>8.3f}")
     print("\n== policy 'likely' (most likely cut), standard set-up ==")
     print(f"{'players':>7} {'games':>6} {'games/s':>8} {'win rate':>9} {'95% CI':>20}")
     for players in counts:
