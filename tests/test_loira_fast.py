@@ -1,0 +1,58 @@
+"""The specialised C solver agrees with the exact rational solver on small configurations."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from model.loira import SPEC, fast
+from model.loira.exact import solve
+from test_loira_helpers import game
+
+CONFIGS = [
+    {"deck": ["F1"], "stalls": [], "centre_rolls": 0},
+    {"deck": ["F1", "grito"], "stalls": [], "centre_rolls": 0},
+    {"deck": ["F1", "F2", "M1", "M2", "grito", "grito"], "stalls": [2, 4], "centre_rolls": 1},
+    dict(SPEC.verify_overrides),
+    {"deck": ["F1", "P2", "grito", "chute", "espelho", "interruptor"], "stalls": [2, 3], "rolls": [1, 0],
+     "centre_rolls": 0},
+    {"deck": ["F-", "F1", "F2", "grito", "grito", "toc-toc", "descarga"], "stalls": [3, 3],
+     "rolls": [0, 1], "centre_rolls": 1, "first_seat": 1},
+]
+
+
+def _available():
+    try:
+        fast._library()
+    except fast.FastUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.mark.parametrize("params", CONFIGS)
+def test_fast_solver_matches_exact(params):
+    _available()
+    g = game(params)
+    exact = solve(g).value(g.initial_state())[0]
+    res = fast.solve(g.cfg)
+    assert res["value"] == pytest.approx(float(exact), abs=1e-12)
+    assert res["states"] > 0 and res["table_bytes"] >= 24 * res["states"]
+
+
+def test_fast_solver_random_small_decks():
+    _available()
+    rng = random.Random(4)
+    pool = ["F-", "F1", "F2", "P1", "P2", "M1", "M2", "grito", "toc-toc", "interruptor", "chute",
+            "descarga", "fios", "espelho"]
+    for _ in range(6):
+        params = {"deck": rng.sample(pool, 5), "stalls": rng.sample([2, 3, 4, 4], rng.randint(0, 3)),
+                  "rolls": [rng.randint(0, 1), rng.randint(0, 1)], "centre_rolls": rng.randint(0, 2)}
+        g = game(params)
+        exact = solve(g).value(g.initial_state())[0]
+        assert fast.solve(g.cfg)["value"] == pytest.approx(float(exact), abs=1e-12), params
+
+
+def test_unsupported_configurations_are_refused():
+    assert fast.supports(game({"players": 3}).cfg)
+    assert fast.supports(game(rulings={"L04": "bathroom-cards"}).cfg)
+    assert fast.supports(game({"expansions": ["ralo"]}).cfg)
+    assert fast.supports(game().cfg) is None
