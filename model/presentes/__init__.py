@@ -9,6 +9,7 @@ from pathlib import Path
 from model.spec import GameSpec
 
 from .analysis import solve_hook
+from .checks import checks
 from .config import SCHEMA, build
 from .policies import POLICIES
 from .simulate import simulate_hook
@@ -24,5 +25,6 @@ SPEC = GameSpec(
     build=build,
     verify_overrides={"players": 2, "board": "mini", "dice": 1},
     verify_max_states=2_000_000,
+    checks=checks,
     hooks={"simulate": simulate_hook, "solve": solve_hook, "policies": POLICIES},
 )

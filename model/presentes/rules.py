@@ -96,18 +96,16 @@ class Rules:
     removals: Mapping[int, tuple[int, ...]] = field(default_factory=dict)  # slot -> seats removed
     values: tuple[tuple[Fraction, ...], ...] = ()  # per seat, the utility of ending with each gift
 
-    @property
-    def finish(self) -> int:
-        return len(self.squares) - 1
+    #: derived: the finish square, the "removed" marker, the slot counter's cap
+    finish: int = field(init=False)
+    out: int = field(init=False)
+    slot_cap: int = field(init=False)
 
-    @property
-    def out(self) -> int:
-        return len(self.squares)
-
-    @property
-    def slot_cap(self) -> int:
+    def __post_init__(self) -> None:
         events = set(self.skips) | set(self.removals)
-        return max(events) + 1 if events else 0
+        object.__setattr__(self, "finish", len(self.squares) - 1)
+        object.__setattr__(self, "out", len(self.squares))
+        object.__setattr__(self, "slot_cap", max(events) + 1 if events else 0)
 
 
 # ---- who is where ------------------------------------------------------------------------------
@@ -227,7 +225,7 @@ def begin_slot(r: Rules, s: St, seat: int, slot: int) -> St:
         if cap and slot in r.skips:  # "Pular vez: encerra a vez do jogador atual"
             seat, slot = mover + 1, slot + 1
             continue
-        return s._replace(phase=Phase.ROLL, turn=mover, chain=0, aux=0, slot=min(slot, cap))
+        return St(Phase.ROLL, mover, 0, 0, s.tree, s.used, min(slot, cap), s.pos, s.gift, s.order)
 
 
 def game_over(r: Rules, s: St, on: list[int]) -> St:
@@ -262,7 +260,7 @@ def move(r: Rules, s: St, steps: int, landing: int) -> St:
         else:  # "Quem chega ao fim fica com o presente ... Quem chega sem presente pega um da árvore."
             s = s._replace(pos=_set(s.pos, m, fin), order=s.order + (m,))
             return take_from_tree(s, m) if s.gift[m] < 0 else end_turn(r, s)
-    s = s._replace(pos=_set(s.pos, m, p))
+    s = St(s.phase, m, s.chain, s.aux, s.tree, s.used, s.slot, _set(s.pos, m, p), s.gift, s.order)
     if landing > r.max_landings:  # "Valem no máximo 3 quedas seguidas; depois, a sequência para."
         return end_turn(r, s)
     return land(r, s, landing)
@@ -272,10 +270,9 @@ def land(r: Rules, s: St, landing: int) -> St:
     """'A casa onde você cai decide o que acontece.'"""
     m = s.turn
     kind = r.squares[s.pos[m]]
-    if kind == Square.LUCK:
-        return s._replace(phase=Phase.LUCK, chain=landing)
-    if kind == Square.BAD:
-        return s._replace(phase=Phase.BAD, chain=landing)
+    if kind == Square.LUCK or kind == Square.BAD:
+        return St(Phase.LUCK if kind == Square.LUCK else Phase.BAD, m, landing, s.aux, s.tree, s.used,
+                  s.slot, s.pos, s.gift, s.order)
     if s.gift[m] >= 0:  # "Com presente, nada acontece."
         return end_turn(r, s)
     if not s.used >> m & 1:  # "Na primeira vez que você cai numa casa comum sem presente, escolhe"

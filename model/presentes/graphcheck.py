@@ -1,0 +1,181 @@
+"""Graph checks on the full protocol state graph of a small configuration.
+
+One breadth-first exploration (shortest witnesses) gives:
+
+* **termination under every policy**: the greatest set of non-terminal states in which chance
+  never leaves the set and some decision stays in it is empty; an end component avoiding the
+  reveal would survive this fixpoint, so its emptiness means the game ends with probability 1
+  whatever the players choose (and from every reachable state an end is reachable);
+* **shield safety on every transition**: a player on a shield square, other than the one whose
+  turn it is, never loses their gift or their place through an effect or a choice;
+* **luck squares with no eligible effect** (P23): every reachable situation where a ★ draws from
+  an empty list, with the shortest play reaching one.
+"""
+from __future__ import annotations
+
+import time
+from collections import deque
+
+from model.protocol import CHANCE, TERMINAL
+from solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
+
+from .board import Square
+from .rules import Effect, Phase, St
+
+
+class Graph:
+    def __init__(self, game, max_states: int = 3_000_000):
+        self.game = game
+        r = game.rules
+        start = game.initial_state()
+        self.states: list[St] = [start]
+        index = {start: 0}
+        self.kind: list[int] = []
+        self.succ: list[list[int]] = []
+        self.parent: list[tuple[int, object]] = [(-1, None)]
+        self.no_effect: list[int] = []
+        self.shield_breach: tuple[int, object, str] | None = None
+        self.complete = True
+        i = 0
+        while i < len(self.states):
+            s = self.states[i]
+            cp = game.current_player(s)
+            self.kind.append(cp)
+            if cp == TERMINAL:
+                self.succ.append([])
+                i += 1
+                continue
+            acts = [a for a, _ in game.chance_outcomes(s)] if cp == CHANCE else game.legal_actions(s)
+            kids = []
+            for a in acts:
+                t = game.apply(s, a)
+                j = index.get(t)
+                if j is None:
+                    j = index[t] = len(self.states)
+                    self.states.append(t)
+                    self.parent.append((i, a))
+                kids.append(j)
+                if self.shield_breach is None:
+                    why = _shield_breach(r, s, t)
+                    if why:
+                        self.shield_breach = (i, a, why)
+            if s.phase == Phase.LUCK and acts and acts[0][0] == Effect.NOTHING:
+                self.no_effect.append(i)
+            self.succ.append(kids)
+            i += 1
+            if len(self.states) > max_states:
+                self.complete = False
+                break
+
+    def trace(self, node: int, note: str = "") -> list[str]:
+        g = self.game
+        path = []
+        while node > 0:
+            p, a = self.parent[node]
+            path.append((p, a, node))
+            node = p
+        lines = [f"start: {g.describe_state(self.states[0])}"]
+        for step, (p, a, c) in enumerate(reversed(path), 1):
+            who = g.seat_name(self.kind[p])
+            lines.append(f"{step}. {who}: {g.describe_action(self.states[p], a)} -> "
+                         f"{g.describe_state(self.states[c])}")
+        if note:
+            lines.append(note)
+        return lines
+
+    def trapped(self) -> list[int]:
+        """The greatest set of non-terminal states an adversary can keep play in forever."""
+        n = len(self.succ)
+        pred: list[list[int]] = [[] for _ in range(n)]
+        for u, kids in enumerate(self.succ):
+            for v in kids:
+                pred[v].append(u)
+        alive = [self.kind[u] != TERMINAL for u in range(n)]
+        count = [len(set(kids)) for kids in self.succ]
+        queue = deque(u for u in range(n) if not alive[u])
+        while queue:
+            v = queue.popleft()
+            for u in set(pred[v]):
+                if not alive[u]:
+                    continue
+                if self.kind[u] == CHANCE:
+                    alive[u] = False
+                    queue.append(u)
+                else:
+                    count[u] -= 1
+                    if count[u] == 0:
+                        alive[u] = False
+                        queue.append(u)
+        return [u for u in range(n) if alive[u]]
+
+
+def _shield_breach(r, s: St, t: St) -> str:
+    if t.phase in (Phase.OVER, Phase.TREE_LAST):
+        return ""  # the reveal moves the last player to the finish, not an effect
+    fin = r.finish
+    for j in range(r.players):
+        if j == s.turn or s.pos[j] >= fin or r.squares[s.pos[j]] != Square.SHIELD:
+            continue
+        if t.pos[j] != s.pos[j]:
+            return f"shielded P{j} moved from {s.pos[j]} to {t.pos[j]}"
+        if s.gift[j] >= 0 and t.gift[j] != s.gift[j]:
+            return f"shielded P{j} lost gift g{s.gift[j]}"
+    return ""
+
+
+def graph_checks(game, label: str, max_states: int = 3_000_000) -> list[PropertyResult]:
+    t0 = time.perf_counter()
+    g = Graph(game, max_states)
+    build = time.perf_counter() - t0
+    n = len(g.states)
+    scope = f"{label}: {n} states"
+    out = []
+    if not g.complete:
+        return [PropertyResult(f"termination-every-policy [{label}]", UNKNOWN,
+                               f"more than {max_states} states", kind="graph", seconds=build)]
+    trapped = g.trapped()
+    if trapped:
+        node = min(trapped)
+        out.append(PropertyResult(
+            f"termination-every-policy [{label}]", FAILS,
+            f"{len(trapped)} states from which the players can keep the game going forever",
+            g.trace(node, "from here some choices avoid the end with probability 1"), "graph",
+            time.perf_counter() - t0))
+    else:
+        out.append(PropertyResult(
+            f"termination-every-policy [{label}]", HOLDS,
+            f"{scope}: no end component avoids the reveal, so the game ends with probability 1 "
+            "under every policy (and an end is reachable from every reachable state)",
+            kind="graph", seconds=time.perf_counter() - t0, data={"states": n}))
+    if g.shield_breach is not None:
+        node, a, why = g.shield_breach
+        out.append(PropertyResult(f"shield-safety-transitions [{label}]", FAILS, why,
+                                  g.trace(node, f"then {game.describe_action(g.states[node], a)}: {why}"),
+                                  "exhaustive"))
+    else:
+        out.append(PropertyResult(f"shield-safety-transitions [{label}]", HOLDS,
+                                  f"{scope}: no transition takes the gift or the place of a shielded "
+                                  "player other than the mover", kind="exhaustive"))
+    if g.no_effect:
+        node = g.no_effect[0]
+        out.append(PropertyResult(
+            f"luck-square-without-effect [{label}]", HOLDS,
+            f"{scope}: a ★ with no eligible effect occurs in {len(g.no_effect)} states, always with "
+            "the mover holding a gift and every other player on the track shielded; P23: nothing "
+            "happens", kind="exhaustive",
+            data={"states": len(g.no_effect), "shortest_witness": g.trace(node, "no eligible effect")}))
+    else:
+        out.append(PropertyResult(f"luck-square-without-effect [{label}]", HOLDS,
+                                  f"{scope}: never reachable", kind="exhaustive"))
+    bad = [u for u in g.no_effect if not _all_others_shielded(game.rules, g.states[u])]
+    if bad:
+        out.append(PropertyResult(f"luck-square-without-effect-characterised [{label}]", FAILS,
+                                  "a ★ without eligible effect outside the proved situation",
+                                  g.trace(bad[0]), "exhaustive"))
+    return out
+
+
+def _all_others_shielded(r, s: St) -> bool:
+    fin = r.finish
+    others = [j for j in range(r.players) if j != s.turn and s.pos[j] < fin]
+    return s.gift[s.turn] >= 0 and all(r.squares[s.pos[j]] == Square.SHIELD for j in others)
