@@ -27,7 +27,7 @@ def view(hands, blue_values=3, blue_copies=2, red=None, yellow=None, claims=None
     data = {"format": "bomb-busters-view/1", "mission": mission, "viewer": viewer,
             "hands": [{"name": n, "racks": r} for n, r in hands]}
     if claims:
-        data["claims"] = [{"hand": h, "holds": v} for h, v in claims]
+        data["claims"] = [{"hand": c[0], "holds": c[1], "at_least": c[2] if len(c) > 2 else 1} for c in claims]
     return parse_view(data)
 
 
@@ -137,22 +137,29 @@ def _random_position(rng: random.Random):
                     row.append("?" + T.show(t))
                 elif u < 0.4 and T.colour(t) == T.Colour.YELLOW:
                     row.append("?Y")
+                elif u < 0.4 and T.colour(t) == T.Colour.RED:
+                    row.append("?R")
                 elif u < 0.5:
                     wrong = [T.show(T.blue(v)) for v in range(1, blue_values + 1) if T.blue(v) != t]
-                    row.append("?~" + rng.choice(wrong) if wrong else "?")
+                    if T.colour(t) != T.Colour.YELLOW:
+                        wrong.append("Y")
+                    row.append("?~" + "~".join(rng.sample(wrong, rng.randint(1, min(2, len(wrong))))))
                 else:
                     row.append("?")
             out.append(row)
-            if h and rng.random() < 0.3:
+            if h and rng.random() < 0.4:
                 held = [t for t in uncut if T.colour(t) == T.Colour.BLUE]
                 if held:
-                    claims.append((f"h{h}", T.show(rng.choice(held))))
+                    t = rng.choice(held)
+                    claims.append((f"h{h}", T.show(t), rng.randint(1, held.count(t))))
+            if h and rng.random() < 0.3 and any(T.colour(t) == T.Colour.YELLOW for t in uncut):
+                claims.append((f"h{h}", "Y", 1))
         hands.append((f"h{h}", out))
     return view(hands, blue_values, copies, red=(reds, red_in), yellow=(yels, len(yels)),
                 claims=claims, viewer="h0")
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**9))
 def test_random_positions_match_brute_force(seed):
     assert_matches_brute(_random_position(random.Random(seed)))
