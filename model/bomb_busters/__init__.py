@@ -13,6 +13,7 @@ from model.spec import GameSpec
 
 from .game import BombBusters
 from .mission import SCHEMA, Mission
+from .policy import POLICIES
 
 
 def build(ruleset) -> BombBusters:
@@ -44,47 +45,6 @@ def _simulate(ruleset, games: int, seed: int, policy: str | None, progress=None)
     return simulate(ruleset, games, seed, policy, progress)
 
 
-def _policies():
-    from .policy import POLICIES
-    return POLICIES
-
-
-class _LazyPolicies(dict):
-    """The policy table, imported on first use (keeps ``import model.bomb_busters`` light)."""
-
-    def _fill(self):
-        if not super().__len__():
-            self.update(_policies())
-
-    def __getitem__(self, k):
-        self._fill()
-        return super().__getitem__(k)
-
-    def __iter__(self):
-        self._fill()
-        return super().__iter__()
-
-    def __len__(self):
-        self._fill()
-        return super().__len__()
-
-    def items(self):
-        self._fill()
-        return super().items()
-
-    def keys(self):
-        self._fill()
-        return super().keys()
-
-    def get(self, k, default=None):
-        self._fill()
-        return super().get(k, default)
-
-    def __contains__(self, k):
-        self._fill()
-        return super().__contains__(k)
-
-
 #: the default small configuration ``verify`` explores exhaustively (5,169 states, about a second):
 #: 2 experts with 2 racks each, blue 1-2 twice each, '1 de 2' red, all three equipment items
 VERIFY_OVERRIDES = {
@@ -111,5 +71,5 @@ SPEC = GameSpec(
     verify_overrides=VERIFY_OVERRIDES,
     checks=_checks,
     hooks={"deduce": _deduce, "deduce_text": _deduce_text, "simulate": _simulate, "solve": _solve,
-           "policies": _LazyPolicies()},
+           "policies": POLICIES},
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from model.ruleset import Param, Ruleset, RulesSchema, Ruling, boolean, int_in, int_list, one_of
+from model.ruleset import Param, Ruleset, RulesSchema, Ruling, boolean, int_in, int_list
 
 from .tiles import Tile, blue_pool, red, yellow
 
@@ -119,9 +119,6 @@ RULINGS = (
            {"rejected": "rejected as a mission: yellows are cut 2 or 4 at a time, the last one could never go"},
            "seeds/004 Corte Solo: 'cortar 2 OU 4 fios idênticos' and the yellow dual cut"),
 )
-
-_ = one_of  # parsers used by rulesets of other games; kept for symmetry
-
 
 def _whole_check(p: Mapping[str, Any]) -> tuple[str, str] | None:
     if p["blue_copies"] % 2:

@@ -18,7 +18,6 @@ from typing import Any, Callable
 
 from model.protocol import CHANCE, TERMINAL
 
-from . import rules as R
 from . import tiles as T
 from .deduce import deduce, plays
 from .game import BombBusters
@@ -235,9 +234,3 @@ def simulate(ruleset, games: int, seed: int, policy: str | None, progress=None) 
             "turns": mean_ci(turns), "detonator_at_end": mean_ci(dets),
             "seconds": round(seconds, 3), "games_per_second": round(games / seconds, 3) if seconds else None}
 
-
-def _unused(m: Mission) -> None:  # keep the import of R for readers of the policy notes
-    return None
-
-
-_ = R
