@@ -38,8 +38,13 @@ class Exit(Exception):
         self.code = code
 
 
+def say_error(message: str) -> None:
+    """One unwrapped line on stderr (Rich would wrap it to the terminal width)."""
+    sys.stderr.write(message.replace("\n", " ") + "\n")
+
+
 def fail_input(message: str) -> None:
-    err.print(f"error: {message}", markup=False, highlight=False)
+    say_error(f"error: {message}")
     raise Exit(2)
 
 
@@ -109,12 +114,12 @@ def run(fn, *args, **kwargs) -> None:
     except Exit as e:
         raise typer.Exit(e.code)
     except RulesetError as e:
-        err.print(f"error: {e}", markup=False, highlight=False)
+        say_error(f"error: {e}")
         raise typer.Exit(2)
     except typer.Exit:
         raise
     except Exception as e:  # noqa: BLE001 - the last resort: one line, no traceback
-        err.print(f"internal error: {type(e).__name__}: {e}", markup=False, highlight=False)
+        say_error(f"internal error: {type(e).__name__}: {e}")
         raise typer.Exit(3)
 
 

@@ -1,0 +1,29 @@
+# Two commands that work on a fresh machine: `make verify` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: setup verify test test-all bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+setup: $(VENV)/.installed
+
+verify: setup
+	$(BIN)/ruleproof verify
+
+test: setup
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest
+
+test-all: setup
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -m ''
+
+bench: setup
+	$(BIN)/python bench/bench_pig.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

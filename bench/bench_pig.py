@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Pig benchmark: ruleproof's exhaustive solve vs OpenSpiel's value iteration, side by side.
+
+Each run happens in its own process so that peak memory (max RSS) is measured per run.
+Prints states, seconds, states per second, peak memory and the first player's win probability;
+then, for goals both engines finish, the value difference and the time ratio.
+
+    python bench/bench_pig.py                       # ruleproof at 20, 50, 100; OpenSpiel at 20, 30
+    python bench/bench_pig.py --openspiel-goals 20,30,50 --openspiel-timeout 600
+
+OpenSpiel is optional (``pip install open-spiel``); its values are 2p - 1 for win probability p.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def child_ours(goal: int) -> dict:
+    sys.path.insert(0, str(ROOT))
+    from model.pig.game import Pig
+    from solver.explore import explore
+    from solver.solve import solve
+    start = time.perf_counter()
+    ex = explore(Pig(goal=goal))
+    sol = solve(ex)
+    seconds = time.perf_counter() - start
+    return {"engine": "ruleproof", "goal": goal, "states": ex.num_states, "seconds": seconds,
+            "explore_seconds": ex.seconds, "solve_seconds": sol.seconds,
+            "p_first": sol.initial[0], "peak_mib": peak_mib()}
+
+
+def child_openspiel(goal: int) -> dict:
+    import threading
+    sys.setrecursionlimit(10_000_000)          # its state enumeration recurses along plays
+    threading.stack_size(1024 * 1024 * 1024)
+    result: dict = {}
+
+    def run() -> None:
+        import pyspiel
+        from open_spiel.python.algorithms import value_iteration
+        game = pyspiel.load_game("pig", {"winscore": goal})
+        start = time.perf_counter()
+        values = value_iteration.value_iteration(game, depth_limit=-1, threshold=1e-6, cyclic_game=True)
+        seconds = time.perf_counter() - start
+        v0 = values[str(game.new_initial_state())]
+        result.update(engine="openspiel", goal=goal, states=len(values), seconds=seconds,
+                      p_first=(v0 + 1) / 2, peak_mib=peak_mib())
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    return result
+
+
+def run_child(engine: str, goal: int, timeout: float) -> dict:
+    cmd = [sys.executable, __file__, "--child", engine, str(goal)]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"engine": engine, "goal": goal, "error": f"did not finish within {timeout:g} s"}
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"engine": engine, "goal": goal, "error": last}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--goals", default="20,50,100")
+    parser.add_argument("--openspiel-goals", default="20,30")
+    parser.add_argument("--openspiel-timeout", type=float, default=300)
+    parser.add_argument("--child", nargs=2, metavar=("ENGINE", "GOAL"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        engine, goal = args.child[0], int(args.child[1])
+        print(json.dumps(child_ours(goal) if engine == "ruleproof" else child_openspiel(goal)))
+        return
+
+    rows = [run_child("ruleproof", int(g), 3600) for g in args.goals.split(",") if g]
+    try:
+        import open_spiel  # noqa: F401
+        rows += [run_child("openspiel", int(g), args.openspiel_timeout)
+                 for g in args.openspiel_goals.split(",") if g]
+    except ImportError:
+        print("(OpenSpiel not installed: pip install open-spiel)")
+    print(f"{'engine':<10} {'goal':>4} {'states':>10} {'seconds':>9} {'states/s':>10} {'peak MiB':>9}  P(first wins)")
+    for r in rows:
+        if "error" in r:
+            print(f"{r['engine']:<10} {r['goal']:>4}  {r['error']}")
+            continue
+        rate = r["states"] / r["seconds"] if r["seconds"] else float("inf")
+        print(f"{r['engine']:<10} {r['goal']:>4} {r['states']:>10} {r['seconds']:>9.2f} {rate:>10.0f} "
+              f"{r['peak_mib']:>9.0f}  {r['p_first']:.9f}")
+    ours = {r["goal"]: r for r in rows if r["engine"] == "ruleproof" and "error" not in r}
+    for r in rows:
+        if r["engine"] == "openspiel" and "error" not in r and r["goal"] in ours:
+            o = ours[r["goal"]]
+            print(f"goal {r['goal']}: OpenSpiel/ruleproof time ratio {r['seconds'] / o['seconds']:.1f}x, "
+                  f"value difference {abs(r['p_first'] - o['p_first']):.2e} (OpenSpiel threshold 1e-6)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""Every command through Typer's CliRunner: success paths with --json, failure paths with exit 2."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from cli import app
+
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, list(args))
+
+
+def doc(result):
+    return json.loads(result.stdout)
+
+
+def test_games_lists_every_registered_game():
+    from model.registry import GAMES
+    result = run("games", "--json")
+    assert result.exit_code == 0
+    assert {g["game"] for g in doc(result)["games"]} == set(GAMES)
+
+
+def test_verify_pig_json():
+    result = run("verify", "pig", "--json")
+    assert result.exit_code == 0, result.output
+    d = doc(result)
+    assert d["game"] == "pig" and d["status"] == "holds"
+    assert {"game", "ruleset", "config", "seconds", "properties"} <= set(d)
+    names = {p["name"] for p in d["properties"]}
+    assert {"pig-state-invariant", "termination", "chance-distribution"} <= names
+    assert all(p["status"] in ("holds", "fails", "unknown") and "counterexample" in p for p in d["properties"])
+
+
+def test_verify_partial_is_not_success():
+    result = run("verify", "pig", "--max-states", "100", "--json")
+    assert result.exit_code == 1
+    assert any(p["status"] == "unknown" for p in doc(result)["properties"])
+
+
+def test_solve_pig_exact_with_files(tmp_path):
+    result = run("solve", "pig", "--goal", "3", "--json", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    d = doc(result)
+    assert d["values"][0]["fraction"] == "36/43" and d["states"] > 0
+    for name in ("policy.csv", "policy.json", "decision_graph.graphml", "policy.png"):
+        assert (tmp_path / name).stat().st_size > 0
+
+
+def test_solve_from_a_ruleset_file(tmp_path):
+    path = tmp_path / "tiny.toml"
+    path.write_text('extends = "pig"\nname = "pig-tiny"\n[params]\ngoal = 2\n')
+    d = doc(run("solve", str(path), "--json"))
+    assert d["ruleset"] == "pig-tiny" and d["values"][0]["fraction"] == "6/7"
+
+
+def test_solve_limit_gives_partial_result():
+    d = doc(run("solve", "pig", "--goal", "50", "--max-states", "1000", "--json"))
+    assert d["partial"] is True and "state limit" in d["reason"]
+
+
+def test_simulate_is_reproducible_from_its_seed():
+    args = ("simulate", "pig", "--goal", "10", "--games", "200", "--seed", "3", "--json")
+    a, b = doc(run(*args)), doc(run(*args))
+    assert a["returns"] == b["returns"] and a["games"] == 200
+
+
+@pytest.mark.parametrize("args,needle", [
+    (("solve", "pig", "--goal", "0"), "params.goal"),
+    (("solve", "pig", "--players", "99"), "params.players"),
+    (("solve", "chess"), "unknown game or ruleset"),
+    (("solve", "pig", "--colour", "red"), "params.colour"),
+    (("solve", "pig", "--goal"), "needs a value"),
+    (("solve", "missing.toml"), "missing.toml: -: file not found"),
+    (("simulate", "pig", "--policy", "psychic"), "unknown policy"),
+    (("rulings", "diff", "pig", "L01"), "unknown ruling id"),
+    (("verify", "pig", "--ruling", "L04"), "expected ID=OPTION"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, needle):
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and needle in lines[0] and "Traceback" not in result.output
+
+
+def test_broken_toml_is_one_line(tmp_path):
+    path = tmp_path / "broken.toml"
+    path.write_text('extends = "pig"\n[params]\ngoal = "many"\n')
+    result = run("verify", str(path))
+    assert result.exit_code == 2 and str(path) in result.stderr and "params.goal" in result.stderr
+
+
+def test_compare_two_rulesets(tmp_path):
+    a = tmp_path / "a.toml"
+    b = tmp_path / "b.toml"
+    a.write_text('extends = "pig"\n[params]\ngoal = 4\n')
+    b.write_text('extends = "pig"\n[params]\ngoal = 4\nfaces = 4\n')
+    result = run("compare", str(a), str(b), "--json")
+    assert result.exit_code == 0, result.output
+    d = doc(result)
+    assert d["changes"]["params"] == {"faces": [6, 4]}
+    assert d["a"]["values"] != d["b"]["values"]
+
+
+def test_rulings_list_json():
+    result = run("rulings", "list", "--json")
+    assert result.exit_code == 0
+    assert {g["game"] for g in doc(result)["games"]} >= {"pig"}

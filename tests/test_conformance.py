@@ -1,0 +1,93 @@
+"""One conformance test run over every registered game (OpenSpiel-style): the protocol's promises
+hold along seeded random playouts of each game's default small configuration."""
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import pytest
+
+from model.protocol import CHANCE, TERMINAL
+from model.registry import GAMES, get_spec
+
+PLAYOUTS = 25
+MAX_MOVES = 5_000
+
+
+def small_game(name: str):
+    spec = get_spec(name)
+    ruleset = spec.default().with_overrides(spec.verify_overrides, spec=spec.schema)
+    return spec.build(ruleset)
+
+
+def random_states(game, seed: int):
+    """States visited by one seeded random playout (chance drawn by its probabilities)."""
+    rng = random.Random(seed)
+    state = game.initial_state()
+    for _ in range(MAX_MOVES):
+        yield state
+        seat = game.current_player(state)
+        if seat == TERMINAL:
+            return
+        if seat == CHANCE:
+            outcomes = game.chance_outcomes(state)
+            state = game.apply(state, rng.choices([o for o, _ in outcomes],
+                                                  [float(p) for _, p in outcomes])[0])
+        else:
+            state = game.apply(state, rng.choice(list(game.legal_actions(state))))
+    pytest.fail(f"{game.name}: a random playout did not end within {MAX_MOVES} moves")
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_protocol_conformance(name):
+    game = small_game(name)
+    invariants = game.invariants()
+    for seed in range(PLAYOUTS):
+        for state in random_states(game, seed):
+            seat = game.current_player(state)
+            assert seat in (CHANCE, TERMINAL) or 0 <= seat < game.num_players
+            key = game.key(state)
+            assert isinstance(key, (int, tuple)), "keys are ints or tuples of ints"
+            assert game.key(game.from_key(key)) == key, "key round trip"
+            assert hash(state) == hash(game.from_key(key)) or game.key(game.from_key(key)) == key
+            for inv in invariants:
+                assert inv.check(state) is None, f"{inv.name}: {inv.check(state)}"
+            if seat == TERMINAL:
+                ret = game.returns(state)
+                assert len(ret) == game.num_players
+                assert all(isinstance(r, Fraction) for r in ret)
+                assert all(game.min_utility <= r <= game.max_utility for r in ret)
+                if game.constant_sum is not None:
+                    assert sum(ret) == game.constant_sum
+                continue
+            moves = game.successors(state)
+            if seat == CHANCE:
+                outcomes = game.chance_outcomes(state)
+                assert outcomes and all(isinstance(p, Fraction) and p > 0 for _, p in outcomes)
+                assert sum(p for _, p in outcomes) == 1
+                assert [(o, p) for o, p, _ in moves] == list(outcomes)
+                assert list(game.chance_outcomes(state)) == list(outcomes), "stable order"
+            else:
+                actions = list(game.legal_actions(state))
+                assert actions, "a decision state has legal actions"
+                assert list(game.legal_actions(state)) == actions, "stable order"
+                assert [a for a, _, _ in moves] == actions
+            for action, _, nxt in moves:
+                assert game.key(nxt) == game.key(game.apply(state, action)), "successors agree with apply"
+                assert isinstance(game.describe_action(state, action), str)
+            assert isinstance(game.describe_state(state), str)
+            canon, perm = game.canonicalize(state)
+            assert perm == 0 or 0 <= perm < len(game.seat_permutations)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_spec_is_complete(name):
+    spec = get_spec(name)
+    assert spec.default_ruleset in spec.builtin_rulesets()
+    defaults = spec.default()
+    assert defaults.game == name
+    ids = [r.id for r in spec.schema.rulings]
+    assert len(ids) == len(set(ids)), "ruling ids are unique"
+    for ruling in spec.schema.rulings:
+        assert ruling.options and ruling.cites, f"{ruling.id} names its options and its source"
+        assert defaults.rulings[ruling.id] == ruling.default
