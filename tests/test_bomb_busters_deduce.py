@@ -104,9 +104,10 @@ def _random_position(rng: random.Random):
     blue_values, copies = rng.choice([(2, 2), (3, 2), (2, 4)])
     reds = rng.sample(range(1, 4), rng.randint(0, 2))
     red_in = rng.randint(0, len(reds))
-    yels = rng.sample(range(1, 4), rng.choice([0, 2]))
+    yels = rng.sample(range(1, 4), rng.choice([0, 2, 3]))  # "2 de 3" yellow too
+    yellow_in = min(2, len(yels))
     pool = T.blue_pool(blue_values, copies) + [T.red(v) for v in rng.sample(reds, red_in)] + list(
-        map(T.yellow, yels))
+        map(T.yellow, rng.sample(yels, yellow_in)))
     rng.shuffle(pool)
     n_hands = rng.choice([2, 3])
     owners = (0, 0, 1, 1) if n_hands == 2 and len(pool) >= 4 and rng.random() < 0.5 else tuple(range(n_hands))
@@ -155,7 +156,7 @@ def _random_position(rng: random.Random):
             if h and rng.random() < 0.3 and any(T.colour(t) == T.Colour.YELLOW for t in uncut):
                 claims.append((f"h{h}", "Y", 1))
         hands.append((f"h{h}", out))
-    return view(hands, blue_values, copies, red=(reds, red_in), yellow=(yels, len(yels)),
+    return view(hands, blue_values, copies, red=(reds, red_in), yellow=(yels, yellow_in),
                 claims=claims, viewer="h0")
 
 
