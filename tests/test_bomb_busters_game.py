@@ -198,3 +198,45 @@ def test_positions_from_random_games_match_brute_force(seed, name):
     d = deduce(pos)
     kept, probs = brute_force(pos)
     assert kept > 0 and d.probs == probs
+
+
+ALTERNATIVES = [(r.id, o) for r in SPEC.schema.rulings for o in r.alternatives]
+
+
+@pytest.mark.parametrize("rid,option", ALTERNATIVES)
+def test_every_ruling_alternative_plays(rid, option):
+    rs = SPEC.default().with_overrides(rulings={rid: option}, spec=SPEC.schema)
+    game = build(rs)
+    rng = random.Random(hash((rid, option)) % 1000)
+    for s in random_game(game, rng):
+        for inv in game.invariants():
+            assert inv.check(s) is None, (rid, option, inv.name)
+    tiny = build(SPEC.default().with_overrides(VERIFY_OVERRIDES, {rid: option}, spec=SPEC.schema))
+    for s in random_game(tiny, rng):
+        pass
+    assert s.phase in (Phase.WON, Phase.LOST)
+
+
+def test_ruling_effects():
+    base = SPEC.default()
+    # B01: the skull moves with the player count
+    assert build(base.with_overrides(rulings={"B01": "players-plus-3"}, spec=SPEC.schema)).mission.skull == 7
+    # B11: the short rack is the first one instead of the last
+    last = build(base.with_overrides(rulings={"B11": "last-racks"}, spec=SPEC.schema)).mission
+    assert last.sizes() == (12, 13, 13, 13)
+    # B10: the rightmost own wire of the value is cut
+    game = build(SPEC.default().with_overrides({"players": 2, "blue_values": 2, "blue_copies": 4, "red_in_play": 0,
+                                                "red_drawn": 0, "yellow_in_play": 0, "yellow_drawn": 0,
+                                                "equipment": []}, {"B10": "rightmost"}, spec=SPEC.schema))
+    racks = ((T.blue(1), T.blue(1)), (T.blue(1), T.blue(2)), (T.blue(1), T.blue(2)), (T.blue(2), T.blue(2)))
+    s = S.State(Phase.PLAY, 0, 0, (), (), (), racks)
+    after = game.apply(s, (Kind.DUAL, 2, 0, T.blue(1)))
+    assert S.is_cut(after.racks[1][0]) and not S.is_cut(after.racks[0][0])
+    # B09 random: the set-up token is a chance event, uniform over the player's blue wires
+    rnd = build(base.with_overrides(VERIFY_OVERRIDES, {"B09": "random"}, spec=SPEC.schema))
+    s = rnd.initial_state()
+    while s.phase != Phase.TOKENS:
+        s = rnd.apply(s, rnd.chance_outcomes(s)[0][0])
+    assert rnd.current_player(s) == CHANCE
+    outs = rnd.chance_outcomes(s)
+    assert len({p for _, p in outs}) == 1 and sum(p for _, p in outs) == 1
