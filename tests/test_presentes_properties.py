@@ -1,0 +1,60 @@
+"""Hypothesis: random layouts, configurations and rulings; random play keeps every invariant."""
+import random
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from model.presentes import SPEC
+from model.presentes.graphcheck import _shield_breach
+from model.protocol import CHANCE, TERMINAL
+
+SYMBOLS = ".*xs"
+
+
+@st.composite
+def configs(draw):
+    inner = draw(st.lists(st.sampled_from(SYMBOLS), min_size=3, max_size=40))
+    layout = "." + "".join(inner) + "."
+    params = {"players": draw(st.integers(2, 6)), "dice": draw(st.integers(1, 2)),
+              "sneak_range": draw(st.integers(0, 8)), "back": draw(st.integers(1, 4))}
+    rulings = {rid: draw(st.sampled_from(opts)) for rid, opts in
+               (("P02", ["swap-both", "gift-only"]), ("P03", ["reach-or-pass", "bounce"]),
+                ("P04", ["take-from-tree", "keep"]), ("P06", ["either", "ahead"]),
+                ("P11", ["choose", "random"]), ("P16", ["first-ordinary", "first-gift"]),
+                ("P17", ["one", "two"]), ("P18", ["not-eligible", "eligible"]))}
+    if draw(st.booleans()):
+        params["host_skip"] = draw(st.lists(st.integers(1, 12), max_size=3))
+        params["host_remove"] = [[draw(st.integers(1, 12)), draw(st.integers(0, params["players"] - 1))]]
+    return layout, params, rulings, draw(st.integers(0, 2**31))
+
+
+@given(configs())
+def test_random_play_keeps_every_invariant(tmp_path_factory, cfg):
+    layout, params, rulings, seed = cfg
+    path = tmp_path_factory.mktemp("b") / "board.txt"
+    path.write_text(layout)
+    rs = SPEC.default().with_overrides({**params, "board": str(path)}, rulings, spec=SPEC.schema)
+    g = SPEC.build(rs)
+    rng = random.Random(seed)
+    invariants = g.invariants()
+    s = g.initial_state()
+    for _ in range(600):
+        for inv in invariants:
+            assert inv.check(s) is None, (inv.name, inv.check(s), g.describe_state(s))
+        assert g.key(g.from_key(g.key(s))) == g.key(s)
+        cp = g.current_player(s)
+        if cp == TERMINAL:
+            assert sorted(x for x in s.gift if x >= 0) == sorted(
+                set(range(g.num_players)) - {x for x in range(g.num_players) if s.tree >> x & 1})
+            break
+        if cp == CHANCE:
+            outs = g.chance_outcomes(s)
+            assert sum(p for _, p in outs) == 1 and all(p > 0 for _, p in outs)
+            a = rng.choices([o for o, _ in outs], [float(p) for _, p in outs])[0]
+        else:
+            acts = g.legal_actions(s)
+            assert acts == sorted(acts) and acts
+            a = rng.choice(acts)
+        t = g.apply(s, a)
+        assert not _shield_breach(g.rules, s, t), g.describe_state(s)
+        s = t

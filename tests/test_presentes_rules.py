@@ -1,0 +1,179 @@
+"""Rules: hand-built situations asserted exactly (effects, weights, chains, shields, host)."""
+from fractions import Fraction as F
+
+import pytest
+
+from model.presentes import SPEC
+from model.presentes.rules import Effect, Phase, St
+from model.protocol import CHANCE, TERMINAL
+
+
+def game(tmp_path=None, layout=None, rulings=None, **params):
+    if layout is not None:
+        path = tmp_path / "board.txt"
+        path.write_text(layout)
+        params["board"] = str(path)
+    rs = SPEC.default().with_overrides(params, rulings or {}, spec=SPEC.schema)
+    return SPEC.build(rs)
+
+
+def state(g, phase, turn, pos, gift, chain=1, used=None, tree=None, order=()):
+    n = g.num_players
+    if tree is None:
+        held = {x for x in gift if x >= 0}
+        tree = sum(1 << x for x in range(n) if x not in held)
+    return St(phase, turn, chain, 0, tree, (1 << n) - 1 if used is None else used, 0, tuple(pos),
+              tuple(gift), tuple(order))
+
+
+#   0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15
+LINE = ". . * x . s * . x . *  .  .  .  .  ."
+
+
+def test_luck_draw_with_gift_has_the_printed_weights(tmp_path):
+    g = game(tmp_path, LINE, players=3)
+    # P0 holds g0 on the ★ at 6; P1 (g1) at 9 is ahead within 6; P2 (g2) at 4 is behind within 6.
+    s = state(g, Phase.LUCK, 0, [6, 9, 4], [0, 1, 2])
+    out = dict(g.chance_outcomes(s))
+    # eligible: Lugar (leader P1) 1, Sorrateiro 2 (double), Frente 1, Atrás 1, Adiantado 1, Troca 1 = 7
+    assert out == {(Effect.LUGAR, 1): F(1, 7), (Effect.SORRATEIRO, -1): F(2, 7),
+                   (Effect.FRENTE, 1): F(1, 7), (Effect.ATRAS, 2): F(1, 7),
+                   (Effect.ADIANTADO, 1): F(1, 7), (Effect.TROCA, -1): F(1, 7)}
+
+
+def test_luck_draw_without_gift_salto_uniform_and_leader_ties_random(tmp_path):
+    g = game(tmp_path, LINE, players=3)
+    # P0 without gift on the ★ at 2; P1 and P2 both hold gifts on square 9: two tied leaders (P20)
+    s = state(g, Phase.LUCK, 0, [2, 9, 9], [-1, 1, 2])
+    out = dict(g.chance_outcomes(s))
+    # Salto (weight 1; 2, 3 or 5 each 1/3) and Lugar (weight 1; each leader 1/2)
+    assert out == {(Effect.SALTO, 2): F(1, 6), (Effect.SALTO, 3): F(1, 6), (Effect.SALTO, 5): F(1, 6),
+                   (Effect.LUGAR, 1): F(1, 4), (Effect.LUGAR, 2): F(1, 4)}
+
+
+def test_shielded_players_are_never_targets_and_p23(tmp_path):
+    g = game(tmp_path, LINE, players=2)
+    # P1 holds g1 on the shield at 5; P0 holds g0 on the ★ at 6: nothing is eligible (P23)
+    s = state(g, Phase.LUCK, 0, [6, 5], [0, 1])
+    assert g.chance_outcomes(s) == [((Effect.NOTHING, 0), F(1))]
+    t = g.apply(s, (Effect.NOTHING, 0))
+    assert t.phase == Phase.ROLL and t.turn == 1 and t.gift == s.gift and t.pos == s.pos
+
+
+def test_bad_luck_revenge_weights_and_previous_player(tmp_path):
+    g = game(tmp_path, LINE, players=3)
+    # P1's turn on the ☠ at 8 holding g1; the previous player P0 (seat order, P08) has no gift
+    s = state(g, Phase.BAD, 1, [0, 8, 4], [-1, 1, 2])
+    assert dict(g.chance_outcomes(s)) == {(Effect.ARVORE, 0): F(1, 2), (Effect.REV_ROUBO, 0): F(1, 2)}
+    r = g.apply(s, (Effect.REV_ROUBO, 0))
+    assert r.phase == Phase.REVENGE and g.current_player(r) == 0 and g.legal_actions(r) == [0, 1]
+    taken = g.apply(r, 1)
+    assert taken.gift == (1, -1, 2) and taken.turn == 2
+    # P0's previous player is P2 (cyclic seat order, P27); both hold gifts: swap possible
+    s2 = state(g, Phase.BAD, 0, [8, 1, 4], [0, 1, 2])
+    assert dict(g.chance_outcomes(s2)) == {(Effect.ARVORE, 0): F(1, 2), (Effect.REV_TROCA, 0): F(1, 2)}
+
+
+def test_revenge_swap_not_with_a_shielded_previous_player(tmp_path):
+    g = game(tmp_path, LINE, players=2)
+    s = state(g, Phase.BAD, 1, [5, 8], [0, 1])  # P0 (previous) on the shield at 5 (P24)
+    assert dict(g.chance_outcomes(s)) == {(Effect.ARVORE, 0): F(1)}
+    s = state(g, Phase.BAD, 1, [5, 8], [-1, 1])  # but the steal is allowed
+    assert dict(g.chance_outcomes(s)) == {(Effect.ARVORE, 0): F(1, 2), (Effect.REV_ROUBO, 0): F(1, 2)}
+
+
+def test_volte_stops_at_start_and_never_lands(tmp_path):
+    g = game(tmp_path, ". . x * . . . .", players=2)
+    s = state(g, Phase.BAD, 0, [2, 0], [-1, -1])
+    assert dict(g.chance_outcomes(s)) == {(Effect.VOLTE, 0): F(1)}
+    t = g.apply(s, (Effect.VOLTE, 0))
+    assert t.pos == (0, 0) and t.phase == Phase.ROLL and t.turn == 1
+
+
+def test_salto_chain_stops_after_three_landings(tmp_path):
+    # jumps fixed to 2: ★ at 2, 4, 6, 8: the roll lands on 2 (landing 1), Saltos land on 4 (2) and
+    # 6 (3); the Salto drawn on landing 3 moves to 8 without resolving it (P12)
+    g = game(tmp_path, ". . * . * . * . * . . .", players=2, jumps=[2])
+    s = state(g, Phase.LUCK, 0, [2, 0], [-1, -1], chain=1)
+    for landing in (2, 3):
+        s = g.apply(s, (Effect.SALTO, 2))
+        assert s.phase == Phase.LUCK and s.chain == landing
+    s = g.apply(s, (Effect.SALTO, 2))
+    assert s.pos[0] == 8 and s.phase == Phase.ROLL and s.turn == 1
+
+
+def test_first_gift_choice_steal_then_victim_takes_from_tree(tmp_path):
+    g = game(tmp_path, LINE, players=3)
+    s = state(g, Phase.ROLL, 0, [0, 7, 9], [-1, 1, -1], used=0b110)
+    t = g.apply(s, (4, 0))  # lands on ordinary 4 without a gift, first time
+    assert t.phase == Phase.FIRST and g.legal_actions(t) == [-1, 1] and t.used & 1
+    stolen = g.apply(t, 1)
+    assert stolen.gift == (1, -1, -1) and stolen.phase == Phase.TREE and stolen.aux == 1
+    assert dict(g.chance_outcomes(stolen)) == {(0, 0): F(1, 2), (2, 0): F(1, 2)}
+    # the second ordinary landing without a gift goes straight to the tree (P16)
+    again = state(g, Phase.ROLL, 0, [0, 7, 9], [-1, 1, -1], used=0b111)
+    assert g.apply(again, (4, 0)).phase == Phase.TREE
+
+
+def test_finishing_and_last_player(tmp_path):
+    g = game(tmp_path, ". . . .", players=2)
+    s = state(g, Phase.ROLL, 0, [0, 1], [-1, 0], used=0)
+    t = g.apply(s, (5, 0))  # passes the finish (P03): takes from the tree, then P1 is the last one
+    assert t.phase == Phase.TREE and t.order == (0,) and g.chance_outcomes(t) == [((1, 0), F(1))]
+    end = g.apply(t, (1, 0))
+    assert g.current_player(end) == TERMINAL and end.order == (0, 1) and end.gift == (1, 0)
+    assert g.returns(end) == (F(1), F(1))  # each ends with the other's gift
+
+
+def test_bounce_alternative(tmp_path):
+    g = game(tmp_path, ". . . . . .", rulings={"P03": "bounce"}, players=2)
+    s = state(g, Phase.ROLL, 0, [3, 0], [0, 1])
+    assert g.apply(s, (4, 0)).pos[0] == 3  # 3 + 4 = 7 = finish 5 + 2: bounces back to 3
+
+
+def test_lugar_alternatives(tmp_path):
+    s_args = (Phase.LUCK, 0, [6, 9], [-1, 1])
+    g = game(tmp_path, LINE, players=2)
+    t = g.apply(state(g, *s_args), (Effect.LUGAR, 1))
+    assert t.pos == (9, 6) and t.gift == (1, -1)  # P02 swap-both
+    g2 = game(tmp_path, LINE, rulings={"P02": "gift-only", "P17": "two"}, players=2)
+    s = state(g2, *s_args)
+    assert dict(g2.chance_outcomes(s))[(Effect.LUGAR, 1)] == F(2, 3)  # weight 2 against Salto's 1
+    t = g2.apply(s, (Effect.LUGAR, 1))
+    assert t.pos == (6, 9) and t.gift == (1, -1)
+
+
+def test_sneak_alternatives(tmp_path):
+    g = game(tmp_path, LINE, rulings={"P06": "ahead", "P18": "eligible", "P11": "random"}, players=3)
+    s = state(g, Phase.LUCK, 0, [6, 9, 4], [-1, 1, 2])  # no gift: P18 eligible; P06 ahead: only P1
+    out = dict(g.chance_outcomes(s))
+    assert out[(Effect.SORRATEIRO, 1)] == F(2, 4) and (Effect.SORRATEIRO, 2) not in out
+    t = g.apply(s, (Effect.SORRATEIRO, 1))
+    assert t.gift == (1, -1, 2) and t.phase == Phase.ROLL
+
+
+def test_host_removes_and_skips(tmp_path):
+    g = game(tmp_path, LINE, players=3, host_skip=[2], host_remove=[[3, 1]])
+    s = g.initial_state()
+    assert s.turn == 0 and s.slot == 1
+    s = g.apply(s, (4, 0))  # slot 1: P0 lands on 4, first gift from the tree
+    s = g.apply(s, (0, 0))
+    assert s.gift[0] == 0 and s.phase == Phase.ROLL
+    # slot 2 (P1) is skipped; slot 3 removes P1 and it is P2's turn
+    assert s.turn == 2 and s.pos[1] == g.rules.out and s.slot == 3
+
+
+def test_removal_returns_the_held_gift(tmp_path):
+    g = game(tmp_path, LINE, players=3, host_remove=[[2, 0]])
+    s = g.apply(g.initial_state(), (4, 0))
+    s = g.apply(s, (0, 0))  # P0 takes g0, then is removed at slot 2: g0 back under the tree
+    assert s.gift[0] == -1 and s.tree & 1 and s.turn == 1
+    assert all(inv.check(s) is None for inv in g.invariants())
+
+
+def test_key_round_trip_and_describe(tmp_path):
+    g = game(tmp_path, LINE, players=3)
+    s = state(g, Phase.BAD, 1, [0, 8, 4], [-1, 1, 2])
+    assert g.from_key(g.key(s)) == s and all(isinstance(x, int) for x in g.key(s))
+    assert "P1's turn" in g.describe_state(s)
+    assert g.current_player(g.initial_state()) == CHANCE

@@ -1,0 +1,116 @@
+"""The numpy simulator implements the protocol model's rules: agreement with the exact analysis and
+with a Monte Carlo run of the protocol game itself; seeded reproducibility; the hook's output."""
+import json
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from model.presentes import SPEC
+from model.presentes.config import rules_of
+from model.presentes.exact import analyse
+from model.presentes.policies import POLICY_DISTS
+from model.presentes.rules import Effect, Phase
+from model.presentes.simulate import COUNTERS, FIRST_STEAL, run_games, simulate_hook, summarise
+from model.protocol import CHANCE, TERMINAL
+from model.spec import load_ruleset_file
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "presentes" / "hand-drawn.toml"
+
+
+def close(a, b, se, k=4.0):
+    return abs(a - b) <= k * se
+
+
+@pytest.mark.parametrize("policy", ["eager", "passive", "random"])
+def test_simulator_matches_exact_analysis_on_mini(policy):
+    rs = SPEC.ruleset("presentes-mini")
+    rules, _ = rules_of(rs)
+    raw = run_games(rules, 20_000, seed=11, policy=policy)
+    ex = analyse(SPEC.build(rs), policy=policy, horizon=0)
+    turns = raw["turns"]
+    assert close(turns.mean(), float(ex["mean_turns"]), turns.std() / math.sqrt(len(turns)))
+    for i in range(2):
+        p = float(ex["first"][i])
+        assert close((raw["rank"][:, i] == 0).mean(), p, math.sqrt(p * (1 - p) / len(turns)))
+        q = float(ex["own_gift"][i])
+        assert close((raw["gift"][:, i] == i).mean(), q, math.sqrt(q * (1 - q) / len(turns)))
+
+
+def protocol_playout(game, games, seed, policy):
+    """Play the protocol game itself; returns turns, first finisher, own gifts, effect counts."""
+    rng = random.Random(seed)
+    dist = POLICY_DISTS[policy]
+    out = {"turns": [], "first": [], "own": [], "counts": []}
+    for _ in range(games):
+        s = game.initial_state()
+        turns, counts = 0, [0] * len(COUNTERS)
+        while True:
+            cp = game.current_player(s)
+            if cp == TERMINAL:
+                break
+            options = game.chance_outcomes(s) if cp == CHANCE else dist(game, s)
+            acts = [a for a, _ in options]
+            a = acts[0] if len(acts) == 1 else rng.choices(acts, [float(p) for _, p in options])[0]
+            if s.phase == Phase.ROLL:
+                turns += 1
+            elif s.phase in (Phase.LUCK, Phase.BAD):
+                counts[a[0]] += 1
+            elif s.phase == Phase.FIRST and a >= 0:
+                counts[FIRST_STEAL] += 1
+            s = game.apply(s, a)
+        out["turns"].append(turns)
+        out["first"].append(s.order[0] if s.order else -1)
+        out["own"].append([int(g == i) for i, g in enumerate(s.gift)])
+        out["counts"].append(counts)
+    return {k: np.array(v) for k, v in out.items()}
+
+
+@pytest.mark.parametrize("policy", ["eager", "random"])
+def test_simulator_matches_protocol_playout_with_host_events_and_alternatives(policy):
+    rs = load_ruleset_file(EXAMPLE).with_overrides({"players": 4, "host_remove": [[9, 2]]},
+                                                    {"P06": "ahead", "P17": "two"}, spec=SPEC.schema)
+    game = SPEC.build(rs)
+    ref = protocol_playout(game, 1500, seed=3, policy=policy)
+    sim = run_games(game.rules, 6000, seed=4, policy=policy)
+    n1, n2 = len(ref["turns"]), len(sim["turns"])
+
+    def agree(x_ref, x_sim):
+        se = math.sqrt(x_ref.var() / n1 + x_sim.var() / n2) + 1e-9
+        return close(x_ref.mean(), x_sim.mean(), se, 4.5)
+
+    assert agree(ref["turns"], sim["turns"])
+    for i in range(4):
+        assert agree((ref["first"] == i).astype(float), (sim["rank"][:, i] == 0).astype(float))
+        assert agree(ref["own"][:, i].astype(float), (sim["gift"][:, i] == i).astype(float))
+    for j, name in enumerate(COUNTERS):
+        assert agree(ref["counts"][:, j].astype(float), sim["counts"][:, j].astype(float)), name
+    # every effect fires in this scenario, so the comparison covers each one
+    assert (sim["counts"][:, :int(Effect.NOTHING)].sum(axis=0) > 0).all()
+
+
+def test_seeded_reproducibility_and_hook_output():
+    rs = SPEC.default().with_overrides({"players": 8, "board": "curta", "dice": 2}, spec=SPEC.schema)
+    calls = []
+    a = simulate_hook(rs, 300, 7, None, lambda d, t: calls.append((d, t)))
+    b = simulate_hook(rs, 300, 7, "eager", None)
+    c = simulate_hook(rs, 300, 8, None, None)
+    strip = lambda d: {k: v for k, v in d.items() if k not in ("seconds", "games_per_second")}
+    assert strip(a) == strip(b) and strip(a) != strip(c)
+    assert calls[-1] == (300, 300)
+    assert a["games"] == 300 and a["turns"]["ci95"][0] < a["turns"]["mean"] < a["turns"]["ci95"][1]
+    assert len(a["seats"]) == 8 and set(a["effects_per_game"]) == set(COUNTERS)
+    json.dumps(a)  # JSON-able
+
+
+def test_thirty_two_players_every_board_runs():
+    for board in ("curta", "media", "longa"):
+        rules, _ = rules_of(SPEC.default().with_overrides({"players": 32, "board": board, "dice": 2},
+                                                          spec=SPEC.schema))
+        raw = run_games(rules, 64, seed=1)
+        s = summarise(rules, raw)
+        assert s["games"] == 64 and (raw["rank"] >= 0).all()  # everyone arrives
+        gifts = np.sort(raw["gift"], axis=1)
+        assert (gifts == np.arange(32)).all()  # every gift ends with exactly one player
