@@ -1,0 +1,108 @@
+"""Loira bench ladder: from tiny rounds up to the largest the specialised solver finishes.
+
+Each rung is a 2-player round (default rulings) with the first ``cards`` cards of a fixed order of
+the standard 2-player deck, some score stalls and rolls in the centre. For each rung it prints the
+turn states stored, seconds, states per second, bytes per stored state (the C hash table) and the
+peak memory of the process that solved it (each rung runs in its own subprocess). The first rungs
+are also solved by the exact rational Python solver for comparison (its states: every node).
+
+    .venv/bin/python bench/bench_loira.py [--max-seconds 120] [--python-upto 8] [--json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+#: the standard 2-player deck (nulls removed), in the order rungs take it
+ORDER = ["F1", "F2", "M1", "grito", "M2", "toc-toc", "P1", "grito", "descarga", "P2", "fios", "chute",
+         "espelho", "interruptor", "grito", "F1", "M1", "P1", "F2", "M2", "P2", "toc-toc", "toc-toc",
+         "F1", "M1", "P1", "F2", "M2", "P2"]
+RUNGS = [  # (cards, score stalls, centre rolls)
+    (4, [2, 4], 1), (6, [2, 4], 1), (8, [2, 3, 4], 1), (10, [2, 3, 4], 2), (12, [2, 3, 4], 2),
+    (13, [2, 3, 4, 4], 3), (14, [2, 3, 3, 4], 3), (15, [2, 2, 3, 4, 4], 3), (16, [2, 2, 3, 3, 4, 4], 3),
+    (17, [2, 2, 3, 3, 4, 4], 3), (18, [2, 2, 3, 3, 4, 4], 3), (19, [2, 2, 3, 3, 4, 4], 3),
+    (20, [2, 2, 3, 3, 4, 4], 3), (29, [2, 2, 3, 3, 4, 4], 3),
+]
+
+
+def params(rung: int) -> dict:
+    cards, stalls, rolls = RUNGS[rung]
+    return {"players": 2, "deck": ORDER[:cards], "stalls": stalls, "centre_rolls": rolls}
+
+
+def run_rung(rung: int, engine: str) -> dict:
+    from types import MappingProxyType
+
+    from model.loira import SPEC, build
+    from model.ruleset import Ruleset
+    p, r = SPEC.schema.defaults()
+    rs = Ruleset("loira", "bench", MappingProxyType(p), MappingProxyType(r), "bench")
+    rs = rs.with_overrides(params(rung), spec=SPEC.schema)
+    game = build(rs)
+    if engine == "fast":
+        from model.loira import fast
+        res = fast.solve(game.cfg)
+        value, states, seconds = res["value"], res["states"], res["seconds"]
+        extra = {"bytes_per_state": round(res["bytes_per_state"], 1), "visits": res["visits"]}
+    else:
+        from model.loira.exact import solve
+        start = time.perf_counter()
+        sol = solve(game)
+        seconds = time.perf_counter() - start
+        value, states = float(sol.value(game.initial_state())[0]), sol.states
+        extra = {}
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    cards, stalls, rolls = RUNGS[rung]
+    return {"rung": rung, "engine": engine, "cards": cards, "stalls": len(stalls), "rolls": rolls,
+            "value": value, "states": states, "seconds": round(seconds, 4),
+            "states_per_second": round(states / seconds) if seconds else None,
+            "peak_bytes": peak, **extra}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--max-seconds", type=float, default=120.0, help="stop after a rung this slow")
+    ap.add_argument("--python-upto", type=int, default=8, help="also run the Python solver up to this many cards")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--rung", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--engine", default="fast", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.rung is not None:
+        print(json.dumps(run_rung(args.rung, args.engine)))
+        return
+    rows = []
+    for rung, (cards, _, _) in enumerate(RUNGS):
+        engines = ["fast"] + (["python"] if cards <= args.python_upto else [])
+        slow = False
+        for engine in engines:
+            proc = subprocess.run([sys.executable, __file__, "--rung", str(rung), "--engine", engine],
+                                  capture_output=True, text=True)
+            if proc.returncode != 0:
+                print(f"rung {rung} ({engine}) failed: {proc.stderr.strip()[-300:]}", file=sys.stderr)
+                slow = True
+                continue
+            row = json.loads(proc.stdout)
+            rows.append(row)
+            if not args.json:
+                print(f"{row['engine']:>6} cards {row['cards']:>2} stalls {row['stalls']} rolls {row['rolls']}: "
+                      f"{row['states']:>11,} states {row['seconds']:>9.3f} s "
+                      f"{row['states_per_second'] or 0:>10,} states/s "
+                      f"{row.get('bytes_per_state', '-'):>6} B/state peak {row['peak_bytes'] / 2**20:8.1f} MiB "
+                      f"value {row['value']:+.6f}", flush=True)
+            slow = slow or (engine == "fast" and row["seconds"] > args.max_seconds)
+        if slow:
+            break
+    if args.json:
+        print(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
