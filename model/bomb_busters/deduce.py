@@ -119,8 +119,9 @@ class _Problem:
         parts = list(self.sizes) + list(self.aside) + [need for *_, need in self.claims]
         return sum(v * b for v, b in zip(parts, self.base))
 
-    def _options(self, k: int, caps: tuple[int, ...], aside_ok: bool) -> list:
-        """(counts per rack, weight, state increment) for every way to place kind k's copies."""
+    def _options(self, k: int, caps: tuple[int, ...], aside_ok: bool) -> tuple[list, list]:
+        """Every way to place kind k's copies: [(counts per rack, weight, state increment)], and
+        the same as [(increment, weight)] pairs (shared by every state with these capacities)."""
         key = (k, caps, aside_ok)
         hit = self._cache.get(key)
         if hit is not None:
@@ -136,11 +137,12 @@ class _Problem:
                 if c > 1:
                     w //= factorial(c)
             out.append((counts, w, sum(c * b for c, b in zip(counts, self.base))))
-        self._cache[key] = out
-        return out
+        pair = (out, [(delta, w) for _, w, delta in out])
+        self._cache[key] = pair
+        return pair
 
-    def moves(self, k: int, state: int) -> list[tuple[int, int, tuple[int, ...]]]:
-        """Successors after placing every copy of kind k: (state, weight, counts per rack)."""
+    def moves(self, k: int, state: int) -> list[tuple[int, int]]:
+        """(state increment, weight) for every way to place all copies of kind k from ``state``."""
         R, g = self.R, self.group[k]
         run_k, m, sizes, base, radix = self.run_k[k], self.mult[k], self.sizes, self.base, self.radix
         caps = []
@@ -148,12 +150,11 @@ class _Problem:
             p = state // base[r] % radix[r]
             caps.append(min(run_k[r][p], sizes[r] - p, m))
         aside_ok = g >= 0 and state // base[R + g] % radix[R + g] < self.aside[g]
-        options = self._options(k, tuple(caps), aside_ok)
+        options, pairs = self._options(k, tuple(caps), aside_ok)
         if not self.claims:
-            return [(state + delta, w, counts) for counts, w, delta in options]
+            return pairs
         out = []
         for counts, w, delta in options:
-            new = state + delta
             ok = True
             for ci, (racks, ks, last, need) in enumerate(self.claims):
                 idx = R + 2 + ci
@@ -161,13 +162,13 @@ class _Problem:
                 if k in ks:
                     got = sum(counts[r] - self.cut_fixed[r][k] for r in racks)
                     q2 = max(0, min(need, q + got))
-                    new += (q2 - q) * base[idx]
+                    delta += (q2 - q) * base[idx]
                     q = q2
                 if k == last and q < need:
                     ok = False
                     break
             if ok:
-                out.append((new, w, counts))
+                out.append((delta, w))
         return out
 
 
@@ -181,11 +182,12 @@ def deduce(pos: Position) -> Deduction:
     for k in range(K):
         nxt: dict[int, int] = {}
         here: dict[int, list] = {}
+        get = nxt.get
         for state, f in forward[k].items():
-            moves = [(new, w) for new, w, _ in pb.moves(k, state)]
-            here[state] = moves
-            for new, w in moves:
-                nxt[new] = nxt.get(new, 0) + f * w
+            here[state] = moves = pb.moves(k, state)
+            for delta, w in moves:
+                new = state + delta
+                nxt[new] = get(new, 0) + f * w
         forward.append(nxt)
         succ.append(here)
     final = pb.final()
@@ -196,10 +198,11 @@ def deduce(pos: Position) -> Deduction:
     backward: list[dict[int, int]] = [{} for _ in range(K)] + [{final: 1}]
     for k in range(K - 1, -1, -1):
         nxt_b, cur = backward[k + 1], backward[k]
+        get = nxt_b.get
         for state, moves in succ[k].items():
             b_sum = 0
-            for new, w in moves:
-                b = nxt_b.get(new)
+            for delta, w in moves:
+                b = get(state + delta)
                 if b:
                     b_sum += w * b
             if b_sum:
