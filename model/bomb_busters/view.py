@@ -278,6 +278,8 @@ def load_view(path: Path) -> Position:
         raise _err(src, "-", "file not found") from None
     except OSError as exc:
         raise _err(src, "-", f"cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise _err(src, "-", "not UTF-8 text") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
