@@ -53,6 +53,8 @@ class Batch:
         self.rank = np.full((G, n), -1, dtype=np.int16)
         self.nfin = np.zeros(G, dtype=np.int16)
         self.counts = np.zeros((G, len(COUNTERS)), dtype=np.int32)
+        self.ontrack = np.ones((G, n), dtype=bool)  # pos < F, kept in step with pos
+        self.n_on = np.full(G, n, dtype=np.int64)
 
     # ---- helpers -------------------------------------------------------------------------------
     def _rows(self, k: int) -> np.ndarray:
@@ -78,7 +80,8 @@ class Batch:
 
     def _targetable(self, games: np.ndarray, movers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         pos = self.pos[games]
-        ok = (pos < self.F) & (self.sq[pos] != _SHIELD) & (self.seats != movers[:, None])
+        ok = self.ontrack[games] & (self.sq[pos] != _SHIELD)
+        ok[np.arange(len(games)), movers] = False
         return ok, pos
 
     def _give(self, games, seats, gifts) -> None:
@@ -101,7 +104,12 @@ class Batch:
         self.tree[games, g] = False
 
     def _count(self, games, which: int) -> None:
-        np.add.at(self.counts[:, which], games, 1) if len(games) else None
+        self.counts[games, which] += 1  # games are distinct within one call
+
+    def _leave_track(self, games, seats, where: int) -> None:
+        self.pos[games, seats] = where
+        self.ontrack[games, seats] = False
+        self.n_on[games] -= 1
 
     # ---- the game loop -------------------------------------------------------------------------
     def run(self) -> "Batch":
@@ -112,25 +120,27 @@ class Batch:
             if len(A) == 0:
                 return self
             for seat in r.removals.get(slot, ()):
-                hit = A[self.pos[A, seat] < F]
+                hit = A[self.ontrack[A, seat]]
                 g = self.gift[hit, seat]
                 self.tree[hit[g >= 0], g[g >= 0]] = True
                 self.gift[hit, seat] = -1
-                self.pos[hit, seat] = F + 1
+                self._leave_track(hit, np.full(len(hit), seat), F + 1)
             if r.removals.get(slot):
-                over = (self.pos[A] < F).sum(axis=1) <= 1
+                over = self.n_on[A] <= 1
                 self._game_over(A[over])
                 A = A[~over]
-            on = self.pos[A] < F
-            idx = (self.turn[A][:, None] + self.seats) % n
-            k = np.argmax(on[np.arange(len(A))[:, None], idx], axis=1)
-            movers = idx[np.arange(len(A)), k]
+            movers = self.turn[A] % n
+            ok = self.ontrack[A, movers]
+            while not ok.all():  # the next seat still on the track
+                miss = np.flatnonzero(~ok)
+                movers[miss] = (movers[miss] + 1) % n
+                ok[miss] = self.ontrack[A[miss], movers[miss]]
             if slot in r.skips:
                 self.turn[A] = movers + 1
                 slot += 1
                 continue
             self._play_turn(A, movers)
-            over = (self.pos[A] < F).sum(axis=1) <= 1
+            over = self.n_on[A] <= 1
             self._game_over(A[over])
             self.turn[A] = (movers + 1) % n
             slot += 1
@@ -138,10 +148,10 @@ class Batch:
     def _game_over(self, games: np.ndarray) -> None:
         if len(games) == 0:
             return
-        on = self.pos[games] < self.F
+        on = self.ontrack[games]
         has = on.any(axis=1)
         g, last = games[has], np.argmax(on[has], axis=1)
-        self.pos[g, last] = self.F
+        self._leave_track(g, last, self.F)
         self.rank[g, last] = self.nfin[g]
         self.nfin[g] += 1
         if self.r.last_takes:
@@ -180,7 +190,7 @@ class Batch:
             landing += 1
 
     def _finish(self, games, seats) -> None:
-        self.pos[games, seats] = self.F
+        self._leave_track(games, seats, self.F)
         self.rank[games, seats] = self.nfin[games]
         self.nfin[games] += 1
         need = self.gift[games, seats] < 0
@@ -292,7 +302,7 @@ class Batch:
         k = len(games)
         rows = np.arange(k)
         pos = self.pos[games]
-        on = pos < self.F
+        on = self.ontrack[games]
         idx = (seats[:, None] - 1 - np.arange(n - 1)) % n
         prev = idx[rows, np.argmax(on[rows[:, None], idx], axis=1)]
         h = self.gift[games, seats] >= 0
