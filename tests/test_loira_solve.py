@@ -69,3 +69,23 @@ def test_simulate_hook_and_picture(tmp_path):
     sol = generic_solve(explore(g))
     path = SPEC.hooks["picture"](g, sol, tmp_path / "policy.png")
     assert path.exists() and path.stat().st_size > 1000
+
+
+def test_cli_solve_and_verify_exit_codes(tmp_path):
+    import json
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from cli import app
+    examples = Path(__file__).resolve().parent.parent / "examples" / "loira"
+    runner = CliRunner()
+    res = runner.invoke(app, ["solve", str(examples / "three-players-l04.toml"), "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["game"] == "loira" and doc["values"][0]["fraction"] is not None
+    assert sum(float(v["float"]) for v in doc["values"]) == pytest.approx(1.0)
+    bad = runner.invoke(app, ["solve", str(examples / "bad-ruling.toml")])
+    assert bad.exit_code == 2 and "L04" in bad.output
+    out = runner.invoke(app, ["simulate", "loira-mini", "--games", "50", "--policy", "nope"])
+    assert out.exit_code == 2

@@ -8,7 +8,7 @@ from model.spec import GameSpec
 
 from .config import SCHEMA, config_from
 from .game import LoiraGame
-from .hooks import simulate
+from .hooks import simulate, solve_hook
 from .picture import draw_policy
 from .policies import POLICIES
 
@@ -34,7 +34,8 @@ SPEC = GameSpec(
                       "stalls": (2, 4), "centre_rolls": 1},
     checks=_checks,
     verify_max_states=2_000_000,
-    hooks={"picture": draw_policy, "simulate": simulate, "policies": POLICIES},
+    hooks={"picture": draw_policy, "simulate": simulate, "policies": POLICIES,
+           "solve": solve_hook},
 )
 
 __all__ = ["SPEC", "LoiraGame", "build"]

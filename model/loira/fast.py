@@ -67,7 +67,11 @@ def _library() -> ctypes.CDLL:
     return dll
 
 
-def solve(cfg: Config) -> dict:
+class FastLimit(RuntimeError):
+    """The state limit was reached before the value was known."""
+
+
+def solve(cfg: Config, max_states: int | None = None) -> dict:
     """Seat 0's optimal value (float), turn states stored, nodes visited, seconds, table bytes."""
     reason = supports(cfg)
     if reason:
@@ -81,12 +85,15 @@ def solve(cfg: Config) -> dict:
     out = [ctypes.c_double() for _ in range(4)]
     start = time.perf_counter()
     rc = dll.loira_solve(deck, S, vals, cnts, cfg.rolls[0], cfg.rolls[1], cfg.centre_rolls,
-                         cfg.first_seat, *[ctypes.byref(o) for o in out])
+                         cfg.first_seat, ctypes.c_double(max_states or 0),
+                         *[ctypes.byref(o) for o in out])
     seconds = time.perf_counter() - start
     if rc == -1:
         raise FastUnavailable("the configuration does not fit the 128-bit state key")
     if rc == -2:
         raise FastUnavailable("out of memory")
+    if rc == -3:
+        raise FastLimit(f"state limit {max_states} reached after {seconds:.1f} s")
     value, states, visits, table = (o.value for o in out)
     return {"value": value, "states": int(states), "visits": int(visits), "seconds": seconds,
             "table_bytes": int(table), "bytes_per_state": table / max(states, 1),

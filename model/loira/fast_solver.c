@@ -82,6 +82,7 @@ static Slot *find(uint64_t lo, uint64_t hi) {
     return &table[j];
 }
 static int oom;
+static uint64_t limit;  /* stop after this many stored states (0: no limit) */
 
 /* ---- scoring ------------------------------------------------------------------------------ */
 static int espelho_value(const St *s) {
@@ -230,6 +231,7 @@ static double turn_value(const St *s) {
     pack(s, swap, &lo, &hi);
     Slot *slot = find(lo, hi);
     if (slot->hi) return swap ? -slot->v : slot->v;
+    if (oom) return 0.0;   /* aborting: unwind without more work */
     int me = s->turn;
     /* stop */
     St t = *s; t.stopped |= 1 << me;
@@ -245,6 +247,7 @@ static double turn_value(const St *s) {
     }
     v = best(me, go, v);   /* ties: go first (legal order: go < stop < switch) does not change v */
     visits++;
+    if (limit && used >= limit) { oom = 3; return v; }
     if (used * 2 >= cap) {
         if (grow()) { oom = 1; return v; }
     }
@@ -255,10 +258,11 @@ static double turn_value(const St *s) {
 }
 
 /* ---- entry point ----------------------------------------------------------------------------- */
-/* cfg: deck[16], S, values[S], counts[S], rolls0, rolls1, crolls, first. out: value, states,
- * visits, table bytes. Returns 0, or -1 (key too wide) / -2 (out of memory). */
+/* cfg: deck[16], S, values[S], counts[S], rolls0, rolls1, crolls, first, max states (0: none).
+ * out: value, states, visits, table bytes. Returns 0, or -1 (key too wide), -2 (out of memory),
+ * -3 (state limit reached: no value). */
 int loira_solve(const int *deck, int S, const int *vals, const int *cnts, int r0, int r1, int crolls,
-                int first, double *value, double *states, double *visit_count, double *bytes) {
+                int first, double max_states, double *value, double *states, double *visit_count, double *bytes) {
     St s; memset(&s, 0, sizeof s);
     S_n = S; total_bits = 0;
     for (int k = 0; k < NK; k++) { K_init[k] = deck[k]; s.deck[k] = deck[k]; w_deck[k] = bits(deck[k]); total_bits += w_deck[k]; }
@@ -277,9 +281,10 @@ int loira_solve(const int *deck, int S, const int *vals, const int *cnts, int r0
     s.rolls[0] = r0; s.rolls[1] = r1; s.turn = first;
     s.phys = s.slots = m0 + 1;
     free(table); table = NULL; cap = used = visits = 0; oom = 0;
+    limit = (uint64_t)max_states;
     if (grow()) return -2;
     double v = turn_value(&s);
     *value = v; *states = (double)used; *visit_count = (double)visits; *bytes = (double)(cap * sizeof(Slot));
     free(table); table = NULL; cap = 0;
-    return oom ? -2 : 0;
+    return oom == 3 ? -3 : oom ? -2 : 0;
 }

@@ -114,3 +114,69 @@ def simulate(ruleset, games: int, seed: int, policy: str | None, progress) -> di
 
 
 HOOKS = {"simulate": simulate, "policies": POLICIES}
+
+
+def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
+    """``ruleproof solve loira``: the generic exact pipeline (values as fractions, play table,
+    decision graph, stop-policy picture) when the configuration explores within the state limit;
+    beyond it, the specialised C solver (2 players, base cards, default rulings) for the value."""
+    import time as _time
+
+    from solver.explore import explore
+    from solver.graph import decision_graph, policy_table, write_table
+    from solver.solve import solve
+
+    from . import build, fast
+    from .picture import draw_policy
+    start = _time.perf_counter()
+    game = build(ruleset)
+    # a probe: small configurations get the generic exact pipeline; when the specialised solver
+    # applies, a bigger graph goes to it rather than to a long generic exploration
+    limit = options.get("max_states") or (100_000 if fast.supports(game.cfg) is None else 400_000)
+    ex = explore(game, max_states=limit, timeout=options.get("timeout"),
+                 progress=(lambda n, pending, sec: progress("explore", n, n + pending)) if progress else None)
+    res: dict[str, Any] = {"states": ex.num_states, "edges": ex.num_edges}
+    if ex.complete:
+        exact = options.get("exact")
+        use_exact = exact if exact is not None else ex.num_states <= 60_000
+        sol = solve(ex, exact=use_exact, progress=progress)
+        init = sol.initial_exact
+        res.update(partial=False, exact=use_exact, method=f"generic: {sol.method}",
+                   values=[{"fraction": str(init[s]) if init else None, "float": float(sol.initial[s])}
+                           for s in range(game.num_players)])
+        if fast.supports(game.cfg) is None:
+            try:
+                check = fast.solve(game.cfg)
+                res["fast_check"] = {"value": check["value"], "turn_states": check["states"],
+                                     "agrees": abs(check["value"] - sol.initial[0]) < 1e-9}
+            except fast.FastUnavailable as exc:
+                res["fast_check"] = {"unavailable": str(exc)}
+        if out_dir is not None:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            files = write_table(policy_table(sol), out_dir)
+            graph = decision_graph(sol)
+            if graph is not None:
+                import networkx as nx
+                nx.write_graphml(graph, out_dir / "decision_graph.graphml")
+                files.append(out_dir / "decision_graph.graphml")
+            files.append(draw_policy(game, sol, out_dir / "policy.png"))
+            res["files"] = [str(f) for f in files]
+    elif fast.supports(game.cfg) is None:
+        try:
+            out = fast.solve(game.cfg, max_states=options.get("fast_max_states") or 200_000_000)
+        except (fast.FastUnavailable, fast.FastLimit) as exc:
+            res.update(partial=True, reason=f"{ex.stop_reason}; fast solver: {exc}", values=None)
+        else:
+            v = out["value"]
+            res.update(partial=False, exact=False, method="specialised C solver (turn-start states)",
+                       states=out["states"], states_per_second=round(out["states_per_second"]),
+                       bytes_per_state=round(out["bytes_per_state"], 1),
+                       values=[{"fraction": None, "float": v}, {"fraction": None, "float": -v}],
+                       note="no play table: the generic exploration exceeded its state limit")
+    else:
+        res.update(partial=True, reason=ex.stop_reason, values=None)
+    res["seconds"] = _time.perf_counter() - start
+    return res
+
+
+HOOKS["solve"] = solve_hook
