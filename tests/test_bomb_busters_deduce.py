@@ -272,3 +272,20 @@ def test_hook_errors_name_the_file(tmp_path):
     with pytest.raises(RulesetError) as exc:
         SPEC.hooks["deduce"](contradiction)
     assert "no deal" in exc.value.reason
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**9))
+def test_detector_duplo_table_matches_brute_force(seed):
+    from model.bomb_busters.duplo import duplo_plays
+    pos = _random_position(random.Random(seed))
+    d = deduce(pos)
+    pairs: dict = {}
+    brute_force(pos, pairs)
+    for p in duplo_plays(d, top=50):
+        joint = pairs[(p.rack, *p.slots)]
+        either = sum((q for (ta, tb), q in joint.items() if ta == p.named or tb == p.named), Fraction(0))
+        both_red = sum((q for (ta, tb), q in joint.items()
+                        if T.colour(ta) == T.Colour.RED and T.colour(tb) == T.Colour.RED), Fraction(0))
+        assert p.success == either
+        assert p.explosion == both_red

@@ -43,8 +43,11 @@ def _hand_racks(pos: Position) -> list[tuple[int, int]]:
     return out
 
 
-def brute_force(pos: Position) -> tuple[int, list[list[dict[Tile, Fraction]]]]:
-    """(number of consistent labelled deals, the same marginals as ``deduce``)."""
+def brute_force(pos: Position, pairs: dict | None = None) -> tuple[int, list[list[dict[Tile, Fraction]]]]:
+    """(number of consistent labelled deals, the same marginals as ``deduce``).
+
+    With ``pairs`` (a dict), also fills ``pairs[(rack, a, b)][(tile_a, tile_b)]`` with the joint
+    probability of two positions a < b of one other rack."""
     order = _hand_racks(pos)
     sizes = [len(pos.own[i]) if h == pos.viewer else len(pos.racks[i][1]) for h, i in order]
     blue = T.blue_pool(pos.blue_values, pos.blue_copies)
@@ -62,8 +65,16 @@ def brute_force(pos: Position) -> tuple[int, list[list[dict[Tile, Fraction]]]]:
                     if h != pos.viewer:
                         for j, t in enumerate(rack):
                             counts[i][j][t] = counts[i][j].get(t, 0) + 1
+                        if pairs is not None:
+                            for a, b in combinations(range(len(rack)), 2):
+                                cell = pairs.setdefault((i, a, b), {})
+                                cell[(rack[a], rack[b])] = cell.get((rack[a], rack[b]), 0) + 1
     if kept == 0:
         return 0, []
+    if pairs is not None:
+        for cell in pairs.values():
+            for key in cell:
+                cell[key] = Fraction(cell[key], kept)
     return kept, [[{t: Fraction(n, kept) for t, n in slot.items()} for slot in rack] for rack in counts]
 
 

@@ -39,6 +39,8 @@ class Deduction:
     seconds: float = 0.0
     states: int = 0
     kinds: list[Tile] = field(default_factory=list)
+    #: the dynamic programme's tables (problem, forward, backward), for joint queries (duplo.py)
+    tables: tuple = field(default=(), repr=False, compare=False)
 
     def prob(self, rack: int, slot: int, named: Named) -> Fraction:
         return sum((p for t, p in self.probs[rack][slot].items() if T.matches(t, named)), Fraction(0))
@@ -141,8 +143,9 @@ class _Problem:
         self._cache[key] = pair
         return pair
 
-    def moves(self, k: int, state: int) -> list[tuple[int, int]]:
-        """(state increment, weight) for every way to place all copies of kind k from ``state``."""
+    def moves(self, k: int, state: int, with_counts: bool = False) -> list:
+        """(state increment, weight) for every way to place all copies of kind k from ``state``
+        (with ``with_counts``: (increment, weight, copies per rack))."""
         R, g = self.R, self.group[k]
         run_k, m, sizes, base, radix = self.run_k[k], self.mult[k], self.sizes, self.base, self.radix
         caps = []
@@ -152,7 +155,7 @@ class _Problem:
         aside_ok = g >= 0 and state // base[R + g] % radix[R + g] < self.aside[g]
         options, pairs = self._options(k, tuple(caps), aside_ok)
         if not self.claims:
-            return pairs
+            return [(delta, w, counts) for counts, w, delta in options] if with_counts else pairs
         out = []
         for counts, w, delta in options:
             ok = True
@@ -168,7 +171,7 @@ class _Problem:
                     ok = False
                     break
             if ok:
-                out.append((delta, w))
+                out.append((delta, w, counts) if with_counts else (delta, w))
         return out
 
 
@@ -236,7 +239,8 @@ def deduce(pos: Position) -> Deduction:
                 if weight:
                     rows[j][t] = Fraction(weight, total)
         probs.append(rows)
-    return Deduction(pos, total, probs, time.perf_counter() - start_time, n_states, pb.kinds)
+    return Deduction(pos, total, probs, time.perf_counter() - start_time, n_states, pb.kinds,
+                     (pb, forward, backward))
 
 
 # ---- plays and report ------------------------------------------------------------------------
@@ -301,7 +305,13 @@ def report(d: Deduction, top: int | None = None) -> dict:
         table.append({"hand": name, "rack": rk, "slot": p.slot, "name": T.show_named(p.named),
                       "success": _frac(p.success), "red_risk": _frac(p.red_risk),
                       "certain": p.success == 1})
+    from .duplo import duplo_plays
+    duplo = []
+    for p in duplo_plays(d):
+        name, rk = labels[p.rack]
+        duplo.append({"hand": name, "rack": rk, "slots": list(p.slots), "name": T.show_named(p.named),
+                      "success": _frac(p.success), "explosion": _frac(p.explosion)})
     return {"viewer": pos.names[pos.viewer], "hidden_wires": pos.hidden_count(),
             "deals": str(d.deals), "dp_states": d.states, "engine_seconds": round(d.seconds, 4),
             "positions": positions, "facts": facts, "plays": table,
-            "certain_cuts": [p for p in table if p["certain"]]}
+            "certain_cuts": [p for p in table if p["certain"]], "duplo_plays": duplo}

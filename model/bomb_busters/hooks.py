@@ -43,6 +43,12 @@ def deduce_text(res: dict[str, Any], top: int = 12) -> str:
         lines.append(f"  {p['hand']} rack {p['rack']} slot {p['slot']:>2} is {p['name']:>6}: "
                      f"success {p['success']['float']:.4f} = {p['success']['fraction']}, "
                      f"red risk {p['red_risk']['float']:.4f}")
+    if res.get("duplo_plays"):
+        lines.append("detector duplo (two wires of one rack, one value), best first:")
+        for p in res["duplo_plays"][:5]:
+            lines.append(f"  {p['hand']} rack {p['rack']} slots {p['slots'][0]},{p['slots'][1]} is {p['name']:>3}: "
+                         f"success {p['success']['float']:.4f} = {p['success']['fraction']}, "
+                         f"both red {p['explosion']['float']:.4f}")
     lines.append("positions (top values; exact fractions with --json):")
     for e in res["positions"]:
         dist = ", ".join(f"{t}:{v['float']:.3f}" for t, v in
