@@ -5,7 +5,7 @@ when one is legal, otherwise the dual cut with the highest exact success probabi
 player's own view (ties: lower red risk, then the first in the table). Set-up tokens go on the
 leftmost own blue wire; a teammate's pick after a Detector Duplo takes the first wire.
 "likely-equipment" -- the same, but flips the Estabilizador before a cut that is not certain,
-and uses the Detector Duplo on the best pair of neighbouring wires when that beats the best single cut.
+and uses the Detector Duplo on the best pair of wires (exact P(either)) when that beats the best single cut.
 "random" -- a uniformly random legal action (for conformance runs).
 """
 from __future__ import annotations
@@ -20,12 +20,12 @@ from model.protocol import CHANCE, TERMINAL
 
 from . import tiles as T
 from .deduce import deduce, plays
+from .duplo import duplo_plays
 from .game import BombBusters
 from .mission import Mission
 from .observe import position
 from .rules import Kind
 from .state import Phase, State
-from .view import Slot
 
 Policy = Callable[[State], Any]
 
@@ -91,33 +91,17 @@ def likely_equipment(game: BombBusters, cache: dict | None = None) -> Policy:
 
 
 def _best_duplo(game: BombBusters, s: State, d, single: Fraction, legal: list):
-    """The neighbouring pair (same rack) with the best exact P(either matches), if above ``single``."""
+    """The Detector Duplo cut with the best exact P(either matches), if it beats ``single``
+    (ties: lower explosion risk); see duplo.py."""
     allowed = {a for a in legal if a[0] == Kind.DUPLO}
     if not allowed:
         return None
-    pos = d.position
     others = _others(game, s.seat)
-    best, choice = single, None
-    for p in plays(d)[:4]:
-        if p.success == 0:
-            break
-        slots = pos.racks[p.rack][1]
-        for other in (p.slot - 1, p.slot + 1):
-            if not 0 <= other < len(slots) or slots[other].cut:
-                continue
-            # P(a or b) = P(a) + P(b) - P(a) * P(b | a), the last by conditioning the view on a
-            fixed = list(pos.racks)
-            row = list(slots)
-            row[p.slot] = Slot(tile=p.named) if p.named != T.YELLOW else Slot(category=T.YELLOW)
-            fixed[p.rack] = (fixed[p.rack][0], tuple(row))
-            cond = deduce(pos.__class__(**{**pos.__dict__, "racks": tuple(fixed)}))
-            both = p.success * cond.prob(p.rack, other, p.named)
-            either = p.success + d.prob(p.rack, other, p.named) - both
-            j1, j2 = sorted((p.slot, other))
-            action = (Kind.DUPLO, others[p.rack], j1, j2, p.named)
-            if either > best and action in allowed:
-                best, choice = either, action
-    return choice
+    for p in duplo_plays(d, top=5):
+        action = (Kind.DUPLO, others[p.rack], p.slots[0], p.slots[1], p.named)
+        if p.success > single and action in allowed:
+            return action
+    return None
 
 
 def random_policy(game: BombBusters, seed: int = 0) -> Policy:
