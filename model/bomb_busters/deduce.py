@@ -22,7 +22,7 @@ from typing import Iterator
 
 from . import tiles as T
 from .tiles import Named, Tile
-from .view import Position, Slot
+from .view import Position
 
 
 

@@ -18,7 +18,6 @@ from typing import Any, Callable
 
 from model.protocol import CHANCE, TERMINAL
 
-from . import tiles as T
 from .deduce import deduce, plays
 from .duplo import duplo_plays
 from .game import BombBusters
