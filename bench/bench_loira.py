@@ -7,6 +7,11 @@ peak memory of the process that solved it (each rung runs in its own subprocess)
 are also solved by the exact rational Python solver for comparison (its states: every node).
 
     .venv/bin/python bench/bench_loira.py [--max-seconds 120] [--python-upto 8] [--json]
+    .venv/bin/python bench/bench_loira.py --regret [--regret-upto 8]
+
+``--regret`` instead measures each practical policy's exact regret (optimal value minus the value
+it gets against a best-responding opponent, per seat) on every rung the exact rational solver
+reaches (up to ``--regret-upto`` cards).
 """
 from __future__ import annotations
 
@@ -67,14 +72,47 @@ def run_rung(rung: int, engine: str) -> dict:
             "peak_bytes": peak, **extra}
 
 
+REGRET_POLICIES = ["lookahead-margin", "lookahead", "lead", "never-before-grito", "stop-at-3",
+                   "stop-at-5", "stop-at-7", "always-go"]
+
+
+def regret_table(upto: int) -> list[dict]:
+    from types import MappingProxyType
+
+    from model.loira import SPEC, build
+    from model.loira.exact import regret, solve
+    from model.loira.policies import POLICIES
+    from model.ruleset import Ruleset
+    p, r = SPEC.schema.defaults()
+    base = Ruleset("loira", "bench", MappingProxyType(p), MappingProxyType(r), "bench")
+    rows = []
+    for rung, (cards, _, _) in enumerate(RUNGS):
+        if cards > upto:
+            break
+        game = build(base.with_overrides(params(rung), spec=SPEC.schema))
+        opt = solve(game)
+        row = {"cards": cards, "optimal_seat0": str(opt.value(game.initial_state())[0])}
+        for name in REGRET_POLICIES:
+            per_seat = regret(game, POLICIES[name], opt)
+            row[name] = [round(float(per_seat[s]["regret"]), 4) for s in range(2)]
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--max-seconds", type=float, default=120.0, help="stop after a rung this slow")
     ap.add_argument("--python-upto", type=int, default=8, help="also run the Python solver up to this many cards")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--regret", action="store_true", help="measure policy regret instead")
+    ap.add_argument("--regret-upto", type=int, default=8)
     ap.add_argument("--rung", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--engine", default="fast", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.regret:
+        regret_table(args.regret_upto)
+        return
     if args.rung is not None:
         print(json.dumps(run_rung(args.rung, args.engine)))
         return

@@ -79,13 +79,13 @@ def escort_gain(g, s, seat) -> float:
     return (1 - p_loira) * mean - p_loira * loss
 
 
-def expected_after_draw(g, s, seat) -> Fraction:
-    """Exact expected points of ``seat`` once the draw it is about to make is resolved (greedy
-    choices inside), or the value if the round ends meanwhile."""
+def expected_after_draw(g, s, seat, measure=score) -> Fraction:
+    """Exact expected ``measure`` (points, or the margin) of ``seat`` once the draw it is about to
+    make is resolved (greedy choices inside), or at the end if the round ends meanwhile."""
     def walk(t):
         who = g.current_player(t)
         if who == TERMINAL or (t[PH] == Phase.TURN):
-            return Fraction(score(g, t, seat))
+            return Fraction(measure(g, t, seat))
         if who == CHANCE:
             return sum(p * walk(g.apply(t, o)) for o, p in g.chance_outcomes(t))
         return walk(g.apply(t, greedy(g, t)))
@@ -121,11 +121,16 @@ def _lookahead(g, s, seat) -> bool:
     return expected_after_draw(g, s, seat) <= score(g, s, seat)
 
 
+def _lookahead_margin(g, s, seat) -> bool:
+    return expected_after_draw(g, s, seat, margin) <= margin(g, s, seat)
+
+
 POLICIES: dict[str, Callable] = {
     **{f"stop-at-{k}": stop_at(k) for k in (3, 4, 5, 6, 7, 8, 10, 12)},
     "never-before-grito": _turn_choice(_never_before_grito),
     "lead": _turn_choice(lambda g, s, seat: margin(g, s, seat) > 0),
     "lookahead": _turn_choice(_lookahead),
+    "lookahead-margin": _turn_choice(_lookahead_margin),
     "always-go": _turn_choice(lambda g, s, seat: False),
 }
 
