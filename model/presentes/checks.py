@@ -34,7 +34,7 @@ def checks(ruleset: Ruleset, all_boards: bool = True) -> Sequence[PropertyResult
     if all_boards:
         for name in OFFICIAL:
             for dice in (1, 2):
-                params = {"players": 2, "board": name, "dice": dice, "focal_seat": 0,
+                params = {"players": 2, "board": name, "dice": dice, "focal_seat": -1,
                           "host_remove": [], "host_skip": ()}
                 small = ruleset.with_overrides(params, spec=SCHEMA)
                 start = time.perf_counter()

@@ -48,8 +48,8 @@ PARAMS = (
           int_list(-1000, 1000, 0, 1024)),
     Param("policy", "exact analysis: the policy of the seats that do not optimise (eager, passive, "
           "random)", "eager", one_of("eager", "passive", "random")),
-    Param("focal_seat", "exact analysis: the seat that plays optimally for its gift values (-1: none)",
-          0, int_in(-1, 31)),
+    Param("focal_seat", "exact analysis: the seat that plays optimally for its gift values (-1: none, "
+          "everyone follows the policy)", -1, int_in(-1, 31)),
     Param("host_skip", "scenario: turn slots whose player the host skips ('Pular vez')", (),
           int_list(1, 100_000, 0, 64)),
     Param("host_remove", "scenario: [turn slot, seat] pairs the host removes ('Remover jogador')",

@@ -36,11 +36,17 @@ class TurnChain:
     """
 
     def __init__(self, game, choice: Callable[[St], list[tuple[int, Fraction]]],
-                 max_states: int = 2_000_000, progress: Callable[[int, int], None] | None = None):
+                 max_states: int = 2_000_000, progress: Callable[[int, int], None] | None = None,
+                 focal: int | None = None, cache: dict | None = None):
+        """``cache`` keeps, across policy iterations, the kernels that no decision of ``focal``
+        can change (their intra-turn tree holds no focal decision)."""
         self.game = game
         self.choice = choice
+        self.focal = focal
+        self.cache: dict[St, Kernel] = cache if cache is not None else {}
         self.memo: dict[St, Kernel] = {}
         self.kernel: dict[St, Kernel] = {}
+        self.focal_nodes: list[St] = []  # decision nodes of the focal seat met while expanding
         start = game.initial_state()
         self.start = start
         frontier = [start] if start.phase == Phase.ROLL else []
@@ -48,7 +54,9 @@ class TurnChain:
             self.kernel[start] = {}
         while frontier:
             s = frontier.pop()
-            k = self._expand_roll(s)
+            k = self.cache.get(s)
+            if k is None:
+                k = self._expand(s)[0]
             self.kernel[s] = k
             for t in k:
                 if t.phase == Phase.ROLL and t not in self.kernel:
@@ -58,36 +66,45 @@ class TurnChain:
                 raise MemoryError(f"more than {max_states} turn starts")
             if progress is not None and len(self.kernel) % 5000 == 0:
                 progress(len(self.kernel), 0)
-        self.memo.clear()
 
-    def _expand_roll(self, s: St) -> Kernel:
-        out: Kernel = {}
-        g = self.game
-        for a, p in g.chance_outcomes(s):
-            self._accumulate(out, g.apply(s, a), p)
-        return out
+    def reach(self, t: St) -> Kernel:
+        """The turn-start distribution reached from any state (expanding it if needed)."""
+        if t.phase == Phase.ROLL or t.phase == Phase.OVER:
+            return {t: ONE}
+        return self._expand(t)[0]
 
-    def _accumulate(self, out: Kernel, t: St, p: Fraction) -> None:
+    def _accumulate(self, out: Kernel, t: St, p: Fraction) -> bool:
+        """Add p * (the turn-start distribution reached from t); True if it depends on the focal."""
         if t.phase == Phase.ROLL or t.phase == Phase.OVER:
             out[t] = out.get(t, ZERO) + p
-        elif p == 1:
-            for u, q in self._expand(t).items():
+            return False
+        kernel, dep = self._expand(t)
+        if p == 1:
+            for u, q in kernel.items():
                 out[u] = out.get(u, ZERO) + q
         else:
-            for u, q in self._expand(t).items():
+            for u, q in kernel.items():
                 out[u] = out.get(u, ZERO) + p * q
+        return dep
 
-    def _expand(self, s: St) -> Kernel:
+    def _expand(self, s: St) -> tuple[Kernel, bool]:
+        got = self.cache.get(s)
+        if got is not None:
+            return got, False
         got = self.memo.get(s)
         if got is not None:
-            return got
+            return got, True
         g = self.game
-        branches = g.chance_outcomes(s) if g.current_player(s) == CHANCE else self.choice(s)
+        cp = g.current_player(s)
+        branches = g.chance_outcomes(s) if cp == CHANCE else self.choice(s)
+        dep = self.focal is not None and cp == self.focal
+        if dep:
+            self.focal_nodes.append(s)
         out: Kernel = {}
         for a, p in branches:
-            self._accumulate(out, g.apply(s, a), p)
-        self.memo[s] = out
-        return out
+            dep |= self._accumulate(out, g.apply(s, a), p)
+        (self.memo if dep else self.cache)[s] = out
+        return out, dep
 
     # ---- solving -------------------------------------------------------------------------------
     def solve(self, terminal_value: Callable[[St], Sequence[Fraction]], per_turn: Sequence[int]
@@ -372,9 +389,10 @@ def analyse(game, policy: str = "eager", horizon: int = 60, focal: int | None = 
         return base(game, s)
 
     iterations = 0
+    cache: dict = {}
     while True:
         iterations += 1
-        chain = TurnChain(game, choice, max_states, progress)
+        chain = TurnChain(game, choice, max_states, progress, focal, cache)
         per_turn = [1] + [0] * (3 * n)
         values = chain.solve(lambda s: [ZERO] + outcome_vector(game, s), per_turn)
         if focal is None:
@@ -408,41 +426,32 @@ def analyse(game, policy: str = "eager", horizon: int = 60, focal: int | None = 
 def _improve(game, chain: TurnChain, values, focal: int, col: int, chosen: dict, choice) -> bool:
     """One exact policy-improvement sweep over the focal seat's decision nodes.
 
-    Node values are recomputed from the exact turn-start values; an action replaces the current
-    one only when strictly better (so policy iteration terminates).
+    The value of an action is its turn-start distribution (from the chain's kernels) against the
+    exact turn-start values; an action replaces the current one only when strictly better (so
+    policy iteration terminates).
     """
     g = game
-    memo: dict[St, Fraction] = {}
-    decisions: list[St] = []
+    cache: dict[St, Fraction] = {}
 
-    def value(s: St) -> Fraction:
-        if s.phase == Phase.ROLL or s.phase == Phase.OVER:
-            if s in values:
-                return values.component(s, col)
-            return outcome_vector(g, s)[col - 1]
-        got = memo.get(s)
-        if got is not None:
-            return got
-        if g.current_player(s) == CHANCE:
-            total = sum((p * value(g.apply(s, a)) for a, p in g.chance_outcomes(s)), ZERO)
-        else:
-            if g.current_player(s) == focal:
-                decisions.append(s)
-            total = sum((p * value(g.apply(s, a)) for a, p in choice(s)), ZERO)
-        memo[s] = total
-        return total
+    def v(u: St) -> Fraction:
+        got = cache.get(u)
+        if got is None:
+            got = values.component(u, col) if u in values else outcome_vector(g, u)[col - 1]
+            cache[u] = got
+        return got
 
-    for s in chain.kernel:
-        for a, p in g.chance_outcomes(s):
-            value(g.apply(s, a))
+    def q(t: St) -> Fraction:
+        return sum((p * v(u) for u, p in chain.reach(t).items()), ZERO)
+
     improved = False
-    for s in decisions:
-        current = memo[s]
+    for s in list(chain.focal_nodes):
+        actions = list(g.legal_actions(s))
+        qa = {a: q(g.apply(s, a)) for a in actions}
+        current = sum((p * qa[a] for a, p in choice(s)), ZERO)
         best_a, best_v = None, current
-        for a in g.legal_actions(s):
-            q = value(g.apply(s, a))
-            if q > best_v:
-                best_a, best_v = a, q
+        for a in actions:
+            if qa[a] > best_v:
+                best_a, best_v = a, qa[a]
         if best_a is not None:
             chosen[s] = best_a
             improved = True

@@ -404,7 +404,7 @@ def summarise(rules: Rules, raw: dict[str, np.ndarray]) -> dict:
 def simulate_hook(ruleset: Ruleset, games: int, seed: int, policy: str | None,
                   progress: Callable[[int, int], None] | None) -> dict:
     """The ``simulate`` hook: ``ruleproof simulate presentes --games N --seed S [--policy P]``."""
-    policy = policy or "eager"
+    policy = policy or ruleset["policy"]
     if policy not in POLICIES:
         raise RulesetError("command line", "policy", f"unknown policy {policy!r} for presentes "
                            f"(known: {', '.join(POLICIES)})")
