@@ -258,8 +258,9 @@ def test_match_carries_rolls_and_ends():
 
 
 def test_seat_swap_symmetry_preserves_value():
-    g = game({"deck": ["F1", "M2", "grito", "toc-toc"], "stalls": [2, 3], "rolls": [1, 0],
-              "centre_rolls": 1})
+    from model.loira.game import LoiraGame
+    g = LoiraGame(game({"deck": ["F1", "M2", "grito", "toc-toc"], "stalls": [2, 3], "rolls": [1, 0],
+                        "centre_rolls": 1}).cfg, symmetry=True)
     sol = solve(g)
     s = script(g, [GO, Kind.F1])
     t = g.swap(s)

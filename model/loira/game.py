@@ -29,7 +29,7 @@ from .state import (CARD, CROLLS, CUR, DECLINE, DIR, END, FIRST, GO, GRITOS, HEA
 class LoiraGame(Game):
     name = "loira"
 
-    def __init__(self, cfg: Config, symmetry: bool = True):
+    def __init__(self, cfg: Config, symmetry: bool = False):
         self.cfg = cfg
         n = self.num_players = cfg.players
         self.kinds = tuple(k for k in range(NUM_KINDS) if cfg.deck[k])
@@ -55,7 +55,9 @@ class LoiraGame(Game):
             self.min_utility, self.max_utility, self.constant_sum = Fraction(-1), Fraction(1), Fraction(0)
         else:
             self.min_utility, self.max_utility, self.constant_sum = Fraction(0), Fraction(1), Fraction(1)
-        # seat swap in 2 players (off for narrating traces in the seats' own terms)
+        # the seat swap in 2 players is a symmetry (``swap``), but it merges almost nothing in
+        # practice (seat 0 always opens the round) and would narrate traces with relabelled seats,
+        # so the protocol game declares it only on request; the C solver uses it internally
         self.seat_permutations = ((0, 1), (1, 0)) if n == 2 and symmetry else ()
         self.max_game_length = self._length_bound()
 
