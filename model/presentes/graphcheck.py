@@ -116,6 +116,8 @@ def _shield_breach(r, s: St, t: St) -> str:
     for j in range(r.players):
         if j == s.turn or s.pos[j] >= fin or r.squares[s.pos[j]] != Square.SHIELD:
             continue
+        if t.pos[j] == r.out:
+            continue  # the host removed them (P28): the shield protects from players, not the host
         if t.pos[j] != s.pos[j]:
             return f"shielded P{j} moved from {s.pos[j]} to {t.pos[j]}"
         if s.gift[j] >= 0 and t.gift[j] != s.gift[j]:
