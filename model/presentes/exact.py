@@ -176,8 +176,10 @@ class TurnChain:
         _gauss(rows, m)
         return {s: rows[i][m:] for i, s in enumerate(comp)}
 
-    def turn_distribution(self, horizon: int) -> list[Fraction]:
-        """P(T = t) for t = 0..horizon, exact; T counts turns (rolls) until the reveal.
+    def turn_distribution(self, horizon: int, tail: float = 0.0) -> list[Fraction]:
+        """P(T = t) for t = 0..H, exact; T counts turns (rolls) until the reveal.
+
+        H is ``horizon``, or earlier the first t where a float run puts P(T > t) below ``tail``.
 
         The masses are integers over D**t (D: the common denominator of every turn's
         probabilities), propagated modulo enough word-size primes with numpy sparse products and
@@ -199,6 +201,9 @@ class TurnChain:
                     rows.append(i)
                     cols.append(index[t])
                     weights.append(w)
+        if tail > 0:
+            horizon = self._float_horizon(horizon, tail, D, rows, cols, weights, len(states),
+                                          index[self.start])
         indeg = int(np.bincount(np.array(cols, dtype=np.int64), minlength=1).max(initial=1))
         pbits = 62 - max(D.bit_length() + indeg.bit_length(), len(states).bit_length())
         if pbits < 20:
@@ -219,6 +224,18 @@ class TurnChain:
             mass = (mat @ mass) % ps
             dist.append(Fraction(_crt([int(x) for x in ended], primes, modulus), D ** t))
         return dist
+
+    @staticmethod
+    def _float_horizon(horizon, tail, D, rows, cols, weights, n, start) -> int:
+        mat = sparse.csr_matrix((np.array([float(w) / D for w in weights]), (np.array(cols), np.array(rows))),
+                                shape=(n, n))
+        mass = np.zeros(n)
+        mass[start] = 1.0
+        for t in range(1, horizon + 1):
+            mass = mat @ mass
+            if mass.sum() < tail:
+                return t
+        return horizon
 
     def _distribution_python(self, horizon, states, index, D, rows, cols, weights, absorb):
         succ: list[list[tuple[int, int]]] = [[] for _ in states]
@@ -402,7 +419,7 @@ def analyse(game, policy: str = "eager", horizon: int = 60, focal: int | None = 
             break
     start = chain.start
     v = values[start]
-    dist = chain.turn_distribution(horizon)
+    dist = chain.turn_distribution(horizon, tail=1e-15)
     tail = ONE - sum(dist)
     out = {
         "states": len(chain.kernel),

@@ -417,6 +417,5 @@ def simulate_hook(ruleset: Ruleset, games: int, seed: int, policy: str | None,
     out = summarise(rules, raw)
     out.update({"seed": seed, "policy": policy, "board": board.name, "squares": board.size,
                 "layout": board.drawing(), "players": rules.players, "dice": 1 if len(rules.dice) == 6 else 2,
-                "seconds": seconds, "games_per_second": games / seconds if seconds else None,
-                "turns_mean": out["turns"]})
+                "seconds": seconds, "games_per_second": games / seconds if seconds else None})
     return out
