@@ -386,8 +386,9 @@ def deck_never_empty(cfg: Config) -> PropertyResult:
             t["resolved"] == s["resolved"] + 1,
             t["playing"] == z3.If(t["resolved"] >= GRITO_END, 0, s["playing"]))),
         Action("merendeira-reshuffle", lambda s, t: z3.And(
-            t["gritos_in_deck"] >= s["gritos_in_deck"], t["deck"] >= s["deck"] + (t["gritos_in_deck"] - s["gritos_in_deck"]),
-            keep(s, t, "resolved", "playing")[0], keep(s, t, "resolved", "playing")[1])),
+            [t["gritos_in_deck"] >= s["gritos_in_deck"],
+             t["deck"] >= s["deck"] + (t["gritos_in_deck"] - s["gritos_in_deck"])]
+            + keep(s, t, "resolved", "playing"))),
         Action("round-ends", lambda s, t: z3.And([t["playing"] == 0] + keep(s, t, "deck", "gritos_in_deck", "resolved"))),
     ]
     res = check_inductive(

@@ -11,7 +11,7 @@ from model.loira.cards import Kind, standard_deck, standard_stalls
 from model.loira.centre import reveal_distribution
 from model.loira.exact import solve
 from model.loira.scoring import round_winners, score, tie_cards
-from model.loira.state import (CROLLS, DIR, END, GO, LOIRA, NO, PHYS, SLOTS, STOP_ACT, SWITCH,
+from model.loira.state import (CROLLS, DIR, END, GO, LOIRA, PHYS, SLOTS, STOP_ACT, SWITCH,
                                YES, End, Phase)
 from model.protocol import TERMINAL
 from model.ruleset import RulesetError

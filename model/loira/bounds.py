@@ -26,8 +26,6 @@ def opening_capacity(cfg: Config) -> int:
         gritos = min(gritos, GRITO_END)
     others = deck[Kind.FIOS] + 2 * deck[Kind.ALUNA] + deck[Kind.RAPAGOTE] + deck[Kind.DIRETORA] \
         + deck[Kind.PROFESSORA]
-    if cfg.rulings["L10"] == "self" and deck[Kind.FIOS]:
-        pass  # a Fios opened by oneself still yields one stall
     return min(total, gritos + mult * others)
 
 

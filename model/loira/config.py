@@ -122,12 +122,6 @@ class Config:
     def rule(self, ruling_id: str) -> str:
         return self.rulings[ruling_id]
 
-    def describe(self) -> dict[str, Any]:
-        return {"players": self.players,
-                "deck": {TOKENS[k]: c for k, c in enumerate(self.deck) if c},
-                "stalls": [v for v, c in zip(self.stalls, self.stall_counts) for _ in range(c)],
-                "rolls": list(self.rolls), "centre_rolls": self.centre_rolls,
-                "first_seat": self.first_seat, "objective": self.objective}
 
 
 def config_from(ruleset: Ruleset) -> Config:

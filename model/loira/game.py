@@ -17,9 +17,8 @@ from typing import Sequence
 from model.protocol import CHANCE, TERMINAL, Game, Invariant
 
 from . import effects
-from .cards import (BATHROOM_KINDS, EXPANSION_KINDS, NUM_KINDS, TOKENS, Kind, door_of,
-                    is_bathroom, value_of)
-from .centre import reveal_distribution
+from .cards import BATHROOM_KINDS, EXPANSION_KINDS, NUM_KINDS, TOKENS, Kind
+from .centre import loira_present, reveal_distribution
 from .config import Config
 from .state import (CARD, CROLLS, CUR, DECLINE, DIR, END, FIRST, GO, GRITOS, HEADER, LOIRA,
                     OPEN_ASIDE, PASS, PH, PHYS, PREV, QI, QM, QN, RALO_PASS, SLOTS, STOP,
@@ -210,7 +209,7 @@ class LoiraGame(Game):
                          f"score {score(self, s, seat)}]")
         centre = "/".join(f"{v}x{c}" for v, c in zip(self.cfg.stalls, self.centre_counts(s)) if c)
         return (f"{head}; deck {deck}; centre {s[PHYS]} cards (unopened {centre or 'none'}, "
-                f"P(Loira next)=1/{s[SLOTS]}); gritos {s[GRITOS]}; rolls in centre {s[CROLLS]}; "
+                f"P(Loira present)={loira_present(s[PHYS], s[SLOTS])}, P(Loira next)=1/{s[SLOTS]}); gritos {s[GRITOS]}; rolls in centre {s[CROLLS]}; "
                 + " ".join(seats))
 
     def describe_action(self, s: LoiraState, a: int) -> str:
@@ -303,9 +302,4 @@ def utility(n: int, winners: Sequence[int]) -> tuple[Fraction, ...]:
     return tuple(share if seat in winners else Fraction(0) for seat in range(n))
 
 
-def bath_door_count(game: LoiraGame, s: Sequence[int], seat: int, door: int) -> int:
-    base = game.o_hand + seat * game.hsize + door * 3
-    return s[base] + s[base + 1] + s[base + 2]
-
-
-__all__ = ["LoiraGame", "utility", "bath_door_count", "is_bathroom", "door_of", "value_of"]
+__all__ = ["LoiraGame", "utility"]

@@ -12,10 +12,8 @@ from typing import Callable
 
 from model.protocol import CHANCE, TERMINAL
 
-from .effects import escape_options
 from .scoring import score
-from .state import (CARD, GO, GRITOS, PH, PHYS, PREV, RALO_PASS, SLOTS, STOP, STOP_ACT, SWITCH,
-                    TURN, VICTIM, YES, Phase)
+from .state import GO, GRITOS, PH, RALO_PASS, SLOTS, STOP_ACT, SWITCH, TURN, VICTIM, YES, Phase
 
 Policy = Callable[[tuple], int]
 
@@ -134,5 +132,4 @@ POLICIES: dict[str, Callable] = {
     "always-go": _turn_choice(lambda g, s, seat: False),
 }
 
-__all__ = ["POLICIES", "greedy", "expected_after_draw", "margin", "stop_at", "CARD", "PREV",
-           "PHYS", "STOP"]
+__all__ = ["POLICIES", "greedy", "expected_after_draw", "margin", "stop_at"]

@@ -54,7 +54,6 @@ class Phase(IntEnum):
     ZELADOR = 13    # PREV seat chooses which point card to discard
     DIRETORA = 14   # too few stalls: the revealer picks who opens (as a set)
     PROFESSORA = 15  # the two invitees, in order
-    RALO_TAKE = 16  # unused placeholder kept out of play (documented for key stability)
 
 
 class End(IntEnum):
