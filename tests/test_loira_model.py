@@ -266,3 +266,16 @@ def test_seat_swap_symmetry_preserves_value():
     t = g.swap(s)
     assert sol.value(s)[0] == -sol.value(t)[0] or sol.value(s)[0] == sol.value(t)[1]
     assert g.canonicalize(s)[0] == g.canonicalize(t)[0]
+
+
+def test_optional_reading_of_l29_lets_the_revealer_decline():
+    g = game({"deck": ["toc-toc", "chute", "F1"], "stalls": [2], "centre_rolls": 1},
+             {"L29": "optional"})
+    s = script(g, [GO, TOC])
+    assert s[0] == Phase.TOCTOC and g.legal_actions(s) == [0, 1]
+    declined = script(g, [0], s)
+    assert declined[CROLLS] == 1 and declined[DIR] == 0
+    taken = script(g, [1], s)
+    assert taken[CROLLS] == 0 and taken[g.o_rolls] == 1 and taken[DIR] == 1
+    k = script(g, [GO, CHUTE], taken)
+    assert k[0] == Phase.CHUTE and script(g, [0], k)[PHYS] == 2

@@ -109,7 +109,7 @@ def legal_actions(g: "LoiraGame", s: Sequence[int]) -> list[int]:
         return descarga_options(g, s)
     if ph in (Phase.FIOS, Phase.RAPAGOTE):
         return sorted(_off(g, turn, t) for t in _targets(g, s, turn))
-    if ph == Phase.ESCORT or ph == Phase.INTNOW or ph == Phase.CHUTE:
+    if ph in (Phase.ESCORT, Phase.INTNOW, Phase.CHUTE, Phase.TOCTOC):
         return [NO, YES]
     if ph == Phase.EXPANSION:
         return [NO, YES] if _deck_total(g, s) else [YES]
@@ -283,7 +283,22 @@ def _grito_resolved(g: "LoiraGame", st: St) -> None:
 
 
 def toc_toc(g: "LoiraGame", st: St) -> None:
-    """Toc-Toc: take a roll from the centre (else from another player) and reverse the direction."""
+    """Toc-Toc: take a roll from the centre (else from another player) and reverse the direction
+    (L29 alternative: the revealer may decline the whole card)."""
+    if _rule(g, "L29") == "optional":
+        st[PH] = Phase.TOCTOC
+        return
+    _apply_toc_toc(g, st)
+
+
+def on_toctoc(g: "LoiraGame", st: St, a: int) -> None:
+    if a == YES:
+        _apply_toc_toc(g, st)
+    else:
+        card_done(g, st)
+
+
+def _apply_toc_toc(g: "LoiraGame", st: St) -> None:
     turn = st[TURN]
     if st[CROLLS]:
         st[CROLLS] -= 1
@@ -629,5 +644,5 @@ HANDLERS: dict[int, Callable[["LoiraGame", St, int], None]] = {
     Phase.FIOS: on_fios, Phase.ESCORT: on_escort, Phase.REVEAL: on_reveal, Phase.ESCAPE: on_escape,
     Phase.EXPANSION: on_expansion, Phase.INTNOW: on_intnow, Phase.CHUTE: on_chute,
     Phase.RAPAGOTE: on_rapagote, Phase.ZELADOR: on_zelador, Phase.DIRETORA: on_diretora,
-    Phase.PROFESSORA: on_professora,
+    Phase.PROFESSORA: on_professora, Phase.TOCTOC: on_toctoc,
 }

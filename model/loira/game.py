@@ -247,7 +247,7 @@ class LoiraGame(Game):
             return f"discards {self.slot_name(a)}"
         if ph == Phase.EXPANSION:
             return "opens it" if a == YES else "sets it aside"
-        if ph in (Phase.INTNOW, Phase.CHUTE):
+        if ph in (Phase.INTNOW, Phase.CHUTE, Phase.TOCTOC):
             return "yes" if a == YES else "no"
         if ph == Phase.PROFESSORA:
             n = self.num_players

@@ -54,6 +54,7 @@ class Phase(IntEnum):
     ZELADOR = 13    # PREV seat chooses which point card to discard
     DIRETORA = 14   # too few stalls: the revealer picks who opens (as a set)
     PROFESSORA = 15  # the two invitees, in order
+    TOCTOC = 16     # L29 alternative: apply the Toc-Toc or decline it
 
 
 class End(IntEnum):
