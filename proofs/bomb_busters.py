@@ -294,8 +294,27 @@ def exhaustive_checks(label: str, ruleset) -> list[PropertyResult]:
     out.append(PropertyResult(f"termination-within-bound ({label})", HOLDS if ok else FAILS,
                               f"longest play {longest[0]} turns; proved bound {bound}; "
                               f"the issue's wires/2 + skull = {m.total_wires / 2 + m.skull:g}",
-                              kind="exhaustive", data={"longest_turns": longest[0], "bound": bound}))
+                              kind="exhaustive", data={"longest_turns": longest[0], "bound": bound,
+                                                       "longest_play": _longest_trace(ex, longest, turn_kinds)}))
     return out
+
+
+def _longest_trace(ex, longest: list[int], turn_kinds) -> list[str]:
+    """One play of maximal length in turns, narrated (chance and choices alike)."""
+    game, node, lines = ex.game, 0, []
+    while True:
+        edges = list(ex.edges(node))
+        if not edges:
+            lines.append(f"end: {game.describe_state(ex.state(node))}")
+            return lines
+        def gain(e):
+            a = ex.action[e]
+            step = 1 if ex.prob[e] is None and isinstance(a, tuple) and a[0] in turn_kinds else 0
+            return step + longest[ex.child[e]]
+        best = max(edges, key=gain)
+        who = game.seat_name(int(ex.kind[node]))
+        lines.append(f"{who}: {game.describe_action(ex.state(node), ex.action[best])}")
+        node = ex.child[best]
 
 
 def _topological(ex) -> list[int]:

@@ -50,3 +50,17 @@ def test_parity_breaks_under_a_rule_edit_that_cuts_single_wires():
                           lambda f: z3.And(f["cut"] % 2 == 0, sum(P._hands(f, 4)) + f["cut"] == 4),
                           P._kind_actions(4, 4) + [edit], assumptions=P._bounds(4))
     assert res.status == "fails" and "wrong cut cuts the wire" in res.detail and res.counterexample
+
+
+def test_issue_bound_is_exceeded_with_three_reds():
+    # 4 experts, blue 1-2 twice, reds 1.5 2.5 3.5 (7 wires), skull at the 2nd failure: one failed
+    # cut, one dual cut, one solo cut and three separate red reveals make 6 turns > 7/2 + 2 = 5.5,
+    # while the proved bound (4/2 + 3 + 2 = 7) holds
+    rs = SPEC.default().with_overrides(
+        {"players": 4, "blue_values": 2, "blue_copies": 2, "red_in_play": 3, "red_drawn": 3,
+         "red_values": [1, 2, 3], "yellow_in_play": 0, "yellow_drawn": 0, "detonator": 2,
+         "equipment": [], "detector_duplo": False}, spec=SPEC.schema)
+    res = [r for r in P.exhaustive_checks("three reds", rs) if r.name.startswith("termination-within")][0]
+    assert res.ok and res.data["longest_turns"] == 6 and res.data["bound"] == 7
+    assert res.data["longest_turns"] > 7 / 2 + 2
+    assert sum("reveal red wires" in line for line in res.data["longest_play"]) == 3
