@@ -76,3 +76,13 @@ def test_all_boards_terminate_under_every_policy():
     results = checks(SPEC.default(), all_boards=True)
     assert all(r.ok for r in results)
     assert sum(1 for r in results if r.name.startswith("termination-every-policy [")) >= 7
+
+
+def test_gift_renaming_quotient_agrees_with_the_full_graph():
+    from model.presentes.graphcheck import Graph, relabel_gifts
+    g = SPEC.build(small())
+    full, quo = Graph(g), Graph(g, symmetric=True)
+    assert len(quo.states) < len(full.states)
+    assert {relabel_gifts(s) for s in full.states} == set(quo.states)
+    assert not full.trapped() and not quo.trapped()
+    assert {relabel_gifts(full.states[u]) for u in full.no_effect} == {quo.states[u] for u in quo.no_effect}

@@ -38,7 +38,7 @@ def checks(ruleset: Ruleset, all_boards: bool = True) -> Sequence[PropertyResult
                           "host_remove": [], "host_skip": ()}
                 small = ruleset.with_overrides(params, spec=SCHEMA)
                 start = time.perf_counter()
-                res = graph_checks(build(small), f"{name}, 2 players, {dice} dice")
+                res = graph_checks(build(small), f"{name}, 2 players, {dice} dice", symmetric=True)
                 out.append(_only_termination(res, time.perf_counter() - start))
     return out
 

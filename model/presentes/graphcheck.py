@@ -23,11 +23,31 @@ from .board import Square
 from .rules import Effect, Phase, St
 
 
+def relabel_gifts(s: St) -> St:
+    """The same situation with the gifts renamed canonically (holders in seat order, then the tree).
+
+    No rule looks at which gift is which (only utilities do), so renaming gifts is a symmetry of
+    the game graph; quotienting by it keeps end components, shield breaches and P23 situations.
+    """
+    label: dict[int, int] = {}
+    for g in s.gift:
+        if g >= 0 and g not in label:
+            label[g] = len(label)
+    rest = [g for g in range(s.tree.bit_length()) if s.tree >> g & 1]
+    for g in rest:
+        label[g] = len(label)
+    tree = 0
+    for g in rest:
+        tree |= 1 << label[g]
+    return s._replace(gift=tuple(label[g] if g >= 0 else -1 for g in s.gift), tree=tree)
+
+
 class Graph:
-    def __init__(self, game, max_states: int = 3_000_000):
+    def __init__(self, game, max_states: int = 3_000_000, symmetric: bool = False):
         self.game = game
         r = game.rules
-        start = game.initial_state()
+        canon = relabel_gifts if symmetric else (lambda x: x)
+        start = canon(game.initial_state())
         self.states: list[St] = [start]
         index = {start: 0}
         self.kind: list[int] = []
@@ -49,16 +69,17 @@ class Graph:
             kids = []
             for a in acts:
                 t = game.apply(s, a)
+                if self.shield_breach is None:
+                    why = _shield_breach(r, s, t)
+                    if why:
+                        self.shield_breach = (i, a, why)
+                t = canon(t)
                 j = index.get(t)
                 if j is None:
                     j = index[t] = len(self.states)
                     self.states.append(t)
                     self.parent.append((i, a))
                 kids.append(j)
-                if self.shield_breach is None:
-                    why = _shield_breach(r, s, t)
-                    if why:
-                        self.shield_breach = (i, a, why)
             if s.phase == Phase.LUCK and acts and acts[0][0] == Effect.NOTHING:
                 self.no_effect.append(i)
             self.succ.append(kids)
@@ -125,12 +146,13 @@ def _shield_breach(r, s: St, t: St) -> str:
     return ""
 
 
-def graph_checks(game, label: str, max_states: int = 3_000_000) -> list[PropertyResult]:
+def graph_checks(game, label: str, max_states: int = 3_000_000, symmetric: bool = False
+                 ) -> list[PropertyResult]:
     t0 = time.perf_counter()
-    g = Graph(game, max_states)
+    g = Graph(game, max_states, symmetric)
     build = time.perf_counter() - t0
     n = len(g.states)
-    scope = f"{label}: {n} states"
+    scope = f"{label}: {n} states" + (" (up to renaming gifts)" if symmetric else "")
     out = []
     if not g.complete:
         return [PropertyResult(f"termination-every-policy [{label}]", UNKNOWN,
