@@ -68,10 +68,15 @@ def protocol_playout(game, games, seed, policy):
     return {k: np.array(v) for k, v in out.items()}
 
 
-@pytest.mark.parametrize("policy", ["eager", "random"])
-def test_simulator_matches_protocol_playout_with_host_events_and_alternatives(policy):
+@pytest.mark.parametrize("policy, rulings", [
+    ("eager", {"P06": "ahead", "P17": "two"}),
+    ("random", {"P06": "ahead", "P17": "two"}),
+    ("eager", {"P03": "bounce", "P04": "keep", "P18": "eligible", "P02": "swap-both"}),
+    ("passive", {"P11": "random", "P16": "first-gift"}),
+])
+def test_simulator_matches_protocol_playout_with_host_events_and_alternatives(policy, rulings):
     rs = load_ruleset_file(EXAMPLE).with_overrides({"players": 4, "host_remove": [[9, 2]]},
-                                                    {"P06": "ahead", "P17": "two"}, spec=SPEC.schema)
+                                                    rulings, spec=SPEC.schema)
     game = SPEC.build(rs)
     ref = protocol_playout(game, 1500, seed=3, policy=policy)
     sim = run_games(game.rules, 6000, seed=4, policy=policy)
@@ -89,6 +94,8 @@ def test_simulator_matches_protocol_playout_with_host_events_and_alternatives(po
         assert agree(ref["counts"][:, j].astype(float), sim["counts"][:, j].astype(float)), name
     # every effect fires in this scenario, so the comparison covers each one
     assert (sim["counts"][:, :int(Effect.NOTHING)].sum(axis=0) > 0).all()
+    # the last player's gift (P04 keep may leave none) agrees too
+    assert agree((ref["own"].sum(axis=1)).astype(float), (sim["gift"] == np.arange(4)).sum(axis=1).astype(float))
 
 
 def test_seeded_reproducibility_and_hook_output():

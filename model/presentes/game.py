@@ -106,10 +106,13 @@ class PresentesGame(Game):
             eff, arg = a
             if eff == Effect.NOTHING:
                 return "no eligible effect: nothing happens (P23)"
-            text = R.EFFECT_BY_ID[Effect(eff)].text
-            return f"{text}" + (f" (P{arg})" if eff not in (Effect.SALTO, Effect.VOLTE, Effect.ARVORE,
-                                                            Effect.REV_ROUBO, Effect.REV_TROCA)
-                                and arg >= 0 else f" ({arg})" if eff == Effect.SALTO else "")
+            name = R.EFFECT_BY_ID[Effect(eff)].text.split(":")[0].split(" (")[0]
+            if eff == Effect.SALTO:
+                return f"{name} +{arg}"
+            if eff in (Effect.LUGAR, Effect.FRENTE, Effect.ATRAS, Effect.ADIANTADO) or (
+                    eff in (Effect.SORRATEIRO, Effect.TROCA) and arg >= 0):
+                return f"{name}: P{arg}"
+            return name
         if ph in (Phase.TREE, Phase.TREE_LAST):
             return f"P{s.aux} takes gift g{a[0]} from the tree"
         if ph == Phase.FIRST:
