@@ -149,6 +149,8 @@ def prove_validation(m: Mission) -> PropertyResult:
 def prove_deadlock_freedom(m: Mission) -> PropertyResult:
     """Whenever the active player holds wires, one of the three actions is legal."""
     V, K, Y, Rn = m.blue_values, m.blue_copies, m.yellow_in_play, m.red_in_play
+    sizes = m.sizes()
+    capacity = max(sum(n for n, owner in zip(sizes, m.rack_owner) if owner == seat) for seat in range(m.players))
 
     def frame(suffix: str) -> Frame:
         f = {}
@@ -169,7 +171,7 @@ def prove_deadlock_freedom(m: Mission) -> PropertyResult:
                (f["mine_y"] + f["others_y"]) % 2 == 0,
                f["mine_r"] >= 0, f["others_r"] >= 0, f["mine_r"] + f["others_r"] <= Rn]
         mine_all = sum(f[f"mine{v}"] for v in range(1, V + 1)) + f["mine_y"] + f["mine_r"]
-        cs.append(mine_all > 0)
+        cs += [mine_all > 0, mine_all <= capacity]  # a hand never holds more than it was dealt
         return z3.And(*cs)
 
     def some_action(f: Frame) -> z3.BoolRef:
@@ -184,7 +186,7 @@ def prove_deadlock_freedom(m: Mission) -> PropertyResult:
 
     return prove("deadlock-freedom", frame, some_action, reachable,
                  detail=f"a player holding wires always has a dual cut, a solo cut or the red reveal "
-                        f"({V} values x {K}, {Y} yellow, {Rn} red)")
+                        f"({V} values x {K}, {Y} yellow, {Rn} red, hands of at most {capacity})")
 
 
 # ---- termination ---------------------------------------------------------------------------------
