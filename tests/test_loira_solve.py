@@ -3,6 +3,7 @@ optimal policy against the exact value, policy regret, the hooks."""
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 
 import pytest
 
@@ -89,3 +90,11 @@ def test_cli_solve_and_verify_exit_codes(tmp_path):
     assert bad.exit_code == 2 and "L04" in bad.output
     out = runner.invoke(app, ["simulate", "loira-mini", "--games", "50", "--policy", "nope"])
     assert out.exit_code == 2
+
+
+def test_stop_table_is_reproducible_and_close_to_optimal():
+    from model.loira.table import load_table, train
+    assert train() == load_table()          # the stored table is exactly what training gives
+    g = game(MINI)
+    r = regret(g, POLICIES["table"], solve(g))
+    assert all(0 <= v["regret"] <= Fraction(1, 20) for v in r.values())

@@ -119,6 +119,11 @@ def _lookahead(g, s, seat) -> bool:
     return expected_after_draw(g, s, seat) <= score(g, s, seat)
 
 
+def _table_rule(g, s, seat) -> bool:
+    from .table import table_rule
+    return table_rule(g, s, seat)
+
+
 def _lookahead_margin(g, s, seat) -> bool:
     return expected_after_draw(g, s, seat, margin) <= margin(g, s, seat)
 
@@ -129,6 +134,7 @@ POLICIES: dict[str, Callable] = {
     "lead": _turn_choice(lambda g, s, seat: margin(g, s, seat) > 0),
     "lookahead": _turn_choice(_lookahead),
     "lookahead-margin": _turn_choice(_lookahead_margin),
+    "table": _turn_choice(lambda g, s, seat: _table_rule(g, s, seat)),
     "always-go": _turn_choice(lambda g, s, seat: False),
 }
 
