@@ -349,7 +349,7 @@ def checks(ruleset) -> list[PropertyResult]:
     out = prove_conservation(m) + prove_parity(m) + [prove_validation(m), prove_deadlock_freedom(m),
                                                      prove_termination(m)]
     if m.total_wires <= 6:
-        out += exhaustive_checks(ruleset.name, ruleset)
+        out += exhaustive_checks("this mission", ruleset)
     else:
         out += exhaustive_checks("bomb-busters-tiny", SPEC.ruleset("bomb-busters-tiny"))
     yellow = SPEC.default().with_overrides(YELLOW_OVERRIDES, spec=SPEC.schema, source="yellow mission")

@@ -64,3 +64,10 @@ def test_issue_bound_is_exceeded_with_three_reds():
     assert res.ok and res.data["longest_turns"] == 6 and res.data["bound"] == 7
     assert res.data["longest_turns"] > 7 / 2 + 2
     assert sum("reveal red wires" in line for line in res.data["longest_play"]) == 3
+
+
+def test_six_yellows_cannot_deadlock_when_no_hand_holds_six():
+    # 2 experts with 2 racks of 2 wires: a hand holds at most 4 wires (exhaustive search agrees)
+    m = mission(players=2, blue_values=1, blue_copies=2, red_in_play=0, red_drawn=0, yellow_in_play=6,
+                yellow_drawn=6, equipment=[], detector_duplo=False)
+    assert max(m.sizes()) * 2 < 6 and P.prove_deadlock_freedom(m).ok
