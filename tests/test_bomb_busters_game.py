@@ -159,6 +159,9 @@ def test_exhaustive_tiny_mission():
     ex = explore(game, max_states=50_000)
     assert ex.complete and not ex.violations
     assert ex.num_states == 5169  # regression figure for the verify configuration
+    from solver.verify import termination_property
+    longest = termination_property(ex).data["longest_play"]
+    assert longest <= game.max_game_length
 
 
 def _play_positions(game, rng):
