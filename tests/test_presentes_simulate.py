@@ -39,6 +39,16 @@ def test_simulator_matches_exact_analysis_on_mini(policy):
         assert close((raw["gift"][:, i] == i).mean(), q, math.sqrt(q * (1 - q) / len(turns)))
 
 
+def test_simulator_effect_frequencies_match_exact_expectations():
+    rs = SPEC.ruleset("presentes-mini").with_overrides({"players": 2}, {"P17": "two"}, spec=SPEC.schema)
+    game = SPEC.build(rs)
+    ex = analyse(game, policy="eager", horizon=0, effects=True)["effects_per_game"]
+    raw = run_games(game.rules, 20_000, seed=5)
+    for j, name in enumerate(COUNTERS):
+        x = raw["counts"][:, j]
+        assert close(x.mean(), float(ex[j]), x.std() / math.sqrt(len(x)) + 1e-9, 4.5), name
+
+
 def protocol_playout(game, games, seed, policy):
     """Play the protocol game itself; returns turns, first finisher, own gifts, effect counts."""
     rng = random.Random(seed)

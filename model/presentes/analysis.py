@@ -17,6 +17,11 @@ from model.ruleset import Ruleset
 
 from .config import build
 from .exact import analyse
+from .simulate import COUNTERS
+
+
+#: boards up to this many squares also get the exact expected firings of every effect
+SMALL_BOARD = 30
 
 
 def _entry(x: Fraction) -> dict[str, Any]:
@@ -40,9 +45,10 @@ def solve_hook(ruleset: Ruleset, options: dict, out_dir: Path | None,
     focal = None if focal < 0 else focal
     max_states = options.get("max_states") or 2_000_000
     prog = (lambda done, total: progress("turn starts", done, total or done)) if progress else None
+    effects = game.board.size <= SMALL_BOARD  # exact effect frequencies cost ~50% more time
     try:
-        res = analyse(game, policy=ruleset["policy"], horizon=int(options.get("horizon") or 120),
-                      focal=focal, max_states=max_states, progress=prog)
+        res = analyse(game, policy=ruleset["policy"], horizon=int(options.get("horizon") or 200),
+                      focal=focal, max_states=max_states, progress=prog, effects=effects)
     except MemoryError as exc:
         return {"partial": True, "reason": str(exc), "values": None, "states": max_states}
     dist = res["turn_distribution"]
@@ -64,6 +70,8 @@ def solve_hook(ruleset: Ruleset, options: dict, out_dir: Path | None,
         "turn_distribution_tail_after": {"turns": len(dist) - 1, **_entry(res["tail_after_horizon"])},
         "finish_first": [_entry(v) for v in res["first"]],
         "own_gift": [_entry(v) for v in res["own_gift"]],
+        "effects_per_game": None if res["effects_per_game"] is None else
+        {name: _entry(v) for name, v in zip(COUNTERS, res["effects_per_game"])},
         "policy_iterations": res["policy_iterations"],
         "focal_changes": len(res["chosen"]),
     }

@@ -23,7 +23,7 @@ from scipy import sparse
 from model.protocol import CHANCE
 
 from .policies import POLICY_DISTS
-from .rules import Phase, St
+from .rules import Effect, Phase, St
 
 Kernel = dict[St, Fraction]
 ONE, ZERO = Fraction(1), Fraction(0)
@@ -37,7 +37,8 @@ class TurnChain:
 
     def __init__(self, game, choice: Callable[[St], list[tuple[int, Fraction]]],
                  max_states: int = 2_000_000, progress: Callable[[int, int], None] | None = None,
-                 focal: int | None = None, cache: dict | None = None):
+                 focal: int | None = None, cache: dict | None = None, count_effects: bool = False,
+                 counts: dict | None = None):
         """``cache`` keeps, across policy iterations, the kernels that no decision of ``focal``
         can change (their intra-turn tree holds no focal decision)."""
         self.game = game
@@ -47,6 +48,9 @@ class TurnChain:
         self.memo: dict[St, Kernel] = {}
         self.kernel: dict[St, Kernel] = {}
         self.focal_nodes: list[St] = []  # decision nodes of the focal seat met while expanding
+        #: with count_effects: expected firings of each Effect (and first steals) in a turn/subtree
+        self.counting = count_effects
+        self.counts: dict[St, dict[int, Fraction]] = counts if counts is not None else {}
         start = game.initial_state()
         self.start = start
         frontier = [start] if start.phase == Phase.ROLL else []
@@ -101,20 +105,28 @@ class TurnChain:
         if dep:
             self.focal_nodes.append(s)
         out: Kernel = {}
+        counts: dict[int, Fraction] = {} if self.counting else None
         for a, p in branches:
-            dep |= self._accumulate(out, g.apply(s, a), p)
+            t = g.apply(s, a)
+            dep |= self._accumulate(out, t, p)
+            if counts is not None:
+                inner = t.phase != Phase.ROLL and t.phase != Phase.OVER
+                _count_into(counts, s, a, p, self.counts.get(t) if inner else None)
+        if counts is not None:
+            self.counts[s] = counts
         (self.memo if dep else self.cache)[s] = out
         return out, dep
 
     # ---- solving -------------------------------------------------------------------------------
-    def solve(self, terminal_value: Callable[[St], Sequence[Fraction]], per_turn: Sequence[int]
-              ) -> dict[St, list[Fraction]]:
+    def solve(self, terminal_value: Callable[[St], Sequence[Fraction]],
+              per_turn: Sequence[int] | Callable[[St], Sequence[Fraction]]) -> "_Values":
         """x(s) = per_turn + sum_t P(s,t) x(t) on turn starts; x(OVER) = terminal_value(OVER).
 
         Acyclic steps use integer vectors over one common denominator per state (no gcd per
         operation); strongly connected components are solved with Fraction Gauss-Jordan.
         """
-        k = len(per_turn)
+        reward = per_turn if callable(per_turn) else (lambda _s, c=tuple(per_turn): c)
+        k = len(reward(self.start))
         num: dict[St, list[int]] = {}
         den: dict[St, int] = {}
 
@@ -134,14 +146,16 @@ class TurnChain:
                         known(t)
                 ds = lcm(*(p.denominator for _, p in items))
                 big = lcm(*(den[t] for t, _ in items))
-                acc = [c * ds * big for c in per_turn]
+                c = reward(s)
+                scale = lcm(*(Fraction(x).denominator for x in c))
+                acc = [int(Fraction(x) * ds * big * scale) for x in c]
                 for t, p in items:
-                    f = p.numerator * (ds // p.denominator) * (big // den[t])
+                    f = p.numerator * (ds // p.denominator) * (big // den[t]) * scale
                     nt = num[t]
                     for j in range(k):
                         if nt[j]:
                             acc[j] += f * nt[j]
-                d = ds * big
+                d = ds * big * scale
                 g = gcd(d, *acc)
                 num[s] = [a // g for a in acc]
                 den[s] = d // g
@@ -150,22 +164,21 @@ class TurnChain:
                     for t in self.kernel[s]:
                         if t.phase == Phase.OVER:
                             known(t)
-                sol = self._solve_component(comp, num, den, per_turn)
+                sol = self._solve_component(comp, num, den, reward, k)
                 for s, vec in sol.items():
                     d = lcm(*(v.denominator for v in vec))
                     num[s] = [int(v * d) for v in vec]
                     den[s] = d
         return _Values(num, den)
 
-    def _solve_component(self, comp, num, den, per_turn):
-        k = len(per_turn)
+    def _solve_component(self, comp, num, den, reward, k):
         index = {s: i for i, s in enumerate(comp)}
         m = len(comp)
         rows = []
         for s in comp:
             row = [ZERO] * m
             row[index[s]] += ONE
-            rhs = [Fraction(c) for c in per_turn]
+            rhs = [Fraction(c) for c in reward(s)]
             for t, p in self.kernel[s].items():
                 if t in index:
                     row[index[t]] -= p
@@ -253,6 +266,19 @@ class TurnChain:
             dist.append(Fraction(ended, D ** t))
             mass = nxt
         return dist
+
+
+FIRST_STEAL = len(Effect)  # counter index of a first gift stolen (as in simulate.COUNTERS)
+
+
+def _count_into(counts: dict[int, Fraction], s: St, a, p: Fraction, child) -> None:
+    if s.phase == Phase.LUCK or s.phase == Phase.BAD:
+        counts[a[0]] = counts.get(a[0], ZERO) + p
+    elif s.phase == Phase.FIRST and a >= 0:
+        counts[FIRST_STEAL] = counts.get(FIRST_STEAL, ZERO) + p
+    if child:
+        for e, q in child.items():
+            counts[e] = counts.get(e, ZERO) + p * q
 
 
 def _primes_below(limit: int, count: int) -> list[int]:
@@ -391,7 +417,7 @@ def outcome_vector(game, s: St) -> list[Fraction]:
 
 
 def analyse(game, policy: str = "eager", horizon: int = 60, focal: int | None = None,
-            max_states: int = 2_000_000, progress=None) -> dict:
+            max_states: int = 2_000_000, progress=None, effects: bool = False) -> dict:
     """Exact figures under a policy profile; with ``focal``, that seat plays optimally."""
     t0 = time.perf_counter()
     base = POLICY_DISTS[policy]
@@ -407,9 +433,10 @@ def analyse(game, policy: str = "eager", horizon: int = 60, focal: int | None = 
 
     iterations = 0
     cache: dict = {}
+    counts: dict = {}
     while True:
         iterations += 1
-        chain = TurnChain(game, choice, max_states, progress, focal, cache)
+        chain = TurnChain(game, choice, max_states, progress, focal, cache, effects, counts)
         per_turn = [1] + [0] * (3 * n)
         values = chain.solve(lambda s: [ZERO] + outcome_vector(game, s), per_turn)
         if focal is None:
@@ -419,6 +446,15 @@ def analyse(game, policy: str = "eager", horizon: int = 60, focal: int | None = 
             break
     start = chain.start
     v = values[start]
+    effect_means = None
+    if effects:
+        width = FIRST_STEAL + 1
+        zero = [ZERO] * width
+
+        def per_turn(s: St) -> list[Fraction]:
+            c = chain.counts.get(s, {})
+            return [c.get(e, ZERO) for e in range(width)]
+        effect_means = chain.solve(lambda s: zero, per_turn)[start]
     dist = chain.turn_distribution(horizon, tail=1e-15)
     tail = ONE - sum(dist)
     out = {
@@ -433,6 +469,7 @@ def analyse(game, policy: str = "eager", horizon: int = 60, focal: int | None = 
         "turn_distribution": dist,
         "tail_after_horizon": tail,
         "chosen": dict(chosen),
+        "effects_per_game": effect_means,
         "seconds": time.perf_counter() - t0,
         "chain": chain,
         "values": values,
