@@ -55,9 +55,9 @@ class BombBusters(Game):
     def legal_actions(self, s: State) -> Sequence[Action]:
         m = self.mission
         if s.phase == Phase.TOKENS:
-            return [(Kind.TOKEN, r, j) for r, j in R.token_slots(m, s)]
+            return [(int(Kind.TOKEN), r, j) for r, j in R.token_slots(m, s)]
         if s.pending:
-            return [(Kind.PICK, s.pending[3]), (Kind.PICK, s.pending[4])]
+            return [(int(Kind.PICK), s.pending[3]), (int(Kind.PICK), s.pending[4])]
         names = R.nameable(m, s, s.seat)
         out: list[Action] = [(Kind.DUAL, r, j, n) for r, j in R.targets(m, s, s.seat) for n in names]
         if not s.stabilized:
@@ -65,7 +65,7 @@ class BombBusters(Game):
             if R.reveal_ok(m, s):
                 out.append((Kind.REVEAL,))
         out += E.equipment_actions(m, s)
-        return sorted(out)
+        return sorted(tuple(map(int, a)) for a in out)  # plain ints (no enum reprs in tables)
 
     def chance_outcomes(self, s: State):
         m = self.mission
@@ -78,7 +78,7 @@ class BombBusters(Game):
         if s.phase == Phase.DEAL:
             return R.deal_outcomes(m, s)
         slots = R.token_slots(m, s)  # B09 random
-        return [((Kind.TOKEN, r, j), Fraction(1, len(slots))) for r, j in slots]
+        return [((int(Kind.TOKEN), r, j), Fraction(1, len(slots))) for r, j in slots]
 
     def apply(self, s: State, a: Action) -> State:
         m = self.mission
