@@ -38,7 +38,7 @@ class TurnChain:
     def __init__(self, game, choice: Callable[[St], list[tuple[int, Fraction]]],
                  max_states: int = 2_000_000, progress: Callable[[int, int], None] | None = None,
                  focal: int | None = None, cache: dict | None = None, count_effects: bool = False,
-                 counts: dict | None = None):
+                 counts: dict | None = None, build: bool = True):
         """``cache`` keeps, across policy iterations, the kernels that no decision of ``focal``
         can change (their intra-turn tree holds no focal decision)."""
         self.game = game
@@ -53,7 +53,7 @@ class TurnChain:
         self.counts: dict[St, dict[int, Fraction]] = counts if counts is not None else {}
         start = game.initial_state()
         self.start = start
-        frontier = [start] if start.phase == Phase.ROLL else []
+        frontier = [start] if start.phase == Phase.ROLL and build else []
         if start.phase == Phase.ROLL:
             self.kernel[start] = {}
         while frontier:
@@ -70,6 +70,10 @@ class TurnChain:
                 raise MemoryError(f"more than {max_states} turn starts")
             if progress is not None and len(self.kernel) % 5000 == 0:
                 progress(len(self.kernel), 0)
+
+    def turn_kernel(self, s: St) -> Kernel:
+        """The exact distribution of the turn starts (or reveals) one turn after ROLL state s."""
+        return self._expand(s)[0]
 
     def reach(self, t: St) -> Kernel:
         """The turn-start distribution reached from any state (expanding it if needed)."""

@@ -113,37 +113,54 @@ class Batch:
 
     # ---- the game loop -------------------------------------------------------------------------
     def run(self) -> "Batch":
-        r, n, F = self.r, self.n, self.F
         slot = 1
-        while True:
-            A = np.flatnonzero(~self.done)
-            if len(A) == 0:
-                return self
-            for seat in r.removals.get(slot, ()):
-                hit = A[self.ontrack[A, seat]]
-                g = self.gift[hit, seat]
-                self.tree[hit[g >= 0], g[g >= 0]] = True
-                self.gift[hit, seat] = -1
-                self._leave_track(hit, np.full(len(hit), seat), F + 1)
-            if r.removals.get(slot):
-                over = self.n_on[A] <= 1
-                self._game_over(A[over])
-                A = A[~over]
-            movers = self.turn[A] % n
-            ok = self.ontrack[A, movers]
-            while not ok.all():  # the next seat still on the track
-                miss = np.flatnonzero(~ok)
-                movers[miss] = (movers[miss] + 1) % n
-                ok[miss] = self.ontrack[A[miss], movers[miss]]
-            if slot in r.skips:
-                self.turn[A] = movers + 1
-                slot += 1
-                continue
-            self._play_turn(A, movers)
+        while not self.done.all():
+            self.step(slot)
+            slot += 1
+        return self
+
+    def step(self, slot: int) -> None:
+        """Turn slot ``slot`` of every game still running: host events, then one turn (or a skip)."""
+        r, n, F = self.r, self.n, self.F
+        A = np.flatnonzero(~self.done)
+        for seat in r.removals.get(slot, ()):
+            hit = A[self.ontrack[A, seat]]
+            g = self.gift[hit, seat]
+            self.tree[hit[g >= 0], g[g >= 0]] = True
+            self.gift[hit, seat] = -1
+            self._leave_track(hit, np.full(len(hit), seat), F + 1)
+        if r.removals.get(slot):
             over = self.n_on[A] <= 1
             self._game_over(A[over])
-            self.turn[A] = (movers + 1) % n
-            slot += 1
+            A = A[~over]
+        movers = self.turn[A] % n
+        ok = self.ontrack[A, movers]
+        while not ok.all():  # the next seat still on the track
+            miss = np.flatnonzero(~ok)
+            movers[miss] = (movers[miss] + 1) % n
+            ok[miss] = self.ontrack[A[miss], movers[miss]]
+        if slot in r.skips:
+            self.turn[A] = movers + 1
+            return
+        self._play_turn(A, movers)
+        over = self.n_on[A] <= 1
+        self._game_over(A[over])
+        self.turn[A] = (movers + 1) % n
+
+    def load(self, s) -> "Batch":
+        """Start every game of the batch from the protocol state ``s`` (a ROLL state)."""
+        n = self.n
+        self.pos[:] = s.pos
+        self.gift[:] = s.gift
+        self.tree[:] = [bool(s.tree >> g & 1) for g in range(n)]
+        self.used[:] = [bool(s.used >> i & 1) for i in range(n)]
+        self.turn[:] = s.turn
+        self.ontrack[:] = np.array(s.pos) < self.F
+        self.n_on[:] = int(self.ontrack[0].sum())
+        self.nfin[:] = len(s.order)
+        for k, seat in enumerate(s.order):
+            self.rank[:, seat] = k
+        return self
 
     def _game_over(self, games: np.ndarray) -> None:
         if len(games) == 0:
