@@ -148,22 +148,26 @@ def _roll_states(game, count, seed):
     return found[:count]
 
 
-@pytest.mark.parametrize("players", [2, 4])
-def test_one_turn_of_the_simulator_follows_the_exact_turn_kernel(players):
+@pytest.mark.parametrize("players, policy, rulings", [
+    (2, "eager", {}), (4, "eager", {}),
+    (4, "random", {"P03": "bounce", "P18": "eligible", "P16": "first-gift", "P17": "two"}),
+    (3, "passive", {"P11": "random", "P02": "gift-only", "P06": "ahead", "P04": "keep"}),
+])
+def test_one_turn_of_the_simulator_follows_the_exact_turn_kernel(players, policy, rulings):
     """Step-level agreement: from the same state, one simulated turn lands only on outcomes the
     protocol's exact turn kernel allows, with frequencies within 4.5 standard errors."""
     from model.presentes.exact import TurnChain
     from model.presentes.simulate import Batch
     rs = load_ruleset_file(EXAMPLE).with_overrides({"players": players, "host_skip": []},
-                                                    spec=SPEC.schema)
+                                                    {"P02": "swap-both", **rulings}, spec=SPEC.schema)
     game = SPEC.build(rs)
-    chain = TurnChain(game, lambda s: POLICY_DISTS["eager"](game, s), build=False)
+    chain = TurnChain(game, lambda s: POLICY_DISTS[policy](game, s), build=False)
     G = 3000
     for k, s in enumerate(_roll_states(game, 12, seed=players)):
         exact: dict = {}
         for t, p in chain.turn_kernel(s).items():
             exact[(t.pos, t.gift)] = exact.get((t.pos, t.gift), 0) + float(p)
-        b = Batch(game.rules, G, np.random.default_rng(k), "eager").load(s)
+        b = Batch(game.rules, G, np.random.default_rng(k), policy).load(s)
         b.step(10**6)  # a slot with no host event
         seen: dict = {}
         for row in range(G):
