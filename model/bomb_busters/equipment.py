@@ -8,6 +8,7 @@ Source: seeds/004 "Cartas de Equipamento".
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from bisect import bisect_right
 from itertools import combinations
 from typing import ClassVar
@@ -22,7 +23,7 @@ from .state import State
 Action = tuple[int, ...]
 
 
-class Item:
+class Item(ABC):
     name: ClassVar[str]
     personal: ClassVar[bool] = False
 
@@ -31,11 +32,13 @@ class Item:
             return not s.duplo >> s.seat & 1
         return bool(s.unlocked >> card & 1) and not s.used >> card & 1
 
+    @abstractmethod
     def actions(self, m: Mission, s: State, card: int) -> list[Action]:
-        raise NotImplementedError
+        """The legal uses by the active player (card: index in mission.equipment, -1 if personal)."""
 
+    @abstractmethod
     def apply(self, m: Mission, s: State, action: Action) -> State:
-        raise NotImplementedError
+        """The state after the use."""
 
 
 class Estabilizador(Item):
@@ -119,8 +122,8 @@ class DetectorDuplo(Item):
             return s
         if red1 or red2:  # B17: the token goes on the wire that was not red
             good, bad = (j2, j1) if red1 else (j1, j2)
-            s = R._set_wire(s, r, good, S.with_info(s.racks[r][good]))
-            s = R._set_wire(s, r, bad, S.with_not(s.racks[r][bad], named))
+            s = R.set_wire(s, r, good, S.with_info(s.racks[r][good]))
+            s = R.set_wire(s, r, bad, S.with_not(s.racks[r][bad], named))
             return R.end_turn(m, s)
         return s.evolve(pending=(R.PICK_TOKEN, owner, r, j1, j2, named))
 
@@ -133,8 +136,8 @@ def pick(m: Mission, s: State, slot: int) -> State:
         return R.end_turn(m, R.cut(m, s, [(r, slot), R.own_wire(m, s, s.seat, named)]))
     if kind == R.PICK_RED:  # B12 under the Estabilizador: the chosen red is cut, no explosion
         return R.end_turn(m, R.cut(m, s, [(r, slot)]))
-    s = R._set_wire(s, r, slot, S.with_info(s.racks[r][slot]))
-    s = R._set_wire(s, r, other, S.with_not(s.racks[r][other], named))
+    s = R.set_wire(s, r, slot, S.with_info(s.racks[r][slot]))
+    s = R.set_wire(s, r, other, S.with_not(s.racks[r][other], named))
     return R.end_turn(m, s)
 
 

@@ -161,7 +161,7 @@ def token_slots(m: Mission, s: State) -> list[tuple[int, int]]:
 
 def place_token(m: Mission, s: State, rack: int, slot: int) -> State:
     """seeds/004 step 9: an info token in front of one of the player's own blue wires."""
-    s = _set_wire(s, rack, slot, S.with_info(s.racks[rack][slot]))
+    s = set_wire(s, rack, slot, S.with_info(s.racks[rack][slot]))
     seat, s = token_seats(m, s, s.seat)
     return start_play(m, s) if seat is None else s.evolve(seat=seat)
 
@@ -174,7 +174,7 @@ def start_play(m: Mission, s: State) -> State:
 
 # ---- shared effects ----------------------------------------------------------------------------
 
-def _set_wire(s: State, rack: int, slot: int, w: Wire) -> State:
+def set_wire(s: State, rack: int, slot: int, w: Wire) -> State:
     row = list(s.racks[rack])
     row[slot] = w
     racks = list(s.racks)
@@ -187,7 +187,7 @@ def cut(m: Mission, s: State, places: list[tuple[int, int]]) -> State:
     claims = set(s.claims)
     for r, j in places:
         w = s.racks[r][j]
-        s = _set_wire(s, r, j, S.with_cut(w))
+        s = set_wire(s, r, j, S.with_cut(w))
         owner = m.rack_owner[r]
         claims = {c for c in claims if not (c >> 8 == owner and T.matches(S.code(w), c & 255))}
     validated, unlocked = s.validated, s.unlocked
@@ -243,7 +243,7 @@ def dual_cut(m: Mission, s: State, rack: int, slot: int, named: Named) -> State:
         if not s.stabilized:
             return s.evolve(phase=Phase.LOST)
         return end_turn(m, cut(m, s, [(rack, slot)]))  # B12
-    s = _set_wire(s, rack, slot, S.with_info(w))
+    s = set_wire(s, rack, slot, S.with_info(w))
     s = fail(m, s)
     return s if s.phase == Phase.LOST else end_turn(m, s)
 
