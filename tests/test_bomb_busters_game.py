@@ -201,6 +201,19 @@ def test_positions_from_random_games_match_brute_force(seed, name):
     d = deduce(pos)
     kept, probs = brute_force(pos)
     assert kept > 0 and d.probs == probs
+    # the view file written for this position reads back as the same position
+    assert parse_view(view_json(pos)) == pos.__class__(**{**pos.__dict__, "source": "view"})
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**9), st.sampled_from([2, 3, 4, 5]))
+def test_invariants_hold_under_random_play(seed, players):
+    game = build(ruleset(players=players))
+    rng = random.Random(seed)
+    for s in random_game(game, rng):
+        for inv in game.invariants():
+            assert inv.check(s) is None, (inv.name, inv.check(s))
+        assert game.from_key(game.key(s)) == s
 
 
 ALTERNATIVES = [(r.id, o) for r in SPEC.schema.rulings for o in r.alternatives]
