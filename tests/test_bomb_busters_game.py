@@ -170,7 +170,7 @@ def _play_positions(game, rng):
             yield s
 
 
-@pytest.mark.parametrize("players", [2, 4, 5])
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_views_from_real_games_contain_the_truth(players):
     """The engine's support always includes the actual wire (the view never lies), at full size."""
     game = build(ruleset(players=players))
