@@ -35,6 +35,8 @@ class Exploration:
     child: array                 # edge -> node
     action: list[Any]            # edge -> action (or chance outcome)
     prob: list[Fraction | None]  # edge -> probability (chance edges) or None
+    prob_code: array             # edge -> 0 for decisions, else 1 + index into prob_table
+    prob_table: list[Fraction]   # the distinct probability objects met
     perm: array | None           # edge -> seat-permutation index (symmetric games only)
     parent_edge: array           # node -> the edge that first reached it (-1 for the root)
     depth: array
@@ -133,7 +135,7 @@ def explore(game: Game, *, max_states: int | None = None, timeout: float | None 
     actions: list[Any] = []
     probs: list[Fraction | None] = []
     perms = array("b") if symmetric else None
-    parent_edge, depth = array("q", [-1]), array("l", [0])
+    parent_edge, depth = array("q", [-1]), array("q", [0])
     returns: dict[int, tuple[Fraction, ...]] = {}
     violations: dict[str, Violation] = {}
 
@@ -150,11 +152,17 @@ def explore(game: Game, *, max_states: int | None = None, timeout: float | None 
 
     check(root, 0)
     checked_distributions: dict[tuple[int, ...], tuple] = {}
+    prob_code, prob_table, prob_ids = array("q"), [], {}
     complete, stop_reason = True, ""
     next_report = start + progress_every
     node = 0
+    state_limit = max_states if max_states is not None else float("inf")
+    # bound methods: this loop runs once per edge, so attribute look-ups add up
+    child_append, keys_append, index_get = child.append, keys.append, index.get
+    parent_append, depth_append = parent_edge.append, depth.append
+    perms_append = perms.append if symmetric else None
     while node < len(keys):
-        if max_states is not None and len(keys) > max_states:
+        if len(keys) > state_limit:
             complete, stop_reason = False, f"state limit {max_states} reached"
             break
         if node & 1023 == 0:
@@ -186,29 +194,41 @@ def explore(game: Game, *, max_states: int | None = None, timeout: float | None 
             distribution = tuple(m[1] for m in moves)
             # the memo holds the Fractions themselves, so their ids cannot be reused meanwhile
             signature = tuple(map(id, distribution))
-            if signature not in checked_distributions:
-                checked_distributions[signature] = distribution
+            codes = checked_distributions.get(signature)
+            if codes is None:
                 problem = _distribution_problem(distribution)
                 if problem:
                     violate("chance-distribution", problem, node)
+                codes = []
+                for p in distribution:
+                    if id(p) not in prob_ids:
+                        prob_ids[id(p)] = len(prob_table) + 1
+                        prob_table.append(p)
+                    codes.append(prob_ids[id(p)])
+                checked_distributions[signature] = (distribution, codes)
+            else:
+                codes = codes[1]
+            prob_code.extend(codes)
+        else:
+            prob_code.extend([0] * len(moves))
         next_depth = depth[node] + 1
         for act, p, nxt in moves:
             if symmetric:
                 nxt, perm_index = canonicalize(nxt)
-                perms.append(perm_index)
+                perms_append(perm_index)
             k = nxt if state_is_key else key_of(nxt)
-            target = index.get(k)
+            target = index_get(k)
             if target is None:
                 target = len(keys)
                 index[k] = target
-                keys.append(k)
-                parent_edge.append(len(child))
-                depth.append(next_depth)
+                keys_append(k)
+                parent_append(len(child))
+                depth_append(next_depth)
                 if not state_is_key:
                     pending[target] = nxt
                 if invariants:
                     check(nxt, target)
-            child.append(target)
+            child_append(target)
         actions.extend([m[0] for m in moves])
         probs.extend([m[1] for m in moves])
         offsets.append(len(child))
@@ -218,5 +238,6 @@ def explore(game: Game, *, max_states: int | None = None, timeout: float | None 
         while len(kind) < len(keys):
             kind.append(CHANCE)
             offsets.append(len(child))
-    return Exploration(game, keys, kind, offsets, child, actions, probs, perms, parent_edge, depth,
+    return Exploration(game, keys, kind, offsets, child, actions, probs, prob_code, prob_table,
+                       perms, parent_edge, depth,
                        returns, violations, complete, stop_reason, time.perf_counter() - start)

@@ -31,7 +31,7 @@ from typing import Callable
 
 import numpy as np
 from scipy.sparse import coo_matrix, csr_matrix, identity
-from scipy.sparse.csgraph import connected_components
+from scipy.sparse.csgraph import breadth_first_order, connected_components
 from scipy.sparse.linalg import splu
 
 from model.protocol import CHANCE, TERMINAL
@@ -39,6 +39,7 @@ from model.protocol import CHANCE, TERMINAL
 from .explore import Exploration
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
+PRE_SWEEPS = 10
 _ORDERING = "COLAMD"  # column ordering for sparse LU (others measured no faster on Pig)
 
 
@@ -94,6 +95,7 @@ class _Arrays:
     source: np.ndarray
     prob: np.ndarray
     cols: np.ndarray        # (edges, seats): which child column feeds each parent seat
+    scratch: np.ndarray     # a node -> local index map, all -1 between uses (see _local_index)
 
 
 def _arrays(ex: Exploration) -> _Arrays:
@@ -103,13 +105,29 @@ def _arrays(ex: Exploration) -> _Arrays:
     offsets = np.frombuffer(ex.offsets, dtype=np.int64)
     child = np.frombuffer(ex.child, dtype=np.int64)
     source = np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))
-    prob = np.array([0.0 if p is None else float(p) for p in ex.prob], dtype=np.float64)
+    table = np.array([0.0] + [float(p) for p in ex.prob_table], dtype=np.float64)
+    prob = table[np.frombuffer(ex.prob_code, dtype=np.int64)]
     if ex.perm is None:
         cols = np.broadcast_to(np.arange(seats), (len(child), seats))
     else:
         table = np.array(ex.game.seat_permutations, dtype=np.int64)
         cols = table[np.frombuffer(ex.perm, dtype=np.int8).astype(np.int64)]
-    return _Arrays(n, seats, kind, offsets, child, source, prob, cols)
+    return _Arrays(n, seats, kind, offsets, child, source, prob, cols, np.full(n + 1, -1, dtype=np.int64))
+
+
+class _local_index:
+    """``with _local_index(a, nodes) as local``: local[node] is its position in ``nodes``, -1 for
+    others; reuses one scratch array so the cost is the level's size, not the graph's."""
+
+    def __init__(self, a: _Arrays, nodes: np.ndarray):
+        self.a, self.nodes = a, nodes
+
+    def __enter__(self) -> np.ndarray:
+        self.a.scratch[self.nodes] = np.arange(len(self.nodes))
+        return self.a.scratch
+
+    def __exit__(self, *exc) -> None:
+        self.a.scratch[self.nodes] = -1
 
 
 def _levels(a: _Arrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -141,8 +159,7 @@ def _levels(a: _Arrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         idx = np.repeat(starts - np.cumsum(np.concatenate(([0], counts[:-1]))), counts) + np.arange(counts.sum())
         preds = preds_of[idx]
         np.subtract.at(out_deg, preds, 1)
-        cand = np.unique(preds)
-        frontier = cand[out_deg[cand] == 0]
+        frontier = np.unique(preds[out_deg[preds] == 0])
         height += 1
     if (level < 0).any():
         raise SolveError("internal error: condensation is not acyclic")
@@ -170,22 +187,48 @@ class _Level:
         self.cha = nodes[kinds == CHANCE]
         self.dec_edges, self.dec_run = _edge_slices(a, self.dec)
         self.cha_edges, self.cha_run = _edge_slices(a, self.cha)
+        seats = a.seats
         self.dec_mover_col = a.cols[self.dec_edges, np.repeat(a.kind[self.dec], np.diff(
             np.concatenate((self.dec_run, [len(self.dec_edges)]))))] if len(self.dec) else np.zeros(0, np.int64)
+        # flat indices into values.ravel(): the mover's column of each decision edge's child, and
+        # every column of each chance edge's child (so a backup is two 1-D gathers)
+        self.dec_q_flat = a.child[self.dec_edges] * seats + self.dec_mover_col
+        self.cha_flat = a.child[self.cha_edges][:, None] * seats + a.cols[self.cha_edges]
+        self.cha_weight = a.prob[self.cha_edges][:, None]
 
     def child_vectors(self, values: np.ndarray, edges: np.ndarray) -> np.ndarray:
-        return values[self.a.child[edges][:, None], self.a.cols[edges]]
+        flat = self.a.child[edges][:, None] * self.a.seats + self.a.cols[edges]
+        return values.ravel()[flat]
 
     def best_edges(self, values: np.ndarray) -> np.ndarray:
         """Chosen edge per decision node under the tie rule (first maximal action)."""
         if not len(self.dec):
             return np.zeros(0, np.int64)
-        q = values[self.a.child[self.dec_edges], self.dec_mover_col]
+        q = values.ravel()[self.dec_q_flat]
         best = np.maximum.reduceat(q, self.dec_run)
         counts = np.diff(np.concatenate((self.dec_run, [len(q)])))
         tied = q >= np.repeat(best, counts) - self.tie
         position = np.where(tied, np.arange(len(q)), len(q))
         return self.dec_edges[np.minimum.reduceat(position, self.dec_run)]
+
+    def trapped_decisions(self, chosen: np.ndarray) -> np.ndarray:
+        """Mask over decision nodes that, under ``chosen``, can never leave the level: such closed
+        loops (e.g. both players passing back and forth) make the policy's linear system singular."""
+        a = self.a
+        nodes = np.concatenate((self.dec, self.cha))
+        size = len(nodes)
+        with _local_index(a, nodes) as local:
+            targets = local[a.child[np.concatenate((chosen, self.cha_edges))]]
+        owners = np.concatenate((np.arange(len(self.dec)), len(self.dec) + np.repeat(
+            np.arange(len(self.cha)), np.diff(np.concatenate((self.cha_run, [len(self.cha_edges)]))))))
+        outside = targets < 0
+        # reverse graph plus a virtual exit node (index size) pointing at every node with an exit
+        src = np.concatenate((targets[~outside], np.full(int(outside.sum()), size)))
+        dst = np.concatenate((owners[~outside], owners[outside]))
+        graph = csr_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(size + 1, size + 1))
+        reached = np.zeros(size + 1, dtype=bool)
+        reached[breadth_first_order(graph, size, directed=True, return_predecessors=False)] = True
+        return ~reached[:len(self.dec)]
 
     def improve(self, values: np.ndarray, current: np.ndarray) -> np.ndarray:
         """Policy improvement: switch a decision only where another action is strictly better
@@ -203,8 +246,7 @@ class _Level:
         dec_vals = self.child_vectors(values, chosen) if len(self.dec) else None
         cha_vals = None
         if len(self.cha):
-            weighted = self.child_vectors(values, self.cha_edges) * self.a.prob[self.cha_edges, None]
-            cha_vals = np.add.reduceat(weighted, self.cha_run, axis=0)
+            cha_vals = np.add.reduceat(values.ravel()[self.cha_flat] * self.cha_weight, self.cha_run, axis=0)
         return dec_vals, cha_vals
 
     def sweep(self, values: np.ndarray) -> tuple[np.ndarray, float]:
@@ -221,30 +263,57 @@ class _Level:
         return chosen, change
 
     def policy_solve(self, values: np.ndarray, chosen: np.ndarray) -> None:
-        """Solve the level's values exactly (in floats) for fixed decisions ``chosen``."""
+        """Solve the level's values exactly (in floats) for fixed decisions ``chosen``.
+
+        Decision nodes only copy a successor's value, so they are substituted away first: each is
+        resolved to the chance node (or already-solved node) its chain of choices leads to, with
+        the seat permutations composed; the sparse linear system then has only chance nodes."""
         a = self.a
-        nodes = np.concatenate((self.dec, self.cha))
-        edges = np.concatenate((chosen, self.cha_edges))
-        weights = np.concatenate((np.ones(len(chosen)), a.prob[self.cha_edges]))
-        owners = np.concatenate((self.dec, np.repeat(self.cha, np.diff(
-            np.concatenate((self.cha_run, [len(self.cha_edges)]))))))
-        local = np.full(a.n_states, -1, dtype=np.int64)
-        local[nodes] = np.arange(len(nodes))
         seats = a.seats
-        m = len(nodes) * seats
-        child = a.child[edges]
-        inside = local[child] >= 0
-        rows = (local[owners][:, None] * seats + np.arange(seats)).ravel()
-        cols_child = a.cols[edges]
-        rhs = np.zeros(m)
-        outside_vals = values[child[:, None], cols_child] * weights[:, None]
-        np.add.at(rhs, rows[np.repeat(~inside, seats)], outside_vals[~inside].ravel())
-        in_rows = rows[np.repeat(inside, seats)]
-        in_cols = (local[child[inside]][:, None] * seats + cols_child[inside]).ravel()
-        in_w = np.repeat(weights[inside], seats)
-        matrix = identity(m, format="csc") - coo_matrix((in_w, (in_rows, in_cols)), shape=(m, m)).tocsc()
-        solution = splu(matrix, permc_spec=_ORDERING).solve(rhs)
-        values[nodes] = solution.reshape(len(nodes), seats)
+        with _local_index(a, self.dec) as scratch:
+            dec_local_of_child = scratch[a.child[chosen]]
+            dec_local_of_edge = scratch[a.child[self.cha_edges]] if len(self.cha) else None
+        target = a.child[chosen]
+        cols = a.cols[chosen].copy()
+        # where each decision's chain has got to, as a position in self.dec (-1: left the decisions)
+        at = dec_local_of_child.copy()
+        pending = np.flatnonzero(at >= 0)
+        for _ in range(len(self.dec) + 1):
+            if not len(pending):
+                break
+            nxt = at[pending]
+            # V_d[s] = V_t[cols_d[s]] and V_t[c] = V_u[cols_t[c]]  =>  cols_d <- cols_t[cols_d]
+            cols[pending] = np.take_along_axis(cols[nxt], cols[pending], axis=1)
+            target[pending] = target[nxt]
+            at[pending] = at[nxt]
+            pending = pending[at[pending] >= 0]
+        else:
+            raise RuntimeError("decisions loop without reaching a chance node")
+        if len(self.cha):
+            edge_child = a.child[self.cha_edges]
+            edge_cols = a.cols[self.cha_edges].copy()
+            via = dec_local_of_edge
+            through = via >= 0
+            edge_cols[through] = np.take_along_axis(cols[via[through]], edge_cols[through], axis=1)
+            edge_child = edge_child.copy()
+            edge_child[through] = target[via[through]]
+            weights = a.prob[self.cha_edges]
+            owners = np.repeat(np.arange(len(self.cha)), np.diff(np.concatenate((self.cha_run, [len(self.cha_edges)]))))
+            with _local_index(a, self.cha) as cha_local:
+                edge_local = cha_local[edge_child]
+            inside = edge_local >= 0
+            m = len(self.cha) * seats
+            rows = (owners[:, None] * seats + np.arange(seats)).ravel()
+            outside_vals = values.ravel()[edge_child[:, None] * seats + edge_cols] * weights[:, None]
+            rhs = np.bincount(rows[np.repeat(~inside, seats)], weights=outside_vals[~inside].ravel(),
+                              minlength=m)
+            in_rows = rows[np.repeat(inside, seats)]
+            in_cols = (edge_local[inside][:, None] * seats + edge_cols[inside]).ravel()
+            in_w = np.repeat(weights[inside], seats)
+            matrix = identity(m, format="csc") - coo_matrix((in_w, (in_rows, in_cols)), shape=(m, m)).tocsc()
+            values[self.cha] = splu(matrix, permc_spec=_ORDERING).solve(rhs).reshape(len(self.cha), seats)
+        if len(self.dec):
+            values[self.dec] = values.ravel()[target[:, None] * seats + cols]
 
 
 def solve(ex: Exploration, *, exact: bool = False, tolerance: float = 1e-12,
@@ -294,18 +363,34 @@ def solve(ex: Exploration, *, exact: bool = False, tolerance: float = 1e-12,
 
 def _solve_cyclic_level(level: _Level, values: np.ndarray, tolerance: float, rounds: int,
                         max_sweeps: int) -> tuple[np.ndarray, float]:
-    """Policy iteration, then value-iteration sweeps until the Bellman residual is small."""
+    """Policy iteration, then value-iteration sweeps until the Bellman residual is small.
+
+    An improvement step that would close a loop with no way out of the level (every seat switching
+    at once into passing the turn around) is undone for the decisions caught in the loop, so each
+    policy solved keeps a non-singular system."""
     chosen = level.best_edges(values)
+    # cheap value-iteration sweeps first: they carry values along the level's chains, so the
+    # greedy policy is nearly optimal and policy iteration needs one or two (costly) LU solves
+    for _ in range(PRE_SWEEPS):
+        chosen, change = level.sweep(values)
+        if change <= tolerance:
+            return chosen, change
     for _ in range(rounds):
         try:
             level.policy_solve(values, chosen)
         except RuntimeError:
-            # singular: these decisions loop forever (e.g. both players improving at once into
-            # passing back and forth); a few value-iteration sweeps give a better starting policy
+            # still singular (the first guess was already trapped): let sweeps find a better start
             for _ in range(20):
                 chosen, _ = level.sweep(values)
             continue
         improved = level.improve(values, chosen)
+        trapped = level.trapped_decisions(improved)
+        while trapped.any():
+            revert = trapped & (improved != chosen)
+            if not revert.any():
+                break
+            improved = np.where(revert, chosen, improved)
+            trapped = level.trapped_decisions(improved)
         if np.array_equal(improved, chosen):
             break
         chosen = improved

@@ -90,7 +90,7 @@ def termination_property(ex: Exploration) -> PropertyResult:
     stuck = np.flatnonzero(~can_end)
     seconds = time.perf_counter() - start
     if stuck.size:
-        node = int(stuck[np.argmin(np.frombuffer(ex.depth, np.int32)[stuck])])
+        node = int(stuck[np.argmin(np.frombuffer(ex.depth, np.int64)[stuck])])
         return PropertyResult("termination", FAILS, f"{stuck.size} reachable states cannot reach an end",
                               ex.narrate(node, "from here no sequence of moves ends the game"),
                               "graph", seconds)
