@@ -30,7 +30,7 @@ def checks(ruleset: Ruleset, all_boards: bool = True) -> Sequence[PropertyResult
     from .config import build
     if rules.players <= 3 and board.size <= 40:
         out += graph_checks(build(ruleset), f"{board.name}, {rules.players} players, "
-                                            f"{1 if len(rules.dice) == 6 else 2} dice")
+                                            f"{_dice(1 if len(rules.dice) == 6 else 2)}")
     if all_boards:
         for name in OFFICIAL:
             for dice in (1, 2):
@@ -38,9 +38,13 @@ def checks(ruleset: Ruleset, all_boards: bool = True) -> Sequence[PropertyResult
                           "host_remove": [], "host_skip": ()}
                 small = ruleset.with_overrides(params, spec=SCHEMA)
                 start = time.perf_counter()
-                res = graph_checks(build(small), f"{name}, 2 players, {dice} dice", symmetric=True)
+                res = graph_checks(build(small), f"{name}, 2 players, {_dice(dice)}", symmetric=True)
                 out.append(_only_termination(res, time.perf_counter() - start))
     return out
+
+
+def _dice(count: int) -> str:
+    return "1 die" if count == 1 else f"{count} dice"
 
 
 def _only_termination(results: list[PropertyResult], seconds: float) -> PropertyResult:
