@@ -1,7 +1,6 @@
 """Rules: hand-built situations asserted exactly (effects, weights, chains, shields, host)."""
 from fractions import Fraction as F
 
-import pytest
 
 from model.presentes import SPEC
 from model.presentes.rules import Effect, Phase, St

@@ -10,7 +10,7 @@ from typing import Sequence
 
 from model.ruleset import Ruleset
 from proofs import presentes as zp
-from solver.report import PropertyResult, UNKNOWN
+from solver.report import PropertyResult
 
 from .board import OFFICIAL
 from .config import SCHEMA, rules_of

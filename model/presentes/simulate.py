@@ -57,9 +57,6 @@ class Batch:
         self.n_on = np.full(G, n, dtype=np.int64)
 
     # ---- helpers -------------------------------------------------------------------------------
-    def _rows(self, k: int) -> np.ndarray:
-        return np.arange(k)
-
     def _roll(self, k: int) -> np.ndarray:
         if len(self.dice_values) == 6:
             return self.rng.integers(1, 7, size=k)
