@@ -80,9 +80,11 @@ class PolicyFixed(Game):
         return self.inner.from_key(k)
 
 
-@pytest.mark.parametrize("policy", ["eager", "random"])
-def test_turn_chain_agrees_with_the_generic_exact_solver(policy):
-    g = build(None, board="tiny", players=2)
+@pytest.mark.parametrize("policy, board, players", [("eager", "tiny", 2), ("random", "tiny", 2),
+                                                    ("passive", "mini", 2),
+                                                    pytest.param("eager", "tiny", 3, marks=pytest.mark.slow)])
+def test_turn_chain_agrees_with_the_generic_exact_solver(policy, board, players):
+    g = build(None, board=board, players=players)
     fixed = PolicyFixed(g, POLICY_DISTS[policy])
     sol = solve(explore(fixed), exact=True)
     ours = analyse(g, policy=policy, horizon=0)

@@ -13,7 +13,7 @@ from proofs import presentes as zp
 from solver.report import PropertyResult
 
 from .board import OFFICIAL
-from .config import SCHEMA, rules_of
+from .config import SCHEMA, build, rules_of
 from .graphcheck import graph_checks
 
 #: the Z3 gift proofs use this many seats at most (the argument does not depend on the count)
@@ -27,7 +27,6 @@ def checks(ruleset: Ruleset, all_boards: bool = True) -> Sequence[PropertyResult
     out += zp.no_effect_proof(k, rules.sneak_range, rules.sneak_ahead_only, rules.sneak_without_gift)
     out += zp.chain_bound_proof(rules.max_landings)
     out += zp.termination_proof(rules.back, rules.dice, rules.players, rules.finish, rules.bounce)
-    from .config import build
     if rules.players <= 3 and board.size <= 40:
         out += graph_checks(build(ruleset), f"{board.name}, {rules.players} players, "
                                             f"{_dice(1 if len(rules.dice) == 6 else 2)}")
