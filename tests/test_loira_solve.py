@@ -9,9 +9,10 @@ import pytest
 
 from model.loira import SPEC
 from model.loira.exact import regret, solve
-from model.loira.hooks import playout, simulate
+from model.loira.hooks import simulate
 from model.loira.policies import POLICIES
 from solver.explore import explore
+from solver.montecarlo import playout
 from solver.solve import solve as generic_solve
 from test_loira_helpers import game, ruleset
 
@@ -41,8 +42,8 @@ def test_monte_carlo_under_optimal_play_matches_exact_value():
     games, total, sq = 4000, 0.0, 0.0
     policy = {0: sol.best_action, 1: sol.best_action}
     for _ in range(games):
-        s, _ = playout(g, policy, rng)
-        u = float(g.returns(s)[0])
+        ret, _ = playout(g, policy, rng)
+        u = float(ret[0])
         total, sq = total + u, sq + u * u
     mean = total / games
     half = 1.96 * ((sq / games - mean * mean) / games) ** 0.5

@@ -9,7 +9,6 @@ from __future__ import annotations
 import random
 from typing import Any, Callable
 
-from model.protocol import CHANCE, TERMINAL
 from model.ruleset import RulesetError
 from solver.montecarlo import mean_ci
 
@@ -49,31 +48,11 @@ def seat_policies(game, spec: str | None, seed: int) -> tuple[list[str], dict[in
     return labels, per_seat
 
 
-def playout(game, policies: dict[int, Callable], rng: random.Random):
-    s = game.initial_state()
-    moves = 0
-    while True:
-        seat = game.current_player(s)
-        if seat == TERMINAL:
-            return s, moves
-        if seat == CHANCE:
-            outs = game.chance_outcomes(s)
-            r, acc, pick = rng.random(), 0.0, outs[-1][0]
-            for o, p in outs:
-                acc += float(p)
-                if r < acc:
-                    pick = o
-                    break
-            s = game.apply(s, pick)
-        else:
-            s = game.apply(s, policies[seat](s))
-        moves += 1
-
-
 def simulate(ruleset, games: int, seed: int, policy: str | None, progress) -> dict[str, Any]:
     """Seeded playouts: outright wins per seat, shared wins, utilities, round length."""
+    from solver.montecarlo import playout
+
     from . import build
-    from .scoring import round_winners
     game = build(ruleset)
     labels, policies = seat_policies(game, policy, seed)
     rng = random.Random(seed)
@@ -83,17 +62,18 @@ def simulate(ruleset, games: int, seed: int, policy: str | None, progress) -> di
     util = [[0.0, 0.0] for _ in range(n)]
     length = [0.0, 0.0]
     for i in range(games):
-        s, moves = playout(game, policies, rng)
-        winners = ([seat for seat in range(n) if s[game.o_wins + seat] >= game.cfg.target_wins]
-                   if game.cfg.objective == "match" else round_winners(game, s))
+        returns, moves = playout(game, policies, rng)
+        # the utility says who won: +1 (2 players) or 1 (more) to an outright winner, shares else
+        top = max(returns)
+        winners = [seat for seat in range(n) if returns[seat] == top and top > 0]
         for seat in range(n):
             hit = 1.0 if winners == [seat] else 0.0
             outright[seat][0] += hit
             outright[seat][1] += hit
-            u = float(game.returns(s)[seat])
+            u = float(returns[seat])
             util[seat][0] += u
             util[seat][1] += u * u
-        tie = 1.0 if len(winners) > 1 else 0.0
+        tie = 1.0 if not winners or len(winners) > 1 else 0.0
         shared[0] += tie
         shared[1] += tie
         length[0] += moves
