@@ -172,16 +172,21 @@ def _narrate_signature(game, state, sig) -> str:
 SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 
 
-def scenario_configs(game: str) -> list[tuple[str, Ruleset]]:
-    """The default small configuration under the defaults and under each ruling alternative."""
+def scenario_configs(game: str) -> list[tuple[str, dict[str, Any], dict[str, str]]]:
+    """(name, parameter overrides, ruling overrides): the game's default small configuration
+    under the default readings, and under each alternative reading of each ruling."""
     spec = get_spec(game)
-    base = spec.default().with_overrides(spec.verify_overrides, spec=spec.schema)
-    configs = [("defaults", base)]
+    params = dict(spec.verify_overrides)
+    configs = [("defaults", params, {})]
     for ruling in spec.schema.rulings:
         for option in ruling.alternatives:
-            configs.append((f"{ruling.id}={option}",
-                            base.with_overrides(rulings={ruling.id: option}, spec=spec.schema)))
+            configs.append((f"{ruling.id}={option}", params, {ruling.id: option}))
     return configs
+
+
+def scenario_ruleset(game: str, params: dict[str, Any], rulings: dict[str, str], source: str) -> Ruleset:
+    spec = get_spec(game)
+    return spec.default().with_overrides(params, rulings, source=source, spec=spec.schema)
 
 
 def run_scenario(ruleset: Ruleset) -> dict[str, Any]:
@@ -192,8 +197,10 @@ def run_scenario(ruleset: Ruleset) -> dict[str, Any]:
 
 def record_scenarios(game: str) -> Path:
     SCENARIO_DIR.mkdir(exist_ok=True)
-    data = {name: {"rulings": dict(rs.rulings), "params": rs.as_dict()["params"],
-                   "expect": run_scenario(rs)} for name, rs in scenario_configs(game)}
+    data = {}
+    for name, params, rulings in scenario_configs(game):
+        rs = scenario_ruleset(game, params, rulings, f"scenario {name}")
+        data[name] = {"params": params, "rulings": rulings, "expect": run_scenario(rs)}
     path = SCENARIO_DIR / f"{game}.json"
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     return path
@@ -208,11 +215,9 @@ def check_scenarios(game: str) -> list[dict[str, Any]]:
         stored = json.loads(path.read_text())
     except json.JSONDecodeError as exc:
         raise RulesetError(str(path), "-", f"not valid JSON ({exc})") from None
-    spec = get_spec(game)
     rows = []
     for name, entry in stored.items():
-        rs = spec.default().with_overrides(entry.get("params", {}), entry.get("rulings", {}),
-                                           source=f"{path}:{name}", spec=spec.schema)
+        rs = scenario_ruleset(game, entry.get("params", {}), entry.get("rulings", {}), f"{path}:{name}")
         got = run_scenario(rs)
         rows.append({"scenario": name, "expected": entry["expect"], "got": got,
                      "same": got == entry["expect"]})

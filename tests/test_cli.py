@@ -111,3 +111,25 @@ def test_rulings_list_json():
     result = run("rulings", "list", "--json")
     assert result.exit_code == 0
     assert {g["game"] for g in doc(result)["games"]} >= {"pig"}
+
+
+def test_rulings_check_passes_and_catches_a_changed_result(tmp_path, monkeypatch):
+    import solver.analysis as analysis
+    assert run("rulings", "check", "pig").exit_code == 0
+    stored = json.loads((analysis.SCENARIO_DIR / "pig.json").read_text())
+    stored["defaults"]["expect"]["values"][0] = "1/2"
+    (tmp_path / "pig.json").write_text(json.dumps(stored))
+    monkeypatch.setattr(analysis, "SCENARIO_DIR", tmp_path)
+    result = run("rulings", "check", "pig", "--json")
+    assert result.exit_code == 1 and doc(result)["changed"] == 1
+
+
+def test_rulings_diff_on_a_game_with_rulings():
+    result = run("rulings", "diff", "bomb-busters", "B10", "--json")
+    assert result.exit_code == 0, result.output
+    diff = doc(result)["diffs"][0]
+    assert diff["ruling"] == "B10" and diff["parts"] in (True, False)
+    if diff["parts"]:
+        assert diff["situation"][0].startswith("start:")
+    else:
+        assert "no reachable situation" in diff["proof"]
