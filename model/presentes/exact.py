@@ -26,6 +26,12 @@ from .policies import POLICY_DISTS
 from .rules import Effect, Phase, St
 
 Kernel = dict[St, Fraction]
+IntKernel = tuple[int, dict[St, int]]  # (denominator, weights): weights[u] / denominator
+
+
+def _to_fractions(k: "IntKernel") -> Kernel:
+    den, nums = k
+    return {u: Fraction(w, den) for u, w in nums.items()}
 ONE, ZERO = Fraction(1), Fraction(0)
 
 
@@ -58,9 +64,7 @@ class TurnChain:
             self.kernel[start] = {}
         while frontier:
             s = frontier.pop()
-            k = self.cache.get(s)
-            if k is None:
-                k = self._expand(s)[0]
+            k = _to_fractions(self._expand(s)[0])
             self.kernel[s] = k
             for t in k:
                 if t.phase == Phase.ROLL and t not in self.kernel:
@@ -73,29 +77,17 @@ class TurnChain:
 
     def turn_kernel(self, s: St) -> Kernel:
         """The exact distribution of the turn starts (or reveals) one turn after ROLL state s."""
-        return self._expand(s)[0]
+        return _to_fractions(self._expand(s)[0])
 
     def reach(self, t: St) -> Kernel:
         """The turn-start distribution reached from any state (expanding it if needed)."""
         if t.phase == Phase.ROLL or t.phase == Phase.OVER:
             return {t: ONE}
-        return self._expand(t)[0]
+        return _to_fractions(self._expand(t)[0])
 
-    def _accumulate(self, out: Kernel, t: St, p: Fraction) -> bool:
-        """Add p * (the turn-start distribution reached from t); True if it depends on the focal."""
-        if t.phase == Phase.ROLL or t.phase == Phase.OVER:
-            out[t] = out.get(t, ZERO) + p
-            return False
-        kernel, dep = self._expand(t)
-        if p == 1:
-            for u, q in kernel.items():
-                out[u] = out.get(u, ZERO) + q
-        else:
-            for u, q in kernel.items():
-                out[u] = out.get(u, ZERO) + p * q
-        return dep
-
-    def _expand(self, s: St) -> tuple[Kernel, bool]:
+    def _expand(self, s: St) -> tuple["IntKernel", bool]:
+        """The intra-turn tree below s as integer weights over one denominator (no gcd per step);
+        True if a decision of the focal seat lies in it."""
         got = self.cache.get(s)
         if got is not None:
             return got, False
@@ -108,14 +100,31 @@ class TurnChain:
         dep = self.focal is not None and cp == self.focal
         if dep:
             self.focal_nodes.append(s)
-        out: Kernel = {}
-        counts: dict[int, Fraction] = {} if self.counting else None
+        parts = []
+        counts: dict[int, Fraction] | None = {} if self.counting else None
         for a, p in branches:
             t = g.apply(s, a)
-            dep |= self._accumulate(out, t, p)
+            if t.phase == Phase.ROLL or t.phase == Phase.OVER:
+                parts.append((p.numerator, p.denominator, (1, {t: 1})))
+                inner = None
+            else:
+                kernel, d = self._expand(t)
+                dep |= d
+                parts.append((p.numerator, p.denominator * kernel[0], kernel))
+                inner = self.counts.get(t)
             if counts is not None:
-                inner = t.phase != Phase.ROLL and t.phase != Phase.OVER
-                _count_into(counts, s, a, p, self.counts.get(t) if inner else None)
+                _count_into(counts, s, a, p, inner)
+        den = lcm(*(b for _, b, _ in parts))
+        nums: dict[St, int] = {}
+        for a, b, (_, kn) in parts:
+            f = a * (den // b)
+            for u, w in kn.items():
+                nums[u] = nums.get(u, 0) + f * w
+        common = gcd(den, *nums.values())
+        if common > 1:
+            den //= common
+            nums = {u: w // common for u, w in nums.items()}
+        out = (den, nums)
         if counts is not None:
             self.counts[s] = counts
         (self.memo if dep else self.cache)[s] = out
