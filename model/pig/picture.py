@@ -37,7 +37,8 @@ def draw_policy(game, sol, path: Path) -> Path:
     fig.colorbar(image, ax=ax, label="hold at turn total")
     ax.set_xlabel("opponent's score")
     ax.set_ylabel("player's score")
-    ax.set_title(f"Pig, goal {game.goal}, d{game.faces}: optimal hold threshold")
+    ax.set_title(f"Pig, goal {game.goal}, d{game.faces}: optimal hold threshold\n"
+                 "(white: never holds, rolling on to the goal; or unreachable)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
