@@ -52,7 +52,9 @@ class TurnChain:
         self.focal = focal
         self.cache: dict[St, Kernel] = cache if cache is not None else {}
         self.memo: dict[St, Kernel] = {}
-        self.kernel: dict[St, Kernel] = {}
+        #: per turn start: integer weights of the next turn starts, over ``kden[s]``
+        self.kernel: dict[St, dict[St, int]] = {}
+        self.kden: dict[St, int] = {}
         self.focal_nodes: list[St] = []  # decision nodes of the focal seat met while expanding
         #: with count_effects: expected firings of each Effect (and first steals) in a turn/subtree
         self.counting = count_effects
@@ -64,8 +66,9 @@ class TurnChain:
             self.kernel[start] = {}
         while frontier:
             s = frontier.pop()
-            k = _to_fractions(self._expand(s)[0])
+            den, k = self._expand(s)[0]
             self.kernel[s] = k
+            self.kden[s] = den
             for t in k:
                 if t.phase == Phase.ROLL and t not in self.kernel:
                     self.kernel[t] = {}
@@ -157,13 +160,13 @@ class TurnChain:
                 for t, _ in items:
                     if t.phase == Phase.OVER:
                         known(t)
-                ds = lcm(*(p.denominator for _, p in items))
+                ds = self.kden[s]
                 big = lcm(*(den[t] for t, _ in items))
                 c = reward(s)
                 scale = lcm(*(Fraction(x).denominator for x in c))
                 acc = [int(Fraction(x) * ds * big * scale) for x in c]
-                for t, p in items:
-                    f = p.numerator * (ds // p.denominator) * (big // den[t]) * scale
+                for t, w in items:
+                    f = w * (big // den[t]) * scale
                     nt = num[t]
                     for j in range(k):
                         if nt[j]:
@@ -192,7 +195,8 @@ class TurnChain:
             row = [ZERO] * m
             row[index[s]] += ONE
             rhs = [Fraction(c) for c in reward(s)]
-            for t, p in self.kernel[s].items():
+            for t, w in self.kernel[s].items():
+                p = Fraction(w, self.kden[s])
                 if t in index:
                     row[index[t]] -= p
                 else:
@@ -215,12 +219,13 @@ class TurnChain:
             return [ONE] + [ZERO] * horizon
         states = list(self.kernel)
         index = {s: i for i, s in enumerate(states)}
-        D = lcm(*(p.denominator for k in self.kernel.values() for p in k.values()))
+        D = lcm(*self.kden.values())
         rows, cols, weights, absorb = [], [], [], [0] * len(states)
         for s, k in self.kernel.items():
             i = index[s]
-            for t, p in k.items():
-                w = p.numerator * (D // p.denominator)
+            scale = D // self.kden[s]
+            for t, w in k.items():
+                w *= scale
                 if t.phase == Phase.OVER:
                     absorb[i] += w
                 else:
