@@ -123,5 +123,11 @@ class Game(ABC):
         The default has no symmetry: the state itself and the identity (index 0)."""
         return state, 0
 
+    def canonical_successors(self, state: State) -> list[tuple[Action, Fraction | None, State, int]]:
+        """``successors`` with each next state replaced by ``canonicalize``'s representative and
+        permutation index; symmetric games may override it to build representatives directly."""
+        canonicalize = self.canonicalize
+        return [(a, p) + canonicalize(s) for a, p, s in self.successors(state)]
+
     def seat_name(self, seat: Seat) -> str:
         return {CHANCE: "chance", TERMINAL: "end"}.get(seat, f"seat {seat}")

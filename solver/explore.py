@@ -121,6 +121,7 @@ def explore(game: Game, *, max_states: int | None = None, timeout: float | None 
     symmetric = len(game.seat_permutations) > 1
     state_is_key = game.state_is_key
     key_of, canonicalize, successors = game.key, game.canonicalize, game.successors
+    canonical_successors = game.canonical_successors
     current_player, lo_u, hi_u = game.current_player, game.min_utility, game.max_utility
     const_sum = game.constant_sum
 
@@ -187,7 +188,7 @@ def explore(game: Game, *, max_states: int | None = None, timeout: float | None 
             offsets.append(len(child))
             node += 1
             continue
-        moves = successors(state)
+        moves = canonical_successors(state) if symmetric else successors(state)
         if not moves:
             violate("legal-actions", "a non-terminal state has no legal move", node)
         if seat == CHANCE:
@@ -212,10 +213,10 @@ def explore(game: Game, *, max_states: int | None = None, timeout: float | None 
         else:
             prob_code.extend([0] * len(moves))
         next_depth = depth[node] + 1
-        for act, p, nxt in moves:
+        for move in moves:
+            nxt = move[2]
             if symmetric:
-                nxt, perm_index = canonicalize(nxt)
-                perms_append(perm_index)
+                perms_append(move[3])
             k = nxt if state_is_key else key_of(nxt)
             target = index_get(k)
             if target is None:

@@ -78,6 +78,8 @@ def test_protocol_conformance(name):
             assert isinstance(game.describe_state(state), str)
             canon, perm = game.canonicalize(state)
             assert perm == 0 or 0 <= perm < len(game.seat_permutations)
+            expected = [(a, p, game.key(c), q) for a, p, s in moves for c, q in [game.canonicalize(s)]]
+            assert [(a, p, game.key(c), q) for a, p, c, q in game.canonical_successors(state)] == expected
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))

@@ -80,6 +80,24 @@ class Pig(Game):
             return [(face, p, self._land(s, face)) for face, p in self._roll_outcomes]
         return [(ROLL, None, s[:self._rolling] + (1, -1)), (HOLD, None, self._hold(s))]
 
+    def canonical_successors(self, s: PigState):
+        if self.num_players != 2:
+            return super().canonical_successors(s)
+        # two players, mover in seat 0: a bust or a hold hands the die to seat 1, so the
+        # representative swaps the scores back (permutation 1); other moves keep the mover
+        a, b, _, turn, rolling, _ = s
+        if not rolling:
+            return [(ROLL, None, (a, b, 0, turn, 1, -1), 0), (HOLD, None, (b, a + turn, 0, 0, 0, -1), 1)]
+        goal = self.goal
+        out = [(1, self._roll_outcomes[0][1], (b, a, 0, 0, 0, -1), 1)]
+        for face, p in self._roll_outcomes[1:]:
+            total = turn + face
+            if a + total >= goal:
+                out.append((face, p, (a, b, 0, total, 0, 0), 0))
+            else:
+                out.append((face, p, (a, b, 0, total, 0, -1), 0))
+        return out
+
     def canonicalize(self, s: PigState) -> tuple[PigState, int]:
         n = self.num_players
         r = s[self._winner] if s[self._winner] >= 0 else s[self._mover]
