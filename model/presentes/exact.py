@@ -141,7 +141,8 @@ class TurnChain:
         Acyclic steps use integer vectors over one common denominator per state (no gcd per
         operation); strongly connected components are solved with Fraction Gauss-Jordan.
         """
-        reward = per_turn if callable(per_turn) else (lambda _s, c=tuple(per_turn): c)
+        constant = not callable(per_turn)  # integer rewards, the same every turn
+        reward = per_turn if callable(per_turn) else (lambda _s, c=tuple(int(x) for x in per_turn): c)
         k = len(reward(self.start))
         num: dict[St, list[int]] = {}
         den: dict[St, int] = {}
@@ -163,8 +164,12 @@ class TurnChain:
                 ds = self.kden[s]
                 big = lcm(*(den[t] for t, _ in items))
                 c = reward(s)
-                scale = lcm(*(Fraction(x).denominator for x in c))
-                acc = [int(Fraction(x) * ds * big * scale) for x in c]
+                if constant:
+                    scale = 1
+                    acc = [x * ds * big for x in c]
+                else:
+                    scale = lcm(*(Fraction(x).denominator for x in c))
+                    acc = [int(Fraction(x) * ds * big * scale) for x in c]
                 for t, w in items:
                     f = w * (big // den[t]) * scale
                     nt = num[t]
