@@ -81,9 +81,9 @@ class Pig(Game):
         return [(ROLL, None, s[:self._rolling] + (1, -1)), (HOLD, None, self._hold(s))]
 
     def canonical_successors(self, s: PigState):
-        if self.num_players != 2:
+        if self.num_players != 2 or s[2] != 0 or s[5] >= 0:
             return super().canonical_successors(s)
-        # two players, mover in seat 0: a bust or a hold hands the die to seat 1, so the
+        # two players, a representative (mover in seat 0) still in play: a bust or a hold hands the die to seat 1, so the
         # representative swaps the scores back (permutation 1); other moves keep the mover
         a, b, _, turn, rolling, _ = s
         if not rolling:
