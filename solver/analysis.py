@@ -37,8 +37,9 @@ def solve_ruleset(ruleset: Ruleset, *, exact: bool | None = None, max_states: in
     if hook is not None:
         result = hook(ruleset, {"exact": exact, "max_states": max_states, "timeout": timeout},
                       out_dir, progress)
-        result.setdefault("seconds", time.perf_counter() - start)
-        return result
+        if result is not None:  # None: the hook leaves this configuration to the generic solver
+            result.setdefault("seconds", time.perf_counter() - start)
+            return result
     game = spec.build(ruleset)
     ex = explore(game, max_states=max_states, timeout=timeout,
                  progress=(lambda n, pending, sec: progress("explore", n, n + pending)) if progress else None)
@@ -57,22 +58,29 @@ def solve_ruleset(ruleset: Ruleset, *, exact: bool | None = None, max_states: in
                 for s in range(game.num_players)],
         solve_seconds=round(sol.seconds, 4), cyclic_states=sol.cyclic_states)
     if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        files = write_table(policy_table(sol), out_dir)
-        graph = decision_graph(sol)
-        if graph is not None:
-            import networkx as nx
-            nx.write_graphml(graph, out_dir / "decision_graph.graphml")
-            files.append(out_dir / "decision_graph.graphml")
-        else:
-            result["graph_note"] = "decision graph not written: too many states for GraphML"
-        picture = spec.hooks.get("picture")
-        if picture is not None:
-            files.append(picture(game, sol, out_dir / "policy.png"))
-        result["files"] = [str(f) for f in files]
+        result.update(write_solution_files(sol, out_dir, spec.hooks.get("picture")))
     result["seconds"] = time.perf_counter() - start
     result["_solution"] = sol
     return result
+
+
+def write_solution_files(sol, out_dir: Path, picture: Callable | None = None) -> dict[str, Any]:
+    """The play table (CSV, JSON), the decision graph (GraphML, when not too large) and the
+    policy picture (when the game draws one); returns ``files`` (and a ``graph_note``)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    out: dict[str, Any] = {}
+    files = write_table(policy_table(sol), out_dir)
+    graph = decision_graph(sol)
+    if graph is not None:
+        import networkx as nx
+        nx.write_graphml(graph, out_dir / "decision_graph.graphml")
+        files.append(out_dir / "decision_graph.graphml")
+    else:
+        out["graph_note"] = "decision graph not written: too many states for GraphML"
+    if picture is not None:
+        files.append(picture(sol.exploration.game, sol, out_dir / "policy.png"))
+    out["files"] = [str(f) for f in files]
+    return out
 
 
 def _signature(game, state) -> tuple:
