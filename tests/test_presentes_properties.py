@@ -58,3 +58,30 @@ def test_random_play_keeps_every_invariant(tmp_path_factory, cfg):
         t = g.apply(s, a)
         assert not _shield_breach(g.rules, s, t), g.describe_state(s)
         s = t
+
+
+@given(configs())
+def test_simulated_games_end_in_a_consistent_reveal(tmp_path_factory, cfg):
+    """After every simulated game: each gift is under the tree or with exactly one player, removed
+    players hold none, arrival ranks are 0..k-1 over the seats that were not removed."""
+    import numpy as np
+
+    from model.presentes.config import rules_of
+    from model.presentes.simulate import run_games
+    layout, params, rulings, seed = cfg
+    path = tmp_path_factory.mktemp("b") / "board.txt"
+    path.write_text(layout)
+    rs = SPEC.default().with_overrides({**params, "board": str(path)}, rulings, spec=SPEC.schema)
+    rules, _ = rules_of(rs)
+    raw = run_games(rules, 40, seed % 1000, policy=("eager", "passive", "random")[seed % 3])
+    n = rules.players
+    for g in range(40):
+        held = [x for x in raw["gift"][g] if x >= 0]
+        assert len(held) == len(set(held)) and all(0 <= x < n for x in held)
+        removed = raw["pos"][g] == rules.out
+        assert (raw["gift"][g][removed] == -1).all()
+        ranks = sorted(raw["rank"][g][~removed])
+        assert ranks == list(range(len(ranks)))
+        on_track = (raw["pos"][g] < rules.finish).sum()
+        assert on_track == 0
+    assert np.all(raw["turns"] >= 0)
