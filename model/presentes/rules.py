@@ -246,8 +246,8 @@ def end_turn(r: Rules, s: St) -> St:
     return begin_slot(r, s, (s.turn + 1) % r.players, s.slot + 1 if r.slot_cap else 0)
 
 
-def take_from_tree(s: St, seat: int, then_over: bool = False) -> St:
-    return s._replace(phase=Phase.TREE_LAST if then_over else Phase.TREE, aux=seat, chain=0)
+def take_from_tree(s: St, seat: int) -> St:
+    return s._replace(phase=Phase.TREE, aux=seat, chain=0)
 
 
 def move(r: Rules, s: St, steps: int, landing: int) -> St:
@@ -289,7 +289,11 @@ Args = list[tuple[int, Fraction]]
 
 
 def _uniform(items: list[int]) -> Args:
-    return [(i, Fraction(1, len(items))) for i in items]
+    """Each item with probability 1/len (repeated items, e.g. jumps = [2, 2, 5], add up)."""
+    out: dict[int, Fraction] = {}
+    for i in items:
+        out[i] = out.get(i, Fraction(0)) + Fraction(1, len(items))
+    return list(out.items())
 
 
 def elig_salto(r: Rules, s: St) -> Args:
