@@ -18,6 +18,8 @@ from .graphcheck import graph_checks
 
 #: the Z3 gift proofs use this many seats at most (the argument does not depend on the count)
 Z3_SEATS = 5
+#: the graph checks of the ruleset's own configuration stop (unknown) beyond this many states
+OWN_GRAPH_LIMIT = 600_000
 
 
 def checks(ruleset: Ruleset, all_boards: bool = True) -> Sequence[PropertyResult]:
@@ -29,7 +31,8 @@ def checks(ruleset: Ruleset, all_boards: bool = True) -> Sequence[PropertyResult
     out += zp.termination_proof(rules.back, rules.dice, rules.players, rules.finish, rules.bounce)
     if rules.players <= 3 and board.size <= 40:
         out += graph_checks(build(ruleset), f"{board.name}, {rules.players} players, "
-                                            f"{_dice(1 if len(rules.dice) == 6 else 2)}")
+                                            f"{_dice(1 if len(rules.dice) == 6 else 2)}",
+                            max_states=OWN_GRAPH_LIMIT)
     if all_boards:
         for name in OFFICIAL:
             for dice in (1, 2):
