@@ -45,7 +45,6 @@ class Exploration:
     complete: bool = True
     stop_reason: str = ""
     seconds: float = 0.0
-    edge_source: array | None = None
 
     @property
     def num_states(self) -> int:

@@ -40,6 +40,17 @@ def uniform_random_policy(game: Game, rng: random.Random) -> Policy:
     return lambda state: rng.choice(list(game.legal_actions(state)))
 
 
+def sample_outcome(outcomes, rng: random.Random):
+    """Draw one chance outcome by its probabilities (the last one absorbs float rounding)."""
+    r = rng.random()
+    acc = 0.0
+    for outcome, p in outcomes:
+        acc += float(p)
+        if r < acc:
+            return outcome
+    return outcomes[-1][0]
+
+
 def playout(game: Game, policies: dict[int, Policy], rng: random.Random,
             max_moves: int = 1_000_000) -> tuple[tuple, int]:
     """One game to the end: (returns, number of moves). Chance draws exactly by its Fractions."""
@@ -52,15 +63,7 @@ def playout(game: Game, policies: dict[int, Policy], rng: random.Random,
         if moves >= max_moves:
             raise RuntimeError(f"playout exceeded {max_moves} moves")
         if seat == CHANCE:
-            outcomes = game.chance_outcomes(state)
-            r = rng.random()
-            acc = 0.0
-            action = outcomes[-1][0]
-            for o, p in outcomes:
-                acc += float(p)
-                if r < acc:
-                    action = o
-                    break
+            action = sample_outcome(game.chance_outcomes(state), rng)
         else:
             action = policies[seat](state)
         state = game.apply(state, action)
@@ -91,7 +94,10 @@ def simulate(game: Game, policies: dict[int, Policy], games: int, seed: int,
 
 
 def solution_policy(sol) -> Policy:
-    """The solved optimal policy as a state -> action function (states outside the graph fail)."""
+    """The solved optimal policy as a state -> action function (states outside the graph fail).
+
+    A symmetric game's representative offers the same actions as the states it stands for, so
+    the representative's chosen action is played as is."""
     ex = sol.exploration
     game = ex.game
     index = {k: i for i, k in enumerate(ex.keys)}
@@ -99,10 +105,5 @@ def solution_policy(sol) -> Policy:
 
     def policy(state):
         canon = game.canonicalize(state)[0] if symmetric else state
-        node = index[canon if game.state_is_key else game.key(canon)]
-        edge = int(sol.choice[node])
-        if not symmetric:
-            return ex.action[edge]
-        # actions are the game's own; symmetric representatives share action labels
-        return ex.action[edge]
+        return ex.action[int(sol.choice[index[game.key(canon)]])]
     return policy
