@@ -73,7 +73,7 @@ def resolve(target: str, players: Optional[int], extra: list[str], rulings: list
     ruleset = load_ruleset(target)
     spec = get_spec(ruleset.game)
     params: dict[str, Any] = {}
-    if small and not (target.endswith(".toml")):
+    if small and target in GAMES:  # a game name: its default small configuration
         params.update(spec.verify_overrides)
     params.update(parse_extra(extra))
     if players is not None:
