@@ -39,7 +39,7 @@ from model.protocol import CHANCE, TERMINAL
 from .explore import Exploration
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
-PRE_SWEEPS = 10
+PRE_SWEEPS = 20
 _ORDERING = "COLAMD"  # column ordering for sparse LU (others measured no faster on Pig)
 
 
