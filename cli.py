@@ -217,7 +217,9 @@ def verify(ctx: typer.Context,
 def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, built-in ruleset or RULESET.toml"),
           players: Optional[int] = typer.Option(None, "--players"),
           ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION"),
-          out_dir: Optional[Path] = typer.Option(None, "--out", help="write play table, graph, picture here"),
+          out_dir: Optional[Path] = typer.Option(None, "--out", help="where to write the play table, graph "
+                                                 "and picture (default: out/<ruleset>)"),
+          no_files: bool = typer.Option(False, "--no-files", help="report values only, write nothing"),
           exact: Optional[bool] = typer.Option(None, "--exact/--float",
                                                help="rational arithmetic (default: when small)"),
           max_states: Optional[int] = typer.Option(None, "--max-states"),
@@ -228,9 +230,10 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
 
     def body():
         rs = resolve(target, players, ctx.args, ruling)
+        where = None if no_files else (out_dir or Path("out") / rs.name)
         with progress_bar(not as_json) as bar:
             res = solve_ruleset(rs, exact=exact, max_states=max_states, timeout=timeout,
-                                out_dir=out_dir, progress=bar)
+                                out_dir=where, progress=bar)
         res.pop("_solution", None)
         doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res}
         doc["seconds"] = round(doc["seconds"], 4)

@@ -43,6 +43,13 @@ def test_verify_partial_is_not_success():
     assert any(p["status"] == "unknown" for p in doc(result)["properties"])
 
 
+def test_solve_writes_to_out_by_default(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    d = doc(run("solve", "pig", "--goal", "2", "--json"))
+    assert (tmp_path / "out" / "pig" / "policy.csv").exists()
+    assert all(f.startswith("out") for f in d["files"])
+
+
 def test_solve_pig_exact_with_files(tmp_path):
     result = run("solve", "pig", "--goal", "3", "--json", "--out", str(tmp_path))
     assert result.exit_code == 0, result.output
@@ -55,12 +62,12 @@ def test_solve_pig_exact_with_files(tmp_path):
 def test_solve_from_a_ruleset_file(tmp_path):
     path = tmp_path / "tiny.toml"
     path.write_text('extends = "pig"\nname = "pig-tiny"\n[params]\ngoal = 2\n')
-    d = doc(run("solve", str(path), "--json"))
+    d = doc(run("solve", str(path), "--json", "--no-files"))
     assert d["ruleset"] == "pig-tiny" and d["values"][0]["fraction"] == "6/7"
 
 
 def test_solve_limit_gives_partial_result():
-    d = doc(run("solve", "pig", "--goal", "50", "--max-states", "1000", "--json"))
+    d = doc(run("solve", "pig", "--goal", "50", "--max-states", "1000", "--json", "--no-files"))
     assert d["partial"] is True and "state limit" in d["reason"]
 
 

@@ -25,7 +25,7 @@ def test_simulate_full_size_is_reproducible_from_its_seed():
 
 
 def test_solve_gives_exact_fractions():
-    res = run("solve", "presentes-mini", "--json")
+    res = run("solve", "presentes-mini", "--json", "--no-files")
     assert res.exit_code == 0, res.stdout
     d = json.loads(res.stdout)
     assert d["exact"] and "/" in d["mean_turns"]["fraction"] and len(d["values"]) == 2
