@@ -56,3 +56,15 @@ def test_unsupported_configurations_are_refused():
     assert fast.supports(game(rulings={"L04": "bathroom-cards"}).cfg)
     assert fast.supports(game({"expansions": ["ralo"]}).cfg)
     assert fast.supports(game().cfg) is None
+
+
+def test_fast_solver_limits_raise():
+    # the full base round is far beyond either limit: both stop with FastLimit, quickly
+    _available()
+    import time
+    start = time.perf_counter()
+    with pytest.raises(fast.FastLimit, match="state limit"):
+        fast.solve(game().cfg, max_states=1000)
+    with pytest.raises(fast.FastLimit, match="time limit"):
+        fast.solve(game().cfg, timeout=0.2)
+    assert time.perf_counter() - start < 5

@@ -68,11 +68,14 @@ def _library() -> ctypes.CDLL:
 
 
 class FastLimit(RuntimeError):
-    """The state limit was reached before the value was known."""
+    """The state or time limit was reached before the value was known."""
 
 
-def solve(cfg: Config, max_states: int | None = None) -> dict:
-    """Seat 0's optimal value (float), turn states stored, nodes visited, seconds, table bytes."""
+def solve(cfg: Config, max_states: int | None = None, timeout: float | None = None) -> dict:
+    """Seat 0's optimal value (float), turn states stored, nodes visited, seconds, table bytes.
+
+    Raises :class:`FastLimit` when ``max_states`` turn states are stored or ``timeout`` seconds
+    pass before the value is known."""
     reason = supports(cfg)
     if reason:
         raise FastUnavailable(reason)
@@ -85,7 +88,7 @@ def solve(cfg: Config, max_states: int | None = None) -> dict:
     out = [ctypes.c_double() for _ in range(4)]
     start = time.perf_counter()
     rc = dll.loira_solve(deck, S, vals, cnts, cfg.rolls[0], cfg.rolls[1], cfg.centre_rolls,
-                         cfg.first_seat, ctypes.c_double(max_states or 0),
+                         cfg.first_seat, ctypes.c_double(max_states or 0), ctypes.c_double(timeout or 0),
                          *[ctypes.byref(o) for o in out])
     seconds = time.perf_counter() - start
     if rc == -1:
@@ -93,7 +96,9 @@ def solve(cfg: Config, max_states: int | None = None) -> dict:
     if rc == -2:
         raise FastUnavailable("out of memory")
     if rc == -3:
-        raise FastLimit(f"state limit {max_states} reached after {seconds:.1f} s")
+        raise FastLimit(f"state limit {max_states:,} turn states reached after {seconds:.1f} s")
+    if rc == -4:
+        raise FastLimit(f"time limit reached after {seconds:.1f} s")
     value, states, visits, table = (o.value for o in out)
     return {"value": value, "states": int(states), "visits": int(visits), "seconds": seconds,
             "table_bytes": int(table), "bytes_per_state": table / max(states, 1),

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define NK 16      /* main-deck kinds used: 0-8 bathroom, 9 grito .. 15 espelho */
 #define NS 8       /* distinct stall values at most */
@@ -83,6 +84,13 @@ static Slot *find(uint64_t lo, uint64_t hi) {
 }
 static int oom;
 static uint64_t limit;  /* stop after this many stored states (0: no limit) */
+static double deadline; /* stop after this monotonic time in seconds (0: no limit) */
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 /* ---- scoring ------------------------------------------------------------------------------ */
 static int espelho_value(const St *s) {
@@ -248,6 +256,7 @@ static double turn_value(const St *s) {
     v = best(me, go, v);   /* ties: go first (legal order: go < stop < switch) does not change v */
     visits++;
     if (limit && used >= limit) { oom = 3; return v; }
+    if (deadline > 0 && (visits & 0x3FF) == 0 && now_seconds() > deadline) { oom = 4; return v; }
     if (used * 2 >= cap) {
         if (grow()) { oom = 1; return v; }
     }
@@ -258,11 +267,13 @@ static double turn_value(const St *s) {
 }
 
 /* ---- entry point ----------------------------------------------------------------------------- */
-/* cfg: deck[16], S, values[S], counts[S], rolls0, rolls1, crolls, first, max states (0: none).
+/* cfg: deck[16], S, values[S], counts[S], rolls0, rolls1, crolls, first, max states (0: none),
+ * max seconds (0: none).
  * out: value, states, visits, table bytes. Returns 0, or -1 (key too wide), -2 (out of memory),
- * -3 (state limit reached: no value). */
+ * -3 (state limit reached: no value), -4 (time limit reached: no value). */
 int loira_solve(const int *deck, int S, const int *vals, const int *cnts, int r0, int r1, int crolls,
-                int first, double max_states, double *value, double *states, double *visit_count, double *bytes) {
+                int first, double max_states, double max_seconds, double *value, double *states,
+                double *visit_count, double *bytes) {
     St s; memset(&s, 0, sizeof s);
     S_n = S; total_bits = 0;
     for (int k = 0; k < NK; k++) { K_init[k] = deck[k]; s.deck[k] = deck[k]; w_deck[k] = bits(deck[k]); total_bits += w_deck[k]; }
@@ -282,9 +293,10 @@ int loira_solve(const int *deck, int S, const int *vals, const int *cnts, int r0
     s.phys = s.slots = m0 + 1;
     free(table); table = NULL; cap = used = visits = 0; oom = 0;
     limit = (uint64_t)max_states;
+    deadline = max_seconds > 0 ? now_seconds() + max_seconds : 0;
     if (grow()) return -2;
     double v = turn_value(&s);
     *value = v; *states = (double)used; *visit_count = (double)visits; *bytes = (double)(cap * sizeof(Slot));
     free(table); table = NULL; cap = 0;
-    return oom == 3 ? -3 : oom ? -2 : 0;
+    return oom == 3 ? -3 : oom == 4 ? -4 : oom ? -2 : 0;
 }

@@ -95,6 +95,14 @@ def simulate(ruleset, games: int, seed: int, policy: str | None, progress) -> di
 
 HOOKS = {"simulate": simulate, "policies": POLICIES}
 
+#: generic-exploration probe before the specialised solver takes over (when it applies)
+PROBE_STATES = 100_000
+#: generic-exploration limit when the specialised solver does not apply
+GENERIC_STATES = 400_000
+#: turn states the specialised solver may store when no --max-states is given (about 1 GiB and
+#: under a minute; the full base round needs far more, see docs/loira.md)
+FAST_STATES = 12_000_000
+
 
 def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
     """``ruleproof solve loira``: the generic exact pipeline (values as fractions, play table,
@@ -110,10 +118,16 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
     from .picture import draw_policy
     start = _time.perf_counter()
     game = build(ruleset)
+    fast_applies = fast.supports(game.cfg) is None
+    user_states, user_seconds = options.get("max_states"), options.get("timeout")
     # a probe: small configurations get the generic exact pipeline; when the specialised solver
-    # applies, a bigger graph goes to it rather than to a long generic exploration
-    limit = options.get("max_states") or (100_000 if fast.supports(game.cfg) is None else 400_000)
-    ex = explore(game, max_states=limit, timeout=options.get("timeout"),
+    # applies, a bigger graph goes to it rather than to a long generic exploration. A state or time
+    # limit the user gives bounds both engines.
+    if fast_applies:
+        limit = min(PROBE_STATES, user_states) if user_states else PROBE_STATES
+    else:
+        limit = user_states or GENERIC_STATES
+    ex = explore(game, max_states=limit, timeout=user_seconds,
                  progress=(lambda n, pending, sec: progress("explore", n, n + pending)) if progress else None)
     res: dict[str, Any] = {"states": ex.num_states, "edges": ex.num_edges}
     if ex.complete:
@@ -141,11 +155,17 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
                 files.append(out_dir / "decision_graph.graphml")
             files.append(draw_policy(game, sol, out_dir / "policy.png"))
             res["files"] = [str(f) for f in files]
-    elif fast.supports(game.cfg) is None:
+    elif fast_applies:
+        left = None if user_seconds is None else user_seconds - (_time.perf_counter() - start)
+        fast_states = options.get("fast_max_states") or user_states or FAST_STATES
         try:
-            out = fast.solve(game.cfg, max_states=options.get("fast_max_states") or 200_000_000)
+            if left is not None and left <= 0:
+                raise fast.FastLimit(f"time limit {user_seconds:g} s reached before it started")
+            out = fast.solve(game.cfg, max_states=fast_states, timeout=left)
         except (fast.FastUnavailable, fast.FastLimit) as exc:
-            res.update(partial=True, reason=f"{ex.stop_reason}; fast solver: {exc}", values=None)
+            hint = "" if user_states or user_seconds else " (raise the limit with --max-states)"
+            res.update(partial=True, values=None,
+                       reason=f"generic exploration: {ex.stop_reason}; specialised C solver: {exc}{hint}")
         else:
             v = out["value"]
             res.update(partial=False, exact=False, method="specialised C solver (turn-start states)",

@@ -1,0 +1,51 @@
+"""QA regressions: bad input gets one line on stderr and exit 2; limits give a clear partial result.
+
+One test per bug found by using the command line as a new user would (Loira and Bomb Busters).
+"""
+from __future__ import annotations
+
+import json
+import time
+
+from typer.testing import CliRunner
+
+from cli import app
+
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def one_line_error(result) -> str:
+    """The run failed as bad input: exit 2, exactly one line on stderr, nothing on stdout."""
+    assert result.exit_code == 2, (result.exit_code, result.stdout, result.stderr)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert result.stdout == ""
+    return lines[0]
+
+
+# ---- limits ---------------------------------------------------------------------------------------
+
+def test_solve_loira_honours_a_state_limit():
+    # bug: past the generic probe, the C solver ran with its own 200M-state limit (minutes, GiBs)
+    start = time.perf_counter()
+    result = run("solve", "loira", "--max-states", "10", "--json")
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["partial"] is True and doc["values"] is None
+    assert "state limit 10" in doc["reason"]
+    assert {"game", "ruleset", "config", "seconds"} <= set(doc)
+    assert time.perf_counter() - start < 20
+
+
+def test_solve_loira_honours_a_time_limit():
+    # bug: --timeout bounded the generic exploration only, never the C solver that followed
+    start = time.perf_counter()
+    result = run("solve", "loira", "--timeout", "0.01", "--json")
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["partial"] is True and "time limit" in doc["reason"]
+    assert time.perf_counter() - start < 20
