@@ -49,3 +49,11 @@ def test_solve_loira_honours_a_time_limit():
     doc = json.loads(result.stdout)
     assert doc["partial"] is True and "time limit" in doc["reason"]
     assert time.perf_counter() - start < 20
+
+
+def test_simulate_loira_optimal_policy_refuses_a_configuration_too_large(monkeypatch):
+    # bug: --policy optimal on the full game started an exact solve that never finished
+    from model.loira import hooks
+    monkeypatch.setattr(hooks, "OPTIMAL_STATES", 1)  # the cap as on the full game, but fast
+    line = one_line_error(run("simulate", "loira", "--games", "3", "--policy", "optimal"))
+    assert "--policy" in line and "'optimal' needs an exact solve" in line

@@ -17,9 +17,27 @@ from .policies import POLICIES
 DEFAULT_POLICY = "lookahead"
 
 
+#: the ``optimal`` policy solves the configuration exactly first; beyond this many states it refuses
+OPTIMAL_STATES = 500_000
+
+
+class _TooLarge(Exception):
+    pass
+
+
 def _optimal(game):
     from .exact import solve
-    sol = solve(game)
+
+    def guard(states: int) -> None:
+        if states > OPTIMAL_STATES:
+            raise _TooLarge
+    try:
+        sol = solve(game, progress=guard)
+    except _TooLarge:
+        raise RulesetError("command line", "--policy",
+                           f"'optimal' needs an exact solve and this configuration has more than "
+                           f"{OPTIMAL_STATES:,} states; use a smaller deck (e.g. examples/loira/tiny.toml) "
+                           f"or a practical policy such as lookahead") from None
     return sol.best_action
 
 
