@@ -57,3 +57,19 @@ def test_simulate_loira_optimal_policy_refuses_a_configuration_too_large(monkeyp
     monkeypatch.setattr(hooks, "OPTIMAL_STATES", 1)  # the cap as on the full game, but fast
     line = one_line_error(run("simulate", "loira", "--games", "3", "--policy", "optimal"))
     assert "--policy" in line and "'optimal' needs an exact solve" in line
+
+
+def test_solve_bomb_busters_honours_limits():
+    # bug: the exact policy evaluation ignored --max-states and --timeout (15 s on tiny-colours),
+    # and a perfect-information bound cut by the limit vanished without a word
+    for args in (("--max-states", "10"), ("--timeout", "0.01")):
+        result = run("solve", "bomb-busters-tiny-colours", *args, "--no-files", "--json")
+        assert result.exit_code == 0, result.stderr
+        doc = json.loads(result.stdout)
+        assert doc["partial"] is True and doc["values"] is None
+        assert "limit" in doc["reason"] and {"game", "ruleset", "config", "seconds"} <= set(doc)
+    from model.bomb_busters import SPEC
+    from model.bomb_busters.hooks import solve
+    res = solve(SPEC.ruleset("bomb-busters-tiny"), {"max_states": 1000}, None)
+    assert res["values"] and res["perfect_information_bound"] is None
+    assert "state limit 1000" in res["bound_note"]

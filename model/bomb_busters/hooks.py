@@ -63,7 +63,7 @@ def solve(ruleset, options: dict, out_dir: Path | None, progress=None) -> dict[s
     from solver.solve import solve as solve_graph
 
     from . import build
-    from .policy import POLICIES, exact_win_probability
+    from .policy import POLICIES, EvaluationLimit, exact_win_probability
 
     start = time.perf_counter()
     game = build(ruleset)
@@ -72,25 +72,35 @@ def solve(ruleset, options: dict, out_dir: Path | None, progress=None) -> dict[s
         raise RulesetError(ruleset.source, "params",
                            f"{m.total_wires} wires: exact policy values are for tiny missions (at most 9 "
                            "wires); use 'ruleproof simulate' for this one")
+    max_states, timeout = options.get("max_states"), options.get("timeout")
+
+    def left() -> float | None:
+        return None if timeout is None else max(0.0, timeout - (time.perf_counter() - start))
     policies: dict[str, dict[str, Any]] = {}
     states = 0
     for name in ("likely", "likely-equipment"):
-        value, visited = exact_win_probability(game, POLICIES[name](game))
+        try:
+            value, visited = exact_win_probability(game, POLICIES[name](game), max_states, left())
+        except EvaluationLimit as exc:
+            return {"partial": True, "values": None, "states": max(states, exc.states), "policies": policies,
+                    "reason": f"evaluating policy {name!r}: {exc}", "seconds": time.perf_counter() - start}
         states = max(states, visited)
         policies[name] = {"fraction": str(value), "float": float(value), "states": visited}
         if progress is not None:
             progress("policies", len(policies), 2)
-    limit = options.get("max_states") or 500_000
-    ex = explore(game, max_states=limit, timeout=options.get("timeout"))
+    ex = explore(game, max_states=max_states or 500_000, timeout=left())
     bound = None
+    bound_note = None
     if ex.complete:
         sol = solve_graph(ex, exact=True)
         v = sol.initial_exact[0] if sol.initial_exact else Fraction(sol.initial[0])
         bound = {"fraction": str(v), "float": float(v), "states": ex.num_states}
+    else:
+        bound_note = f"perfect-information bound not computed: {ex.stop_reason}"
     best = policies["likely"]
     values = [{"fraction": best["fraction"], "float": best["float"]} for _ in range(m.players)]
     result = {"values": values, "states": states, "policy": "likely", "policies": policies,
-              "perfect_information_bound": bound,
+              "perfect_information_bound": bound, **({"bound_note": bound_note} if bound_note else {}),
               "note": "values: exact team win probability of 'likely' (most likely cut, each player "
                       "using only their own view) over every deal; the bound lets every player see "
                       "every wire", "seconds": time.perf_counter() - start}

@@ -115,17 +115,33 @@ POLICIES: dict[str, Callable[[BombBusters], Policy]] = {
 
 # ---- exact evaluation over every deal -----------------------------------------------------------
 
-def exact_win_probability(game: BombBusters, policy: Policy) -> tuple[Fraction, int]:
+class EvaluationLimit(RuntimeError):
+    """The state or time limit was reached before the win probability was known."""
+
+    def __init__(self, message: str, states: int):
+        super().__init__(message)
+        self.states = states
+
+
+def exact_win_probability(game: BombBusters, policy: Policy, max_states: int | None = None,
+                          timeout: float | None = None) -> tuple[Fraction, int]:
     """P(win) when every seat follows ``policy``, summed exactly over every chance outcome.
 
-    Returns (probability, number of distinct states visited)."""
+    Returns (probability, number of distinct states visited); raises :class:`EvaluationLimit`
+    past ``max_states`` states or ``timeout`` seconds."""
     memo: dict = {}
+    began = time.perf_counter()
+    deadline = None if timeout is None else began + timeout
 
     def value(s: State) -> Fraction:
         key = game.key(s)
         hit = memo.get(key)
         if hit is not None:
             return hit
+        if max_states is not None and len(memo) >= max_states:
+            raise EvaluationLimit(f"state limit {max_states} reached", len(memo))
+        if deadline is not None and time.perf_counter() > deadline:
+            raise EvaluationLimit(f"time limit reached after {time.perf_counter() - began:.2f} s", len(memo))
         who = game.current_player(s)
         if who == TERMINAL:
             v = game.returns(s)[0]
