@@ -73,3 +73,40 @@ def test_solve_bomb_busters_honours_limits():
     res = solve(SPEC.ruleset("bomb-busters-tiny"), {"max_states": 1000}, None)
     assert res["values"] and res["perfect_information_bound"] is None
     assert "state limit 1000" in res["bound_note"]
+
+
+def _view(tmp_path, **changes):
+    data = {"format": "bomb-busters-view/1", "mission": {"blue_values": 3, "blue_copies": 2},
+            "viewer": "ana", "hands": [{"name": "ana", "racks": [["1", "2"]]},
+                                       {"name": "bia", "racks": [["?", "?"]]},
+                                       {"name": "cid", "racks": [["?", "?"]]}]}
+    data.update(changes)
+    path = tmp_path / "view.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_deduce_rejects_odd_blue_copies(tmp_path):
+    # bug: a view with 1 or 3 copies of each blue value was solved, though no mission has them
+    # (blue wires are cut two at a time; rulesets already refuse odd blue_copies)
+    hands = [{"name": "ana", "racks": [["1", "1", "2"]]}, {"name": "bia", "racks": [["?", "?", "?"]]},
+             {"name": "cid", "racks": [["?", "?", "?"]]}]
+    path = _view(tmp_path, mission={"blue_values": 3, "blue_copies": 3}, hands=hands)
+    line = one_line_error(run("deduce", path))
+    assert str(path) in line and "mission.blue_copies" in line and "2 or 4" in line
+
+
+def test_deduce_rejects_more_than_five_hands(tmp_path):
+    # bug: six hands (six players) were accepted; Bomb Busters is for 2 to 5 players
+    hands = [{"name": "ana", "racks": [["1"]]}] + [{"name": f"p{i}", "racks": [["?"]]} for i in range(5)]
+    path = _view(tmp_path, hands=hands)
+    line = one_line_error(run("deduce", path, "--json"))
+    assert str(path) in line and "hands" in line and "2 to 5" in line
+
+
+def test_ruleset_equipment_at_without_a_value(tmp_path):
+    # bug: 'comunicadores@' (the value forgotten) was silently read as the printed value
+    path = tmp_path / "bb.toml"
+    path.write_text('extends = "bomb-busters-tiny"\n[params]\nequipment = ["comunicadores@"]\n')
+    line = one_line_error(run("verify", path, "--max-states", "10"))
+    assert str(path) in line and "params.equipment" in line and "after '@'" in line

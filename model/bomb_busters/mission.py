@@ -28,10 +28,12 @@ def equipment_list(raw: Any) -> tuple[tuple[str, int], ...]:
     for item in raw:
         if not isinstance(item, str):
             raise ValueError(f"equipment entries are strings, not {item!r}")
-        name, _, at = item.partition("@")
+        name, sep, at = item.partition("@")
         if name not in EQUIPMENT_VALUES:
             raise ValueError(f"unknown equipment {name!r} (known: {', '.join(EQUIPMENT_VALUES)})")
-        unlock = EQUIPMENT_VALUES[name] if not at else int_in(1, 12)(at)
+        if sep and not at.strip():
+            raise ValueError(f"{item!r}: give the unlock value after '@' (e.g. {name}@2) or drop the '@'")
+        unlock = EQUIPMENT_VALUES[name] if not sep else int_in(1, 12)(at)
         if any(n == name for n, _ in out):
             raise ValueError(f"equipment {name!r} listed twice")
         out.append((name, unlock))

@@ -186,13 +186,15 @@ def parse_view(data: Any, src: str = "view") -> Position:
     if bad:
         raise _err(src, f"mission.{sorted(bad)[0]}", "unknown key (allowed: blue_values, blue_copies, red, yellow)")
     blue_values = _int(src, "mission.blue_values", mission.get("blue_values", 12), 1, 12)
-    blue_copies = _int(src, "mission.blue_copies", mission.get("blue_copies", 4), 1, 4)
+    blue_copies = _int(src, "mission.blue_copies", mission.get("blue_copies", 4), 2, 4)
+    if blue_copies % 2:
+        raise _err(src, "mission.blue_copies", "must be 2 or 4 (blue wires are cut two at a time)")
     reds, red_in = _colours(src, mission, "red", T.red)
     yellows, yellow_in = _colours(src, mission, "yellow", T.yellow)
 
     hands = data.get("hands")
-    if not isinstance(hands, list) or len(hands) < 2:
-        raise _err(src, "hands", "must list at least two hands")
+    if not isinstance(hands, list) or not 2 <= len(hands) <= 5:
+        raise _err(src, "hands", "must list 2 to 5 hands (one per player)")
     names: list[str] = []
     for i, hand in enumerate(hands):
         if not isinstance(hand, dict) or set(hand) != {"name", "racks"}:
