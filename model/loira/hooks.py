@@ -192,7 +192,8 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
                        values=[{"fraction": None, "float": v}, {"fraction": None, "float": -v}],
                        note="no play table: the generic exploration exceeded its state limit")
     else:
-        res.update(partial=True, reason=ex.stop_reason, values=None)
+        hint = "" if user_states or user_seconds else f" ({fast.supports(game.cfg)}; raise the limit with --max-states)"
+        res.update(partial=True, reason=f"generic exploration: {ex.stop_reason}{hint}", values=None)
     res["seconds"] = _time.perf_counter() - start
     return res
 
