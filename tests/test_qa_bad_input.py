@@ -110,3 +110,11 @@ def test_ruleset_equipment_at_without_a_value(tmp_path):
     path.write_text('extends = "bomb-busters-tiny"\n[params]\nequipment = ["comunicadores@"]\n')
     line = one_line_error(run("verify", path, "--max-states", "10"))
     assert str(path) in line and "params.equipment" in line and "after '@'" in line
+
+
+def test_deduce_deeply_nested_json(tmp_path):
+    # bug: a deeply nested JSON file crashed the parser (RecursionError, exit 3 "internal error")
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    line = one_line_error(run("deduce", path))
+    assert str(path) in line and "nested too deeply" in line

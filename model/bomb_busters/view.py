@@ -286,4 +286,6 @@ def load_view(path: Path) -> Position:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise _err(src, "-", f"not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise _err(src, "-", "not a view file (JSON nested too deeply)") from None
     return parse_view(data, src)
