@@ -99,7 +99,8 @@ def solve(ruleset, options: dict, out_dir: Path | None, progress=None) -> dict[s
         bound_note = f"perfect-information bound not computed: {ex.stop_reason}"
     best = policies["likely"]
     values = [{"fraction": best["fraction"], "float": best["float"]} for _ in range(m.players)]
-    result = {"values": values, "states": states, "policy": "likely", "policies": policies,
+    result = {"values": values, "states": states, "method": "exact evaluation of the likely policy over every deal",
+              "policy": "likely", "policies": policies,
               "perfect_information_bound": bound, **({"bound_note": bound_note} if bound_note else {}),
               "note": "values: exact team win probability of 'likely' (most likely cut, each player "
                       "using only their own view) over every deal; the bound lets every player see "
