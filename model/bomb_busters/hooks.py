@@ -38,6 +38,9 @@ def deduce_text(res: dict[str, Any], top: int = 12) -> str:
              f"({res['engine_seconds']} s)"]
     if res["facts"]:
         lines.append("certain: " + "; ".join(res["facts"]))
+    if not res["plays"]:
+        lines.append("no dual cut to make: every teammate wire is cut")
+        return "\n".join(lines)
     lines.append(f"dual cuts, best first (top {min(top, len(res['plays']))} of {len(res['plays'])}):")
     for p in res["plays"][:top]:
         lines.append(f"  {p['hand']} rack {p['rack']} slot {p['slot']:>2} is {p['name']:>6}: "
