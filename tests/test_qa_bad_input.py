@@ -118,3 +118,14 @@ def test_deduce_deeply_nested_json(tmp_path):
     path.write_text("[" * 100_000 + "]" * 100_000)
     line = one_line_error(run("deduce", path))
     assert str(path) in line and "nested too deeply" in line
+
+
+def test_solve_out_that_cannot_be_a_folder(tmp_path):
+    # bug: --out naming an existing file crashed after the solve (FileExistsError, exit 3)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    for target in ("examples/loira/tiny.toml", "bomb-busters-tiny"):
+        line = one_line_error(run("solve", target, "--out", blocker / "sub"))
+        assert "--out" in line and str(blocker / "sub") in line
+    line = one_line_error(run("solve", "examples/loira/tiny.toml", "--out", blocker, "--json"))
+    assert "--out" in line

@@ -71,6 +71,12 @@ def solve(ruleset, options: dict, out_dir: Path | None, progress=None) -> dict[s
     start = time.perf_counter()
     game = build(ruleset)
     m = game.mission
+    if out_dir is not None:
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RulesetError("command line", "--out", f"cannot use {str(out_dir)!r} as the output "
+                               f"folder ({exc.strerror or exc})") from None
     if m.total_wires > 9:
         raise RulesetError(ruleset.source, "params",
                            f"{m.total_wires} wires: exact policy values are for tiny missions (at most 9 "
@@ -109,14 +115,22 @@ def solve(ruleset, options: dict, out_dir: Path | None, progress=None) -> dict[s
                       "using only their own view) over every deal; the bound lets every player see "
                       "every wire", "seconds": time.perf_counter() - start}
     if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / "policy_values.json").write_text(json.dumps(result, indent=1) + "\n")
-        with open(out_dir / "policy_values.csv", "w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(["policy", "win_probability", "float", "states"])
-            for name, p in policies.items():
-                w.writerow([name, p["fraction"], p["float"], p["states"]])
-            if bound:
-                w.writerow(["perfect-information bound", bound["fraction"], bound["float"], bound["states"]])
+        try:
+            _write_values(out_dir, result, policies, bound)
+        except OSError as exc:
+            raise RulesetError("command line", "--out", f"cannot write into {str(out_dir)!r} "
+                               f"({exc.strerror or exc})") from None
         result["files"] = [str(out_dir / "policy_values.json"), str(out_dir / "policy_values.csv")]
     return result
+
+
+def _write_values(out_dir: Path, result: dict[str, Any], policies: dict[str, dict[str, Any]],
+                  bound: dict[str, Any] | None) -> None:
+    (out_dir / "policy_values.json").write_text(json.dumps(result, indent=1) + "\n")
+    with open(out_dir / "policy_values.csv", "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["policy", "win_probability", "float", "states"])
+        for name, p in policies.items():
+            w.writerow([name, p["fraction"], p["float"], p["states"]])
+        if bound:
+            w.writerow(["perfect-information bound", bound["fraction"], bound["float"], bound["states"]])

@@ -122,6 +122,17 @@ GENERIC_STATES = 400_000
 FAST_STATES = 12_000_000
 
 
+def usable_out_dir(out_dir) -> None:
+    """Create ``--out`` before any long work; a path that cannot be a folder is bad input."""
+    if out_dir is None:
+        return
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RulesetError("command line", "--out", f"cannot use {str(out_dir)!r} as the output "
+                           f"folder ({exc.strerror or exc})") from None
+
+
 def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
     """``ruleproof solve loira``: the generic exact pipeline (values as fractions, play table,
     decision graph, stop-policy picture) when the configuration explores within the state limit;
@@ -135,6 +146,7 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
     from . import build, fast
     from .picture import draw_policy
     start = _time.perf_counter()
+    usable_out_dir(out_dir)
     game = build(ruleset)
     fast_applies = fast.supports(game.cfg) is None
     user_states, user_seconds = options.get("max_states"), options.get("timeout")
@@ -164,14 +176,17 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
             except fast.FastUnavailable as exc:
                 res["fast_check"] = {"unavailable": str(exc)}
         if out_dir is not None:
-            out_dir.mkdir(parents=True, exist_ok=True)
-            files = write_table(policy_table(sol), out_dir)
-            graph = decision_graph(sol)
-            if graph is not None:
-                import networkx as nx
-                nx.write_graphml(graph, out_dir / "decision_graph.graphml")
-                files.append(out_dir / "decision_graph.graphml")
-            files.append(draw_policy(game, sol, out_dir / "policy.png"))
+            try:
+                files = write_table(policy_table(sol), out_dir)
+                graph = decision_graph(sol)
+                if graph is not None:
+                    import networkx as nx
+                    nx.write_graphml(graph, out_dir / "decision_graph.graphml")
+                    files.append(out_dir / "decision_graph.graphml")
+                files.append(draw_policy(game, sol, out_dir / "policy.png"))
+            except OSError as exc:
+                raise RulesetError("command line", "--out", f"cannot write into {str(out_dir)!r} "
+                                   f"({exc.strerror or exc})") from None
             res["files"] = [str(f) for f in files]
     elif fast_applies:
         left = None if user_seconds is None else user_seconds - (_time.perf_counter() - start)
