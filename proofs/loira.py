@@ -404,17 +404,22 @@ def deck_never_empty(cfg: Config) -> PropertyResult:
     return res
 
 
-def deck_exhaustion_trace(ex) -> PropertyResult:
-    """With fewer than 3 Gritos the deck can run out: the explorer's shortest trace to it."""
+def deck_exhaustion_trace(ex, reading: str = "round-ends") -> PropertyResult:
+    """With fewer than 3 Gritos the deck can run out: the explorer's shortest trace to it.
+
+    ``ex`` explores the game under L25 ``round-ends``, where running out ends the round (a visible
+    end); ``reading`` is the ruleset's own L25 reading, which plays the same until that moment."""
     from model.loira.state import END, End
     start = time.perf_counter()
     game = ex.game
+    then = ("L25 ends the round" if reading == "round-ends" else
+            f"L25 '{reading}' then rebuilds the deck; the trace ends where the readings part")
     for node, key in enumerate(ex.keys):
         if key[END] == End.DECK:
             trace = ex.narrate(node)
             return PropertyResult("deck-exhaustion-matches-proof", HOLDS,
                                   f"{game.cfg.deck[Kind.GRITO]} Grito(s) < 3: as the proof's premise "
-                                  f"predicts, the deck can run out (L25 ends the round); shortest trace "
+                                  f"predicts, the deck can run out ({then}); shortest trace "
                                   f"of {len(trace) - 1} moves in data.trace", kind="exhaustive",
                                   seconds=time.perf_counter() - start, data={"trace": trace})
     status = UNKNOWN if not ex.complete else FAILS
@@ -469,8 +474,12 @@ def checks(ruleset: Ruleset) -> Sequence[PropertyResult]:
     out.append(full_deck)
     if cfg.deck[Kind.GRITO] >= GRITO_END:
         out.append(deck_never_empty(cfg))
-    else:
+    elif cfg.rulings["L25"] == "round-ends":
         out.append(deck_exhaustion_trace(ex))
+    else:  # the deck running out is only visible where it ends the round: explore that reading
+        ends = Config(**{**cfg.__dict__, "rulings": dict(cfg.rulings, L25="round-ends")})
+        ex_ends = explore(LoiraGame(ends, symmetry=False), max_states=500_000, check_invariants=False)
+        out.append(deck_exhaustion_trace(ex_ends, cfg.rulings["L25"]))
     out.append(l04_readings(ex))
     return out
 

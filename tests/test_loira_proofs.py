@@ -54,3 +54,13 @@ def test_deck_never_empty_needs_three_gritos():
     two = config_from(ruleset({"deck": ["F1", "grito", "grito"]}))
     res = deck_never_empty(two)
     assert res.status == "fails" and "initial" in res.detail
+
+
+def test_deck_exhaustion_check_under_the_reshuffle_reading():
+    # QA: under L25 'reshuffle' the deck running out never ends the round, so the check found no
+    # deck-exhaustion end and reported 'fails' with no counterexample. It now shows the shortest
+    # trace to the empty deck (the readings play alike until then).
+    rs = ruleset(dict(SPEC.verify_overrides), {"L25": "reshuffle"})
+    res = {r.name: r for r in checks(rs)}["deck-exhaustion-matches-proof"]
+    assert res.status == "holds" and "reshuffle" in res.detail
+    assert len(res.data["trace"]) == 17  # the same 16-move trace as under 'round-ends'
