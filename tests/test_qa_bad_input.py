@@ -129,3 +129,12 @@ def test_solve_out_that_cannot_be_a_folder(tmp_path):
         assert "--out" in line and str(blocker / "sub") in line
     line = one_line_error(run("solve", "examples/loira/tiny.toml", "--out", blocker, "--json"))
     assert "--out" in line
+
+
+def test_solve_rejects_non_positive_limits():
+    # bug: a negative --max-states reached the C solver as a huge unsigned limit (a full solve was
+    # reported), and --timeout nan meant no limit at all
+    for target in ("examples/loira/tiny.toml", "bomb-busters-tiny"):
+        for args in (("--max-states", "-5"), ("--max-states", "0"), ("--timeout", "0"), ("--timeout", "nan")):
+            line = one_line_error(run("solve", target, *args, "--no-files"))
+            assert args[0] in line and "must be a positive number" in line

@@ -82,6 +82,10 @@ def solve(ruleset, options: dict, out_dir: Path | None, progress=None) -> dict[s
                            f"{m.total_wires} wires: exact policy values are for tiny missions (at most 9 "
                            "wires); use 'ruleproof simulate' for this one")
     max_states, timeout = options.get("max_states"), options.get("timeout")
+    if max_states is not None and max_states < 1:
+        raise RulesetError("command line", "--max-states", f"must be a positive number of states, not {max_states}")
+    if timeout is not None and not timeout > 0:
+        raise RulesetError("command line", "--timeout", f"must be a positive number of seconds, not {timeout}")
 
     def left() -> float | None:
         return None if timeout is None else max(0.0, timeout - (time.perf_counter() - start))

@@ -122,6 +122,16 @@ GENERIC_STATES = 400_000
 FAST_STATES = 12_000_000
 
 
+def checked_limits(options: dict) -> tuple[int | None, float | None]:
+    """``--max-states`` and ``--timeout`` from the options; zero, negative or NaN is bad input."""
+    states, seconds = options.get("max_states"), options.get("timeout")
+    if states is not None and states < 1:
+        raise RulesetError("command line", "--max-states", f"must be a positive number of states, not {states}")
+    if seconds is not None and not seconds > 0:
+        raise RulesetError("command line", "--timeout", f"must be a positive number of seconds, not {seconds}")
+    return states, seconds
+
+
 def usable_out_dir(out_dir) -> None:
     """Create ``--out`` before any long work; a path that cannot be a folder is bad input."""
     if out_dir is None:
@@ -146,10 +156,10 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
     from . import build, fast
     from .picture import draw_policy
     start = _time.perf_counter()
+    user_states, user_seconds = checked_limits(options)
     usable_out_dir(out_dir)
     game = build(ruleset)
     fast_applies = fast.supports(game.cfg) is None
-    user_states, user_seconds = options.get("max_states"), options.get("timeout")
     # a probe: small configurations get the generic exact pipeline; when the specialised solver
     # applies, a bigger graph goes to it rather than to a long generic exploration. A state or time
     # limit the user gives bounds both engines.
