@@ -138,3 +138,12 @@ def test_solve_rejects_non_positive_limits():
         for args in (("--max-states", "-5"), ("--max-states", "0"), ("--timeout", "0"), ("--timeout", "nan")):
             line = one_line_error(run("solve", target, *args, "--no-files"))
             assert args[0] in line and "must be a positive number" in line
+
+
+def test_solve_loira_exact_is_never_answered_in_floats():
+    # bug: 'solve --exact' past the generic probe answered with the float C solver (no fractions)
+    result = run("solve", "examples/loira/twelve-cards.toml", "--exact", "--max-states", "2000", "--no-files",
+                 "--json")
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["partial"] is True and doc["values"] is None and "state limit 2000" in doc["reason"]

@@ -163,7 +163,8 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
     # a probe: small configurations get the generic exact pipeline; when the specialised solver
     # applies, a bigger graph goes to it rather than to a long generic exploration. A state or time
     # limit the user gives bounds both engines.
-    if fast_applies:
+    wants_exact = options.get("exact") is True
+    if fast_applies and not wants_exact:
         limit = min(PROBE_STATES, user_states) if user_states else PROBE_STATES
     else:
         limit = user_states or GENERIC_STATES
@@ -198,7 +199,7 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
                 raise RulesetError("command line", "--out", f"cannot write into {str(out_dir)!r} "
                                    f"({exc.strerror or exc})") from None
             res["files"] = [str(f) for f in files]
-    elif fast_applies:
+    elif fast_applies and not wants_exact:
         left = None if user_seconds is None else user_seconds - (_time.perf_counter() - start)
         fast_states = options.get("fast_max_states") or user_states or FAST_STATES
         try:
@@ -217,7 +218,9 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
                        values=[{"fraction": None, "float": v}, {"fraction": None, "float": -v}],
                        note="no play table: the generic exploration exceeded its state limit")
     else:
-        hint = "" if user_states or user_seconds else f" ({fast.supports(game.cfg)}; raise the limit with --max-states)"
+        why = ("--exact asks for fractions, which the float C solver cannot give" if fast_applies
+               else fast.supports(game.cfg))
+        hint = "" if user_states or user_seconds else f" ({why}; raise the limit with --max-states)"
         res.update(partial=True, reason=f"generic exploration: {ex.stop_reason}{hint}", values=None)
     res["seconds"] = _time.perf_counter() - start
     return res
