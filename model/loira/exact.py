@@ -54,13 +54,14 @@ class Solution:
         return best
 
 
-def solve_state(sol: Solution, root: LoiraState, progress: Callable[[int], None] | None = None) -> Value:
+def solve_state(sol: Solution, root: LoiraState, progress: Callable[[int], None] | None = None,
+                every: int = 50_000) -> Value:
     """Exact value of ``root`` (memoised in ``sol.values``), iterative to avoid deep recursion."""
     g, memo, fixed = sol.game, sol.values, sol.fixed
     cp, apply_, legal, chance = g.current_player, g.apply, g.legal_actions, g.chance_outcomes
     returns = g.returns
     stack: list[tuple[LoiraState, int]] = [(root, 0)]
-    every = 0
+    done = 0
     while stack:
         s, expanded = stack[-1]
         if s in memo:
@@ -98,19 +99,19 @@ def solve_state(sol: Solution, root: LoiraState, progress: Callable[[int], None]
                     best = vt
             memo[s] = best
         stack.pop()
-        every += 1
-        if progress is not None and every % 50_000 == 0:
+        done += 1
+        if progress is not None and done % every == 0:
             progress(len(memo))
     return memo[root]
 
 
 def solve(game: LoiraGame, progress: Callable[[int], None] | None = None,
-          fixed: dict[int, Callable[[LoiraState], int]] | None = None) -> Solution:
+          fixed: dict[int, Callable[[LoiraState], int]] | None = None, every: int = 50_000) -> Solution:
     """Optimal values; with ``fixed``, the values when those seats follow their policies and the
-    other seats play their best responses."""
+    other seats play their best responses. ``progress(states)`` is called every ``every`` states."""
     sol = Solution(game, fixed=dict(fixed or {}))
     start = time.perf_counter()
-    solve_state(sol, game.initial_state(), progress)
+    solve_state(sol, game.initial_state(), progress, every)
     sol.seconds = time.perf_counter() - start
     return sol
 

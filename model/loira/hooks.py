@@ -32,7 +32,7 @@ def _optimal(game):
         if states > OPTIMAL_STATES:
             raise _TooLarge
     try:
-        sol = solve(game, progress=guard)
+        sol = solve(game, progress=guard, every=5_000)
     except _TooLarge:
         raise RulesetError("command line", "--policy",
                            f"'optimal' needs an exact solve and this configuration has more than "
