@@ -211,7 +211,7 @@ def simulate(ruleset, games: int, seed: int, policy: str | None, progress=None) 
     name = policy or "likely"
     if name not in POLICIES:
         from model.ruleset import RulesetError
-        raise RulesetError("command line", "policy", f"unknown policy {name!r} (known: {', '.join(POLICIES)})")
+        raise RulesetError("command line", "--policy", f"unknown policy {name!r} (known: {', '.join(POLICIES)})")
     game = BombBusters(Mission.from_ruleset(ruleset))
     rng = random.Random(seed)
     pol = POLICIES[name](game) if name != "random" else random_policy(game, seed)
