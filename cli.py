@@ -48,9 +48,9 @@ def fail_input(message: str) -> None:
     raise Exit(2)
 
 
-def parse_extra(args: list[str]) -> dict[str, str]:
+def parse_extra(args: list[str]) -> dict[str, str | None]:
     """``--name value`` / ``--name=value`` pairs left over by Typer, as game parameter overrides."""
-    params: dict[str, str] = {}
+    params: dict[str, str | None] = {}
     i = 0
     while i < len(args):
         arg = args[i]
@@ -59,9 +59,10 @@ def parse_extra(args: list[str]) -> dict[str, str]:
         name, eq, value = arg[2:].partition("=")
         if not eq:
             if i + 1 >= len(args) or args[i + 1].startswith("--"):
-                fail_input(f"command line: --{name}: needs a value")
-            value = args[i + 1]
-            i += 1
+                value = None  # reported below, once the game says whether it knows the name
+            else:
+                value = args[i + 1]
+                i += 1
         params[name.replace("-", "_")] = value
         i += 1
     return params
@@ -75,7 +76,13 @@ def resolve(target: str, players: Optional[int], extra: list[str], rulings: list
     params: dict[str, Any] = {}
     if small and target in GAMES:  # a game name: its default small configuration
         params.update(spec.verify_overrides)
-    params.update(parse_extra(extra))
+    for name, value in parse_extra(extra).items():
+        if value is None:
+            if name not in spec.schema.param_index:
+                fail_input(f"command line: --{name.replace('_', '-')}: no such option or "
+                           f"{spec.name} parameter (parameters: {', '.join(spec.schema.param_index)})")
+            fail_input(f"command line: --{name.replace('_', '-')}: needs a value")
+        params[name] = value
     if players is not None:
         params["players"] = players
     ruling_overrides = {}
@@ -87,6 +94,14 @@ def resolve(target: str, players: Optional[int], extra: list[str], rulings: list
     if params or ruling_overrides:
         ruleset = ruleset.with_overrides(params, ruling_overrides, spec=spec.schema)
     return ruleset
+
+
+def check_limits(max_states: Optional[int], timeout: Optional[float]) -> None:
+    """--max-states and --timeout must be positive when given (a zero or negative limit is a typo)."""
+    if max_states is not None and max_states < 1:
+        fail_input(f"command line: --max-states: must be a positive integer, not {max_states}")
+    if timeout is not None and not timeout > 0:
+        fail_input(f"command line: --timeout: must be a positive number of seconds, not {timeout}")
 
 
 def emit(doc: dict[str, Any]) -> None:
@@ -167,6 +182,7 @@ def verify(ctx: typer.Context,
 
     def body():
         start = time.perf_counter()
+        check_limits(max_states, timeout)
         targets = [target] if target else list(GAMES)
         rulesets = [resolve(t, players, ctx.args, ruling, small=True) for t in targets]
         reports = []
@@ -229,6 +245,7 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
     from solver.analysis import solve_ruleset
 
     def body():
+        check_limits(max_states, timeout)
         rs = resolve(target, players, ctx.args, ruling)
         where = None if no_files else (out_dir or Path("out") / rs.name)
         with progress_bar(not as_json) as bar:
@@ -471,8 +488,22 @@ def compare(a: str = typer.Argument(..., help="ruleset A (TOML or built-in)"),
     run(body)
 
 
-def main() -> None:
-    app()
+def main(argv: list[str] | None = None) -> None:
+    """The console script: Typer's own usage errors (unknown options, values of the wrong type)
+    become one line on stderr with exit code 2, like every other bad input."""
+    command = typer.main.get_command(app)
+    try:
+        code = command.main(args=argv, prog_name="ruleproof", standalone_mode=False)
+    except typer.TyperException as exc:
+        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            sys.exit(0)  # no command given: the help has been shown
+        say_error(f"error: command line: {message}")
+        sys.exit(getattr(exc, "exit_code", 2) or 2)
+    except typer.Abort:
+        say_error("aborted")
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

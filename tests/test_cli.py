@@ -140,3 +140,26 @@ def test_rulings_diff_on_a_game_with_rulings():
         assert diff["situation"][0].startswith("start:")
     else:
         assert "no reachable situation" in diff["proof"]
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["simulate", "pig", "--games", "abc"], "--games"),
+    (["simulate", "pig", "--games", "0"], "--games"),
+    (["solve", "pig", "--max-states", "-5"], "--max-states"),
+    (["verify", "pig", "--timeout", "0"], "--timeout"),
+    (["frobnicate"], "frobnicate"),
+])
+def test_console_script_usage_errors_are_one_line(argv, needle, capsys):
+    from cli import main
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(lines) == 1 and needle in lines[0]
+
+
+def test_console_script_without_arguments_shows_help(capsys):
+    from cli import main
+    with pytest.raises(SystemExit) as info:
+        main([])
+    assert info.value.code == 0
