@@ -71,16 +71,16 @@ def solve(ruleset, options: dict, out_dir: Path | None, progress=None) -> dict[s
     start = time.perf_counter()
     game = build(ruleset)
     m = game.mission
+    if m.total_wires > 9:
+        raise RulesetError(ruleset.source, "params",
+                           f"{m.total_wires} wires: exact policy values are for tiny missions (at most 9 "
+                           "wires); use 'ruleproof simulate' for this one")
     if out_dir is not None:
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise RulesetError("command line", "--out", f"cannot use {str(out_dir)!r} as the output "
                                f"folder ({exc.strerror or exc})") from None
-    if m.total_wires > 9:
-        raise RulesetError(ruleset.source, "params",
-                           f"{m.total_wires} wires: exact policy values are for tiny missions (at most 9 "
-                           "wires); use 'ruleproof simulate' for this one")
     max_states, timeout = options.get("max_states"), options.get("timeout")
     if max_states is not None and max_states < 1:
         raise RulesetError("command line", "--max-states", f"must be a positive number of states, not {max_states}")
