@@ -21,7 +21,7 @@ from rich.table import Table
 
 from model.registry import GAMES, all_specs, get_spec, load_ruleset
 from model.ruleset import Ruleset, RulesetError
-from solver.report import FAILS, HOLDS
+from solver.report import FAILS, HOLDS, UNKNOWN
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="ruleproof: a formal rules verifier and exhaustive solver for tabletop games.")
@@ -183,6 +183,8 @@ def verify(ctx: typer.Context,
     def body():
         start = time.perf_counter()
         check_limits(max_states, timeout)
+        if target is not None and not target.strip():
+            fail_input("command line: TARGET: empty; give a game, a built-in ruleset or a .toml file")
         targets = [target] if target else list(GAMES)
         rulesets = [resolve(t, players, ctx.args, ruling, small=True) for t in targets]
         reports = []
@@ -191,7 +193,8 @@ def verify(ctx: typer.Context,
                 rep = run_verify(get_spec(rs.game), rs, max_states=max_states, timeout=timeout,
                                  progress=(lambda n, p, s: bar(f"verify {rs.game}", n, n + p)) if bar else None)
             reports.append(rep)
-        status = FAILS if any(r.status != HOLDS for r in reports) else HOLDS
+        statuses = {r.status for r in reports}
+        status = FAILS if FAILS in statuses else UNKNOWN if UNKNOWN in statuses else HOLDS
         if as_json:
             docs = [{"game": r.ruleset.game, "ruleset": r.ruleset.name, "config": r.ruleset.as_dict(),
                      "states": r.states, "seconds": round(r.seconds, 4), "status": r.status,
@@ -221,7 +224,8 @@ def verify(ctx: typer.Context,
                         out.print(f"[red]counterexample for {p.name}:[/red]")
                         for line in p.counterexample:
                             out.print("  " + line, markup=False, highlight=False)
-            out.print(f"verify: {status}")
+            out.print(f"verify: {status}" + (" (a limit was reached before every property was decided)"
+                                             if status == UNKNOWN else ""))
         if status != HOLDS:
             raise Exit(1)
     run(body)
@@ -248,6 +252,8 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
         check_limits(max_states, timeout)
         rs = resolve(target, players, ctx.args, ruling)
         where = None if no_files else (out_dir or Path("out") / rs.name)
+        if where is not None and where.exists() and not where.is_dir():
+            fail_input(f"command line: --out: {where} exists and is not a folder")
         with progress_bar(not as_json) as bar:
             res = solve_ruleset(rs, exact=exact, max_states=max_states, timeout=timeout,
                                 out_dir=where, progress=bar)
@@ -337,7 +343,8 @@ def rulings_list(game: Optional[str] = typer.Argument(None), as_json: bool = typ
                                               "options": dict(r.options), "cites": r.cites}
                                              for r in s.schema.rulings]} for s in specs]
         if as_json:
-            emit({"game": game or "all", "games": docs})
+            emit({"game": game or "all", "ruleset": "catalog", "config": {"games": [d["game"] for d in docs]},
+                  "games": docs, "seconds": 0.0})
             return
         for d in docs:
             table = Table(title=d["game"], title_justify="left")
@@ -367,13 +374,21 @@ def rulings_diff(ctx: typer.Context, target: str = typer.Argument(..., help="gam
             fail_input(f"command line: RULING: unknown ruling id {ruling_id!r} for {spec.name} "
                        f"(known: {', '.join(spec.schema.ruling_index) or 'none'})")
         r = spec.schema.ruling_index[ruling_id]
-        options = [option] if option else [o for o in r.options if o != rs.rulings[ruling_id]]
+        current = rs.rulings[ruling_id]
+        if option is not None and option == current:
+            fail_input(f"command line: --option: {option!r} is already the reading of {ruling_id} in "
+                       f"{rs.name}; name another option ({', '.join(o for o in r.options if o != current) or 'none'})")
+        options = [option] if option else [o for o in r.options if o != current]
         diffs = [ruling_diff(rs, ruling_id, o) for o in options]
         doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), "diffs": diffs,
                "seconds": round(time.perf_counter() - start, 4)}
+        if not options:
+            doc["note"] = f"{ruling_id} has a single reading ({current}): nothing to compare"
         if as_json:
             emit(doc)
             return
+        if not options:
+            out.print(doc["note"], markup=False)
         for d in diffs:
             out.print(f"[bold]{d['ruling']}[/bold] {d['default']} vs {d['alternative']}: ", end="")
             if d.get("parts"):
@@ -395,7 +410,10 @@ def rulings_check(game: Optional[str] = typer.Argument(None),
 
     def body():
         start = time.perf_counter()
-        names = [get_spec(load_ruleset(game).game).name] if game else list(GAMES)
+        if game is not None and game not in GAMES:
+            fail_input(f"command line: GAME: rulings check takes a game name ({', '.join(GAMES)}), "
+                       f"not {game!r}; the scenarios are stored per game in scenarios/")
+        names = [game] if game else list(GAMES)
         if record:
             paths = [str(record_scenarios(n)) for n in names]
             emit({"game": game or "all", "recorded": paths}) if as_json else out.print(f"recorded {paths}")
@@ -444,6 +462,8 @@ def deduce(view: Path = typer.Argument(..., help="a Bomb Busters VIEW.json posit
 @app.command(context_settings=EXTRA)
 def compare(a: str = typer.Argument(..., help="ruleset A (TOML or built-in)"),
             b: str = typer.Argument(..., help="ruleset B (TOML or built-in)"),
+            max_states: Optional[int] = typer.Option(None, "--max-states", help="state limit per side"),
+            timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds per exploration"),
             as_json: bool = typer.Option(False, "--json")) -> None:
     """What a rule edit changes: invariants and proofs, bounds, optimal values, game length."""
     from solver.analysis import solve_ruleset
@@ -451,14 +471,15 @@ def compare(a: str = typer.Argument(..., help="ruleset A (TOML or built-in)"),
 
     def body():
         start = time.perf_counter()
+        check_limits(max_states, timeout)
         rsa, rsb = load_ruleset(a), load_ruleset(b)
         if rsa.game != rsb.game:
             fail_input(f"{b}: game: rulesets are for different games ({rsa.game} vs {rsb.game})")
         spec = get_spec(rsa.game)
         sides = {}
         for label, rs in (("a", rsa), ("b", rsb)):
-            rep = run_verify(spec, rs)
-            res = solve_ruleset(rs)
+            rep = run_verify(spec, rs, max_states=max_states, timeout=timeout)
+            res = solve_ruleset(rs, max_states=max_states, timeout=timeout)
             res.pop("_solution", None)
             sides[label] = {"ruleset": rs.name, "source": rs.source, "verify": rep.status,
                             "properties": {p.name: p.status for p in rep.properties},

@@ -170,12 +170,16 @@ def read_toml(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise RulesetError(source, "-", "file not found") from None
+    except UnicodeDecodeError:
+        raise RulesetError(source, "-", "not UTF-8 text") from None
     except OSError as exc:
         raise RulesetError(source, "-", f"cannot read ({exc.strerror})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RulesetError(source, "-", f"not valid TOML ({exc})") from None
+    except RecursionError:
+        raise RulesetError(source, "-", "nested too deeply to be a ruleset") from None
     for key in data:
         if key not in _TOP_KEYS:
             raise RulesetError(source, key, f"unknown key (allowed: {', '.join(sorted(_TOP_KEYS))})")

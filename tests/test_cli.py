@@ -163,3 +163,30 @@ def test_console_script_without_arguments_shows_help(capsys):
     with pytest.raises(SystemExit) as info:
         main([])
     assert info.value.code == 0
+
+
+def test_more_bad_input_from_qa(tmp_path):
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(b"\xff\xfe\x00")
+    deep = tmp_path / "deep.toml"
+    deep.write_text("x = " + "[" * 50_000 + "]" * 50_000 + "\n")
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    for args, needle in [((("verify", str(binary))), "not UTF-8"),
+                         (("verify", str(deep)), "nested too deeply"),
+                         (("solve", "pig", "--goal", "3", "--out", str(not_a_folder)), "is not a folder"),
+                         (("rulings", "check", str(binary)), "takes a game name"),
+                         (("verify", ""), "empty")]:
+        result = run(*args)
+        assert result.exit_code == 2, (args, result.output)
+        assert needle in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_verify_with_only_unknowns_says_unknown():
+    result = run("verify", "pig", "--max-states", "10")
+    assert result.exit_code == 1 and "verify: unknown" in result.stdout
+
+
+def test_rulings_list_json_has_the_common_keys():
+    d = doc(run("rulings", "list", "pig", "--json"))
+    assert {"game", "ruleset", "config", "seconds"} <= set(d)
