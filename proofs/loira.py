@@ -397,8 +397,8 @@ def deck_never_empty(cfg: Config) -> PropertyResult:
                          f["playing"] == 1),
         inv, actions,
         assumptions=lambda f: z3.And(f["deck"] >= 0, f["resolved"] >= 0),
-        detail=f"gritos in deck + gritos resolved >= 3 is inductive; while the round goes on at most 2 "
-               f"are resolved, so a Grito (hence a card) is always left to draw: L25 is never needed")
+        detail="gritos in deck + gritos resolved >= 3 is inductive; while the round goes on at most 2 "
+               "are resolved, so a Grito (hence a card) is always left to draw: L25 is never needed")
     if cfg.rulings["L14"] != "per-round":
         res.status, res.detail = UNKNOWN, "L14 'merendeira-resets': the Grito count can reset"
     return res

@@ -11,7 +11,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
 
-from model.protocol import CHANCE, TERMINAL
+from model.protocol import TERMINAL
 from model.registry import get_spec
 from model.ruleset import Ruleset, RulesetError
 
@@ -67,18 +67,22 @@ def solve_ruleset(ruleset: Ruleset, *, exact: bool | None = None, max_states: in
 def write_solution_files(sol, out_dir: Path, picture: Callable | None = None) -> dict[str, Any]:
     """The play table (CSV, JSON), the decision graph (GraphML, when not too large) and the
     policy picture (when the game draws one); returns ``files`` (and a ``graph_note``)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
     out: dict[str, Any] = {}
-    files = write_table(policy_table(sol), out_dir)
-    graph = decision_graph(sol)
-    if graph is not None:
-        import networkx as nx
-        nx.write_graphml(graph, out_dir / "decision_graph.graphml")
-        files.append(out_dir / "decision_graph.graphml")
-    else:
-        out["graph_note"] = "decision graph not written: too many states for GraphML"
-    if picture is not None:
-        files.append(picture(sol.exploration.game, sol, out_dir / "policy.png"))
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        files = write_table(policy_table(sol), out_dir)
+        graph = decision_graph(sol)
+        if graph is not None:
+            import networkx as nx
+            nx.write_graphml(graph, out_dir / "decision_graph.graphml")
+            files.append(out_dir / "decision_graph.graphml")
+        else:
+            out["graph_note"] = "decision graph not written: too many states for GraphML"
+        if picture is not None:
+            files.append(picture(sol.exploration.game, sol, out_dir / "policy.png"))
+    except OSError as exc:
+        raise RulesetError("command line", "--out", f"cannot write into {str(out_dir)!r} "
+                           f"({exc.strerror or exc})") from None
     out["files"] = [str(f) for f in files]
     return out
 

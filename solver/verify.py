@@ -11,7 +11,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from model.protocol import CHANCE, TERMINAL
+from model.protocol import TERMINAL
 from model.ruleset import Ruleset
 from model.spec import GameSpec
 

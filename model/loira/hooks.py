@@ -149,8 +149,8 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
     beyond it, the specialised C solver (2 players, base cards, default rulings) for the value."""
     import time as _time
 
+    from solver.analysis import write_solution_files
     from solver.explore import explore
-    from solver.graph import decision_graph, policy_table, write_table
     from solver.solve import solve
 
     from . import build, fast
@@ -187,18 +187,7 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
             except fast.FastUnavailable as exc:
                 res["fast_check"] = {"unavailable": str(exc)}
         if out_dir is not None:
-            try:
-                files = write_table(policy_table(sol), out_dir)
-                graph = decision_graph(sol)
-                if graph is not None:
-                    import networkx as nx
-                    nx.write_graphml(graph, out_dir / "decision_graph.graphml")
-                    files.append(out_dir / "decision_graph.graphml")
-                files.append(draw_policy(game, sol, out_dir / "policy.png"))
-            except OSError as exc:
-                raise RulesetError("command line", "--out", f"cannot write into {str(out_dir)!r} "
-                                   f"({exc.strerror or exc})") from None
-            res["files"] = [str(f) for f in files]
+            res.update(write_solution_files(sol, out_dir, draw_policy))
     elif fast_applies and not wants_exact:
         left = None if user_seconds is None else user_seconds - (_time.perf_counter() - start)
         fast_states = options.get("fast_max_states") or user_states or FAST_STATES

@@ -59,7 +59,7 @@ def greedy(g, s) -> int:
 def _after_escape_score(g, s, a) -> int:
     if a == 0:
         return -1
-    d, v1, v2 = (a - 1) // 9, (a - 1) // 3 % 3, (a - 1) % 3
+    v1, v2 = (a - 1) // 3 % 3, (a - 1) % 3
     return score(g, s, s[VICTIM]) - v1 - v2
 
 

@@ -52,7 +52,6 @@ def solve_hook(ruleset: Ruleset, options: dict, out_dir: Path | None,
     except MemoryError as exc:
         return {"partial": True, "reason": str(exc), "values": None, "states": max_states}
     dist = res["turn_distribution"]
-    n = game.num_players
     out: dict[str, Any] = {
         "partial": False,
         "exact": True,
