@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from model.registry import GAMES, all_specs, get_spec, load_ruleset
@@ -114,9 +114,9 @@ def progress_bar(enabled: bool):
     if not enabled or not err.is_terminal:
         yield None
         return
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err, transient=True) as bar:
-        task = bar.add_task("working", total=None)
+        task = bar.add_task("starting", total=None)
 
         def update(phase: str, done: int, total: int | None = None) -> None:
             bar.update(task, description=phase, completed=done, total=total)

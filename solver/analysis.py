@@ -21,6 +21,8 @@ from .solve import solve
 
 #: graphs up to this many states are solved in exact rational arithmetic by default
 EXACT_LIMIT = 50_000
+#: ... and when at most this many of them lie on cycles (pass --exact to go further)
+EXACT_CYCLIC_LIMIT = 5_000
 
 
 def value_entry(exact: Fraction | None, approx: float) -> dict[str, Any]:
@@ -49,8 +51,16 @@ def solve_ruleset(ruleset: Ruleset, *, exact: bool | None = None, max_states: in
         result.update(partial=True, reason=ex.stop_reason, values=None,
                       seconds=time.perf_counter() - start)
         return result
-    use_exact = exact if exact is not None else ex.num_states <= EXACT_LIMIT
-    sol = solve(ex, exact=use_exact, progress=progress)
+    if exact is None:
+        # exact by default when small; cyclic parts cost far more in rational arithmetic (one
+        # Gauss-Jordan elimination per component), so they have their own, lower limit
+        sol = solve(ex, progress=progress)
+        use_exact = ex.num_states <= EXACT_LIMIT and sol.cyclic_states <= EXACT_CYCLIC_LIMIT
+        if use_exact:
+            sol = solve(ex, exact=True, progress=progress)
+    else:
+        use_exact = exact
+        sol = solve(ex, exact=exact, progress=progress)
     exact_vals = sol.initial_exact
     result.update(
         partial=False, exact=use_exact, method=sol.method, residual=sol.residual,
