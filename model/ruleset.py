@@ -164,16 +164,22 @@ class RulesSchema:
 _TOP_KEYS = {"game", "extends", "name", "description", "params", "rulings"}
 
 
-def read_toml(path: Path) -> dict[str, Any]:
+def read_input_text(path: Path) -> str:
+    """An input file's UTF-8 text; a missing, unreadable or binary file is bad input (RulesetError)."""
     source = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise RulesetError(source, "-", "file not found") from None
     except UnicodeDecodeError:
         raise RulesetError(source, "-", "not UTF-8 text") from None
     except OSError as exc:
         raise RulesetError(source, "-", f"cannot read ({exc.strerror})") from None
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    source = str(path)
+    text = read_input_text(path)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from model.ruleset import RulesetError
+from model.ruleset import RulesetError, read_input_text
 
 from . import tiles as T
 from .tiles import Named, Tile
@@ -274,14 +274,7 @@ def check_counts(pos: Position) -> None:
 
 def load_view(path: Path) -> Position:
     src = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise _err(src, "-", "file not found") from None
-    except OSError as exc:
-        raise _err(src, "-", f"cannot read ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise _err(src, "-", "not UTF-8 text") from None
+    text = read_input_text(Path(path))
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
