@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup verify test test-all bench clean
+.PHONY: setup verify test test-all soak bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,10 @@ test: setup
 
 test-all: setup
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -m ''
+
+soak: setup
+	for m in $$(cd tests && grep -l '@given' test_*.py | sed 's/\.py$$//'); do \
+		$(BIN)/python tests/soak.py $$m $${N:-1000} || exit 1; done
 
 bench: setup
 	$(BIN)/python bench/bench_pig.py

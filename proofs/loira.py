@@ -22,7 +22,7 @@ from typing import Sequence
 
 import z3
 
-from model.loira.bounds import opening_capacity, score_bounds as closed_bounds
+from model.loira.bounds import escorts_per_opening, opening_capacity, score_bounds as closed_bounds
 from model.loira.cards import Kind
 from model.loira.config import Config, config_from
 from model.ruleset import Ruleset
@@ -61,9 +61,14 @@ def _holding_constraints(cfg: Config):
             grito = z3.IntVal(deck[Kind.GRITO] * mult)
             if cfg.rulings["L14"] == "per-round":
                 grito = z3.If(grito < GRITO_END, grito, z3.IntVal(GRITO_END))
-            other = (deck[Kind.FIOS] + 2 * deck[Kind.ALUNA] + deck[Kind.RAPAGOTE]
-                     + deck[Kind.DIRETORA] + deck[Kind.PROFESSORA]) * mult
-            cs.append(f["openings"] == grito + other)
+            events = (deck[Kind.FIOS] + deck[Kind.ALUNA] + deck[Kind.RAPAGOTE]
+                      + deck[Kind.DIRETORA] + deck[Kind.PROFESSORA])
+            # under L18 "opener" each opening also hands its keeper the stalls of its escorts:
+            # one per other seat holding a roll (L03: at any opening, or only at a Grito)
+            extra = z3.IntVal(escorts_per_opening(cfg))
+            other_extra = extra if cfg.rulings["L03"] == "any-opening" else z3.IntVal(0)
+            other = (events + deck[Kind.ALUNA] + events * other_extra) * mult
+            cs.append(f["openings"] == grito * (1 + extra) + other)
         cs.append(z3.Sum([f[f"stall{v}"] for v in cfg.stalls] + [z3.IntVal(0)]) <= f["openings"])
         cs += [f["espelho"] >= 0, f["espelho"] <= deck[Kind.ESPELHO],
                f["interruptor"] >= 0, f["interruptor"] <= deck[Kind.INTERRUPTOR],

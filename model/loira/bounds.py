@@ -13,9 +13,19 @@ from .config import Config
 GRITO_END = 3
 
 
+def escorts_per_opening(cfg: Config) -> int:
+    """Extra stalls one opening can hand its keeper: under L18 "opener" every escort's stall goes
+    to the player who caused the opening, and each other seat holding a roll may escort once."""
+    if cfg.rulings["L18"] != "opener":
+        return 0
+    return min(cfg.players - 1, cfg.total_rolls)
+
+
 def opening_capacity(cfg: Config) -> int:
     """Most score stalls one seat can win in a round: one per opening event it takes part in
-    (a Grito, a Fios de Cabelo, a Rapagote, a Diretora, a Professora) and two per Aluna."""
+    (a Grito, a Fios de Cabelo, a Rapagote, a Diretora, a Professora) and two per Aluna, plus the
+    escorts' stalls when the opener keeps them (L18 "opener"; escorts join any opening or only a
+    Grito, L03)."""
     deck = cfg.deck
     total = sum(cfg.stall_counts)
     if cfg.rulings["L25"] == "reshuffle":
@@ -24,9 +34,12 @@ def opening_capacity(cfg: Config) -> int:
     gritos = deck[Kind.GRITO] * mult
     if cfg.rulings["L14"] == "per-round":
         gritos = min(gritos, GRITO_END)
-    others = deck[Kind.FIOS] + 2 * deck[Kind.ALUNA] + deck[Kind.RAPAGOTE] + deck[Kind.DIRETORA] \
+    events = deck[Kind.FIOS] + deck[Kind.ALUNA] + deck[Kind.RAPAGOTE] + deck[Kind.DIRETORA] \
         + deck[Kind.PROFESSORA]
-    return min(total, gritos + mult * others)
+    picks = events + deck[Kind.ALUNA]
+    extra = escorts_per_opening(cfg)
+    other_extra = extra if cfg.rulings["L03"] == "any-opening" else 0
+    return min(total, gritos * (1 + extra) + mult * (picks + events * other_extra))
 
 
 def best_stalls(cfg: Config, k: int) -> int:
