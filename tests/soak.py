@@ -5,11 +5,22 @@ import importlib
 import inspect
 import pathlib
 import sys
+import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]
 
 from hypothesis import HealthCheck, settings  # noqa: E402
+
+
+class TempPaths:
+    """Stands in for pytest's ``tmp_path_factory`` fixture."""
+
+    def __init__(self) -> None:
+        self.root = pathlib.Path(tempfile.mkdtemp(prefix="soak-"))
+
+    def mktemp(self, name: str) -> pathlib.Path:
+        return pathlib.Path(tempfile.mkdtemp(prefix=name, dir=self.root))
 
 
 def main() -> int:
@@ -20,8 +31,14 @@ def main() -> int:
         if name.startswith("test") and hasattr(f, "hypothesis"):
             print("soak", name, flush=True)
             try:
-                settings(max_examples=n, deadline=None, derandomize=False,
-                         suppress_health_check=list(HealthCheck))(f)()
+                # a test's own @settings cannot be decorated twice; replace the stored object
+                # (Hypothesis keeps it on this attribute) with a copy that asks for more examples
+                own = getattr(f, "_hypothesis_internal_use_settings", settings.default)
+                f._hypothesis_internal_use_settings = settings(
+                    own, max_examples=n, deadline=None, derandomize=False, database=None,
+                    suppress_health_check=list(HealthCheck))
+                wants = inspect.signature(f).parameters
+                f(**({"tmp_path_factory": TempPaths()} if "tmp_path_factory" in wants else {}))
             except Exception as e:  # report every property, not just the first failure
                 failed += 1
                 print("FAIL", name, repr(e)[:3000], flush=True)
