@@ -15,6 +15,7 @@ from .protocol import Game
 from .ruleset import RulesSchema, Ruleset, RulesetError, read_toml
 
 if TYPE_CHECKING:
+    from solver.limits import Limits
     from solver.report import PropertyResult
 
 
@@ -31,8 +32,9 @@ class GameSpec:
     build: Callable[[Ruleset], Game]
     #: parameter overrides giving the default small configuration that ``verify`` explores
     verify_overrides: Mapping[str, Any] = field(default_factory=dict)
-    #: game-specific checks beyond exhaustive exploration (Z3 proofs, bounds); each returns results
-    checks: Callable[[Ruleset], Sequence["PropertyResult"]] | None = None
+    #: game-specific checks beyond exhaustive exploration (Z3 proofs, bounds), called as
+    #: ``checks(ruleset, limits=limits)``; they honour the user's limits (unknown when one stops them)
+    checks: Callable[[Ruleset, "Limits"], Sequence["PropertyResult"]] | None = None
     #: the state limit for the exhaustive part of ``verify``
     verify_max_states: int = 2_000_000
     #: optional hooks by name (e.g. "simulate", "solve", "policies", "deduce", "picture")

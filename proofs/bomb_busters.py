@@ -342,7 +342,7 @@ def _topological(ex) -> list[int]:
     return order[::-1]
 
 
-def checks(ruleset) -> list[PropertyResult]:
+def checks(ruleset, limits=None) -> list[PropertyResult]:
     from model.bomb_busters import SPEC, YELLOW_OVERRIDES
 
     m = Mission.from_ruleset(ruleset)

@@ -457,7 +457,7 @@ def l04_readings(ex) -> PropertyResult:
                           kind="exhaustive", seconds=time.perf_counter() - start)
 
 
-def checks(ruleset: Ruleset) -> Sequence[PropertyResult]:
+def checks(ruleset: Ruleset, limits=None) -> Sequence[PropertyResult]:
     from model.loira.game import LoiraGame
     from solver.explore import explore
     cfg = config_from(ruleset)

@@ -16,6 +16,7 @@ from model.ruleset import Ruleset
 from model.spec import GameSpec
 
 from .explore import Exploration, explore
+from .limits import Limits
 from .report import FAILS, HOLDS, UNKNOWN, PropertyResult
 
 #: properties the explorer itself checks on every game, whatever its invariants
@@ -142,6 +143,7 @@ def _longest_path(n: int, offsets: np.ndarray, child: np.ndarray) -> int:
 def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
            timeout: float | None = None, progress: Callable | None = None) -> VerifyReport:
     start = time.perf_counter()
+    limits = Limits.starting_now(max_states, timeout)
     game = spec.build(ruleset)
     limit = max_states if max_states is not None else spec.verify_max_states
     ex = explore(game, max_states=limit, timeout=timeout, progress=progress)
@@ -150,6 +152,6 @@ def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
     report.properties.extend(exploration_properties(ex))
     report.properties.append(termination_property(ex))
     if spec.checks is not None:
-        report.properties.extend(spec.checks(ruleset))
+        report.properties.extend(spec.checks(ruleset, limits=limits))
     report.seconds = time.perf_counter() - start
     return report

@@ -35,9 +35,9 @@ def _solve(ruleset, options, out_dir, progress=None) -> dict[str, Any]:
     return solve(ruleset, options, out_dir, progress)
 
 
-def _checks(ruleset):
+def _checks(ruleset, limits=None):
     from proofs.bomb_busters import checks
-    return checks(ruleset)
+    return checks(ruleset, limits=limits)
 
 
 def _simulate(ruleset, games: int, seed: int, policy: str | None, progress=None) -> dict[str, Any]:

@@ -17,9 +17,9 @@ def build(ruleset: Ruleset) -> LoiraGame:
     return LoiraGame(config_from(ruleset))
 
 
-def _checks(ruleset: Ruleset):
+def _checks(ruleset: Ruleset, limits=None):
     from proofs.loira import checks
-    return checks(ruleset)
+    return checks(ruleset, limits=limits)
 
 
 SPEC = GameSpec(

@@ -22,7 +22,7 @@ Z3_SEATS = 5
 OWN_GRAPH_LIMIT = 600_000
 
 
-def checks(ruleset: Ruleset, all_boards: bool = True) -> Sequence[PropertyResult]:
+def checks(ruleset: Ruleset, all_boards: bool = True, limits=None) -> Sequence[PropertyResult]:
     rules, board = rules_of(ruleset)
     k = min(rules.players, Z3_SEATS)
     out: list[PropertyResult] = [zp.conservation_proof(k), zp.tree_nonempty_proof(k), zp.shield_proof(k)]
