@@ -3,7 +3,8 @@
 The proofs count wires of one kind per hand (the abstraction the invariants need): every action
 is a relation between the counts before and after. Each is parameterised by the mission (players,
 copies per value, yellow and red counts, skull), so a rule edit is re-proved, or refuted with a
-concrete situation. ``checks(ruleset)`` gathers them with exhaustive checks on tiny missions.
+concrete situation. ``checks(ruleset)`` gathers them with exhaustive checks on tiny missions,
+within the user's limits (what a limit stops is unknown).
 """
 from __future__ import annotations
 
@@ -14,7 +15,11 @@ import z3
 
 from model.bomb_busters.mission import Mission
 from proofs.harness import Action, Frame, check_inductive, prove
+from solver.limits import NO_LIMITS, Limits
 from solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
+
+#: each exhaustive check of a tiny mission stops (unknown) beyond this many states or seconds
+EXPLORE_STATES, EXPLORE_SECONDS = 200_000, 60.0
 
 
 # ---- one kind of wire, counted per hand ---------------------------------------------------------
@@ -89,7 +94,7 @@ def _bounds(players: int) -> Callable[[Frame], z3.BoolRef]:
     return lambda f: z3.And(*[h >= 0 for h in _hands(f, players)], f["cut"] >= 0, f["aside"] >= 0)
 
 
-def prove_conservation(m: Mission) -> list[PropertyResult]:
+def prove_conservation(m: Mission, limits: Limits = NO_LIMITS) -> list[PropertyResult]:
     out = []
     P = m.players
     kinds = [("blue value", m.blue_copies, 0, False)]
@@ -107,11 +112,11 @@ def prove_conservation(m: Mission) -> list[PropertyResult]:
         out.append(check_inductive(f"wire-conservation ({label})", kind_frame(P), init, inv,
                                    _kind_actions(P, n, red=red), assumptions=_bounds(P),
                                    detail=f"{label}: uncut in hands + cut = {n}, set-aside stays {aside}, "
-                                          "under every action"))
+                                          "under every action", limits=limits))
     return out
 
 
-def prove_parity(m: Mission) -> list[PropertyResult]:
+def prove_parity(m: Mission, limits: Limits = NO_LIMITS) -> list[PropertyResult]:
     P, K = m.players, m.blue_copies
     out = []
     for label, n in (("blue", K), ("yellow", m.yellow_in_play)):
@@ -125,28 +130,29 @@ def prove_parity(m: Mission) -> list[PropertyResult]:
             return z3.And(f["cut"] % 2 == 0, sum(_hands(f, P)) + f["cut"] == n, f["cut"] <= n)
         out.append(check_inductive(f"cut-parity ({label})", kind_frame(P), init, inv, _kind_actions(P, n),
                                    assumptions=_bounds(P),
-                                   detail=f"cut {label} wires of a value stay even (of {n})"))
+                                   detail=f"cut {label} wires of a value stay even (of {n})", limits=limits))
     # the consequence B03 names: with an even number of copies, 3 never remain
     left = lambda f: sum(_hands(f, P))
     out.append(prove("three-never-left (B03)", kind_frame(P), lambda f: left(f) != 3,
                      lambda f: z3.And(_bounds(P)(f), f["cut"] % 2 == 0, left(f) + f["cut"] == K),
-                     detail=f"with cut wires even and {K} copies, 3 wires of a value are never left"))
+                     detail=f"with cut wires even and {K} copies, 3 wires of a value are never left",
+                     limits=limits))
     return out
 
 
-def prove_validation(m: Mission) -> PropertyResult:
+def prove_validation(m: Mission, limits: Limits = NO_LIMITS) -> PropertyResult:
     P, K = m.players, m.blue_copies
     return check_inductive(
         "validation-at-all-copies", kind_frame(P),
         lambda f: z3.And(sum(_hands(f, P)) == K, f["cut"] == 0, z3.Not(f["validated"])),
         lambda f: z3.And(f["validated"] == (f["cut"] == K), sum(_hands(f, P)) + f["cut"] == K),
         _kind_actions(P, K), assumptions=_bounds(P),
-        detail=f"a validation token exactly when all {K} wires of a value are cut")
+        detail=f"a validation token exactly when all {K} wires of a value are cut", limits=limits)
 
 
 # ---- deadlock freedom --------------------------------------------------------------------------
 
-def prove_deadlock_freedom(m: Mission) -> PropertyResult:
+def prove_deadlock_freedom(m: Mission, limits: Limits = NO_LIMITS) -> PropertyResult:
     """Whenever the active player holds wires, one of the three actions is legal."""
     V, K, Y, Rn = m.blue_values, m.blue_copies, m.yellow_in_play, m.red_in_play
     sizes = m.sizes()
@@ -186,16 +192,23 @@ def prove_deadlock_freedom(m: Mission) -> PropertyResult:
 
     return prove("deadlock-freedom", frame, some_action, reachable,
                  detail=f"a player holding wires always has a dual cut, a solo cut or the red reveal "
-                        f"({V} values x {K}, {Y} yellow, {Rn} red, hands of at most {capacity})")
+                        f"({V} values x {K}, {Y} yellow, {Rn} red, hands of at most {capacity})",
+                 limits=limits)
 
 
 # ---- termination ---------------------------------------------------------------------------------
 
-def prove_termination(m: Mission) -> PropertyResult:
+def termination_bound(m: Mission) -> int:
+    """The bound ``prove_termination`` proves: (non-red wires)/2 + reds + skull + Estabilizador."""
+    nonred = m.blue_values * m.blue_copies + m.yellow_in_play
+    return nonred // 2 + m.red_in_play + m.skull + int(any(n == "estabilizador" for n, _ in m.equipment))
+
+
+def prove_termination(m: Mission, limits: Limits = NO_LIMITS) -> PropertyResult:
     """Turns <= (non-red wires)/2 + reds + skull + Estabilizador, by a ranking function."""
     nonred = m.blue_values * m.blue_copies + m.yellow_in_play
     D, S0 = m.skull, int(any(n == "estabilizador" for n, _ in m.equipment))
-    bound = nonred // 2 + m.red_in_play + D + S0
+    bound = termination_bound(m)
 
     def frame(suffix: str) -> Frame:
         return {n: z3.Int(n + suffix) for n in ("turns", "uncut", "reds", "detonator", "stab_card", "stab_on", "over")}
@@ -251,24 +264,31 @@ def prove_termination(m: Mission) -> PropertyResult:
 
     res = check_inductive("termination-bound", frame, init, inv, actions, assumptions=assume,
                           detail=f"every game ends within {bound} turns = {nonred}/2 non-red pairs + "
-                                 f"{m.red_in_play} red + {D} detonator steps + {S0} stabilized failure")
+                                 f"{m.red_in_play} red + {D} detonator steps + {S0} stabilized failure",
+                          limits=limits)
     res.data.update({"bound_turns": bound, "issue_bound": f"{m.total_wires}/2 + {D}"})
     return res
 
 
 # ---- exhaustive checks on tiny missions ------------------------------------------------------------
 
-def exhaustive_checks(label: str, ruleset) -> list[PropertyResult]:
+def exhaustive_checks(label: str, ruleset, limits: Limits = NO_LIMITS) -> list[PropertyResult]:
     from model.bomb_busters import build
     from model.bomb_busters.rules import Kind
     from solver.explore import explore
 
+    names = (f"exhaustive invariants ({label})", f"termination-within-bound ({label})")
+    if limits.expired():
+        return [limits.not_run(name, "exhaustive") for name in names]
     start = time.perf_counter()
     game = build(ruleset)
-    ex = explore(game, max_states=200_000, timeout=60)
+    left = limits.remaining()
+    ex = explore(game, max_states=limits.states(EXPLORE_STATES),
+                 timeout=EXPLORE_SECONDS if left is None else min(EXPLORE_SECONDS, left))
     out = []
     if not ex.complete:
-        return [PropertyResult(f"exhaustive invariants ({label})", UNKNOWN, ex.stop_reason, kind="exhaustive")]
+        reason = f"{ex.num_states} states explored before the {ex.stop_reason}"
+        return [PropertyResult(name, UNKNOWN, reason, kind="exhaustive") for name in names]
     bad = dict(ex.violations)
     status = FAILS if bad else HOLDS
     trace = None
@@ -291,7 +311,7 @@ def exhaustive_checks(label: str, ruleset) -> list[PropertyResult]:
             best = max(best, step + longest[ex.child[e]])
         longest[node] = best
     m = game.mission
-    bound = prove_termination(m).data["bound_turns"]
+    bound = termination_bound(m)
     ok = longest[0] <= bound
     out.append(PropertyResult(f"termination-within-bound ({label})", HOLDS if ok else FAILS,
                               f"longest play {longest[0]} turns; proved bound {bound}; "
@@ -342,16 +362,17 @@ def _topological(ex) -> list[int]:
     return order[::-1]
 
 
-def checks(ruleset, limits=None) -> list[PropertyResult]:
+def checks(ruleset, limits: Limits | None = None) -> list[PropertyResult]:
     from model.bomb_busters import SPEC, YELLOW_OVERRIDES
 
+    limits = limits or NO_LIMITS
     m = Mission.from_ruleset(ruleset)
-    out = prove_conservation(m) + prove_parity(m) + [prove_validation(m), prove_deadlock_freedom(m),
-                                                     prove_termination(m)]
+    out = prove_conservation(m, limits) + prove_parity(m, limits) + [
+        prove_validation(m, limits), prove_deadlock_freedom(m, limits), prove_termination(m, limits)]
     if m.total_wires <= 6:
-        out += exhaustive_checks("this mission", ruleset)
+        out += exhaustive_checks("this mission", ruleset, limits)
     else:
-        out += exhaustive_checks("bomb-busters-tiny", SPEC.ruleset("bomb-busters-tiny"))
+        out += exhaustive_checks("bomb-busters-tiny", SPEC.ruleset("bomb-busters-tiny"), limits)
     yellow = SPEC.default().with_overrides(YELLOW_OVERRIDES, spec=SPEC.schema, source="yellow mission")
-    out += exhaustive_checks("yellow '2 de 3' mission", yellow)
+    out += exhaustive_checks("yellow '2 de 3' mission", yellow, limits)
     return out

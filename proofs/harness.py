@@ -18,6 +18,7 @@ from typing import Callable, Mapping, Sequence
 
 import z3
 
+from solver.limits import NO_LIMITS, Limits
 from solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
 
 Frame = dict[str, z3.ExprRef]
@@ -44,89 +45,119 @@ def _describe_model(model: z3.ModelRef, frames: Sequence[tuple[str, Frame]]) -> 
     return lines
 
 
-def _check(solver: z3.Solver, timeout_ms: int) -> z3.CheckSatResult:
-    solver.set("timeout", timeout_ms)
+def _check(solver: z3.Solver, timeout_ms: int, limits: Limits = NO_LIMITS) -> z3.CheckSatResult:
+    # each solver gets what is left of the user's time at the moment it starts
+    solver.set("timeout", limits.z3_timeout_ms(timeout_ms))
     return solver.check()
+
+
+def _unknown(reason: str, limits: Limits) -> str:
+    """Z3's reason for giving up, saying so when the user's time limit cut it short."""
+    return f"{reason} (stopped by the time limit)" if limits.expired() else reason
 
 
 def prove(name: str, frame: FrameFactory, claim: StatePredicate,
           assumptions: StatePredicate | None = None, *, detail: str = "",
-          timeout_ms: int = 20_000) -> PropertyResult:
-    """Prove that ``assumptions(s) => claim(s)`` for every frame ``s`` (validity, one solver)."""
+          timeout_ms: int = 20_000, limits: Limits | None = None) -> PropertyResult:
+    """Prove that ``assumptions(s) => claim(s)`` for every frame ``s`` (validity, one solver).
+
+    With ``limits``, a proof that would start after the deadline is reported not run (unknown)."""
+    limits = limits or NO_LIMITS
+    if limits.expired():
+        return limits.not_run(name, "z3")
     start = time.perf_counter()
     s = frame("")
     solver = z3.Solver()
     if assumptions is not None:
         solver.add(assumptions(s))
     solver.add(z3.Not(claim(s)))
-    verdict = _check(solver, timeout_ms)
+    verdict = _check(solver, timeout_ms, limits)
     seconds = time.perf_counter() - start
     if verdict == z3.unsat:
         return PropertyResult(name, HOLDS, detail, kind="z3", seconds=seconds)
     if verdict == z3.sat:
         return PropertyResult(name, FAILS, detail or "a situation violates the claim",
                               _describe_model(solver.model(), [("situation", s)]), "z3", seconds)
-    return PropertyResult(name, UNKNOWN, f"z3: {solver.reason_unknown()}", kind="z3", seconds=seconds)
+    return PropertyResult(name, UNKNOWN, _unknown(f"z3: {solver.reason_unknown()}", limits), kind="z3",
+                          seconds=seconds)
 
 
 def check_inductive(name: str, frame: FrameFactory, init: StatePredicate, invariant: StatePredicate,
                     actions: Sequence[Action], *, assumptions: StatePredicate | None = None,
-                    detail: str = "", timeout_ms: int = 20_000) -> PropertyResult:
+                    detail: str = "", timeout_ms: int = 20_000,
+                    limits: Limits | None = None) -> PropertyResult:
     """Prove ``invariant`` holds initially and is preserved by every action (each its own solver).
 
-    ``assumptions`` (e.g. type bounds, constants of the ruleset) hold in every frame.
+    ``assumptions`` (e.g. type bounds, constants of the ruleset) hold in every frame. With
+    ``limits``, no solver starts after the deadline: the result is then unknown.
     """
+    limits = limits or NO_LIMITS
+    if limits.expired():
+        return limits.not_run(name, "z3")
     start = time.perf_counter()
     assume = assumptions or (lambda _f: z3.BoolVal(True))
     pre, post = frame(""), frame("'")
 
     solver = z3.Solver()
     solver.add(assume(pre), init(pre), z3.Not(invariant(pre)))
-    verdict = _check(solver, timeout_ms)
+    verdict = _check(solver, timeout_ms, limits)
     if verdict == z3.sat:
         return PropertyResult(name, FAILS, "fails in an initial state",
                               _describe_model(solver.model(), [("initial", pre)]), "z3",
                               time.perf_counter() - start)
     if verdict != z3.sat and verdict != z3.unsat:
-        return PropertyResult(name, UNKNOWN, f"initiation: z3 {solver.reason_unknown()}", kind="z3",
-                              seconds=time.perf_counter() - start)
+        return PropertyResult(name, UNKNOWN, _unknown(f"initiation: z3 {solver.reason_unknown()}", limits),
+                              kind="z3", seconds=time.perf_counter() - start)
     for action in actions:
+        if limits.expired():
+            return PropertyResult(name, UNKNOWN, f"not finished: the time limit was reached before "
+                                  f"action {action.name} was checked", kind="z3",
+                                  seconds=time.perf_counter() - start)
         solver = z3.Solver()
         solver.add(assume(pre), assume(post), invariant(pre), action.relation(pre, post),
                    z3.Not(invariant(post)))
-        verdict = _check(solver, timeout_ms)
+        verdict = _check(solver, timeout_ms, limits)
         if verdict == z3.sat:
             return PropertyResult(name, FAILS, f"not preserved by action {action.name}",
                                   _describe_model(solver.model(), [("before", pre), ("after", post)]),
                                   "z3", time.perf_counter() - start, {"action": action.name})
         if verdict != z3.unsat:
-            return PropertyResult(name, UNKNOWN, f"{action.name}: z3 {solver.reason_unknown()}",
-                                  kind="z3", seconds=time.perf_counter() - start)
+            return PropertyResult(name, UNKNOWN, _unknown(f"{action.name}: z3 {solver.reason_unknown()}",
+                                                          limits), kind="z3", seconds=time.perf_counter() - start)
     steps = ", ".join(a.name for a in actions)
     return PropertyResult(name, HOLDS, detail or f"holds initially and preserved by: {steps}",
                           kind="z3", seconds=time.perf_counter() - start)
 
 
 def optimize_bound(name: str, frame: FrameFactory, objective: Callable[[Frame], z3.ArithRef],
-                   constraints: StatePredicate, *, timeout_ms: int = 20_000
+                   constraints: StatePredicate, *, timeout_ms: int = 20_000,
+                   limits: Limits | None = None
                    ) -> tuple[PropertyResult, int | None, int | None, Mapping[str, list[str]]]:
     """Tightest minimum and maximum of ``objective`` subject to ``constraints``, with Z3's optimiser.
 
-    Returns the result, the minimum, the maximum and a witness situation for each.
+    Returns the result, the minimum, the maximum and a witness situation for each (with
+    ``limits``: unknown and no bounds when the deadline comes first).
     """
+    limits = limits or NO_LIMITS
+    if limits.expired():
+        return limits.not_run(name, "z3"), None, None, {}
     start = time.perf_counter()
     bounds: dict[str, int | None] = {}
     witnesses: dict[str, list[str]] = {}
     for direction in ("min", "max"):
+        if limits.expired():
+            return (PropertyResult(name, UNKNOWN, f"not finished: the time limit was reached before the "
+                                   f"{direction}imum", kind="z3", seconds=time.perf_counter() - start),
+                    None, None, {})
         s = frame("")
         opt = z3.Optimize()
-        opt.set("timeout", timeout_ms)
+        opt.set("timeout", limits.z3_timeout_ms(timeout_ms))
         opt.add(constraints(s))
         goal = objective(s)
         handle = opt.minimize(goal) if direction == "min" else opt.maximize(goal)
         verdict = opt.check()
         if verdict != z3.sat:
-            return (PropertyResult(name, UNKNOWN, f"optimiser: {verdict}", kind="z3",
+            return (PropertyResult(name, UNKNOWN, _unknown(f"optimiser: {verdict}", limits), kind="z3",
                                    seconds=time.perf_counter() - start), None, None, {})
         value = (opt.lower(handle) if direction == "min" else opt.upper(handle))
         if not z3.is_int_value(value):

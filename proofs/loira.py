@@ -27,9 +27,12 @@ from model.loira.cards import Kind
 from model.loira.config import Config, config_from
 from model.ruleset import Ruleset
 from proofs.harness import Action, check_inductive, optimize_bound, prove
+from solver.limits import NO_LIMITS, Limits
 from solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
 
 GRITO_END = 3
+#: the checks' own exhaustive exploration stops (unknown) beyond this many states
+EXPLORE_LIMIT = 500_000
 
 
 # ---- scoring bounds -----------------------------------------------------------------------------------
@@ -93,9 +96,10 @@ def _score_expr(cfg: Config):
     return score
 
 
-def score_bounds(cfg: Config, label: str) -> tuple[PropertyResult, int | None, int | None]:
+def score_bounds(cfg: Config, label: str, limits: Limits = NO_LIMITS
+                 ) -> tuple[PropertyResult, int | None, int | None]:
     res, lo, hi, witnesses = optimize_bound(f"score-bounds ({label})", _holding_frame(cfg),
-                                            _score_expr(cfg), _holding_constraints(cfg))
+                                            _score_expr(cfg), _holding_constraints(cfg), limits=limits)
     if res.status != HOLDS:
         return res, None, None
     closed = closed_bounds(cfg)
@@ -109,23 +113,28 @@ def score_bounds(cfg: Config, label: str) -> tuple[PropertyResult, int | None, i
     return res, lo, hi
 
 
-def reachable_score_range(ex) -> PropertyResult:
+def reachable_score_range(ex, limits: Limits = NO_LIMITS) -> PropertyResult:
     """Every reachable state's scores lie within the proved bounds; report the reachable range."""
     from model.loira.scoring import score
     start = time.perf_counter()
     game = ex.game
     lo, hi = closed_bounds(game.cfg)
     seen_lo = seen_hi = 0
+    scanned, stop = 0, ex.stop_reason if not ex.complete else ""
     for key in ex.keys:
+        if scanned & 4095 == 0 and limits.expired():
+            stop = stop or f"time limit reached after scoring {scanned} of them"
+            break
+        scanned += 1
         for seat in range(game.num_players):
             v = score(game, key, seat)
             seen_lo, seen_hi = min(seen_lo, v), max(seen_hi, v)
     status = HOLDS if lo <= seen_lo and seen_hi <= hi else FAILS
-    if not ex.complete:
+    if stop:
         status = UNKNOWN if status == HOLDS else status
     return PropertyResult("score-bounds-reachable", status,
                           f"{ex.num_states} states: reachable scores [{seen_lo}, {seen_hi}] within "
-                          f"the proved [{lo}, {hi}]" + ("" if ex.complete else f" ({ex.stop_reason})"),
+                          f"the proved [{lo}, {hi}]" + (f" ({stop})" if stop else ""),
                           kind="exhaustive", seconds=time.perf_counter() - start,
                           data={"reachable_min": seen_lo, "reachable_max": seen_hi})
 
@@ -156,10 +165,10 @@ def _winner_definition(n: int):
     return definition
 
 
-def tie_break(n: int) -> list[PropertyResult]:
+def tie_break(n: int, limits: Limits = NO_LIMITS) -> list[PropertyResult]:
     frame, define = _tie_frame(n), _winner_definition(n)
     out = [prove("tie-break-total", frame, lambda f: z3.Or([f[f"win{i}"] for i in range(n)]), define,
-                 detail=f"{n} seats: some seat always wins (a best pair exists)")]
+                 detail=f"{n} seats: some seat always wins (a best pair exists)", limits=limits)]
 
     def deterministic(f):
         g = frame("'")
@@ -169,7 +178,7 @@ def tie_break(n: int) -> list[PropertyResult]:
                          z3.Implies(z3.And(same, define(g)),
                                     z3.And([g[f"win{i}"] == f[f"win{i}"] for i in range(n)])))
     out.append(prove("tie-break-deterministic", frame, deterministic, define,
-                     detail="the same scores and card counts always give the same winners"))
+                     detail="the same scores and card counts always give the same winners", limits=limits))
 
     def symmetric(f):
         conds = []
@@ -183,7 +192,8 @@ def tie_break(n: int) -> list[PropertyResult]:
                                 z3.And([w[k] == f[f"win{k}"] for k in range(n) if k not in (i, j)])))
         return z3.And(conds)
     out.append(prove("tie-break-symmetric", frame, symmetric, define,
-                     detail="swapping two seats' holdings swaps their outcomes (no seat is favoured)"))
+                     detail="swapping two seats' holdings swaps their outcomes (no seat is favoured)",
+                     limits=limits))
 
     def best_pair(f):
         return z3.And([z3.Implies(f[f"win{i}"], z3.And([_better_or_equal(f, i, j) for j in range(n)]))
@@ -192,8 +202,10 @@ def tie_break(n: int) -> list[PropertyResult]:
                                   z3.And(f[f"score{i}"] == f[f"score{j}"], f[f"cards{i}"] == f[f"cards{j}"]))
                        for i in range(n) for j in range(n)])
     out.append(prove("tie-break-best-pair", frame, best_pair, define,
-                     detail="winners hold the best (score, fewer cards) pair and share it exactly"))
-    out.append(_implementation_matches(n))
+                     detail="winners hold the best (score, fewer cards) pair and share it exactly",
+                     limits=limits))
+    out.append(limits.not_run("tie-break-implementation", "exhaustive") if limits.expired()
+               else _implementation_matches(n))
     return out
 
 
@@ -219,7 +231,7 @@ def _implementation_matches(n: int) -> PropertyResult:
 
 
 # ---- conservation and the centre belief ----------------------------------------------------------------
-def conservation(cfg: Config) -> list[PropertyResult]:
+def conservation(cfg: Config, limits: Limits = NO_LIMITS) -> list[PropertyResult]:
     total = max(cfg.deck)
 
     def cframe(sfx):
@@ -253,7 +265,7 @@ def conservation(cfg: Config) -> list[PropertyResult]:
                            lambda f: z3.And(f["deck"] == total, f["discard"] == 0, f["held"] == 0,
                                             f["aside"] == 0), cinv, card_actions,
                            detail="per card kind, deck + discard + held + set aside stays constant: "
-                                  "initially and across every move that touches cards")]
+                                  "initially and across every move that touches cards", limits=limits)]
     n, rolls = cfg.players, cfg.total_rolls
 
     def rframe(sfx):
@@ -273,7 +285,8 @@ def conservation(cfg: Config) -> list[PropertyResult]:
                                                 [f[f"r{i}"] == cfg.rolls[i] for i in range(n)]),
                                rinv, roll_actions,
                                detail=f"centre + held rolls = {rolls}: initially and across every move "
-                                      "(seats are symmetric, so seats 0 and 1 stand for any pair)"))
+                                      "(seats are symmetric, so seats 0 and 1 stand for any pair)",
+                               limits=limits))
     m0 = sum(cfg.stall_counts)
 
     def bframe(sfx):
@@ -299,12 +312,12 @@ def conservation(cfg: Config) -> list[PropertyResult]:
                                binv, belief_actions,
                                detail="0 <= cards in the centre <= belief slots <= unopened + 1, so "
                                       "P(Loira present) = phys/slots <= 1 and P(Loira next) = 1/slots "
-                                      "is a probability, across kicks, openings and escapes"))
+                                      "is a probability, across kicks, openings and escapes", limits=limits))
     return out
 
 
 # ---- termination -----------------------------------------------------------------------------------------
-def termination(cfg: Config) -> list[PropertyResult]:
+def termination(cfg: Config, limits: Limits = NO_LIMITS) -> list[PropertyResult]:
     n, size = cfg.players, cfg.deck_size
     mer = cfg.deck[Kind.MERENDEIRA]
     big = size + 1
@@ -339,7 +352,8 @@ def termination(cfg: Config) -> list[PropertyResult]:
         res = prove("round-termination", frame, decreases, typing,
                     detail=f"every turn draws a card, stops a seat or uses the Interruptor (ends the round); "
                            f"rank = deck + active seats + {big} x Merendeira cards decreases on each, so a "
-                           f"round has at most {size + n + mer * big} turns (deck {size}, {n} seats)")
+                           f"round has at most {size + n + mer * big} turns (deck {size}, {n} seats)",
+                    limits=limits)
         res.data["turn_bound"] = size + n + mer * big
         out.append(res)
     # an opening is bounded: at most one pick per seat plus the card's own picks, each reveal
@@ -348,7 +362,7 @@ def termination(cfg: Config) -> list[PropertyResult]:
                      lambda f: f["picks"] <= f["phys"],
                      lambda f: z3.And(f["phys"] >= 0, f["picks"] >= 0, f["picks"] <= f["phys"]),
                      detail="picks queued never exceed the cards in the centre (L26), so every opening "
-                            "ends after at most that many reveals"))
+                            "ends after at most that many reveals", limits=limits))
     target = cfg.target_wins
     rounds = n * (target - 1) + 1
 
@@ -366,12 +380,12 @@ def termination(cfg: Config) -> list[PropertyResult]:
                          lambda f: z3.And([z3.And(f[f"w{i}"] >= 0, f[f"w{i}"] <= target - 1) for i in range(n)]),
                          detail=f"while nobody has {target} wins the seats hold at most {rounds - 1} wins; "
                                 f"every round adds at least one (tie-break-total), so a match ends "
-                                f"within {rounds} rounds"))
+                                f"within {rounds} rounds", limits=limits))
     return out
 
 
 # ---- the main deck is never drawn empty ---------------------------------------------------------------
-def deck_never_empty(cfg: Config) -> PropertyResult:
+def deck_never_empty(cfg: Config, limits: Limits = NO_LIMITS) -> PropertyResult:
     gritos = cfg.deck[Kind.GRITO]
 
     def frame(sfx):
@@ -403,13 +417,14 @@ def deck_never_empty(cfg: Config) -> PropertyResult:
         inv, actions,
         assumptions=lambda f: z3.And(f["deck"] >= 0, f["resolved"] >= 0),
         detail="gritos in deck + gritos resolved >= 3 is inductive; while the round goes on at most 2 "
-               "are resolved, so a Grito (hence a card) is always left to draw: L25 is never needed")
+               "are resolved, so a Grito (hence a card) is always left to draw: L25 is never needed",
+        limits=limits)
     if cfg.rulings["L14"] != "per-round":
         res.status, res.detail = UNKNOWN, "L14 'merendeira-resets': the Grito count can reset"
     return res
 
 
-def deck_exhaustion_trace(ex, reading: str = "round-ends") -> PropertyResult:
+def deck_exhaustion_trace(ex, reading: str = "round-ends", limits: Limits = NO_LIMITS) -> PropertyResult:
     """With fewer than 3 Gritos the deck can run out: the explorer's shortest trace to it.
 
     ``ex`` explores the game under L25 ``round-ends``, where running out ends the round (a visible
@@ -419,7 +434,11 @@ def deck_exhaustion_trace(ex, reading: str = "round-ends") -> PropertyResult:
     game = ex.game
     then = ("L25 ends the round" if reading == "round-ends" else
             f"L25 '{reading}' then rebuilds the deck; the trace ends where the readings part")
+    stop = ex.stop_reason if not ex.complete else ""
     for node, key in enumerate(ex.keys):
+        if node & 4095 == 0 and limits.expired():
+            stop = stop or f"time limit reached after {node} states were searched"
+            break
         if key[END] == End.DECK:
             trace = ex.narrate(node)
             return PropertyResult("deck-exhaustion-matches-proof", HOLDS,
@@ -427,14 +446,15 @@ def deck_exhaustion_trace(ex, reading: str = "round-ends") -> PropertyResult:
                                   f"predicts, the deck can run out ({then}); shortest trace "
                                   f"of {len(trace) - 1} moves in data.trace", kind="exhaustive",
                                   seconds=time.perf_counter() - start, data={"trace": trace})
-    status = UNKNOWN if not ex.complete else FAILS
+    status = UNKNOWN if stop else FAILS
     return PropertyResult("deck-exhaustion-matches-proof", status,
-                          "fewer than 3 Gritos but no reachable deck exhaustion found", kind="exhaustive",
+                          "fewer than 3 Gritos but no reachable deck exhaustion found"
+                          + (f" ({ex.num_states} states, {stop})" if stop else ""), kind="exhaustive",
                           seconds=time.perf_counter() - start)
 
 
 # ---- L04's readings ---------------------------------------------------------------------------------------
-def l04_readings(ex) -> PropertyResult:
+def l04_readings(ex, limits: Limits = NO_LIMITS) -> PropertyResult:
     """A reachable end of round where 'fewer point cards' and 'fewer bathroom cards' disagree."""
     from model.loira.scoring import round_winners
     from model.loira.state import PH, Phase
@@ -443,7 +463,11 @@ def l04_readings(ex) -> PropertyResult:
     other = "bathroom-cards" if game.cfg.rulings["L04"] == "point-cards" else "point-cards"
     rulings = dict(game.cfg.rulings, L04=other)
     alt = type(game)(Config(**{**game.cfg.__dict__, "rulings": rulings}), symmetry=False)
+    stop = ex.stop_reason if not ex.complete else ""
     for node, key in enumerate(ex.keys):
+        if node & 4095 == 0 and limits.expired():
+            stop = stop or f"time limit reached after {node} states were searched"
+            break
         if key[PH] == Phase.END and round_winners(game, key) != round_winners(alt, key):
             return PropertyResult("L04-readings-part", HOLDS,
                                   f"a reachable end where the readings pick different winners: "
@@ -451,41 +475,53 @@ def l04_readings(ex) -> PropertyResult:
                                   f"{round_winners(alt, key)} ({other}); trace in data.trace",
                                   None, "exhaustive", time.perf_counter() - start,
                                   {"trace": ex.narrate(node)})
+    if stop:  # a partial search proves nothing about the states it did not reach
+        return PropertyResult("L04-readings-part", UNKNOWN,
+                              f"no end of round where L04's readings pick different winners among "
+                              f"{ex.num_states} states explored ({stop})",
+                              kind="exhaustive", seconds=time.perf_counter() - start)
     return PropertyResult("L04-readings-part", HOLDS,
                           f"no reachable end of round ({ex.num_states} states) where L04's readings "
                           f"pick different winners in this configuration",
                           kind="exhaustive", seconds=time.perf_counter() - start)
 
 
-def checks(ruleset: Ruleset, limits=None) -> Sequence[PropertyResult]:
+def checks(ruleset: Ruleset, limits: Limits | None = None) -> Sequence[PropertyResult]:
+    """Every property above; ``limits`` (the user's ``--max-states`` and ``--timeout``) caps each
+    exploration and Z3 call, and whatever they stop is reported unknown."""
     from model.loira.game import LoiraGame
     from solver.explore import explore
+    limits = limits or NO_LIMITS
     cfg = config_from(ruleset)
     game = LoiraGame(cfg, symmetry=False)  # traces narrated in the seats' own terms
-    ex = explore(game, max_states=500_000, check_invariants=False)
+    ex = explore(game, max_states=limits.states(EXPLORE_LIMIT), timeout=limits.remaining(),
+                 check_invariants=False)
     out: list[PropertyResult] = []
-    res, _, _ = score_bounds(cfg, "this ruleset")
+    res, _, _ = score_bounds(cfg, "this ruleset", limits)
     out.append(res)
-    out.append(reachable_score_range(ex))
+    out.append(reachable_score_range(ex, limits))
     if cfg.deck != config_from(_base_ruleset(ruleset)).deck:
-        full, _, _ = score_bounds(config_from(_base_ruleset(ruleset)), "full game, these rulings")
+        full, _, _ = score_bounds(config_from(_base_ruleset(ruleset)), "full game, these rulings", limits)
         out.append(full)
-    out.extend(tie_break(cfg.players))
-    out.extend(conservation(cfg))
-    out.extend(termination(cfg))
+    out.extend(tie_break(cfg.players, limits))
+    out.extend(conservation(cfg, limits))
+    out.extend(termination(cfg, limits))
     base = config_from(_base_ruleset(ruleset))
-    full_deck = deck_never_empty(base)
+    full_deck = deck_never_empty(base, limits)
     full_deck.name = "deck-never-empty (full game)"
     out.append(full_deck)
     if cfg.deck[Kind.GRITO] >= GRITO_END:
-        out.append(deck_never_empty(cfg))
+        out.append(deck_never_empty(cfg, limits))
     elif cfg.rulings["L25"] == "round-ends":
-        out.append(deck_exhaustion_trace(ex))
+        out.append(deck_exhaustion_trace(ex, limits=limits))
+    elif limits.expired():
+        out.append(limits.not_run("deck-exhaustion-matches-proof", "exhaustive"))
     else:  # the deck running out is only visible where it ends the round: explore that reading
         ends = Config(**{**cfg.__dict__, "rulings": dict(cfg.rulings, L25="round-ends")})
-        ex_ends = explore(LoiraGame(ends, symmetry=False), max_states=500_000, check_invariants=False)
-        out.append(deck_exhaustion_trace(ex_ends, cfg.rulings["L25"]))
-    out.append(l04_readings(ex))
+        ex_ends = explore(LoiraGame(ends, symmetry=False), max_states=limits.states(EXPLORE_LIMIT),
+                          timeout=limits.remaining(), check_invariants=False)
+        out.append(deck_exhaustion_trace(ex_ends, cfg.rulings["L25"], limits))
+    out.append(l04_readings(ex, limits))
     return out
 
 

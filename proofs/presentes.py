@@ -18,6 +18,7 @@ from fractions import Fraction
 import z3
 
 from proofs.harness import Action, check_inductive, optimize_bound, prove
+from solver.limits import NO_LIMITS, Limits
 from solver.report import UNKNOWN, PropertyResult
 
 ON, FINISHED, REMOVED = 0, 1, 2
@@ -143,7 +144,7 @@ def gift_actions(k: int) -> list[Action]:
             Action("finish", finish), Action("move", move)]
 
 
-def conservation_proof(k: int) -> PropertyResult:
+def conservation_proof(k: int, limits: Limits = NO_LIMITS) -> PropertyResult:
     def init(f):
         return z3.And([f[f"gift{i}"] == -1 for i in range(k)] + [f[f"tree{g}"] for g in range(k)]
                       + [f[f"st{i}"] == ON for i in range(k)])
@@ -151,19 +152,20 @@ def conservation_proof(k: int) -> PropertyResult:
         f"z3-gift-conservation ({k} players)", _gift_frame(k), init, conservation(k), gift_actions(k),
         assumptions=_types(k),
         detail=f"with {k} players: every gift is under the tree or with exactly one player, removed "
-               "players hold none; holds at the start and is preserved by every gift-moving action")
+               "players hold none; holds at the start and is preserved by every gift-moving action",
+        limits=limits)
 
 
-def tree_nonempty_proof(k: int) -> PropertyResult:
+def tree_nonempty_proof(k: int, limits: Limits = NO_LIMITS) -> PropertyResult:
     def assume(f):
         return z3.And(_types(k)(f), conservation(k)(f), _sel(f, "gift", f["m"], k) == -1)
     return prove(f"z3-tree-nonempty ({k} players)", _gift_frame(k),
                  lambda f: z3.Or([f[f"tree{g}"] for g in range(k)]), assume,
                  detail=f"with {k} players: whenever a player holds no gift, some gift is under the "
-                        "tree, so every 'take one from the tree' can be done")
+                        "tree, so every 'take one from the tree' can be done", limits=limits)
 
 
-def shield_proof(k: int) -> PropertyResult:
+def shield_proof(k: int, limits: Limits = NO_LIMITS) -> PropertyResult:
     """Each targeted action, with its eligibility guard, leaves every shielded non-mover alone."""
     frame1 = _gift_frame(k)
 
@@ -204,7 +206,7 @@ def shield_proof(k: int) -> PropertyResult:
 
     return prove(f"z3-shield-safety ({k} players)", frame, safe, guarded,
                  detail="every effect and choice, under its eligibility guard, keeps the gift and the "
-                        "place of a shielded player other than the mover")
+                        "place of a shielded player other than the mover", limits=limits)
 
 
 def _place_swap(a, b, k):
@@ -223,8 +225,8 @@ def _own_move(a, b, k):
     return _post(a, b, k, pos=lambda i: z3.If(a["m"] == i, b[f"pos{i}"], a[f"pos{i}"]))
 
 
-def no_effect_proof(k: int, sneak_range: int, sneak_ahead_only: bool, sneak_without_gift: bool
-                    ) -> list[PropertyResult]:
+def no_effect_proof(k: int, sneak_range: int, sneak_ahead_only: bool, sneak_without_gift: bool,
+                    limits: Limits = NO_LIMITS) -> list[PropertyResult]:
     frame = _gift_frame(k)
 
     def parts(f):
@@ -254,12 +256,14 @@ def no_effect_proof(k: int, sneak_range: int, sneak_ahead_only: bool, sneak_with
 
     return [prove(f"z3-luck-without-effect-exactly ({k} players)", frame, claim, assume,
                   detail="a ★ square has no eligible effect exactly when the mover holds a gift and "
-                         "no other player on the track is targetable (all shielded); P23 applies then"),
+                         "no other player on the track is targetable (all shielded); P23 applies then",
+                  limits=limits),
             prove("z3-bad-luck-always-has-effect", frame, bad_claim, assume,
-                  detail="a ☠ square always has an eligible effect (Volte 3 casas or De volta à árvore)")]
+                  detail="a ☠ square always has an eligible effect (Volte 3 casas or De volta à árvore)",
+                  limits=limits)]
 
 
-def chain_bound_proof(max_landings: int) -> list[PropertyResult]:
+def chain_bound_proof(max_landings: int, limits: Limits = NO_LIMITS) -> list[PropertyResult]:
     L = max_landings
 
     def frame(sfx):
@@ -280,16 +284,16 @@ def chain_bound_proof(max_landings: int) -> list[PropertyResult]:
     res = check_inductive("z3-chain-bound", frame, init, inv,
                           [Action("salto-lands-again", salto), Action("any-other-effect-ends", other)],
                           detail=f"a chain resolves landings 1..{L} only; a Salto drawn on landing {L} "
-                                 "moves the piece without resolving its square (P12)")
+                                 "moves the piece without resolving its square (P12)", limits=limits)
     bound, lo, hi, _ = optimize_bound("z3-chain-bound-tight", frame, lambda f: f["landing"],
-                                      lambda f: z3.And(inv(f), f["live"]))
+                                      lambda f: z3.And(inv(f), f["live"]), limits=limits)
     if hi is not None:
         bound.detail = f"landings resolved in one turn range over [{lo}, {hi}] (the bound {L} is reached)"
     return [res, bound]
 
 
 def termination_proof(back: int, dice: tuple[tuple[int, Fraction], ...], players: int, finish: int,
-                      bounce: bool) -> list[PropertyResult]:
+                      bounce: bool, limits: Limits = NO_LIMITS) -> list[PropertyResult]:
     """Progress potential: the sum over seats of the position (finish for finished/removed)."""
     min_roll = min(t for t, _ in dice)
 
@@ -308,9 +312,9 @@ def termination_proof(back: int, dice: tuple[tuple[int, Fraction], ...], players
     big = prove("z3-progress-on-big-rolls", frame,
                 lambda f: z3.Implies(f["r"] >= back + 1, f["delta"] >= 1), turn,
                 detail=f"a turn whose roll is at least {back + 1} raises the progress sum by at least 1 "
-                       "(swaps of place keep the sum; finishing counts the finish square)")
+                       "(swaps of place keep the sum; finishing counts the finish square)", limits=limits)
     small = prove("z3-progress-bounded-loss", frame, lambda f: f["delta"] >= min_roll - back, turn,
-                  detail=f"no turn lowers the progress sum by more than {back - min_roll}")
+                  detail=f"no turn lowers the progress sum by more than {back - min_roll}", limits=limits)
     q = sum((p for t, p in dice if t >= back + 1), Fraction(0))
     out = [big, small]
     if big.ok and q > 0:
@@ -320,6 +324,9 @@ def termination_proof(back: int, dice: tuple[tuple[int, Fraction], ...], players
             f"the progress sum is at most {window}, so {window} consecutive turns with a roll >= "
             f"{back + 1} (probability {q} each) end the game: play ends with probability 1 under "
             "every policy, with a geometric tail", kind="z3", data={"p_big_roll": str(q)}))
+    elif big.status == UNKNOWN and limits.expired():  # the time limit, not the rules, stopped the argument
+        out.append(PropertyResult("termination-every-policy (ranking)", UNKNOWN,
+                                  f"z3-progress-on-big-rolls undecided: {big.detail}", kind="z3"))
     else:
         out.append(PropertyResult("termination-every-policy (ranking)", UNKNOWN,
                                   "the progress argument does not apply to these rules (bounce, or no "

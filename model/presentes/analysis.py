@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from model.ruleset import Ruleset
+from solver.limits import Limits
 
 from .config import build
-from .exact import analyse
+from .exact import LimitReached, analyse
 from .simulate import COUNTERS
 
 
@@ -46,11 +47,16 @@ def solve_hook(ruleset: Ruleset, options: dict, out_dir: Path | None,
     max_states = options.get("max_states") or 2_000_000
     prog = (lambda done, total: progress("turn starts", done, total or done)) if progress else None
     effects = game.board.size <= SMALL_BOARD  # exact effect frequencies cost ~50% more time
+    timeout = options.get("timeout")
+    limits = Limits.starting_now(timeout=timeout)
     try:
         res = analyse(game, policy=ruleset["policy"], horizon=int(options.get("horizon") or 200),
-                      focal=focal, max_states=max_states, progress=prog, effects=effects)
+                      focal=focal, max_states=max_states, progress=prog, effects=effects, limits=limits)
     except MemoryError as exc:
         return {"partial": True, "reason": str(exc), "values": None, "states": max_states}
+    except LimitReached as exc:  # reported as the generic solver reports its limits
+        return {"partial": True, "reason": f"time limit {timeout:g} s reached while {exc.where}",
+                "values": None, "states": exc.states}
     dist = res["turn_distribution"]
     out: dict[str, Any] = {
         "partial": False,

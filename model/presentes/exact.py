@@ -21,6 +21,7 @@ import numpy as np
 from scipy import sparse
 
 from model.protocol import CHANCE
+from solver.limits import NO_LIMITS, Limits
 
 from .policies import POLICY_DISTS
 from .rules import Effect, Phase, St
@@ -35,6 +36,14 @@ def _to_fractions(k: "IntKernel") -> Kernel:
 ONE, ZERO = Fraction(1), Fraction(0)
 
 
+class LimitReached(Exception):
+    """The user's time limit stopped the analysis; ``states`` turn starts had been built."""
+
+    def __init__(self, where: str, states: int):
+        super().__init__(f"time limit reached while {where} ({states} turn starts)")
+        self.where, self.states = where, states
+
+
 class TurnChain:
     """The turn-start chain of one game under one policy profile.
 
@@ -44,10 +53,12 @@ class TurnChain:
     def __init__(self, game, choice: Callable[[St], list[tuple[int, Fraction]]],
                  max_states: int = 2_000_000, progress: Callable[[int, int], None] | None = None,
                  focal: int | None = None, cache: dict | None = None, count_effects: bool = False,
-                 counts: dict | None = None, build: bool = True):
+                 counts: dict | None = None, build: bool = True, limits: Limits = NO_LIMITS):
         """``cache`` keeps, across policy iterations, the kernels that no decision of ``focal``
-        can change (their intra-turn tree holds no focal decision)."""
+        can change (their intra-turn tree holds no focal decision). Building, solving and the turn
+        distribution raise :class:`LimitReached` at the deadline of ``limits``."""
         self.game = game
+        self.limits = limits
         self.choice = choice
         self.focal = focal
         self.cache: dict[St, Kernel] = cache if cache is not None else {}
@@ -64,7 +75,11 @@ class TurnChain:
         frontier = [start] if start.phase == Phase.ROLL and build else []
         if start.phase == Phase.ROLL:
             self.kernel[start] = {}
+        steps = 0
         while frontier:
+            steps += 1
+            if steps & 1023 == 0:
+                self.check_time("building the turn chain")
             s = frontier.pop()
             den, k = self._expand(s)[0]
             self.kernel[s] = k
@@ -77,6 +92,10 @@ class TurnChain:
                 raise MemoryError(f"more than {max_states} turn starts")
             if progress is not None and len(self.kernel) % 5000 == 0:
                 progress(len(self.kernel), 0)
+
+    def check_time(self, where: str) -> None:
+        if self.limits.expired():
+            raise LimitReached(where, len(self.kernel))
 
     def turn_kernel(self, s: St) -> Kernel:
         """The exact distribution of the turn starts (or reveals) one turn after ROLL state s."""
@@ -154,7 +173,9 @@ class TurnChain:
                 num[t] = [int(v * d) for v in vec]
                 den[t] = d
 
-        for comp in _sccs(self.kernel):
+        for done, comp in enumerate(_sccs(self.kernel)):
+            if done & 1023 == 0:
+                self.check_time("solving the turn chain")
             if len(comp) == 1 and comp[0] not in self.kernel[comp[0]]:
                 s = comp[0]
                 items = self.kernel[s].items()
@@ -208,7 +229,7 @@ class TurnChain:
                     for j in range(k):
                         rhs[j] += p * Fraction(num[t][j], den[t])
             rows.append(row + rhs)
-        _gauss(rows, m)
+        _gauss(rows, m, lambda: self.check_time("solving a cyclic component"))
         return {s: rows[i][m:] for i, s in enumerate(comp)}
 
     def turn_distribution(self, horizon: int, tail: float = 0.0) -> list[Fraction]:
@@ -239,7 +260,7 @@ class TurnChain:
                     weights.append(w)
         if tail > 0:
             horizon = self._float_horizon(horizon, tail, D, rows, cols, weights, len(states),
-                                          index[self.start])
+                                          index[self.start], self.check_time)
         indeg = int(np.bincount(np.array(cols, dtype=np.int64), minlength=1).max(initial=1))
         pbits = 62 - max(D.bit_length() + indeg.bit_length(), len(states).bit_length())
         if pbits < 20:
@@ -256,18 +277,20 @@ class TurnChain:
         for p in primes:
             modulus *= p
         for t in range(1, horizon + 1):
+            self.check_time("computing the turn distribution")
             ended = ((mass * ab) % ps).sum(axis=0) % ps
             mass = (mat @ mass) % ps
             dist.append(Fraction(_crt([int(x) for x in ended], primes, modulus), D ** t))
         return dist
 
     @staticmethod
-    def _float_horizon(horizon, tail, D, rows, cols, weights, n, start) -> int:
+    def _float_horizon(horizon, tail, D, rows, cols, weights, n, start, check_time) -> int:
         mat = sparse.csr_matrix((np.array([float(w) / D for w in weights]), (np.array(cols), np.array(rows))),
                                 shape=(n, n))
         mass = np.zeros(n)
         mass[start] = 1.0
         for t in range(1, horizon + 1):
+            check_time("finding the horizon")
             mass = mat @ mass
             if mass.sum() < tail:
                 return t
@@ -280,6 +303,7 @@ class TurnChain:
         mass = {index[self.start]: 1}
         dist = [ZERO]
         for t in range(1, horizon + 1):
+            self.check_time("computing the turn distribution")
             nxt: dict[int, int] = {}
             ended = 0
             for i, m in mass.items():
@@ -363,9 +387,12 @@ class _Values:
         return Fraction(self.num[s][j], self.den[s])
 
 
-def _gauss(rows: list[list[Fraction]], m: int) -> None:
-    """In-place Gauss-Jordan on an m x (m + k) augmented Fraction matrix (nonsingular)."""
+def _gauss(rows: list[list[Fraction]], m: int, check_time: Callable[[], None] = lambda: None) -> None:
+    """In-place Gauss-Jordan on an m x (m + k) augmented Fraction matrix (nonsingular);
+    ``check_time`` is called every few columns (it raises to stop)."""
     for col in range(m):
+        if col & 15 == 0:
+            check_time()
         piv = next(r for r in range(col, m) if rows[r][col] != 0)
         rows[col], rows[piv] = rows[piv], rows[col]
         pr = rows[col]
@@ -440,8 +467,12 @@ def outcome_vector(game, s: St) -> list[Fraction]:
 
 
 def analyse(game, policy: str = "eager", horizon: int = 60, focal: int | None = None,
-            max_states: int = 2_000_000, progress=None, effects: bool = False) -> dict:
-    """Exact figures under a policy profile; with ``focal``, that seat plays optimally."""
+            max_states: int = 2_000_000, progress=None, effects: bool = False,
+            limits: Limits = NO_LIMITS) -> dict:
+    """Exact figures under a policy profile; with ``focal``, that seat plays optimally.
+
+    Raises ``MemoryError`` beyond ``max_states`` turn starts and :class:`LimitReached` at the
+    deadline of ``limits``."""
     t0 = time.perf_counter()
     base = POLICY_DISTS[policy]
     n = game.num_players
@@ -459,7 +490,8 @@ def analyse(game, policy: str = "eager", horizon: int = 60, focal: int | None = 
     counts: dict = {}
     while True:
         iterations += 1
-        chain = TurnChain(game, choice, max_states, progress, focal, cache, effects, counts)
+        chain = TurnChain(game, choice, max_states, progress, focal, cache, effects, counts,
+                          limits=limits)
         per_turn = [1] + [0] * (3 * n)
         values = chain.solve(lambda s: [ZERO] + outcome_vector(game, s), per_turn)
         if focal is None:
@@ -521,7 +553,9 @@ def _improve(game, chain: TurnChain, values, focal: int, col: int, chosen: dict,
         return sum((p * v(u) for u, p in chain.reach(t).items()), ZERO)
 
     improved = False
-    for s in list(chain.focal_nodes):
+    for i, s in enumerate(list(chain.focal_nodes)):
+        if i & 255 == 0:
+            chain.check_time("improving the focal seat's policy")
         actions = list(g.legal_actions(s))
         qa = {a: q(g.apply(s, a)) for a in actions}
         current = sum((p * qa[a] for a, p in choice(s)), ZERO)

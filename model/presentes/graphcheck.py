@@ -17,6 +17,7 @@ import time
 from collections import deque
 
 from model.protocol import CHANCE, TERMINAL
+from solver.limits import NO_LIMITS, Limits
 from solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
 
 from .board import Square
@@ -43,8 +44,12 @@ def relabel_gifts(s: St) -> St:
 
 
 class Graph:
-    def __init__(self, game, max_states: int = 3_000_000, symmetric: bool = False):
+    def __init__(self, game, max_states: int = 3_000_000, symmetric: bool = False,
+                 limits: Limits = NO_LIMITS):
+        """Breadth-first from the start; stops (``complete`` False, ``stop_reason``) beyond
+        ``max_states`` states or at the deadline of ``limits``."""
         self.game = game
+        self.limits = limits
         r = game.rules
         canon = relabel_gifts if symmetric else (lambda x: x)
         start = canon(game.initial_state())
@@ -56,8 +61,13 @@ class Graph:
         self.no_effect: list[int] = []
         self.shield_breach: tuple[int, object, str] | None = None
         self.complete = True
+        self.stop_reason = ""
         i = 0
         while i < len(self.states):
+            if i & 1023 == 0 and limits.expired():
+                self.complete = False
+                self.stop_reason = f"time limit reached after {len(self.states)} states"
+                break
             s = self.states[i]
             cp = game.current_player(s)
             self.kind.append(cp)
@@ -86,6 +96,7 @@ class Graph:
             i += 1
             if len(self.states) > max_states:
                 self.complete = False
+                self.stop_reason = f"state limit {max_states} reached"
                 break
 
     def trace(self, node: int, note: str = "") -> list[str]:
@@ -104,8 +115,10 @@ class Graph:
             lines.append(note)
         return lines
 
-    def trapped(self) -> list[int]:
-        """The greatest set of non-terminal states an adversary can keep play in forever."""
+    def trapped(self) -> list[int] | None:
+        """The greatest set of non-terminal states an adversary can keep play in forever
+        (None if the deadline of the graph's limits comes first)."""
+        limits = self.limits
         n = len(self.succ)
         pred: list[list[int]] = [[] for _ in range(n)]
         for u, kids in enumerate(self.succ):
@@ -114,7 +127,11 @@ class Graph:
         alive = [self.kind[u] != TERMINAL for u in range(n)]
         count = [len(set(kids)) for kids in self.succ]
         queue = deque(u for u in range(n) if not alive[u])
+        popped = 0
         while queue:
+            popped += 1
+            if popped & 4095 == 0 and limits.expired():
+                return None
             v = queue.popleft()
             for u in set(pred[v]):
                 if not alive[u]:
@@ -146,18 +163,21 @@ def _shield_breach(r, s: St, t: St) -> str:
     return ""
 
 
-def graph_checks(game, label: str, max_states: int = 3_000_000, symmetric: bool = False
-                 ) -> list[PropertyResult]:
+def graph_checks(game, label: str, max_states: int = 3_000_000, symmetric: bool = False,
+                 limits: Limits = NO_LIMITS) -> list[PropertyResult]:
+    """The properties above; ``limits`` can stop the exploration or the fixpoint (unknown)."""
     t0 = time.perf_counter()
-    g = Graph(game, max_states, symmetric)
+    g = Graph(game, max_states, symmetric, limits)
     build = time.perf_counter() - t0
     n = len(g.states)
     scope = f"{label}: {n} states" + (" (up to renaming gifts)" if symmetric else "")
     out = []
     if not g.complete:
-        return [PropertyResult(f"termination-every-policy [{label}]", UNKNOWN,
-                               f"more than {max_states} states", kind="graph", seconds=build)]
+        return _partial(g, label, build)
     trapped = g.trapped()
+    if trapped is None:
+        g.stop_reason = f"{scope}: time limit reached while looking for end components"
+        return _partial(g, label, time.perf_counter() - t0)
     if trapped:
         node = min(trapped)
         out.append(PropertyResult(
@@ -172,10 +192,7 @@ def graph_checks(game, label: str, max_states: int = 3_000_000, symmetric: bool 
             "under every policy (and an end is reachable from every reachable state)",
             kind="graph", seconds=time.perf_counter() - t0, data={"states": n}))
     if g.shield_breach is not None:
-        node, a, why = g.shield_breach
-        out.append(PropertyResult(f"shield-safety-transitions [{label}]", FAILS, why,
-                                  g.trace(node, f"then {game.describe_action(g.states[node], a)}: {why}"),
-                                  "exhaustive"))
+        out.append(_breach(g, label))
     else:
         out.append(PropertyResult(f"shield-safety-transitions [{label}]", HOLDS,
                                   f"{scope}: no transition takes the gift or the place of a shielded "
@@ -197,6 +214,22 @@ def graph_checks(game, label: str, max_states: int = 3_000_000, symmetric: bool 
                                   "a ★ without eligible effect outside the proved situation",
                                   g.trace(bad[0]), "exhaustive"))
     return out
+
+
+def _partial(g: Graph, label: str, seconds: float) -> list[PropertyResult]:
+    """An incomplete graph decides nothing but a breach it already met (a real counterexample)."""
+    out = [PropertyResult(f"termination-every-policy [{label}]", UNKNOWN, g.stop_reason, kind="graph",
+                          seconds=seconds)]
+    if g.shield_breach is not None:
+        out.append(_breach(g, label))
+    return out
+
+
+def _breach(g: Graph, label: str) -> PropertyResult:
+    node, a, why = g.shield_breach
+    return PropertyResult(f"shield-safety-transitions [{label}]", FAILS, why,
+                          g.trace(node, f"then {g.game.describe_action(g.states[node], a)}: {why}"),
+                          "exhaustive")
 
 
 def _all_others_shielded(r, s: St) -> bool:
