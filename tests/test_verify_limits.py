@@ -1,0 +1,190 @@
+"""``verify --timeout/--max-states`` reach into each game's own checks, and Presentes' solve hook
+stops at ``--timeout``: what a limit stops is unknown (never holds), and it stops soon."""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+import z3
+from typer.testing import CliRunner
+
+from cli import app
+from model.presentes.board import OFFICIAL
+from model.registry import get_spec
+from proofs.harness import Action, check_inductive, optimize_bound, prove
+from solver.explore import explore
+from solver.limits import NO_LIMITS, Limits
+from solver.report import FAILS, HOLDS, UNKNOWN
+from solver.verify import verify
+
+#: the machine is shared: a run may overshoot its limit by this much and still pass
+SLACK = 15.0
+
+
+def small(game: str, **params):
+    spec = get_spec(game)
+    return spec, spec.default().with_overrides({**spec.verify_overrides, **params}, spec=spec.schema)
+
+
+def expired() -> Limits:
+    return Limits(deadline=time.perf_counter() - 1)
+
+
+# ---- Limits -------------------------------------------------------------------------------------
+
+def test_limits_without_a_timeout_change_nothing():
+    assert NO_LIMITS.remaining() is None and not NO_LIMITS.expired()
+    assert NO_LIMITS.states(500) == 500 and NO_LIMITS.states(None) is None
+    assert NO_LIMITS.z3_timeout_ms(20_000) == 20_000
+
+
+def test_limits_count_down_and_cap():
+    lim = Limits.starting_now(max_states=1000, timeout=30)
+    assert lim.states(500_000) == 1000
+    assert 0 < lim.remaining() <= 30 and not lim.expired()
+    assert lim.z3_timeout_ms(20_000) == 20_000          # the check's own timeout is shorter
+    assert 1_000 < lim.z3_timeout_ms(60_000) <= 30_000  # the time left is shorter
+    late = expired()
+    assert late.expired() and late.remaining() == 0.0 and late.z3_timeout_ms(20_000) == 1
+    res = late.not_run("some-property", "z3")
+    assert (res.name, res.status, res.kind) == ("some-property", UNKNOWN, "z3") and "not run" in res.detail
+
+
+# ---- the Z3 harness -----------------------------------------------------------------------------
+
+def _counter(sfx):
+    return {"x": z3.Int("x" + sfx)}
+
+
+def test_harness_does_not_start_after_the_deadline():
+    claim = lambda f: f["x"] * f["x"] >= 0  # noqa: E731 - true, so only the limit can stop it
+    assert prove("square", _counter, claim).status == HOLDS
+    assert prove("square", _counter, claim, limits=NO_LIMITS).status == HOLDS
+    late = prove("square", _counter, claim, limits=expired())
+    assert late.status == UNKNOWN and "not run" in late.detail
+    res, lo, hi, _ = optimize_bound("range", _counter, lambda f: f["x"],
+                                    lambda f: z3.And(f["x"] >= 0, f["x"] <= 3), limits=expired())
+    assert res.status == UNKNOWN and lo is None and hi is None
+
+
+def test_inductive_check_stops_between_actions_at_the_deadline():
+    def slow_step(s, t):  # building this action's formula outlasts the deadline
+        time.sleep(0.3)
+        return t["x"] == s["x"] + 1
+
+    actions = [Action("slow-step", slow_step), Action("step", lambda s, t: t["x"] == s["x"] + 1)]
+    args = ("non-negative", _counter, lambda f: f["x"] == 0, lambda f: f["x"] >= 0, actions)
+    assert check_inductive(*args).status == HOLDS
+    res = check_inductive(*args, limits=Limits.starting_now(timeout=0.1))
+    # Z3 gets 1 ms for slow-step (it may still answer); step is never started
+    assert res.status == UNKNOWN
+    assert "before action step" in res.detail or "slow-step" in res.detail and "time limit" in res.detail
+
+
+# ---- each game's checks under a time limit --------------------------------------------------------
+
+@pytest.mark.parametrize("game,params,timeout", [
+    ("presentes", {}, 3.0),
+    ("loira", {"players": 5}, 2.0),   # its own exploration alone would pass 2,000,000 states
+    ("bomb-busters", {}, 1.0),
+])
+def test_verify_stops_near_its_time_limit(game, params, timeout):
+    spec, rs = small(game, **params)
+    start = time.perf_counter()
+    rep = verify(spec, rs, timeout=timeout)
+    assert time.perf_counter() - start < timeout + SLACK
+    assert rep.status == UNKNOWN
+    assert not [p.name for p in rep.properties if p.status == FAILS]
+    stopped = [p for p in rep.properties if p.status == UNKNOWN]
+    assert any("time limit" in p.detail or "not run" in p.detail for p in stopped)
+
+
+def test_a_time_limit_keeps_every_property_name():
+    """The checks a deadline stops are still listed (unknown), not silently dropped."""
+    spec, rs = small("bomb-busters")
+    full = verify(spec, rs)
+    assert full.status == HOLDS
+    cut = verify(spec, rs, timeout=0.5)
+    assert [p.name for p in cut.properties] == [p.name for p in full.properties]
+    assert all(p.status in (HOLDS, UNKNOWN) for p in cut.properties)
+    assert cut.properties[-1].status == UNKNOWN  # the last check starts seconds after the deadline
+
+
+def test_presentes_checks_past_the_deadline_are_not_run_and_named():
+    from model.presentes.checks import checks
+    _, rs = small("presentes")
+    results = checks(rs, limits=expired())
+    assert results and all(r.status == UNKNOWN for r in results)
+    boards = [r.name for r in results if r.name.startswith("termination-every-policy [")]
+    assert len(boards) == 1 + len(OFFICIAL) * 2  # the ruleset's own graph, then each board, 1 and 2 dice
+
+
+# ---- each game's checks under a state limit --------------------------------------------------------
+
+def test_loira_max_states_makes_its_explorations_unknown():
+    spec, rs = small("loira")
+    props = {p.name: p for p in verify(spec, rs, max_states=1000).properties}
+    for name in ("termination", "score-bounds-reachable", "deck-exhaustion-matches-proof"):
+        assert props[name].status == UNKNOWN and "state limit 1000" in props[name].detail, name
+    assert props["tie-break-total"].status == HOLDS  # Z3 proofs need no state limit
+
+
+def test_presentes_max_states_makes_every_graph_unknown():
+    spec, rs = small("presentes")
+    props = verify(spec, rs, max_states=1000).properties
+    graphs = [p for p in props if p.name.startswith("termination-every-policy [")]
+    assert len(graphs) == 1 + len(OFFICIAL) * 2
+    assert all(p.status == UNKNOWN and "state limit 1000" in p.detail for p in graphs)
+    assert next(p for p in props if p.name.startswith("z3-gift-conservation")).status == HOLDS
+
+
+def test_bomb_busters_max_states_makes_its_missions_unknown():
+    spec, rs = small("bomb-busters")
+    props = verify(spec, rs, max_states=1000).properties
+    tiny = [p for p in props if p.name.startswith(("exhaustive invariants", "termination-within-bound"))]
+    assert len(tiny) == 4
+    assert all(p.status == UNKNOWN and "state limit 1000" in p.detail for p in tiny)
+
+
+def test_loira_searches_of_a_partial_graph_never_hold():
+    from model.loira.game import LoiraGame
+    from model.loira.config import config_from
+    from proofs.loira import deck_exhaustion_trace, l04_readings
+    _, rs = small("loira")
+    ex = explore(LoiraGame(config_from(rs), symmetry=False), max_states=10, check_invariants=False)
+    assert not ex.complete
+    for res in (l04_readings(ex), deck_exhaustion_trace(ex)):
+        assert res.status == UNKNOWN and "state limit 10" in res.detail, res
+
+
+# ---- the command line -------------------------------------------------------------------------------
+
+def test_cli_verify_with_a_timeout_is_unknown_and_exit_1():
+    start = time.perf_counter()
+    result = CliRunner().invoke(app, ["verify", "presentes", "--timeout", "2", "--json"])
+    assert time.perf_counter() - start < 2 + SLACK
+    assert result.exit_code == 1, result.output
+    doc = json.loads(result.stdout)
+    assert doc["status"] == "unknown"
+    assert any("not run" in p["detail"] for p in doc["properties"])
+
+
+# ---- the Presentes solve hook ---------------------------------------------------------------------------
+
+def test_presentes_solve_stops_at_its_timeout_with_a_partial_result():
+    from solver.analysis import solve_ruleset
+    spec = get_spec("presentes")
+    start = time.perf_counter()
+    res = solve_ruleset(spec.default(), timeout=0.5)
+    assert time.perf_counter() - start < 0.5 + SLACK
+    assert res["partial"] is True and res["values"] is None
+    assert res["reason"].startswith("time limit 0.5 s reached while") and res["states"] > 0
+
+
+def test_presentes_analysis_raises_at_the_deadline():
+    from model.presentes.exact import LimitReached, analyse
+    game = get_spec("presentes").build(small("presentes")[1])
+    assert analyse(game, horizon=0)["states"] > 0
+    with pytest.raises(LimitReached):
+        analyse(game, horizon=0, limits=expired())
