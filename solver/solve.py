@@ -96,6 +96,9 @@ class _Arrays:
     prob: np.ndarray
     cols: np.ndarray        # (edges, seats): which child column feeds each parent seat
     scratch: np.ndarray     # a node -> local index map, all -1 between uses (see _local_index)
+    #: two seats whose values always add up to this (checked on every terminal by the explorer):
+    #: seat 1's value is then determined by seat 0's, and linear solves need one column only
+    pair_sum: float | None = None
 
 
 def _arrays(ex: Exploration) -> _Arrays:
@@ -112,7 +115,11 @@ def _arrays(ex: Exploration) -> _Arrays:
     else:
         table = np.array(ex.game.seat_permutations, dtype=np.int64)
         cols = table[np.frombuffer(ex.perm, dtype=np.int8).astype(np.int64)]
-    return _Arrays(n, seats, kind, offsets, child, source, prob, cols, np.full(n + 1, -1, dtype=np.int64))
+    const = ex.game.constant_sum
+    pair_sum = (float(const) if seats == 2 and const is not None
+                and "utility-bounds" not in ex.violations else None)
+    return _Arrays(n, seats, kind, offsets, child, source, prob, cols, np.full(n + 1, -1, dtype=np.int64),
+                   pair_sum)
 
 
 class _local_index:
@@ -142,12 +149,15 @@ def _levels(a: _Arrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     # condensation edges, deduplicated; heights by peeling sinks (Kahn's algorithm from the end)
     cs, cd = label[a.source], label[a.child]
     keep = cs != cd
-    pairs = np.unique(np.stack([cs[keep], cd[keep]], axis=1), axis=0) if keep.any() else np.zeros((0, 2), np.int64)
-    out_deg = np.bincount(pairs[:, 0], minlength=n_comp)
-    order = np.argsort(pairs[:, 1], kind="stable")
-    preds_of = pairs[order, 0]
-    pred_start = np.searchsorted(pairs[order, 1], np.arange(n_comp + 1))
+    # one int per condensation edge, destination first: a 1-D unique both dedupes and groups the
+    # edges by destination (a row-wise unique over pairs sorts far slower)
+    codes = np.sort(cd[keep] * np.int64(n_comp) + cs[keep])
+    codes = codes[np.concatenate(([True], codes[1:] != codes[:-1]))]
+    dests, preds_of = np.divmod(codes, np.int64(n_comp))
+    out_deg = np.bincount(preds_of, minlength=n_comp)
+    pred_start = np.searchsorted(dests, np.arange(n_comp + 1))
     level = np.full(n_comp, -1, dtype=np.int64)
+    last_seen = np.full(n_comp, -1, dtype=np.int64)   # dedupes a frontier without sorting it
     frontier = np.flatnonzero(out_deg == 0)
     height = 0
     while frontier.size:
@@ -159,7 +169,9 @@ def _levels(a: _Arrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         idx = np.repeat(starts - np.cumsum(np.concatenate(([0], counts[:-1]))), counts) + np.arange(counts.sum())
         preds = preds_of[idx]
         np.subtract.at(out_deg, preds, 1)
-        frontier = np.unique(preds[out_deg[preds] == 0])
+        ready = preds[out_deg[preds] == 0]
+        last_seen[ready] = np.arange(len(ready))
+        frontier = ready[last_seen[ready] == np.arange(len(ready))]
         height += 1
     if (level < 0).any():
         raise SolveError("internal error: condensation is not acyclic")
@@ -195,6 +207,10 @@ class _Level:
         self.dec_q_flat = a.child[self.dec_edges] * seats + self.dec_mover_col
         self.cha_flat = a.child[self.cha_edges][:, None] * seats + a.cols[self.cha_edges]
         self.cha_weight = a.prob[self.cha_edges][:, None]
+        self._fixed: tuple | None = None   # policy_solve's policy-independent arrays
+        if a.pair_sum is not None:   # seat 0's column alone carries the values (see pair_sum)
+            self.cha_flat0 = np.ascontiguousarray(self.cha_flat[:, 0])
+            self.cha_weight0 = np.ascontiguousarray(self.cha_weight[:, 0])
 
     def child_vectors(self, values: np.ndarray, edges: np.ndarray) -> np.ndarray:
         flat = self.a.child[edges][:, None] * self.a.seats + self.a.cols[edges]
@@ -252,6 +268,8 @@ class _Level:
     def sweep(self, values: np.ndarray) -> tuple[np.ndarray, float]:
         """One Bellman backup of every node of the level, in place; returns (choices, change)."""
         chosen = self.best_edges(values)
+        if self.a.pair_sum is not None:
+            return chosen, self._sweep_pair(values, chosen)
         dec_vals, cha_vals = self.backup(values, chosen)
         change = 0.0
         if dec_vals is not None:
@@ -262,6 +280,20 @@ class _Level:
             values[self.cha] = cha_vals
         return chosen, change
 
+    def _sweep_pair(self, values: np.ndarray, chosen: np.ndarray) -> float:
+        """``sweep`` for two constant-sum seats: back up seat 0's column, derive seat 1's."""
+        a, c, flat = self.a, self.a.pair_sum, values.ravel()
+        dec0 = flat[a.child[chosen] * 2 + a.cols[chosen, 0]] if len(self.dec) else None
+        cha0 = (np.add.reduceat(flat[self.cha_flat0] * self.cha_weight0, self.cha_run)
+                if len(self.cha) else None)
+        change = 0.0
+        for nodes, new in ((self.dec, dec0), (self.cha, cha0)):
+            if new is not None:
+                change = max(change, float(np.abs(values[nodes, 0] - new).max()))
+                values[nodes, 0] = new
+                values[nodes, 1] = c - new
+        return change
+
     def policy_solve(self, values: np.ndarray, chosen: np.ndarray) -> None:
         """Solve the level's values exactly (in floats) for fixed decisions ``chosen``.
 
@@ -270,9 +302,16 @@ class _Level:
         the seat permutations composed; the sparse linear system then has only chance nodes."""
         a = self.a
         seats = a.seats
+        if self._fixed is None:   # what does not depend on the policy, computed once per level
+            with _local_index(a, self.dec) as scratch:
+                via = scratch[a.child[self.cha_edges]]
+            owners = np.repeat(np.arange(len(self.cha)),
+                               np.diff(np.concatenate((self.cha_run, [len(self.cha_edges)]))))
+            self._fixed = (via, via >= 0, a.child[self.cha_edges], a.cols[self.cha_edges],
+                           a.prob[self.cha_edges], owners)
+        via, through, edge_child, edge_cols, weights, owners = self._fixed
         with _local_index(a, self.dec) as scratch:
             dec_local_of_child = scratch[a.child[chosen]]
-            dec_local_of_edge = scratch[a.child[self.cha_edges]] if len(self.cha) else None
         target = a.child[chosen]
         cols = a.cols[chosen].copy()
         # where each decision's chain has got to, as a position in self.dec (-1: left the decisions)
@@ -290,18 +329,18 @@ class _Level:
         else:
             raise RuntimeError("decisions loop without reaching a chance node")
         if len(self.cha):
-            edge_child = a.child[self.cha_edges]
-            edge_cols = a.cols[self.cha_edges].copy()
-            via = dec_local_of_edge
-            through = via >= 0
+            edge_cols = edge_cols.copy()
             edge_cols[through] = np.take_along_axis(cols[via[through]], edge_cols[through], axis=1)
             edge_child = edge_child.copy()
             edge_child[through] = target[via[through]]
-            weights = a.prob[self.cha_edges]
-            owners = np.repeat(np.arange(len(self.cha)), np.diff(np.concatenate((self.cha_run, [len(self.cha_edges)]))))
             with _local_index(a, self.cha) as cha_local:
                 edge_local = cha_local[edge_child]
             inside = edge_local >= 0
+            if a.pair_sum is not None:
+                self._solve_pair_column(values, owners, edge_child, edge_cols, weights, edge_local, inside)
+                if len(self.dec):
+                    values[self.dec] = values.ravel()[target[:, None] * seats + cols]
+                return
             m = len(self.cha) * seats
             rows = (owners[:, None] * seats + np.arange(seats)).ravel()
             outside_vals = values.ravel()[edge_child[:, None] * seats + edge_cols] * weights[:, None]
@@ -314,6 +353,24 @@ class _Level:
             values[self.cha] = splu(matrix, permc_spec=_ORDERING).solve(rhs).reshape(len(self.cha), seats)
         if len(self.dec):
             values[self.dec] = values.ravel()[target[:, None] * seats + cols]
+
+
+    def _solve_pair_column(self, values, owners, edge_child, edge_cols, weights, edge_local, inside):
+        """Two seats with a constant sum c: solve seat 0's column alone. A child seen with the seats
+        swapped contributes c - v instead of v, so the system is I - A with signed weights."""
+        c = self.a.pair_sum
+        n = len(self.cha)
+        swapped = edge_cols[:, 0] == 1
+        out = ~inside
+        seen = values[edge_child[out], edge_cols[out, 0]] * weights[out]
+        rhs = np.bincount(owners[out], weights=seen, minlength=n)
+        rhs += np.bincount(owners[inside], weights=weights[inside] * c * swapped[inside], minlength=n)
+        signed = np.where(swapped[inside], -weights[inside], weights[inside])
+        matrix = identity(n, format="csc") - coo_matrix(
+            (signed, (owners[inside], edge_local[inside])), shape=(n, n)).tocsc()
+        x = splu(matrix, permc_spec=_ORDERING).solve(rhs)
+        values[self.cha, 0] = x
+        values[self.cha, 1] = c - x
 
 
 def solve(ex: Exploration, *, exact: bool = False, tolerance: float = 1e-12,
