@@ -262,10 +262,12 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
         doc["seconds"] = round(doc["seconds"], 4)
         if as_json:
             emit(doc)
+            if res.get("partial"):
+                raise Exit(1)
             return
         if res.get("partial"):
             out.print(f"partial result: {res['reason']}; explored {res['states']} states, no values")
-            return
+            raise Exit(1)
         out.print(f"{rs.game} ({rs.name}): {res['states']} states, {doc['seconds']} s, "
                   f"{res.get('method', '')}")
         for seat, v in enumerate(res["values"]):

@@ -22,7 +22,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, ClassVar, Hashable, Sequence
+from typing import TYPE_CHECKING, Callable, ClassVar, Hashable, Sequence
+
+if TYPE_CHECKING:
+    import numpy as np
 
 State = Hashable
 Action = Hashable
@@ -43,6 +46,22 @@ class Invariant:
     name: str
     description: str
     check: Callable[[State], str | None]
+    #: optional vectorised form for games with int keys (see ``Game.expand_keys``): given an int64
+    #: array of keys, a boolean array, True where the invariant fails (``check`` gives the reason)
+    check_keys: Callable[["np.ndarray"], "np.ndarray"] | None = None
+
+
+@dataclass(frozen=True)
+class KeyBatch:
+    """Every move of many states at once (``Game.expand_keys``); edges are grouped by state, in
+    the order ``canonical_successors`` lists them."""
+
+    kind: "np.ndarray"          #: per state: seat, CHANCE or TERMINAL
+    counts: "np.ndarray"        #: per state: number of edges (0 for a terminal)
+    child: "np.ndarray"         #: per edge: canonical key of the next state (int64)
+    action: "np.ndarray"        #: per edge: the action or chance outcome (int64)
+    prob: "np.ndarray"          #: per edge: 0 for a decision, else 1 + index into batch_probabilities
+    perm: "np.ndarray | None"   #: per edge: the seat permutation index (symmetric games), else None
 
 
 class Game(ABC):
@@ -128,6 +147,16 @@ class Game(ABC):
         permutation index; symmetric games may override it to build representatives directly."""
         canonicalize = self.canonicalize
         return [(a, p) + canonicalize(s) for a, p, s in self.successors(state)]
+
+    #: the probabilities ``expand_keys`` refers to by index
+    batch_probabilities: tuple[Fraction, ...] = ()
+
+    def expand_keys(self, keys: "np.ndarray") -> KeyBatch | None:
+        """Optional, for games whose keys are non-negative ints (int64): ``canonical_successors`` of
+        many states at once, given and returning keys, so the explorer can run level by level in
+        numpy. ``None`` (the default) when this configuration does not support it. Must agree with
+        ``canonical_successors`` edge for edge (the conformance test checks it)."""
+        return None
 
     def seat_name(self, seat: Seat) -> str:
         return {CHANCE: "chance", TERMINAL: "end"}.get(seat, f"seat {seat}")

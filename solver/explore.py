@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Hashable
 
+import numpy as np
+
 from model.protocol import CHANCE, TERMINAL, Game
 
 Progress = Callable[[int, int, float], None]  # (states, pending, seconds)
@@ -109,13 +111,21 @@ def _distribution_problem(distribution: tuple) -> str:
 
 def explore(game: Game, *, max_states: int | None = None, timeout: float | None = None,
             check_invariants: bool = True, progress: Progress | None = None,
-            progress_every: float = 0.5) -> Exploration:
+            progress_every: float = 0.5, batch: bool = True) -> Exploration:
     """Explore every state reachable from ``game.initial_state()``.
 
     Stops early (``complete=False`` with a ``stop_reason``) at ``max_states`` or after ``timeout``
-    seconds; the graph explored so far is returned either way.
+    seconds; the graph explored so far is returned either way. Games that expand int keys in
+    batches (``Game.expand_keys``) are explored level by level in numpy unless ``batch=False``;
+    the state limit is then checked between BFS levels.
     """
     start = time.perf_counter()
+    if batch:
+        root_key = game.key(game.canonicalize(game.initial_state())[0])
+        if isinstance(root_key, int) and game.expand_keys(np.array([root_key], np.int64)) is not None:
+            from .explore_batch import explore_levels
+            return explore_levels(game, root_key, max_states=max_states, timeout=timeout,
+                                  check_invariants=check_invariants, progress=progress, start=start)
     invariants = tuple(game.invariants()) if check_invariants else ()
     symmetric = len(game.seat_permutations) > 1
     state_is_key = game.state_is_key

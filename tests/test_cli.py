@@ -67,8 +67,12 @@ def test_solve_from_a_ruleset_file(tmp_path):
 
 
 def test_solve_limit_gives_partial_result():
-    d = doc(run("solve", "pig", "--goal", "50", "--max-states", "1000", "--json", "--no-files"))
+    result = run("solve", "pig", "--goal", "50", "--max-states", "1000", "--json", "--no-files")
+    d = doc(result)
     assert d["partial"] is True and "state limit" in d["reason"]
+    assert result.exit_code == 1   # undecided within the limits, as for verify
+    text = run("solve", "pig", "--goal", "50", "--timeout", "0.01", "--no-files")
+    assert text.exit_code == 1 and "partial result" in text.stdout
 
 
 def test_simulate_is_reproducible_from_its_seed():

@@ -33,7 +33,7 @@ def test_goal_three_hand_computed():
     sol = solve(ex, exact=True)
     assert sol.initial_exact[0] == a
     index = {k: i for i, k in enumerate(ex.keys)}
-    assert ex.action[sol.choice[index[(0, 0, 0, 2, 0, -1)]]] == ROLL
+    assert ex.action[sol.choice[index[ex.game.key((0, 0, 0, 2, 0, -1))]]] == ROLL
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +56,7 @@ def test_policy_at_the_start_of_goal_100(pig100):
     ex, sol = pig100
     index = {k: i for i, k in enumerate(ex.keys)}
     def choice(turn):
-        return ex.action[sol.choice[index[(0, 0, 0, turn, 0, -1)]]]
+        return ex.action[sol.choice[index[ex.game.key((0, 0, 0, turn, 0, -1))]]]
     assert choice(10) == ROLL
     assert choice(30) == HOLD
 

@@ -7,19 +7,27 @@ scores nothing; any other face adds to the turn total. The player may hold, bank
 total and passing the die. The first to reach ``goal`` banked points wins; as in the paper, a
 player whose score plus turn total reaches the goal has won (holding is then automatic).
 
-State record (a tuple of ints; the tuple itself is the compact key):
+State record (a tuple of ints):
     scores   -- banked points per seat, each < goal
     mover    -- the seat whose turn it is
     turn     -- the mover's turn total (score[mover] + turn < goal)
     rolling  -- 1 when the die is in the air (a chance node), else 0
     winner   -- the seat that reached the goal, or -1 while the game goes on
+
+Compact key: one int of bit fields, low to high: winner + 1 (3 bits), rolling (1 bit), turn total
+(W bits), mover (3 bits), then each seat's score (W bits each), where W is the bit length of
+goal + faces (every turn total and score is below it). Two players fit in 31 bits, so the explorer
+can expand whole BFS levels at once in numpy (``expand_keys``, written from the same rules as
+``canonical_successors`` and checked against it edge for edge).
 """
 from __future__ import annotations
 
 from fractions import Fraction
 from typing import Sequence
 
-from model.protocol import CHANCE, TERMINAL, Game, Invariant
+import numpy as np
+
+from model.protocol import CHANCE, TERMINAL, Game, Invariant, KeyBatch
 
 ROLL, HOLD = 0, 1
 ACTION_NAMES = {ROLL: "roll", HOLD: "hold"}
@@ -44,6 +52,11 @@ class Pig(Game):
         # symmetry: seats are interchangeable up to rotation, so the canonical state puts the
         # mover (or the winner) in seat 0; rotation r maps actual seat s to canonical (s - r) mod n
         self.seat_permutations = tuple(tuple((s - r) % n for s in range(n)) for r in range(n))
+        self.batch_probabilities = (self._roll_outcomes[0][1],)
+        width = (goal + faces).bit_length()
+        self._width, self._field = width, (1 << width) - 1
+        self._mover_shift = 4 + width
+        self._score_shift = tuple(7 + width * (1 + seat) for seat in range(n))
 
     # --- the protocol ---------------------------------------------------------------------------
     def initial_state(self) -> PigState:
@@ -71,8 +84,6 @@ class Pig(Game):
     def returns(self, s: PigState) -> tuple[Fraction, ...]:
         winner = s[self._winner]
         return self._win[winner] if winner >= 0 else (Fraction(0),) * self.num_players
-
-    state_is_key = True
 
     def successors(self, s: PigState):
         # the same moves as legal_actions/chance_outcomes/apply, written out for speed
@@ -107,11 +118,56 @@ class Pig(Game):
         winner = s[self._winner]
         return scores + (0, s[self._turn], s[self._rolling], 0 if winner >= 0 else -1), r
 
-    def key(self, s: PigState) -> PigState:
-        return s
+    def key(self, s: PigState) -> int:
+        n, field = self.num_players, self._field
+        turn = s[self._turn]
+        if not (0 <= turn <= field and all(0 <= v <= field for v in s[:n])):
+            raise ValueError(f"Pig state {s} does not fit its key's fields")
+        k = (s[self._winner] + 1) | (s[self._rolling] << 3) | (turn << 4) | (s[self._mover] << self._mover_shift)
+        for seat in range(n):
+            k |= s[seat] << self._score_shift[seat]
+        return k
 
-    def from_key(self, key: PigState) -> PigState:
-        return tuple(key)
+    def from_key(self, key: int) -> PigState:
+        field = self._field
+        scores = tuple((key >> shift) & field for shift in self._score_shift)
+        return scores + ((key >> self._mover_shift) & 7, (key >> 4) & field, (key >> 3) & 1, (key & 7) - 1)
+
+    def expand_keys(self, keys: np.ndarray) -> KeyBatch | None:
+        """``canonical_successors`` of many two-player representatives (mover in seat 0) at once."""
+        if self.num_players != 2 or len(self.seat_permutations) != 2:   # no seat swap declared
+            return None
+        field, faces, goal = self._field, self.faces, self.goal
+        s0, s1 = self._score_shift
+        won = (keys & 7) > 0
+        rolling = ((keys >> 3) & 1).astype(bool)
+        turn = (keys >> 4) & field
+        mine, theirs = (keys >> s0) & field, (keys >> s1) & field
+        width = max(faces, 2)
+        shape = (len(keys), width)
+        child, action = np.zeros(shape, np.int64), np.zeros(shape, np.int64)
+        prob, perm, valid = np.zeros(shape, np.int64), np.zeros(shape, np.int8), np.zeros(shape, bool)
+        decide = ~won & ~rolling
+        # roll: the same position with the die in the air; hold: bank and pass the die, so the
+        # representative swaps the seats (permutation 1)
+        child[decide, 0] = keys[decide] | 8
+        child[decide, 1] = (theirs[decide] << s0) | ((mine[decide] + turn[decide]) << s1)
+        action[decide, :2] = (ROLL, HOLD)
+        perm[decide, 1] = 1
+        valid[decide, :2] = True
+        roll = ~won & rolling
+        # a 1 passes the die with nothing banked (seats swap); another face grows the turn total,
+        # and reaching the goal wins at once (winner + 1 = 1 in the low bits)
+        child[roll, 0] = (theirs[roll] << s0) | (mine[roll] << s1)
+        perm[roll, 0] = 1
+        total = turn[roll][:, None] + np.arange(2, faces + 1)
+        banked = ((mine[roll] << s0) | (theirs[roll] << s1))[:, None]
+        child[roll, 1:faces] = banked | (total << 4) | (mine[roll][:, None] + total >= goal)
+        action[roll, :faces] = np.arange(1, faces + 1)
+        prob[roll, :faces] = 1
+        valid[roll, :faces] = True
+        kind = np.where(won, TERMINAL, np.where(rolling, CHANCE, 0)).astype(np.int8)
+        return KeyBatch(kind, valid.sum(axis=1), child[valid], action[valid], prob[valid], perm[valid])
 
     # --- one function per move --------------------------------------------------------------------
     def _land(self, s: PigState, face: int) -> PigState:
@@ -147,10 +203,23 @@ class Pig(Game):
     def invariants(self) -> Sequence[Invariant]:
         return (
             Invariant("scores-below-goal", "banked scores stay in [0, goal) while nobody has won",
-                      self._scores_below_goal),
+                      self._scores_below_goal, self._scores_below_goal_keys),
             Invariant("turn-total-bounded", "score + turn total < goal unless the mover has won",
-                      self._turn_total_bounded),
+                      self._turn_total_bounded, self._turn_total_bounded_keys),
         )
+
+    def _scores_below_goal_keys(self, keys: np.ndarray) -> np.ndarray:
+        bad = np.zeros(len(keys), bool)
+        for shift in self._score_shift:
+            bad |= ((keys >> shift) & self._field) >= self.goal
+        return bad
+
+    def _turn_total_bounded_keys(self, keys: np.ndarray) -> np.ndarray:
+        mover = (keys >> self._mover_shift) & 7
+        own = np.zeros(len(keys), np.int64)
+        for seat, shift in enumerate(self._score_shift):
+            own = np.where(mover == seat, (keys >> shift) & self._field, own)
+        return ((keys & 7) == 0) & (own + ((keys >> 4) & self._field) >= self.goal)
 
     def _scores_below_goal(self, s: PigState) -> str | None:
         bad = [seat for seat in range(self.num_players) if not 0 <= s[seat] < self.goal]

@@ -1,0 +1,196 @@
+"""Level-by-level exploration in numpy, for games that expand int keys in batches.
+
+The same graph as :func:`solver.explore.explore` builds state by state -- BFS numbering, the edge
+that first reached each state, depths, invariant and protocol checks -- but each BFS level is one
+call to ``game.expand_keys`` and a handful of array operations. Known keys live in one sorted array;
+a level's new keys are merged into it, so no per-state Python work remains except for terminal
+returns and for invariants that lack a vectorised ``check_keys``.
+"""
+from __future__ import annotations
+
+import time
+from array import array
+from fractions import Fraction
+from typing import Any, Sequence
+
+import numpy as np
+
+from model.protocol import CHANCE, TERMINAL, Game
+
+from .explore import Exploration, Progress, Violation, _distribution_problem
+
+
+class CodedProbabilities(Sequence):
+    """``Exploration.prob`` without a Python object per edge: None for decisions, else the
+    probability its code names."""
+
+    def __init__(self, codes: array, table: list[Fraction]):
+        self.codes, self.table = codes, [None] + list(table)
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, edge):
+        if isinstance(edge, slice):
+            return [self.table[c] for c in self.codes[edge]]
+        return self.table[self.codes[edge]]
+
+
+def _as_array(values: np.ndarray, code: str) -> array:
+    out = array(code)
+    out.frombytes(np.ascontiguousarray(values, dtype={"b": np.int8, "q": np.int64}[code]).tobytes())
+    return out
+
+
+def explore_levels(game: Game, root_key: int, *, max_states: int | None, timeout: float | None,
+                   check_invariants: bool, progress: Progress | None, start: float) -> Exploration:
+    invariants = tuple(game.invariants()) if check_invariants else ()
+    table = list(game.batch_probabilities)
+    violations: dict[str, Violation] = {}
+
+    def violate(name: str, reason: str, node: int) -> None:
+        if name not in violations:
+            violations[name] = Violation(name, reason, node)
+
+    for p in table:   # the codes' probabilities, each checked once
+        problem = _distribution_problem((p,)) if not isinstance(p, Fraction) or p <= 0 else ""
+        if problem:
+            violate("chance-distribution", problem, 0)
+
+    def check_new(keys: np.ndarray, first_id: int) -> None:
+        for inv in invariants:
+            if inv.name in violations:
+                continue
+            if inv.check_keys is not None:
+                bad = np.flatnonzero(inv.check_keys(keys))
+                candidates = bad[:1]
+            else:
+                candidates = range(len(keys))
+            for i in candidates:
+                reason = inv.check(game.from_key(int(keys[i])))
+                if reason is not None:
+                    violate(inv.name, reason, first_id + int(i))
+                    break
+                if inv.check_keys is not None:   # the two forms disagree: say so, do not hide it
+                    violate(inv.name, "the vectorised check flags a state the scalar check accepts",
+                            first_id + int(i))
+
+    lo_u, hi_u, const_sum = game.min_utility, game.max_utility, game.constant_sum
+    state_limit = max_states if max_states is not None else float("inf")
+    sorted_keys = np.array([root_key], dtype=np.int64)
+    sorted_ids = np.array([0], dtype=np.int64)
+    frontier = sorted_keys.copy()
+    check_new(frontier, 0)
+    key_parts, kind_parts, count_parts = [frontier], [], []
+    child_parts, action_parts, prob_parts, perm_parts = [], [], [], []
+    parent_parts, depth_parts = [np.array([-1], np.int64)], [np.array([0], np.int64)]
+    returns: dict[int, tuple[Fraction, ...]] = {}
+    n_states, n_edges, first_id, level = 1, 0, 0, 0
+    complete, stop_reason = True, ""
+    symmetric = None
+    while len(frontier):
+        if n_states > state_limit:
+            complete, stop_reason = False, f"state limit {max_states} reached"
+            break
+        if timeout is not None and time.perf_counter() - start > timeout:
+            complete, stop_reason = False, f"time limit {timeout:g} s reached"
+            break
+        batch = game.expand_keys(frontier)
+        kind = batch.kind.astype(np.int8)
+        counts = batch.counts.astype(np.int64)
+        symmetric = batch.perm is not None
+        kind_parts.append(kind)
+        count_parts.append(counts)
+        _terminal_returns(game, frontier, kind, first_id, returns, violate, lo_u, hi_u, const_sum)
+        stuck = np.flatnonzero((kind != TERMINAL) & (counts == 0))
+        if len(stuck):
+            violate("legal-actions", "a non-terminal state has no legal move", first_id + int(stuck[0]))
+        _check_chance_rows(kind, counts, batch.prob, table, first_id, violate)
+        children = batch.child.astype(np.int64)
+        uniq, first_edge, inverse = np.unique(children, return_index=True, return_inverse=True)
+        where = np.minimum(np.searchsorted(sorted_keys, uniq), len(sorted_keys) - 1)
+        known = sorted_keys[where] == uniq
+        ids = np.empty(len(uniq), np.int64)
+        ids[known] = sorted_ids[where[known]]
+        fresh = np.flatnonzero(~known)
+        order = fresh[np.argsort(first_edge[fresh], kind="stable")]   # in order of discovery
+        ids[order] = n_states + np.arange(len(order))
+        child_parts.append(ids[inverse.ravel()])
+        action_parts.append(batch.action)
+        prob_parts.append(batch.prob.astype(np.int64))
+        if symmetric:
+            perm_parts.append(batch.perm.astype(np.int8))
+        new_keys = uniq[order]
+        parent_parts.append(n_edges + first_edge[order])
+        depth_parts.append(np.full(len(order), level + 1, np.int64))
+        key_parts.append(new_keys)
+        # merge the new keys into the sorted index (they are absent from it, so insert is exact)
+        slots = np.searchsorted(sorted_keys, uniq[fresh])
+        sorted_keys = np.insert(sorted_keys, slots, uniq[fresh])
+        sorted_ids = np.insert(sorted_ids, slots, ids[fresh])
+        if invariants:
+            check_new(new_keys, n_states)
+        first_id += len(frontier)
+        n_edges += len(children)
+        n_states += len(order)
+        frontier = new_keys
+        level += 1
+        if progress is not None:
+            progress(n_states, len(frontier), time.perf_counter() - start)
+    if not complete:
+        # states never expanded keep no edges; marked as chance so solvers refuse a partial graph
+        pending = n_states - first_id
+        kind_parts.append(np.full(pending, CHANCE, np.int8))
+        count_parts.append(np.zeros(pending, np.int64))
+    counts = np.concatenate(count_parts)
+    offsets = np.concatenate(([0], np.cumsum(counts)))
+    prob_code = _as_array(np.concatenate(prob_parts) if prob_parts else np.zeros(0), "q")
+    keys = np.concatenate(key_parts).tolist()
+    actions: list[Any] = np.concatenate(action_parts).tolist() if action_parts else []
+    perm = _as_array(np.concatenate(perm_parts), "b") if symmetric and perm_parts else (
+        array("b") if len(game.seat_permutations) > 1 else None)
+    return Exploration(game, keys, _as_array(np.concatenate(kind_parts), "b"), _as_array(offsets, "q"),
+                       _as_array(np.concatenate(child_parts) if child_parts else np.zeros(0), "q"),
+                       actions, CodedProbabilities(prob_code, table), prob_code, table, perm,
+                       _as_array(np.concatenate(parent_parts), "q"), _as_array(np.concatenate(depth_parts), "q"),
+                       returns, violations, complete, stop_reason, time.perf_counter() - start)
+
+
+def _terminal_returns(game, frontier, kind, first_id, returns, violate, lo_u, hi_u, const_sum) -> None:
+    for i in np.flatnonzero(kind == TERMINAL).tolist():
+        node = first_id + i
+        ret = game.returns(game.from_key(int(frontier[i])))
+        returns[node] = ret
+        if any(not lo_u <= r <= hi_u for r in ret):
+            violate("utility-bounds", f"returns {tuple(str(r) for r in ret)} leave [{lo_u}, {hi_u}]", node)
+        elif const_sum is not None and sum(ret) != const_sum:
+            violate("utility-bounds", f"returns add up to {sum(ret)}, not {const_sum}", node)
+
+
+def _check_chance_rows(kind, counts, codes, table, first_id, violate) -> None:
+    """Every chance node's probabilities are positive and add up to exactly 1: each distinct row of
+    codes is summed in Fractions once (rows told apart by their codes, position by position)."""
+    rows = np.flatnonzero(kind == CHANCE)
+    if not len(rows):
+        return
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    if (codes[np.repeat(starts[rows], counts[rows]) + _ranks(counts[rows])] <= 0).any():
+        first = int(rows[0])
+        violate("chance-distribution", "a chance outcome without a probability", first_id + first)
+        return
+    width = int(counts[rows].max())
+    padded = np.zeros((len(rows), width), np.int64)
+    padded[np.repeat(np.arange(len(rows)), counts[rows]), _ranks(counts[rows])] = \
+        codes[np.repeat(starts[rows], counts[rows]) + _ranks(counts[rows])]
+    distinct, where = np.unique(padded, axis=0, return_index=True) if len(rows) > 1 else (padded, [0])
+    for row, at in zip(distinct, where):
+        problem = _distribution_problem(tuple(table[c - 1] for c in row if c))
+        if problem:
+            violate("chance-distribution", problem, first_id + int(rows[at]))
+            return
+
+
+def _ranks(counts: np.ndarray) -> np.ndarray:
+    """0, 1, ..., c-1 for each count c, concatenated."""
+    total = int(counts.sum())
+    return np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
