@@ -157,10 +157,14 @@ def explore_levels(game: Game, root_key: int, *, max_states: int | None, timeout
 
 
 def _terminal_returns(game, frontier, kind, first_id, returns, violate, lo_u, hi_u, const_sum) -> None:
+    checked: dict[int, tuple] = {}   # games return a few shared tuples: check each object once
     for i in np.flatnonzero(kind == TERMINAL).tolist():
         node = first_id + i
         ret = game.returns(game.from_key(int(frontier[i])))
         returns[node] = ret
+        if checked.get(id(ret)) is ret:
+            continue
+        checked[id(ret)] = ret
         if any(not lo_u <= r <= hi_u for r in ret):
             violate("utility-bounds", f"returns {tuple(str(r) for r in ret)} leave [{lo_u}, {hi_u}]", node)
         elif const_sum is not None and sum(ret) != const_sum:
