@@ -40,10 +40,14 @@ static int bits(int n) { int b = 0; while ((1 << b) <= n) b++; return b; }
 /* ---- packing ---------------------------------------------------------------------------- */
 typedef struct { uint64_t lo, hi; int pos; } Packer;
 static void put(Packer *p, int value, int width) {
-    for (int i = 0; i < width; i++, p->pos++) {
-        uint64_t bit = (uint64_t)((value >> i) & 1);
-        if (p->pos < 64) p->lo |= bit << p->pos; else p->hi |= bit << (p->pos - 64);
+    /* a whole field at a time (it may straddle the two words); widths are below 32 */
+    uint64_t v = (uint64_t)value & ((1ULL << width) - 1);
+    if (p->pos >= 64) p->hi |= v << (p->pos - 64);
+    else {
+        p->lo |= v << p->pos;
+        if (p->pos + width > 64) p->hi |= v >> (64 - p->pos);
     }
+    p->pos += width;
 }
 static void pack(const St *s, int swap, uint64_t *lo, uint64_t *hi) {
     Packer p = {0, 0, 0};
