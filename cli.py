@@ -308,8 +308,47 @@ def simulate(ctx: typer.Context, target: str = typer.Argument(...),
         if as_json:
             emit(doc)
         else:
-            out.print_json(json.dumps(doc, default=str))
+            print_simulation(doc)
     run(body)
+
+
+def _metric_rows(value: Any, label: str, rows: list, facts: list) -> None:
+    """Flatten a simulation result: ``{"mean", "ci95", ...}`` leaves become table rows, other
+    scalars become facts; per-seat lists are labelled by seat."""
+    if isinstance(value, dict) and "mean" in value:
+        lo, hi = value.get("ci95") or (None, None)
+        extra = ", ".join(f"{k} {v}" for k, v in value.items() if k not in ("mean", "ci95"))
+        rows.append((label, f"{value['mean']:.6g}",
+                     "" if lo is None else f"[{lo:.6g}, {hi:.6g}]", extra))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _metric_rows(item, f"{label} {key}".strip(), rows, facts)
+    elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        for i, item in enumerate(value):
+            seat = item.get("seat", i) if isinstance(item, dict) else i
+            where = f"{label}, seat {seat}" if label else f"seat {seat}"
+            _metric_rows({k: v for k, v in item.items() if k != "seat"}, where, rows, facts)
+    else:
+        facts.append(f"{label}: {value:.6g}" if isinstance(value, float) else f"{label}: {value}")
+
+
+def print_simulation(doc: dict[str, Any]) -> None:
+    rows: list = []
+    facts: list = []
+    skip = {"game", "ruleset", "config", "policy", "games", "seed", "seconds"}
+    for key, value in doc.items():
+        if key not in skip:
+            _metric_rows(value, "" if key == "seats" else key, rows, facts)
+    out.print(f"{doc['game']} ({doc['ruleset']}): {doc['games']} games, seed {doc.get('seed')}, "
+              f"policy {doc['policy']}, {doc['seconds']} s", markup=False, highlight=False)
+    if facts:
+        out.print("  " + "; ".join(facts), markup=False, highlight=False)
+    table = Table(title_justify="left")
+    for column in ("metric", "mean", "95% CI", ""):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    out.print(table)
 
 
 def _policies(spec, game, name: Optional[str], seed: int) -> dict:
