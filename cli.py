@@ -161,8 +161,11 @@ def games(as_json: bool = typer.Option(False, "--json", help="print one JSON doc
             out.print(f"  rulesets: {', '.join(d['rulesets'])}")
             out.print("  params: " + ", ".join(f"{p['name']}={p['default']}" for p in d["params"]))
             if d["rulings"]:
-                out.print(f"  rulings: {len(d['rulings'])} ("
-                          + ", ".join(r["id"] for r in d["rulings"]) + ")")
+                out.print(f"  rulings ({len(d['rulings'])}; default first, then the alternatives):")
+            for r in d["rulings"]:
+                others = f"  | {', '.join(r['alternatives'])}" if r["alternatives"] else ""
+                out.print(f"    {r['id']} {r['question']}: {r['default']}{others}",
+                          markup=False, highlight=False)
     run(body)
 
 
@@ -175,7 +178,8 @@ def verify(ctx: typer.Context,
            players: Optional[int] = typer.Option(None, "--players", help="number of players"),
            ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION"),
            max_states: Optional[int] = typer.Option(None, "--max-states", help="state limit"),
-           timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for exploration"),
+           timeout: Optional[float] = typer.Option(None, "--timeout",
+                                                   help="seconds for each game's whole verify"),
            as_json: bool = typer.Option(False, "--json")) -> None:
     """Exhaustive invariant checks and Z3 proofs on each game's default small configuration."""
     from solver.verify import verify as run_verify

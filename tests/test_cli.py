@@ -75,6 +75,13 @@ def test_solve_limit_gives_partial_result():
     assert text.exit_code == 1 and "partial result" in text.stdout
 
 
+def test_games_text_lists_each_ruling_with_its_default_and_alternatives():
+    result = run("games")
+    assert result.exit_code == 0
+    line = next(x for x in result.stdout.splitlines() if x.strip().startswith("L18 "))
+    assert line.rstrip().endswith("escort  | opener")
+
+
 def test_simulate_prints_a_readable_table_with_the_json_figures():
     args = ("simulate", "pig", "--goal", "10", "--games", "200", "--seed", "3")
     text, d = run(*args), doc(run(*args, "--json"))
