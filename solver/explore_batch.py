@@ -147,8 +147,8 @@ def explore_levels(game: Game, root_key: int, *, max_states: int | None, timeout
     prob_code = _as_array(np.concatenate(prob_parts) if prob_parts else np.zeros(0), "q")
     keys = np.concatenate(key_parts).tolist()
     actions: list[Any] = np.concatenate(action_parts).tolist() if action_parts else []
-    perm = _as_array(np.concatenate(perm_parts), "b") if symmetric and perm_parts else (
-        array("b") if len(game.seat_permutations) > 1 else None)
+    # no permutations from the batch: every edge keeps the seats (the solver reads None as identity)
+    perm = _as_array(np.concatenate(perm_parts), "b") if perm_parts else None
     return Exploration(game, keys, _as_array(np.concatenate(kind_parts), "b"), _as_array(offsets, "q"),
                        _as_array(np.concatenate(child_parts) if child_parts else np.zeros(0), "q"),
                        actions, CodedProbabilities(prob_code, table), prob_code, table, perm,

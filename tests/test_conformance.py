@@ -118,3 +118,7 @@ def test_batch_expansion_agrees_with_canonical_successors(name):
                 int(batch.perm[e]) if batch.perm is not None else 0)
                for e in range(starts[i], starts[i + 1])]
         assert got == [(a, p, game.key(s), r) for a, p, s, r in moves], game.describe_state(state)
+    for inv in game.invariants():   # vectorised invariants flag exactly what the scalar ones do
+        if inv.check_keys is not None:
+            flagged = inv.check_keys(keys).tolist()
+            assert flagged == [inv.check(game.from_key(k)) is not None for k in ex.keys], inv.name
