@@ -99,10 +99,10 @@ def gift_actions(k: int) -> list[Action]:
                       _post(f, n, k, gift=lambda i: z3.If(f[m] == i, f[g], f[f"gift{i}"]),
                             tree=lambda h: z3.And(f[f"tree{h}"], f[g] != h)))
 
-    def steal_giftless(f, n):  # first steal, Revanche roubo, P18 'eligible', Lugar without a gift
-        gm, gt = _sel(f, "gift", f[m], k), _sel(f, "gift", f[t], k)
+    def steal_giftless(f, n):  # first steal (P14 'steal': also by a finisher), Revanche roubo,
+        gm, gt = _sel(f, "gift", f[m], k), _sel(f, "gift", f[t], k)  # P18 'eligible', Lugar giftless
         return z3.And(f[m] != f[t], gm == -1, gt >= 0, _sel(f, "st", f[t], k) == ON,
-                      _sel(f, "st", f[m], k) == ON,
+                      _sel(f, "st", f[m], k) != REMOVED,
                       _post(f, n, k, gift=lambda i: z3.If(f[m] == i, gt, z3.If(f[t] == i, -1, f[f"gift{i}"]))))
 
     def swap_gifts(f, n):  # Roubo sorrateiro, logo à frente/atrás, do mais adiantado, Revanche troca
@@ -226,8 +226,14 @@ def _own_move(a, b, k):
 
 
 def no_effect_proof(k: int, sneak_range: int, sneak_ahead_only: bool, sneak_without_gift: bool,
-                    limits: Limits = NO_LIMITS) -> list[PropertyResult]:
+                    limits: Limits = NO_LIMITS, own_leader: bool = False) -> list[PropertyResult]:
+    """``own_leader`` (P07): a gift holder with nobody on the track strictly ahead draws the
+    no-op Lugar, so the empty draw also needs some (shielded) player on the track ahead."""
     frame = _gift_frame(k)
+
+    def someone_ahead(f):
+        pm = _sel(f, "pos", f["m"], k)
+        return z3.Or([z3.And(z3.IntVal(i) != f["m"], f[f"st{i}"] == ON, f[f"pos{i}"] > pm) for i in range(k)])
 
     def parts(f):
         h = _sel(f, "gift", f["m"], k) >= 0
@@ -239,13 +245,17 @@ def no_effect_proof(k: int, sneak_range: int, sneak_ahead_only: bool, sneak_with
         behind = z3.Or([z3.And(hold[i], f[f"pos{i}"] < pm) for i in range(k)])
         reach = z3.Or([z3.And(hold[i], f[f"pos{i}"] - pm >= lo, f[f"pos{i}"] - pm <= sneak_range)
                        for i in range(k)])
-        luck = [z3.Not(h), ahead, z3.And(z3.Or(h, sneak_without_gift), reach), z3.And(h, ahead),
+        lugar = z3.Or(ahead, z3.And(h, z3.Not(someone_ahead(f)))) if own_leader else ahead
+        luck = [z3.Not(h), lugar, z3.And(z3.Or(h, sneak_without_gift), reach), z3.And(h, ahead),
                 z3.And(h, behind), z3.And(h, ahead), z3.And(h, z3.Or(targ))]
         return h, targ, luck
 
     def claim(f):
         h, targ, luck = parts(f)
-        return z3.Not(z3.Or(luck)) == z3.And(h, z3.Not(z3.Or(targ)))
+        empty = z3.And(h, z3.Not(z3.Or(targ)))
+        if own_leader:
+            empty = z3.And(empty, someone_ahead(f))
+        return z3.Not(z3.Or(luck)) == empty
 
     def bad_claim(f):
         h = _sel(f, "gift", f["m"], k) >= 0
@@ -254,10 +264,12 @@ def no_effect_proof(k: int, sneak_range: int, sneak_ahead_only: bool, sneak_with
     def assume(f):
         return z3.And(_types(k)(f), _sel(f, "st", f["m"], k) == ON)
 
+    detail = ("a ★ square has no eligible effect exactly when the mover holds a gift and no other "
+              "player on the track is targetable (all shielded)")
+    if own_leader:
+        detail += " and one of them is strictly ahead (P07 'own-leader': else the no-op Lugar)"
     return [prove(f"z3-luck-without-effect-exactly ({k} players)", frame, claim, assume,
-                  detail="a ★ square has no eligible effect exactly when the mover holds a gift and "
-                         "no other player on the track is targetable (all shielded); P23 applies then",
-                  limits=limits),
+                  detail=detail + "; P23 applies then", limits=limits),
             prove("z3-bad-luck-always-has-effect", frame, bad_claim, assume,
                   detail="a ☠ square always has an eligible effect (Volte 3 casas or De volta à árvore)",
                   limits=limits)]
@@ -293,8 +305,11 @@ def chain_bound_proof(max_landings: int, limits: Limits = NO_LIMITS) -> list[Pro
 
 
 def termination_proof(back: int, dice: tuple[tuple[int, Fraction], ...], players: int, finish: int,
-                      bounce: bool, limits: Limits = NO_LIMITS) -> list[PropertyResult]:
-    """Progress potential: the sum over seats of the position (finish for finished/removed)."""
+                      bounce: bool, limits: Limits = NO_LIMITS, redraw: bool = False) -> list[PropertyResult]:
+    """Progress potential: the sum over seats of the position (finish for finished/removed).
+
+    It counts turns that end; under P23 'redraw' a turn on a ★ with no eligible effect never ends,
+    so the ranking conclusion is withheld (the graph check decides whether that is reachable)."""
     min_roll = min(t for t, _ in dice)
 
     def frame(_sfx):
@@ -317,7 +332,12 @@ def termination_proof(back: int, dice: tuple[tuple[int, Fraction], ...], players
                   detail=f"no turn lowers the progress sum by more than {back - min_roll}", limits=limits)
     q = sum((p for t, p in dice if t >= back + 1), Fraction(0))
     out = [big, small]
-    if big.ok and q > 0:
+    if redraw:
+        out.append(PropertyResult("termination-every-policy (ranking)", UNKNOWN,
+                                  "the ranking counts turns that end; under P23 'redraw' a ★ with no "
+                                  "eligible effect (z3-luck-without-effect-exactly) is redrawn forever "
+                                  "and its turn never ends: see the graph check", kind="z3"))
+    elif big.ok and q > 0:
         window = players * finish
         out.append(PropertyResult(
             "termination-every-policy (ranking)", big.status,

@@ -86,3 +86,30 @@ def test_gift_renaming_quotient_agrees_with_the_full_graph():
     assert {relabel_gifts(s) for s in full.states} == set(quo.states)
     assert not full.trapped() and not quo.trapped()
     assert {relabel_gifts(full.states[u]) for u in full.no_effect} == {quo.states[u] for u in quo.no_effect}
+
+
+def test_p23_redraw_hang_is_reported_with_a_witness():
+    results = {r.name.split(" [")[0]: r for r in checks(small(), all_boards=False)}
+    assert results["termination-every-policy"].ok
+    results = {r.name.split(" [")[0]: r for r in
+               checks(SPEC.default().with_overrides({"board": "mini"}, {"P23": "redraw"}, spec=SPEC.schema),
+                      all_boards=False)}
+    term = results["termination-every-policy"]
+    assert term.status == "fails" and "hangs" in term.detail
+    assert term.counterexample[-1] == "no eligible effect: redrawn forever (P23 'redraw')"
+    assert results["termination-every-policy (ranking)"].status == "unknown"
+    assert results["luck-square-without-effect"].status == "fails"
+
+
+def test_p07_own_leader_shrinks_the_no_effect_situations_and_the_proof_follows():
+    def no_effect(rulings):
+        rs = SPEC.default().with_overrides({"board": "mini"}, rulings, spec=SPEC.schema)
+        res = checks(rs, all_boards=False)
+        assert all(r.ok for r in res), [(r.name, r.detail) for r in res if not r.ok]
+        return next(r for r in res if r.name.startswith("luck-square-without-effect")).data["states"]
+    assert 0 < no_effect({"P07": "own-leader"}) < no_effect({})
+    # the Z3 characterisation of each reading holds (each is an equivalence, so the default's,
+    # which omits 'someone ahead', would not be the exact set under own-leader: the count drops)
+    for own in (False, True):
+        res = zp.no_effect_proof(3, 6, False, False, own_leader=own)[0]
+        assert res.ok and ("own-leader" in res.detail) == own

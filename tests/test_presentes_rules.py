@@ -176,3 +176,145 @@ def test_key_round_trip_and_describe(tmp_path):
     assert g.from_key(g.key(s)) == s and all(isinstance(x, int) for x in g.key(s))
     assert "P1's turn" in g.describe_state(s)
     assert g.current_player(g.initial_state()) == CHANCE
+
+
+# ---- the ruling alternatives P05, P07, P08, P14, P15: hand-computed cases where they differ ----
+
+def test_p05_printed_order_weights_salto(tmp_path):
+    # P0 without a gift on the ★ at 2, P1 giftless at 0: no leader holds a gift, so only Salto is
+    # eligible. uniform: 2, 3, 5 each 1/3. printed-order: weights 3:2:1 over 6 -> 1/2, 1/3, 1/6.
+    args = (Phase.LUCK, 0, [2, 0], [-1, -1])
+    g = game(tmp_path, LINE, players=2)
+    assert dict(g.chance_outcomes(state(g, *args))) == {
+        (Effect.SALTO, 2): F(1, 3), (Effect.SALTO, 3): F(1, 3), (Effect.SALTO, 5): F(1, 3)}
+    g = game(tmp_path, LINE, rulings={"P05": "printed-order"}, players=2)
+    assert dict(g.chance_outcomes(state(g, *args))) == {
+        (Effect.SALTO, 2): F(1, 2), (Effect.SALTO, 3): F(1, 3), (Effect.SALTO, 5): F(1, 6)}
+    # repeated distances add up: jumps [2, 2, 5] -> 2 gets 3 + 2 = 5 of 6
+    g = game(tmp_path, LINE, rulings={"P05": "printed-order"}, players=2, jumps=[2, 2, 5])
+    assert dict(g.chance_outcomes(state(g, *args))) == {(Effect.SALTO, 2): F(5, 6), (Effect.SALTO, 5): F(1, 6)}
+
+
+def test_p07_own_leader_adds_a_no_op_lugar(tmp_path):
+    # P0 holds g0 on the ★ at 6 and leads; P1 holds g1 at 4 (behind, within 6).
+    # not-eligible: Sorrateiro 2 + Atrás 1 + Troca 1 = 4. own-leader: + Lugar on P0 itself, 1 of 5.
+    args = (Phase.LUCK, 0, [6, 4], [0, 1])
+    g = game(tmp_path, LINE, players=2)
+    assert dict(g.chance_outcomes(state(g, *args))) == {
+        (Effect.SORRATEIRO, -1): F(2, 4), (Effect.ATRAS, 1): F(1, 4), (Effect.TROCA, -1): F(1, 4)}
+    g = game(tmp_path, LINE, rulings={"P07": "own-leader"}, players=2)
+    s = state(g, *args)
+    assert dict(g.chance_outcomes(s)) == {(Effect.LUGAR, 0): F(1, 5), (Effect.SORRATEIRO, -1): F(2, 5),
+                                          (Effect.ATRAS, 1): F(1, 5), (Effect.TROCA, -1): F(1, 5)}
+    t = g.apply(s, (Effect.LUGAR, 0))  # nothing changes, the turn ends
+    assert (t.phase, t.turn, t.pos, t.gift) == (Phase.ROLL, 1, s.pos, s.gift)
+    # a P23 situation (P1 shielded at 5, behind the leading P0): nothing under the default,
+    # the no-op Lugar under own-leader; with the shielded P1 ahead (P0 on ★ 2) P0 does not lead
+    shielded_behind = (Phase.LUCK, 0, [6, 5], [0, 1])
+    assert g.chance_outcomes(state(g, *shielded_behind)) == [((Effect.LUGAR, 0), F(1))]
+    assert g.chance_outcomes(state(g, Phase.LUCK, 0, [2, 5], [0, 1])) == [((Effect.NOTHING, 0), F(1))]
+    # without a gift the leader (you) has none: no Lugar (only Salto)
+    assert {e for (e, _a) in dict(g.chance_outcomes(state(g, Phase.LUCK, 0, [6, 4], [-1, 1])))} == {Effect.SALTO}
+
+
+def test_p08_behind_changes_who_takes_the_revenge(tmp_path):
+    # P1's turn on the ☠ at 8 holding g1; P0 giftless at 0, P2 holding g2 at 4.
+    # previous-seat: P0 (no gift) -> Árvore 1/2, Revanche roubo 1/2.
+    # behind: the nearest player behind is P2 (holds a gift, unshielded) -> Árvore 1/2, Revanche troca 1/2.
+    args = (Phase.BAD, 1, [0, 8, 4], [-1, 1, 2])
+    g = game(tmp_path, LINE, players=3)
+    assert dict(g.chance_outcomes(state(g, *args))) == {(Effect.ARVORE, 0): F(1, 2), (Effect.REV_ROUBO, 0): F(1, 2)}
+    g = game(tmp_path, LINE, rulings={"P08": "behind"}, players=3)
+    s = state(g, *args)
+    assert dict(g.chance_outcomes(s)) == {(Effect.ARVORE, 0): F(1, 2), (Effect.REV_TROCA, 2): F(1, 2)}
+    r = g.apply(s, (Effect.REV_TROCA, 2))
+    assert r.phase == Phase.REVENGE and g.current_player(r) == 2 and g.legal_actions(r) == [0, 1]
+    assert "REV_TROCA" in g.describe_action(r, 1)
+    assert g.apply(r, 1).gift == (-1, 2, 1)  # P2 swaps with P1
+    # P0 and P2 tied on 4: one of them at random (1/2 each), then the draw for that one:
+    # Árvore 1/2 either way; Revanche roubo by P0 1/2 * 1/2; Revanche troca by P2 1/2 * 1/2
+    s = state(g, Phase.BAD, 1, [4, 8, 4], [-1, 1, 2])
+    assert dict(g.chance_outcomes(s)) == {(Effect.ARVORE, 0): F(1, 2), (Effect.REV_ROUBO, 0): F(1, 4),
+                                          (Effect.REV_TROCA, 2): F(1, 4)}
+    # nobody behind (P1 on 8 with the others ahead on 9): no Revanche at all
+    s = state(g, Phase.BAD, 1, [9, 8, 9], [-1, 1, 2])
+    assert dict(g.chance_outcomes(s)) == {(Effect.ARVORE, 0): F(1)}
+
+
+def test_p14_steal_lets_a_giftless_finisher_steal(tmp_path):
+    # '. . . .' (finish 3): P0 giftless at 0 with its first-gift choice unused, P1 holds g1 at 1.
+    # P0 rolls 5 and finishes. tree: P0 takes g0, its own gift (then P1 is the last one).
+    # steal: P0 may steal g1 from P1, who then takes g0 from the tree: both end with the other's.
+    args = (Phase.ROLL, 0, [0, 1], [-1, 1])
+    g = game(tmp_path, ". . . .", players=2)
+    t = g.apply(state(g, *args, used=0b10), (5, 0))
+    assert t.phase == Phase.TREE and g.chance_outcomes(t) == [((0, 0), F(1))]
+    assert g.apply(t, (0, 0)).gift == (0, 1)
+    g = game(tmp_path, ". . . .", rulings={"P14": "steal"}, players=2)
+    t = g.apply(state(g, *args, used=0b10), (5, 0))
+    assert t.phase == Phase.FIRST and g.current_player(t) == 0 and g.legal_actions(t) == [-1, 1]
+    assert all(inv.check(t) is None for inv in g.invariants())
+    u = g.apply(t, 1)
+    assert u.phase == Phase.TREE and u.aux == 1 and u.gift == (1, -1)
+    end = g.apply(u, (0, 0))
+    assert g.current_player(end) == TERMINAL and end.gift == (1, 0) and g.returns(end) == (F(1), F(1))
+    # with the choice already used, a finisher takes from the tree as before
+    assert g.apply(state(g, *args, used=0b11), (5, 0)).phase == Phase.TREE
+
+
+def test_p15_pick_makes_the_tree_a_decision_and_changes_own_gift_odds(tmp_path):
+    """'. . . .' (finish 3), 2 players, eager policy (default values: any gift but your own is
+    worth 1), so a picker avoids its own gift while it can.
+
+    P0 rolls 3..6 (2/3): finishes, picks g1; P1, the last one, gets g0: nobody has their own.
+    P0 rolls 1..2 (1/3): first ordinary landing, nobody to steal from: picks g1. Then P1:
+      rolls 3..6 (2/3): finishes and gets g0 (the only gift left): nobody has their own;
+      rolls 1..2 (1/3): first ordinary landing, steals g1 from P0 (eager), P0 takes g0: both own.
+    So each seat ends with its own gift with probability 1/3 * 1/3 = 1/9 (1/2 when the tree is
+    random: the blind draw makes 'both own' and 'neither' equally likely at every branch).
+    """
+    from model.presentes.exact import analyse
+    g = game(tmp_path, ". . . .", rulings={"P15": "pick"}, players=2)
+    s = state(g, Phase.TREE, 0, [1, 0], [-1, -1], used=0b01)._replace(aux=0)
+    assert g.current_player(s) == 0 and g.legal_actions(s) == [0, 1] and g.chance_outcomes(s) == []
+    assert g.apply(s, 1).gift == (1, -1) and "picks gift g1" in g.describe_action(s, 1)
+    assert analyse(g, policy="eager", horizon=0)["own_gift"] == [F(1, 9), F(1, 9)]
+    assert analyse(game(tmp_path, ". . . .", players=2), horizon=0)["own_gift"] == [F(1, 2), F(1, 2)]
+
+
+def test_p23_redraw_comes_back_to_the_same_draw(tmp_path):
+    # P0 holds g0 on the ★ at 6, P1 (g1) on the shield at 5: nothing is eligible.
+    # nothing: the turn ends (P1 to roll). redraw: the draw returns to this very state, forever.
+    args = (Phase.LUCK, 0, [6, 5], [0, 1])
+    g = game(tmp_path, LINE, players=2)
+    assert g.apply(state(g, *args), (Effect.NOTHING, 0)).phase == Phase.ROLL
+    g = game(tmp_path, LINE, rulings={"P23": "redraw"}, players=2)
+    s = state(g, *args)
+    assert g.chance_outcomes(s) == [((Effect.NOTHING, 1), F(1))]
+    assert g.apply(s, (Effect.NOTHING, 1)) == s and "redraw" in g.describe_action(s, (Effect.NOTHING, 1))
+    # when some effect serves, redraw is the same law as the default draw
+    other = (Phase.LUCK, 0, [6, 9, 4], [0, 1, 2])
+    g3 = game(tmp_path, LINE, players=3)
+    r3 = game(tmp_path, LINE, rulings={"P23": "redraw"}, players=3)
+    assert r3.chance_outcomes(state(r3, *other)) == g3.chance_outcomes(state(g3, *other))
+
+
+def test_p23_redraw_is_refused_by_the_exact_analysis_and_simulate_only_when_reached(tmp_path):
+    import pytest
+
+    from model.presentes.exact import GameHangs, analyse
+    from model.presentes.simulate import run_games
+    from model.ruleset import RulesetError
+    hang = game(rulings={"P23": "redraw"}, players=2, board="mini")  # 'mini' has a shield
+    with pytest.raises(GameHangs, match="rulings.P23"):
+        analyse(hang, horizon=0)
+    with pytest.raises(RulesetError, match="rulings.P23"):
+        run_games(hang.rules, 500, seed=1)
+    # without a shield square no ★ is ever empty: redraw changes nothing, exactly
+    plain = ". . * x . * . x * . ."
+    a = analyse(game(tmp_path, plain, players=2), horizon=0)
+    b_game = game(tmp_path, plain, rulings={"P23": "redraw"}, players=2)
+    b = analyse(b_game, horizon=0)
+    assert (a["mean_turns"], a["first"], a["own_gift"]) == (b["mean_turns"], b["first"], b["own_gift"])
+    assert run_games(b_game.rules, 200, seed=3)["turns"].tolist() == \
+        run_games(game(tmp_path, plain, players=2).rules, 200, seed=3)["turns"].tolist()

@@ -83,6 +83,9 @@ def protocol_playout(game, games, seed, policy):
     ("random", {"P06": "ahead", "P17": "two"}),
     ("eager", {"P03": "bounce", "P04": "keep", "P18": "eligible", "P02": "swap-both"}),
     ("passive", {"P11": "random", "P16": "first-gift"}),
+    ("eager", {"P05": "printed-order", "P07": "own-leader", "P08": "behind", "P14": "steal",
+               "P15": "pick"}),
+    ("random", {"P08": "behind", "P14": "steal", "P15": "pick", "P07": "own-leader"}),
 ])
 def test_simulator_matches_protocol_playout_with_host_events_and_alternatives(policy, rulings):
     rs = load_ruleset_file(EXAMPLE).with_overrides({"players": 4, "host_remove": [[9, 2]]},
@@ -152,18 +155,52 @@ def _roll_states(game, count, seed):
     (2, "eager", {}), (4, "eager", {}),
     (4, "random", {"P03": "bounce", "P18": "eligible", "P16": "first-gift", "P17": "two"}),
     (3, "passive", {"P11": "random", "P02": "gift-only", "P06": "ahead", "P04": "keep"}),
+    (3, "eager", {"P05": "printed-order", "P07": "own-leader", "P08": "behind", "P14": "steal",
+                  "P15": "pick"}),
+    (4, "random", {"P08": "behind", "P14": "steal", "P15": "pick", "P07": "own-leader", "P17": "two"}),
+    (2, "passive", {"P05": "printed-order", "P08": "behind", "P14": "steal", "P15": "pick",
+                    "P16": "first-gift"}),
 ])
 def test_one_turn_of_the_simulator_follows_the_exact_turn_kernel(players, policy, rulings):
     """Step-level agreement: from the same state, one simulated turn lands only on outcomes the
     protocol's exact turn kernel allows, with frequencies within 4.5 standard errors."""
-    from model.presentes.exact import TurnChain
-    from model.presentes.simulate import Batch
     rs = load_ruleset_file(EXAMPLE).with_overrides({"players": players, "host_skip": []},
                                                     {"P02": "swap-both", **rulings}, spec=SPEC.schema)
     game = SPEC.build(rs)
+    _one_turn_agrees(game, policy, _roll_states(game, 12, seed=players))
+
+
+#: hand-drawn board: 0 . 1 . 2 * 3 x 4 . 5 s 6 * 7 . 8 x 9 . 10 * 11 s 12 . 13 x 14 * 15 . (finish)
+CHOSEN = [
+    # P14: P0 giftless with its first-gift choice unused, 3..6 finishes; P1 and P2 hold gifts
+    ([13, 4, 9], [-1, 1, 2], 0b110),
+    # P07: P0 leads holding a gift; rolls of 1 and 5 land on ★ 6 and ★ 10
+    ([5, 2, 2], [0, 1, -1], 0b111),
+    # P08: a roll of 2 lands on ☠ 8 with P1 and P2 tied behind on 4 (only P1 holds a gift)
+    ([6, 4, 4], [0, 1, -1], 0b111),
+]
+
+
+@pytest.mark.parametrize("policy", ["eager", "passive", "random"])
+def test_one_turn_from_chosen_states_with_the_new_alternatives(policy):
+    from model.presentes.rules import St
+    rs = load_ruleset_file(EXAMPLE).with_overrides(
+        {"players": 3, "host_skip": []}, {"P02": "swap-both", "P07": "own-leader", "P08": "behind",
+                                          "P14": "steal", "P15": "pick"}, spec=SPEC.schema)
+    game = SPEC.build(rs)
+    states = []
+    for pos, gift, used in CHOSEN:
+        tree = sum(1 << g for g in range(3) if g not in gift)
+        states.append(St(Phase.ROLL, 0, 0, 0, tree, used, 0, tuple(pos), tuple(gift), ()))
+    _one_turn_agrees(game, policy, states)
+
+
+def _one_turn_agrees(game, policy, states):
+    from model.presentes.exact import TurnChain
+    from model.presentes.simulate import Batch
     chain = TurnChain(game, lambda s: POLICY_DISTS[policy](game, s), build=False)
     G = 3000
-    for k, s in enumerate(_roll_states(game, 12, seed=players)):
+    for k, s in enumerate(states):
         exact: dict = {}
         for t, p in chain.turn_kernel(s).items():
             exact[(t.pos, t.gift)] = exact.get((t.pos, t.gift), 0) + float(p)

@@ -17,7 +17,7 @@ from model.ruleset import Ruleset
 from solver.limits import Limits
 
 from .config import build
-from .exact import LimitReached, analyse
+from .exact import GameHangs, LimitReached, analyse
 from .simulate import COUNTERS
 
 
@@ -54,6 +54,8 @@ def solve_hook(ruleset: Ruleset, options: dict, out_dir: Path | None,
                       focal=focal, max_states=max_states, progress=prog, effects=effects, limits=limits)
     except MemoryError as exc:
         return {"partial": True, "reason": str(exc), "values": None, "states": max_states}
+    except GameHangs as exc:  # P23 'redraw': reported like a limit (turn starts built so far)
+        return {"partial": True, "reason": str(exc), "values": None, "states": exc.states}
     except LimitReached as exc:  # reported as the generic solver reports its limits
         return {"partial": True, "reason": f"time limit {timeout:g} s reached while {exc.where}",
                 "values": None, "states": exc.states}

@@ -33,9 +33,11 @@ def checks(ruleset: Ruleset, all_boards: bool = True, limits: Limits | None = No
     k = min(rules.players, Z3_SEATS)
     out: list[PropertyResult] = [zp.conservation_proof(k, limits), zp.tree_nonempty_proof(k, limits),
                                  zp.shield_proof(k, limits)]
-    out += zp.no_effect_proof(k, rules.sneak_range, rules.sneak_ahead_only, rules.sneak_without_gift, limits)
+    out += zp.no_effect_proof(k, rules.sneak_range, rules.sneak_ahead_only, rules.sneak_without_gift, limits,
+                              own_leader=rules.own_leader)
     out += zp.chain_bound_proof(rules.max_landings, limits)
-    out += zp.termination_proof(rules.back, rules.dice, rules.players, rules.finish, rules.bounce, limits)
+    out += zp.termination_proof(rules.back, rules.dice, rules.players, rules.finish, rules.bounce, limits,
+                                redraw=rules.redraw)
     if rules.players <= 3 and board.size <= 40:
         label = f"{board.name}, {rules.players} players, {_dice(1 if len(rules.dice) == 6 else 2)}"
         if limits.expired():

@@ -84,13 +84,20 @@ RULINGS = (
        bounce="exact landing needed: the excess bounces back"),
     _r("P04", "the last player left on the track", "O jogo termina quando só resta um jogador",
        take_from_tree="takes a gift from the tree if they have none", keep="keeps whatever they hold"),
-    _r("P05", "choice of 2, 3 or 5 in Salto à frente", "Avance 2, 3 ou 5 casas", uniform="uniform"),
+    _r("P05", "choice of 2, 3 or 5 in Salto à frente", "Avance 2, 3 ou 5 casas", uniform="uniform",
+       printed_order="weighted as printed: the k-th of the m printed distances has weight m-k+1, "
+       "so 2, 3, 5 come 3:2:1 (the first printed is the likeliest)"),
     _r("P06", "'within 6 squares'", "Roube o presente de um jogador a até 6 casas",
        either="either direction, 6 or fewer squares apart", ahead="ahead only (0..6 squares)"),
     _r("P07", "who is the leader when you lead", "quando o mais adiantado tem um presente",
-       not_eligible="the effect is not eligible"),
+       not_eligible="the effect is not eligible",
+       own_leader="you are your own leader: with no other player on the track strictly ahead, "
+       "'Roube o presente e o lugar do mais adiantado' is eligible when you hold a gift and does "
+       "nothing (it still ends the turn); 'do mais adiantado' still needs the leader 'à sua frente'"),
     _r("P08", "'the previous player'", "O jogador anterior pode roubar seu presente",
-       previous_seat="the nearest seat before yours in turn order still on the track"),
+       previous_seat="the nearest seat before yours in turn order still on the track",
+       behind="the nearest player behind you on the track (strictly lower square, shielded or not); "
+       "several on that square: one at random; nobody behind: no Revanche is eligible"),
     _r("P09", "moving back past the start", "Ande 3 casas para trás", stop="stops at the start"),
     _r("P10", "two pieces on one square", "(silent)", allowed="allowed, no interaction"),
     _r("P11", "effects choosing a player (Troca de lugar, Roubo sorrateiro)",
@@ -101,8 +108,13 @@ RULINGS = (
     _r("P13", "finishing in the middle of a chain", "Quem chega ao fim fica com o presente",
        ends_turn="any forward move reaching the finish ends the chain and the turn"),
     _r("P14", "a finisher without a gift", "Quem chega sem presente pega um da árvore",
-       tree="takes one from the tree at random; no steal option"),
-    _r("P15", "which gift comes from the tree", "pega um da árvore", random="uniformly random"),
+       tree="takes one from the tree at random; no steal option",
+       steal="if the first-gift choice is still unused (P16) the finisher gets it as on an "
+       "ordinary square: steal from a targetable holder (who then takes from the tree) or take "
+       "from the tree; otherwise from the tree"),
+    _r("P15", "which gift comes from the tree", "pega um da árvore", random="uniformly random",
+       pick="the taker chooses which gift (a decision of the taker, also for the victim of a first "
+       "steal and the last player)"),
     _r("P16", "when the first-gift choice is used up",
        "Na primeira vez que você cai numa casa comum sem presente, escolhe como ganhar um",
        first_ordinary="the first ordinary landing without a gift, stealing possible or not",
@@ -119,7 +131,10 @@ RULINGS = (
        nearest_holder="the nearest eligible gift holder strictly ahead (behind)"),
     _r("P22", "a steal by a player holding a gift", "Em troca, ele fica com o seu", swap="a swap"),
     _r("P23", "a luck square with no eligible effect", "sorteado entre os que servem",
-       nothing="nothing happens"),
+       nothing="nothing happens",
+       redraw="draw again until an effect serves: the same law when one does; when none does "
+       "(a gift and every other player on the track shielded) the draws never end and the game "
+       "hangs: verify reports it, the exact analysis and simulate refuse a game that reaches it"),
     _r("P24", "Revanche with a shielded previous player", "Casas 🛡 / Revanche",
        steal_only="the steal is allowed, the swap is not"),
     _r("P25", "what one turn is, for game length", "Sua vez", one_roll="one roll and all it triggers"),
@@ -177,7 +192,11 @@ def rules_of(ruleset: Ruleset) -> tuple[Rules, Board]:
         bounce=ru.get("P03") == "bounce", last_takes=ru.get("P04", "take-from-tree") == "take-from-tree",
         sneak_ahead_only=ru.get("P06") == "ahead", random_targets=ru.get("P11") == "random",
         first_on_any_gift=ru.get("P16") == "first-gift", lugar_weight=2 if ru.get("P17") == "two" else 1,
-        sneak_without_gift=ru.get("P18") == "eligible", skips=frozenset(p["host_skip"]),
+        sneak_without_gift=ru.get("P18") == "eligible", jumps_printed=ru.get("P05") == "printed-order",
+        own_leader=ru.get("P07") == "own-leader", prev_behind=ru.get("P08") == "behind",
+        finisher_steals=ru.get("P14") == "steal", tree_pick=ru.get("P15") == "pick",
+        redraw=ru.get("P23") == "redraw",
+        skips=frozenset(p["host_skip"]),
         removals=removals, values=_values(n, tuple(p["gift_values"])))
     return rules, board
 

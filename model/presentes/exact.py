@@ -21,6 +21,7 @@ import numpy as np
 from scipy import sparse
 
 from model.protocol import CHANCE
+from model.ruleset import RulesetError
 from solver.limits import NO_LIMITS, Limits
 
 from .policies import POLICY_DISTS
@@ -42,6 +43,16 @@ class LimitReached(Exception):
     def __init__(self, where: str, states: int):
         super().__init__(f"time limit reached while {where} ({states} turn starts)")
         self.where, self.states = where, states
+
+
+class GameHangs(RulesetError):
+    """P23 'redraw': a reachable ★ with no eligible effect is redrawn forever (no exact values)."""
+
+    def __init__(self, where: str, states: int):
+        super().__init__("exact analysis", "rulings.P23",
+                         f"'redraw' redraws a ★ with no eligible effect forever, and play reaches one "
+                         f"({where}): the game can hang, so it has no exact values")
+        self.states = states
 
 
 class TurnChain:
@@ -119,6 +130,8 @@ class TurnChain:
         g = self.game
         cp = g.current_player(s)
         branches = g.chance_outcomes(s) if cp == CHANCE else self.choice(s)
+        if s.phase == Phase.LUCK and branches[0][0] == (Effect.NOTHING, 1):
+            raise GameHangs(g.describe_state(s), len(self.kernel))
         dep = self.focal is not None and cp == self.focal
         if dep:
             self.focal_nodes.append(s)

@@ -37,7 +37,9 @@ class PresentesGame(Game):
         ph = s.phase
         if ph == Phase.OVER:
             return TERMINAL
-        if ph in (Phase.ROLL, Phase.LUCK, Phase.BAD, Phase.TREE, Phase.TREE_LAST):
+        if ph in (Phase.TREE, Phase.TREE_LAST) and not self.rules.tree_pick:
+            return CHANCE
+        if ph in (Phase.ROLL, Phase.LUCK, Phase.BAD):
             return CHANCE
         return R.decider(self.rules, s)
 
@@ -52,7 +54,7 @@ class PresentesGame(Game):
             return R.effect_draw(self.rules, s, Square.LUCK)
         if ph == Phase.BAD:
             return R.effect_draw(self.rules, s, Square.BAD)
-        if ph in (Phase.TREE, Phase.TREE_LAST):
+        if ph in (Phase.TREE, Phase.TREE_LAST) and not self.rules.tree_pick:
             return R.tree_outcomes(s)
         return []
 
@@ -62,7 +64,7 @@ class PresentesGame(Game):
             return R.move(r, s, a[0], 1)
         if ph in (Phase.LUCK, Phase.BAD):
             return R.apply_effect(r, s, a)
-        if ph in (Phase.TREE, Phase.TREE_LAST):
+        if ph in (Phase.TREE, Phase.TREE_LAST) and not r.tree_pick:
             return R.take(r, s, a[0])
         if ph == Phase.OVER:
             raise ValueError("the game is over")
@@ -105,16 +107,22 @@ class PresentesGame(Game):
         if ph in (Phase.LUCK, Phase.BAD):
             eff, arg = a
             if eff == Effect.NOTHING:
-                return "no eligible effect: nothing happens (P23)"
+                return "no eligible effect: redraw, the same draw again (P23)" if arg else \
+                    "no eligible effect: nothing happens (P23)"
             name = R.EFFECT_BY_ID[Effect(eff)].text.split(":")[0].split(" (")[0]
             if eff == Effect.SALTO:
                 return f"{name} +{arg}"
+            if eff == Effect.LUGAR and arg == s.turn:
+                return f"{name}: P{arg} leads, nothing happens (P07)"
+            if eff in R.REVENGES and self.rules.prev_behind:
+                return f"{name} (P{arg} behind)"
             if eff in (Effect.LUGAR, Effect.FRENTE, Effect.ATRAS, Effect.ADIANTADO) or (
                     eff in (Effect.SORRATEIRO, Effect.TROCA) and arg >= 0):
                 return f"{name}: P{arg}"
             return name
         if ph in (Phase.TREE, Phase.TREE_LAST):
-            return f"P{s.aux} takes gift g{a[0]} from the tree"
+            g = a if isinstance(a, int) else a[0]
+            return f"P{s.aux} {'picks' if self.rules.tree_pick else 'takes'} gift g{g} from the tree"
         if ph == Phase.FIRST:
             return "first gift: take from the tree" if a == R.TAKE_TREE else f"first gift: steal from P{a}"
         if ph == Phase.SNEAK:
@@ -122,7 +130,7 @@ class PresentesGame(Game):
         if ph == Phase.SWAP:
             return f"swap places with P{a}"
         if ph == Phase.REVENGE:
-            return ("take the revenge" if a else "decline the revenge") + f" ({Effect(s.aux).name})"
+            return ("take the revenge" if a else "decline the revenge") + f" ({Effect(s.aux & 15).name})"
         return repr(a)
 
     # ---- invariants ----------------------------------------------------------------------------
@@ -137,8 +145,10 @@ class PresentesGame(Game):
             Invariant("arrival-order", "the arrival order lists exactly the finished seats, once each",
                       self._order),
             Invariant("finishers-hold-gifts", "a finished player holds a gift (except while taking "
-                      "it from the tree, or the last player under P04 'keep')", self._finishers),
-            Invariant("mover-on-track", "the mover of an ongoing turn is on the track", self._mover),
+                      "it from the tree or, under P14 'steal', choosing it, or the last player under "
+                      "P04 'keep')", self._finishers),
+            Invariant("mover-on-track", "the mover of an ongoing turn is on the track (or, under P14 "
+                      "'steal', has just finished and chooses its first gift)", self._mover),
         )
 
     def _types(self, s: St) -> str | None:
@@ -190,6 +200,8 @@ class PresentesGame(Game):
                 continue
             if s.phase in (Phase.TREE, Phase.TREE_LAST) and s.aux == i:
                 continue
+            if self.rules.finisher_steals and s.phase == Phase.FIRST and s.turn == i:
+                continue  # P14 'steal': the finisher is choosing its first gift
             if not self.rules.last_takes and s.phase == Phase.OVER and s.order and s.order[-1] == i:
                 continue
             return f"P{i} finished without a gift"
@@ -198,6 +210,8 @@ class PresentesGame(Game):
     def _mover(self, s: St) -> str | None:
         if s.phase in (Phase.OVER, Phase.TREE, Phase.TREE_LAST):
             return None
+        if self.rules.finisher_steals and s.phase == Phase.FIRST and s.pos[s.turn] == self.rules.finish:
+            return None  # P14 'steal': a giftless finisher's first-gift choice
         if s.pos[s.turn] >= self.rules.finish:
             return f"mover P{s.turn} is not on the track"
         return None

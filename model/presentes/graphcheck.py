@@ -9,7 +9,8 @@ One breadth-first exploration (shortest witnesses) gives:
 * **shield safety on every transition**: a player on a shield square, other than the one whose
   turn it is, never loses their gift or their place through an effect or a choice;
 * **luck squares with no eligible effect** (P23): every reachable situation where a ★ draws from
-  an empty list, with the shortest play reaching one.
+  an empty list, with the shortest play reaching one; under P23 'redraw' such a draw comes back
+  to itself forever, so reaching one fails termination (the game hangs there).
 """
 from __future__ import annotations
 
@@ -178,7 +179,15 @@ def graph_checks(game, label: str, max_states: int = 3_000_000, symmetric: bool 
     if trapped is None:
         g.stop_reason = f"{scope}: time limit reached while looking for end components"
         return _partial(g, label, time.perf_counter() - t0)
-    if trapped:
+    if game.rules.redraw and g.no_effect:
+        node = g.no_effect[0]
+        out.append(PropertyResult(
+            f"termination-every-policy [{label}]", FAILS,
+            f"{scope}: P23 'redraw' redraws a ★ with no eligible effect forever and play reaches one "
+            f"({len(g.no_effect)} states): the game hangs there",
+            g.trace(node, "no eligible effect: redrawn forever (P23 'redraw')"), "graph",
+            time.perf_counter() - t0))
+    elif trapped:
         node = min(trapped)
         out.append(PropertyResult(
             f"termination-every-policy [{label}]", FAILS,
@@ -200,10 +209,12 @@ def graph_checks(game, label: str, max_states: int = 3_000_000, symmetric: bool 
     if g.no_effect:
         node = g.no_effect[0]
         out.append(PropertyResult(
-            f"luck-square-without-effect [{label}]", HOLDS,
+            f"luck-square-without-effect [{label}]", FAILS if game.rules.redraw else HOLDS,
             f"{scope}: a ★ with no eligible effect occurs in {len(g.no_effect)} states, always with "
-            "the mover holding a gift and every other player on the track shielded; P23: nothing "
-            "happens", kind="exhaustive",
+            "the mover holding a gift and every other player on the track shielded"
+            + (" (one of them ahead, P07 'own-leader')" if game.rules.own_leader else "")
+            + ("; P23 'redraw': the game hangs there" if game.rules.redraw else "; P23: nothing happens"),
+            g.trace(node, "no eligible effect") if game.rules.redraw else None, kind="exhaustive",
             data={"states": len(g.no_effect), "shortest_witness": g.trace(node, "no eligible effect")}))
     else:
         out.append(PropertyResult(f"luck-square-without-effect [{label}]", HOLDS,
@@ -233,6 +244,9 @@ def _breach(g: Graph, label: str) -> PropertyResult:
 
 
 def _all_others_shielded(r, s: St) -> bool:
+    """The proved situation (z3-luck-without-effect-exactly), with P07 'own-leader' if chosen."""
     fin = r.finish
     others = [j for j in range(r.players) if j != s.turn and s.pos[j] < fin]
+    if r.own_leader and not any(s.pos[j] > s.pos[s.turn] for j in others):
+        return False
     return s.gift[s.turn] >= 0 and all(r.squares[s.pos[j]] == Square.SHIELD for j in others)

@@ -4,8 +4,10 @@ simulators sample it; the simulator in ``simulate.py`` implements the same three
 
 * ``eager``: steal the first gift from the most advanced victim; Roubo sorrateiro and Troca de
   lugar target the most advanced eligible player; always take the revenge. Ties: lowest seat.
+  Under P15 'pick': the gift under the tree worth most to the taker (``gift_values``; lowest
+  gift on ties).
 * ``passive``: take the first gift from the tree; target the lowest eligible seat; never take
-  the revenge.
+  the revenge. Under P15 'pick': the lowest-numbered gift under the tree.
 * ``random``: uniform over the legal actions.
 """
 from __future__ import annotations
@@ -28,6 +30,9 @@ def eager(game, s: St) -> list[tuple[int, Fraction]]:
     actions = list(game.legal_actions(s))
     if s.phase == Phase.REVENGE:
         return [(1, Fraction(1))]
+    if s.phase == Phase.TREE or s.phase == Phase.TREE_LAST:  # P15 'pick' (max keeps the lowest tie)
+        row = game.rules.values[s.aux]
+        return [(max(actions, key=lambda g: row[g]), Fraction(1))]
     return [(_most_advanced(game, s, actions), Fraction(1))]
 
 
@@ -37,7 +42,7 @@ def passive(game, s: St) -> list[tuple[int, Fraction]]:
         return [(0, Fraction(1))]
     if s.phase == Phase.FIRST:
         return [(TAKE_TREE, Fraction(1))]
-    return [(min(actions), Fraction(1))]
+    return [(min(actions), Fraction(1))]  # also P15 'pick': the lowest gift
 
 
 def uniform(game, s: St) -> list[tuple[int, Fraction]]:

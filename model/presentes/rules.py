@@ -8,7 +8,8 @@ State record (every field an int or a tuple of ints; ``n`` seats, board of ``N``
     phase  what happens next (Phase)
     turn   the mover: the seat whose turn it is
     chain  landing number of the current chain, 1..max_landings (LUCK and BAD), else 0
-    aux    TREE/TREE_LAST: the seat taking from the tree; REVENGE: the Effect drawn; else 0
+    aux    TREE/TREE_LAST: the seat taking from the tree; REVENGE: the Effect drawn, plus
+           16 * (1 + the seat taking the revenge) under P08 'behind'; else 0
     tree   bitmask of the gifts under the tree (gift g is the one seat g brought)
     used   bitmask of seats whose first-gift choice is used up (P16)
     slot   turn slots begun, capped after the last scheduled host event (0 with no events)
@@ -34,8 +35,8 @@ class Phase(IntEnum):
     LUCK = 1       # chance: a luck effect among the eligible ones
     BAD = 2        # chance: a bad-luck effect among the eligible ones
     FIRST = 3      # decision (mover): first gift, steal (victim seat) or take from the tree (-1)
-    TREE = 4       # chance: ``aux`` takes a random gift from the tree, then the turn ends
-    TREE_LAST = 5  # chance: the last player left takes from the tree, then the reveal
+    TREE = 4       # chance (P15 'pick': decision of ``aux``): ``aux`` takes a gift from the tree
+    TREE_LAST = 5  # the same for the last player left on the track, then the reveal
     SNEAK = 6      # decision (mover): whom Roubo sorrateiro steals from
     SWAP = 7       # decision (mover): whom Troca de lugar swaps places with
     REVENGE = 8    # decision (previous player): 1 take the revenge, 0 decline
@@ -54,7 +55,7 @@ class Effect(IntEnum):
     ARVORE = 8       # ☠ De volta à árvore
     REV_ROUBO = 9    # ☠ Revanche: roubo
     REV_TROCA = 10   # ☠ Revanche: presente por presente
-    NOTHING = 11     # a ★ square with no eligible effect (P23)
+    NOTHING = 11     # a ★ square with no eligible effect (P23): argument 0 nothing, 1 redraw
 
 
 class St(NamedTuple):
@@ -92,6 +93,12 @@ class Rules:
     first_on_any_gift: bool = False     # P16 first-ordinary / first-gift
     lugar_weight: int = 1               # P17 one / two
     sneak_without_gift: bool = False    # P18 not-eligible / eligible
+    jumps_printed: bool = False         # P05 uniform / printed-order
+    own_leader: bool = False            # P07 not-eligible / own-leader
+    prev_behind: bool = False           # P08 previous-seat / behind
+    finisher_steals: bool = False       # P14 tree / steal
+    tree_pick: bool = False             # P15 random / pick
+    redraw: bool = False                # P23 nothing / redraw
     skips: frozenset[int] = frozenset()  # host "Pular vez": turn slots skipped
     removals: Mapping[int, tuple[int, ...]] = field(default_factory=dict)  # slot -> seats removed
     values: tuple[tuple[Fraction, ...], ...] = ()  # per seat, the utility of ending with each gift
@@ -158,12 +165,30 @@ def within_range(r: Rules, s: St) -> list[int]:
 
 def previous_player(r: Rules, s: St) -> int:
     """P08: the nearest seat before the mover in turn order that is still on the track."""
+    if r.prev_behind:
+        raise ValueError("under P08 'behind' the previous player is drawn: use behind()")
     n = r.players
     for k in range(1, n):
         i = (s.turn - k) % n
         if s.pos[i] < r.finish:
             return i
     return -1
+
+
+def behind(r: Rules, s: St) -> list[int]:
+    """P08 'behind': the other players on the track on the nearest square strictly behind the
+    mover (shielded ones too, as for P24); several there: one of them at random."""
+    p, fin = s.pos[s.turn], r.finish
+    cands = [i for i in range(r.players) if i != s.turn and s.pos[i] < fin and s.pos[i] < p]
+    if not cands:
+        return []
+    top = max(s.pos[i] for i in cands)
+    return [i for i in cands if s.pos[i] == top]
+
+
+def revenge_taker(r: Rules, s: St) -> int:
+    """The player deciding a drawn Revanche (REVENGE phase)."""
+    return (s.aux >> 4) - 1 if r.prev_behind else previous_player(r, s)
 
 
 def first_victims(r: Rules, s: St) -> list[int]:
@@ -259,7 +284,10 @@ def move(r: Rules, s: St, steps: int, landing: int) -> St:
             p = max(0, fin - (p - fin))
         else:  # "Quem chega ao fim fica com o presente ... Quem chega sem presente pega um da árvore."
             s = s._replace(pos=_set(s.pos, m, fin), order=s.order + (m,))
-            return take_from_tree(s, m) if s.gift[m] < 0 else end_turn(r, s)
+            if s.gift[m] >= 0:
+                return end_turn(r, s)
+            # P14 'steal': a giftless finisher gets the first-gift choice if it is still unused
+            return first_gift(r, s) if r.finisher_steals else take_from_tree(s, m)
     s = St(s.phase, m, s.chain, s.aux, s.tree, s.used, s.slot, _set(s.pos, m, p), s.gift, s.order)
     if landing > r.max_landings:  # "Valem no máximo 3 quedas seguidas; depois, a sequência para."
         return end_turn(r, s)
@@ -275,10 +303,16 @@ def land(r: Rules, s: St, landing: int) -> St:
                   s.slot, s.pos, s.gift, s.order)
     if s.gift[m] >= 0:  # "Com presente, nada acontece."
         return end_turn(r, s)
-    if not s.used >> m & 1:  # "Na primeira vez que você cai numa casa comum sem presente, escolhe"
+    return first_gift(r, s)
+
+
+def first_gift(r: Rules, s: St) -> St:
+    """'Na primeira vez que você cai numa casa comum sem presente, escolhe como ganhar um.'"""
+    m = s.turn
+    if not s.used >> m & 1:
         if not r.first_on_any_gift:
             s = s._replace(used=s.used | (1 << m))
-        if first_victims(r, s):
+        if first_victims(r, s):  # P33: no question when nobody can be stolen from
             return s._replace(phase=Phase.FIRST, chain=0)
     return take_from_tree(s, m)
 
@@ -296,22 +330,46 @@ def _uniform(items: list[int]) -> Args:
     return list(out.items())
 
 
+def _printed_order(items: list[int]) -> Args:
+    """P05 'printed-order': the k-th of m printed distances has weight m - k + 1 (2, 3, 5: 3:2:1)."""
+    m = len(items)
+    total = m * (m + 1) // 2
+    out: dict[int, Fraction] = {}
+    for k, i in enumerate(items):
+        out[i] = out.get(i, Fraction(0)) + Fraction(m - k, total)
+    return list(out.items())
+
+
 def elig_salto(r: Rules, s: St) -> Args:
-    """'Numa casa ★, quando você não tem presente.' P05: 2, 3 or 5 uniformly."""
-    return [] if s.gift[s.turn] >= 0 else _uniform(list(r.jumps))
+    """'Numa casa ★, quando você não tem presente.' P05: 2, 3 or 5 uniformly (or printed-order)."""
+    if s.gift[s.turn] >= 0:
+        return []
+    return _printed_order(list(r.jumps)) if r.jumps_printed else _uniform(list(r.jumps))
 
 
 def do_salto(r: Rules, s: St, k: int) -> St:
     return move(r, s, k, s.chain + 1)
 
 
+def leads(r: Rules, s: St) -> bool:
+    """P07 'own-leader': no other player on the track is strictly ahead of the mover."""
+    p, fin = s.pos[s.turn], r.finish
+    return not any(i != s.turn and p < s.pos[i] < fin for i in range(r.players))
+
+
 def elig_lugar(r: Rules, s: St) -> Args:
-    """'com ou sem presente, quando o mais adiantado tem um presente.' P20 ties at random."""
-    return _uniform(leaders(r, s))
+    """'com ou sem presente, quando o mais adiantado tem um presente.' P20 ties at random.
+    P07 'own-leader': a mover who leads holding a gift is the leader with a gift (a no-op)."""
+    found = leaders(r, s)
+    if not found and r.own_leader and s.gift[s.turn] >= 0 and leads(r, s):
+        return [(s.turn, Fraction(1))]
+    return _uniform(found)
 
 
 def do_lugar(r: Rules, s: St, t: int) -> St:
     """P02: the mover and the leader swap gifts and places (gift only under 'gift-only')."""
+    if t == s.turn:  # P07 'own-leader': swapping with yourself changes nothing; the turn ends
+        return end_turn(r, s)
     s = swap_gifts(r, s, s.turn, t)
     if r.lugar_swaps_place:
         s = s._replace(pos=_swap(s.pos, s.turn, t))
@@ -391,22 +449,26 @@ def do_arvore(r: Rules, s: St, _arg: int) -> St:
     return end_turn(r, s._replace(tree=s.tree | (1 << g), gift=_set(s.gift, s.turn, NO_GIFT)))
 
 
-def elig_rev_roubo(r: Rules, s: St) -> Args:
-    """'quando você tem presente e o jogador anterior não tem' (P24: even if shielded)."""
-    prev = previous_player(r, s)
-    return [(0, Fraction(1))] if s.gift[s.turn] >= 0 and prev >= 0 and s.gift[prev] < 0 else []
+def elig_rev_roubo(r: Rules, s: St, prev: int | None = None) -> Args:
+    """'quando você tem presente e o jogador anterior não tem' (P24: even if shielded).
+    ``prev``: the previous player drawn under P08 'behind' (the outcome's argument then)."""
+    arg = 0 if prev is None else prev
+    prev = previous_player(r, s) if prev is None else prev
+    return [(arg, Fraction(1))] if s.gift[s.turn] >= 0 and prev >= 0 and s.gift[prev] < 0 else []
 
 
-def elig_rev_troca(r: Rules, s: St) -> Args:
+def elig_rev_troca(r: Rules, s: St, prev: int | None = None) -> Args:
     """'quando você e o jogador anterior têm presente' (P24: not with a shielded one)."""
-    prev = previous_player(r, s)
+    arg = 0 if prev is None else prev
+    prev = previous_player(r, s) if prev is None else prev
     ok = (s.gift[s.turn] >= 0 and prev >= 0 and s.gift[prev] >= 0 and not shielded(r, s, prev))
-    return [(0, Fraction(1))] if ok else []
+    return [(arg, Fraction(1))] if ok else []
 
 
-def do_revenge(r: Rules, s: St, effect: int) -> St:
-    """'O jogador anterior pode ...': the previous player decides."""
-    return s._replace(phase=Phase.REVENGE, aux=effect, chain=0)
+def do_revenge(r: Rules, s: St, effect: int, taker: int) -> St:
+    """'O jogador anterior pode ...': the previous player decides (P08 'behind': ``taker``)."""
+    aux = effect | (taker + 1) << 4 if r.prev_behind else effect
+    return s._replace(phase=Phase.REVENGE, aux=aux, chain=0)
 
 
 @dataclass(frozen=True)
@@ -436,24 +498,40 @@ EFFECTS: tuple[EffectRule, ...] = (
     EffectRule(Effect.VOLTE, Square.BAD, lambda r: 1, elig_volte, do_volte, "Volte 3 casas"),
     EffectRule(Effect.ARVORE, Square.BAD, lambda r: 1, elig_arvore, do_arvore, "De volta à árvore"),
     EffectRule(Effect.REV_ROUBO, Square.BAD, lambda r: 1, elig_rev_roubo,
-               lambda r, s, a: do_revenge(r, s, Effect.REV_ROUBO), "Revanche: roubo"),
+               lambda r, s, a: do_revenge(r, s, Effect.REV_ROUBO, a), "Revanche: roubo"),
     EffectRule(Effect.REV_TROCA, Square.BAD, lambda r: 1, elig_rev_troca,
-               lambda r, s, a: do_revenge(r, s, Effect.REV_TROCA), "Revanche: presente por presente"),
+               lambda r, s, a: do_revenge(r, s, Effect.REV_TROCA, a), "Revanche: presente por presente"),
 )
 EFFECT_BY_ID = {e.effect: e for e in EFFECTS}
+REVENGES = (Effect.REV_ROUBO, Effect.REV_TROCA)
 
 
 def effect_draw(r: Rules, s: St, square: Square) -> list[tuple[Outcome, Fraction]]:
-    """The chance node of a special square: eligible effects by weight, then their random part."""
+    """The chance node of a special square: eligible effects by weight, then their random part.
+
+    P08 'behind': the previous player is one of ``behind()`` at random, drawn first, so the draw is
+    the mixture of the draws with each of them (the revenge outcomes carry their taker)."""
+    if square != Square.BAD or not r.prev_behind:
+        return _draw(r, s, square, None)
+    cands = behind(r, s) or [-1]
+    out: dict[Outcome, Fraction] = {}
+    for c in cands:
+        for o, p in _draw(r, s, square, c):
+            out[o] = out.get(o, Fraction(0)) + p / len(cands)
+    return list(out.items())
+
+
+def _draw(r: Rules, s: St, square: Square, prev: int | None) -> list[tuple[Outcome, Fraction]]:
     drawn = []
     for rule in EFFECTS:
         if rule.square != square:
             continue
-        args = rule.eligible(r, s)
+        args = rule.eligible(r, s, prev) if prev is not None and rule.effect in REVENGES else \
+            rule.eligible(r, s)
         if args:
             drawn.append((rule, rule.weight(r), args))
-    if not drawn:  # P23: nothing happens
-        return [((Effect.NOTHING, 0), Fraction(1))]
+    if not drawn:  # P23: nothing happens, or 'redraw': the same empty draw again, forever
+        return [((Effect.NOTHING, 1 if r.redraw else 0), Fraction(1))]
     total = sum(w for _, w, _ in drawn)
     return [((rule.effect, arg), Fraction(w, total) * p) for rule, w, args in drawn for arg, p in args]
 
@@ -461,14 +539,20 @@ def effect_draw(r: Rules, s: St, square: Square) -> list[tuple[Outcome, Fraction
 def apply_effect(r: Rules, s: St, outcome: Outcome) -> St:
     effect, arg = outcome
     if effect == Effect.NOTHING:
-        return end_turn(r, s)
+        # P23 'redraw': nothing serves and nothing changes between draws, so the draw comes back
+        # to this very state (a chance self-loop: the game hangs; the checks report it)
+        return s if arg else end_turn(r, s)
     return EFFECT_BY_ID[Effect(effect)].apply(r, s, arg)
 
 
 # ---- decisions ---------------------------------------------------------------------------------
 
 def decider(r: Rules, s: St) -> int:
-    return previous_player(r, s) if s.phase == Phase.REVENGE else s.turn
+    if s.phase == Phase.REVENGE:
+        return revenge_taker(r, s)
+    if s.phase == Phase.TREE or s.phase == Phase.TREE_LAST:  # P15 'pick'
+        return s.aux
+    return s.turn
 
 
 def decisions(r: Rules, s: St) -> list[int]:
@@ -480,6 +564,8 @@ def decisions(r: Rules, s: St) -> list[int]:
         return targetable(r, s)
     if s.phase == Phase.REVENGE:
         return [0, 1]
+    if r.tree_pick and (s.phase == Phase.TREE or s.phase == Phase.TREE_LAST):
+        return tree_gifts(s)
     return []
 
 
@@ -498,15 +584,23 @@ def decide(r: Rules, s: St, a: int) -> St:
         return end_turn(r, s._replace(pos=_swap(s.pos, m, a)))
     if s.phase == Phase.REVENGE:
         if a:
-            prev = previous_player(r, s)
+            prev = revenge_taker(r, s)
             s = swap_gifts(r, s, prev, m)  # Revanche roubo: prev has none, so m is left with none
         return end_turn(r, s._replace(aux=0))
+    if r.tree_pick and (s.phase == Phase.TREE or s.phase == Phase.TREE_LAST):
+        if not s.tree >> a & 1:
+            raise ValueError(f"gift g{a} is not under the tree")
+        return take(r, s, a)
     raise ValueError(f"no decision in phase {Phase(s.phase).name}")
 
 
+def tree_gifts(s: St) -> list[int]:
+    return [g for g in range(s.tree.bit_length()) if s.tree >> g & 1]
+
+
 def tree_outcomes(s: St) -> list[tuple[Outcome, Fraction]]:
-    """P15: a uniformly random wrapped gift from under the tree."""
-    gifts = [g for g in range(s.tree.bit_length()) if s.tree >> g & 1]
+    """P15: a uniformly random wrapped gift from under the tree ('pick': a decision instead)."""
+    gifts = tree_gifts(s)
     return [((g, 0), Fraction(1, len(gifts))) for g in gifts]
 
 

@@ -55,6 +55,11 @@ class Batch:
         self.counts = np.zeros((G, len(COUNTERS)), dtype=np.int32)
         self.ontrack = np.ones((G, n), dtype=bool)  # pos < F, kept in step with pos
         self.n_on = np.full(G, n, dtype=np.int64)
+        # P05: the law of Salto's distance; P15 'pick': each seat's value of each gift (eager)
+        w = np.arange(len(rules.jumps), 0, -1) if rules.jumps_printed else np.ones(len(rules.jumps))
+        self.jump_p = w / w.sum()
+        self.values = np.array([[float(v) for v in row] for row in rules.values]) if rules.values \
+            else np.zeros((n, n))
 
     # ---- helpers -------------------------------------------------------------------------------
     def _roll(self, k: int) -> np.ndarray:
@@ -96,7 +101,13 @@ class Batch:
     def _take_tree(self, games, seats) -> None:
         if len(games) == 0:
             return
-        g = self._uniform_pick(self.tree[games])
+        tree = self.tree[games]
+        if self.r.tree_pick and self.policy == "eager":  # P15 'pick': most valued, lowest on ties
+            g = np.argmax(np.where(tree, self.values[seats], -np.inf), axis=1)
+        elif self.r.tree_pick and self.policy == "passive":  # the lowest gift
+            g = np.argmax(tree, axis=1)
+        else:
+            g = self._uniform_pick(tree)
         self._give(games, seats, g.astype(np.int8))
         self.tree[games, g] = False
 
@@ -208,11 +219,17 @@ class Batch:
         self.rank[games, seats] = self.nfin[games]
         self.nfin[games] += 1
         need = self.gift[games, seats] < 0
-        self._take_tree(games[need], seats[need])
+        if self.r.finisher_steals:  # P14 'steal': the first-gift choice if still unused
+            self._first_gift(games[need], seats[need])
+        else:
+            self._take_tree(games[need], seats[need])
 
     def _ordinary(self, games, seats) -> None:
         need = self.gift[games, seats] < 0
-        games, seats = games[need], seats[need]
+        self._first_gift(games[need], seats[need])
+
+    def _first_gift(self, games, seats) -> None:
+        """Giftless seats: the first-gift choice if unused (steal or tree), else the tree."""
         first = ~self.used[games, seats]
         self._take_tree(games[~first], seats[~first])
         games, seats = games[first], seats[first]
@@ -267,7 +284,9 @@ class Batch:
         any_lead, any_reach, any_ok = leaders.any(1), reach.any(1), ok.any(1)
         W = np.zeros((k, 7), dtype=np.int64)
         W[:, 0] = ~h
-        W[:, 1] = any_lead * r.lugar_weight
+        # P07 'own-leader': nobody on the track strictly ahead and a gift: a no-op Lugar
+        own = (h & ~(self.ontrack[games] & (d > 0)).any(1)) if r.own_leader else np.zeros(k, dtype=bool)
+        W[:, 1] = (any_lead | own) * r.lugar_weight
         W[:, 2] = ((h | r.sneak_without_gift) & any_reach) * 2
         W[:, 3] = h & near_a.any(1)
         W[:, 4] = h & near_b.any(1)
@@ -277,12 +296,19 @@ class Batch:
         u = (rng.random(k) * np.maximum(total, 1)).astype(np.int64)
         eff = np.argmax(np.cumsum(W, axis=1) > u[:, None], axis=1)
         eff[total == 0] = int(Effect.NOTHING)
+        if r.redraw and (total == 0).any():  # P23 'redraw': that game would never end
+            raise RulesetError("simulate", "rulings.P23", "'redraw' redraws a ★ with no eligible "
+                               "effect forever, and a simulated game reached one: the game can hang, "
+                               "so simulate refuses this reading here")
         for e in range(7):
             self._count(games[eff == e], e)
         self._count(games[eff == int(Effect.NOTHING)], int(Effect.NOTHING))
         # Salto à frente: the chain goes on
         sal = eff == int(Effect.SALTO)
-        jumps = np.array(r.jumps)[rng.integers(0, len(r.jumps), size=int(sal.sum()))]
+        if r.jumps_printed:
+            jumps = np.array(r.jumps)[rng.choice(len(r.jumps), size=int(sal.sum()), p=self.jump_p)]
+        else:
+            jumps = np.array(r.jumps)[rng.integers(0, len(r.jumps), size=int(sal.sum()))]
         # gift swaps with a random target among the tied candidates
         for e, mask in ((Effect.LUGAR, leaders), (Effect.FRENTE, near_a), (Effect.ATRAS, near_b),
                         (Effect.ADIANTADO, leaders)):
@@ -291,6 +317,8 @@ class Batch:
                 continue
             t = self._uniform_pick(mask[sel])
             g, m = games[sel], seats[sel]
+            if e == Effect.LUGAR:
+                t = np.where(own[sel], m, t)  # swapping with yourself: nothing changes
             self._swap_gifts(g, m, t)
             if e == Effect.LUGAR and r.lugar_swaps_place:
                 pm_, pt = self.pos[g, m].copy(), self.pos[g, t].copy()
@@ -317,16 +345,24 @@ class Batch:
         rows = np.arange(k)
         pos = self.pos[games]
         on = self.ontrack[games]
-        idx = (seats[:, None] - 1 - np.arange(n - 1)) % n
-        prev = idx[rows, np.argmax(on[rows[:, None], idx], axis=1)]
+        if r.prev_behind:  # P08 'behind': one of the nearest players strictly behind, at random
+            d = pos.astype(np.int64) - pos[rows, seats].astype(np.int64)[:, None]
+            back = on & (d < 0)
+            top = np.where(back, d, -(1 << 20)).max(axis=1)
+            prev = self._uniform_pick(back & (d == top[:, None]))
+            has_prev = back.any(axis=1)
+        else:
+            idx = (seats[:, None] - 1 - np.arange(n - 1)) % n
+            prev = idx[rows, np.argmax(on[rows[:, None], idx], axis=1)]
+            has_prev = np.ones(k, dtype=bool)
         h = self.gift[games, seats] >= 0
         gp = self.gift[games, prev]
         prev_shield = self.sq[pos[rows, prev]] == _SHIELD
         W = np.zeros((k, 4), dtype=np.int64)
         W[:, 0] = ~h
         W[:, 1] = h
-        W[:, 2] = h & (gp < 0)
-        W[:, 3] = h & (gp >= 0) & ~prev_shield
+        W[:, 2] = h & has_prev & (gp < 0)
+        W[:, 3] = h & has_prev & (gp >= 0) & ~prev_shield
         total = W.sum(axis=1)
         u = (self.rng.random(k) * total).astype(np.int64)
         eff = np.argmax(np.cumsum(W, axis=1) > u[:, None], axis=1)
