@@ -80,11 +80,17 @@ class PolicyFixed(Game):
         return self.inner.from_key(k)
 
 
-@pytest.mark.parametrize("policy, board, players", [("eager", "tiny", 2), ("random", "tiny", 2),
-                                                    ("passive", "mini", 2),
-                                                    pytest.param("eager", "tiny", 3, marks=pytest.mark.slow)])
-def test_turn_chain_agrees_with_the_generic_exact_solver(policy, board, players):
-    g = build(None, board=board, players=players)
+NEW_ALTERNATIVES = {"P05": "printed-order", "P07": "own-leader", "P08": "behind", "P14": "steal",
+                    "P15": "pick"}
+
+
+@pytest.mark.parametrize("policy, board, players, rulings", [
+    ("eager", "tiny", 2, {}), ("random", "tiny", 2, {}), ("passive", "mini", 2, {}),
+    ("eager", "tiny", 2, NEW_ALTERNATIVES), ("random", "mini", 2, NEW_ALTERNATIVES),
+    pytest.param("eager", "tiny", 3, {}, marks=pytest.mark.slow)])
+def test_turn_chain_agrees_with_the_generic_exact_solver(policy, board, players, rulings):
+    g = SPEC.build(SPEC.default().with_overrides({"board": board, "players": players}, rulings,
+                                                 spec=SPEC.schema))
     fixed = PolicyFixed(g, POLICY_DISTS[policy])
     sol = solve(explore(fixed), exact=True)
     ours = analyse(g, policy=policy, horizon=0)
