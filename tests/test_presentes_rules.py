@@ -192,7 +192,8 @@ def test_p05_printed_order_weights_salto(tmp_path):
         (Effect.SALTO, 2): F(1, 2), (Effect.SALTO, 3): F(1, 3), (Effect.SALTO, 5): F(1, 6)}
     # repeated distances add up: jumps [2, 2, 5] -> 2 gets 3 + 2 = 5 of 6
     g = game(tmp_path, LINE, rulings={"P05": "printed-order"}, players=2, jumps=[2, 2, 5])
-    assert dict(g.chance_outcomes(state(g, *args))) == {(Effect.SALTO, 2): F(5, 6), (Effect.SALTO, 5): F(1, 6)}
+    assert dict(g.chance_outcomes(state(g, *args))) == {(Effect.SALTO, 2): F(5, 6),
+                                                        (Effect.SALTO, 5): F(1, 6)}
 
 
 def test_p07_own_leader_adds_a_no_op_lugar(tmp_path):
@@ -214,7 +215,8 @@ def test_p07_own_leader_adds_a_no_op_lugar(tmp_path):
     assert g.chance_outcomes(state(g, *shielded_behind)) == [((Effect.LUGAR, 0), F(1))]
     assert g.chance_outcomes(state(g, Phase.LUCK, 0, [2, 5], [0, 1])) == [((Effect.NOTHING, 0), F(1))]
     # without a gift the leader (you) has none: no Lugar (only Salto)
-    assert {e for (e, _a) in dict(g.chance_outcomes(state(g, Phase.LUCK, 0, [6, 4], [-1, 1])))} == {Effect.SALTO}
+    giftless = state(g, Phase.LUCK, 0, [6, 4], [-1, 1])
+    assert {e for (e, _a), _p in g.chance_outcomes(giftless)} == {Effect.SALTO}
 
 
 def test_p08_behind_changes_who_takes_the_revenge(tmp_path):
@@ -223,7 +225,8 @@ def test_p08_behind_changes_who_takes_the_revenge(tmp_path):
     # behind: the nearest player behind is P2 (holds a gift, unshielded) -> Árvore 1/2, Revanche troca 1/2.
     args = (Phase.BAD, 1, [0, 8, 4], [-1, 1, 2])
     g = game(tmp_path, LINE, players=3)
-    assert dict(g.chance_outcomes(state(g, *args))) == {(Effect.ARVORE, 0): F(1, 2), (Effect.REV_ROUBO, 0): F(1, 2)}
+    assert dict(g.chance_outcomes(state(g, *args))) == {(Effect.ARVORE, 0): F(1, 2),
+                                                        (Effect.REV_ROUBO, 0): F(1, 2)}
     g = game(tmp_path, LINE, rulings={"P08": "behind"}, players=3)
     s = state(g, *args)
     assert dict(g.chance_outcomes(s)) == {(Effect.ARVORE, 0): F(1, 2), (Effect.REV_TROCA, 2): F(1, 2)}
