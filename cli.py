@@ -511,47 +511,53 @@ def compare(a: str = typer.Argument(..., help="ruleset A (TOML or built-in)"),
             timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds per exploration"),
             as_json: bool = typer.Option(False, "--json")) -> None:
     """What a rule edit changes: invariants and proofs, bounds, optimal values, game length."""
-    from solver.analysis import solve_ruleset
-    from solver.verify import verify as run_verify
+    from solver.analysis import compare_rulesets
 
     def body():
         start = time.perf_counter()
         check_limits(max_states, timeout)
         rsa, rsb = load_ruleset(a), load_ruleset(b)
-        if rsa.game != rsb.game:
-            fail_input(f"{b}: game: rulesets are for different games ({rsa.game} vs {rsb.game})")
-        spec = get_spec(rsa.game)
-        sides = {}
-        for label, rs in (("a", rsa), ("b", rsb)):
-            rep = run_verify(spec, rs, max_states=max_states, timeout=timeout)
-            res = solve_ruleset(rs, max_states=max_states, timeout=timeout)
-            res.pop("_solution", None)
-            sides[label] = {"ruleset": rs.name, "source": rs.source, "verify": rep.status,
-                            "properties": {p.name: p.status for p in rep.properties},
-                            "property_details": {p.name: p.detail for p in rep.properties},
-                            "values": res.get("values"), "states": res.get("states")}
-        pa, pb = sides["a"]["properties"], sides["b"]["properties"]
-        changes = {
-            "params": {k: [rsa.params.get(k), rsb.params.get(k)] for k in rsa.params
-                       if rsa.params.get(k) != rsb.params.get(k)},
-            "rulings": {k: [rsa.rulings.get(k), rsb.rulings.get(k)] for k in rsa.rulings
-                        if rsa.rulings.get(k) != rsb.rulings.get(k)},
-            "properties": {k: [pa.get(k), pb.get(k)] for k in sorted(set(pa) | set(pb)) if pa.get(k) != pb.get(k)},
-            "details": {k: [sides["a"]["property_details"].get(k), sides["b"]["property_details"].get(k)]
-                        for k in sorted(set(pa) & set(pb))
-                        if sides["a"]["property_details"][k] != sides["b"]["property_details"][k]},
-        }
+        res = compare_rulesets(rsa, rsb, max_states=max_states, timeout=timeout)
         doc = {"game": rsa.game, "ruleset": f"{rsa.name} vs {rsb.name}",
-               "config": {"a": rsa.as_dict(), "b": rsb.as_dict()}, "a": sides["a"], "b": sides["b"],
-               "changes": changes, "seconds": round(time.perf_counter() - start, 4)}
+               "config": {"a": rsa.as_dict(), "b": rsb.as_dict()}, **res,
+               "seconds": round(time.perf_counter() - start, 4)}
         if as_json:
             emit(doc)
         else:
-            out.print_json(json.dumps({k: doc[k] for k in ("ruleset", "changes")}, default=str))
-            for label in ("a", "b"):
-                out.print(f"{label}: verify {sides[label]['verify']}, states {sides[label]['states']}, "
-                          f"values {sides[label]['values']}", markup=False)
+            print_comparison(doc)
     run(body)
+
+
+def _values_text(values) -> str:
+    if not values:
+        return "no values (partial)"
+    return ", ".join(f"seat {i} " + (f"{v['fraction']} " if v["fraction"] else "") + f"({v['float']:.9f})"
+                     for i, v in enumerate(values))
+
+
+def print_comparison(doc: dict[str, Any]) -> None:
+    a, b, ch = doc["a"], doc["b"], doc["changes"]
+    def say(text: str) -> None:
+        out.print(text, markup=False, highlight=False)
+    say(f"{doc['game']}: A = {a['ruleset']} ({a['source']}), B = {b['ruleset']} ({b['source']})")
+    edits = [f"{k} {x} -> {y}" for k, (x, y) in ch["params"].items()]
+    edits += [f"{k} {x} -> {y}" for k, (x, y) in ch["rulings"].items()]
+    say("  edit: " + ("; ".join(edits) if edits else "none (the same parameters and rulings)"))
+    say(f"  verify: A {a['verify']}, B {b['verify']}")
+    for name, (x, y) in ch["properties"].items():
+        say(f"    {name}: {x or 'absent'} -> {y or 'absent'}")
+    for name in ch["substantive_details"]:
+        x, y = ch["details"][name]
+        say(f"    {name}:\n      A: {x}\n      B: {y}")
+    if not ch["properties"] and not ch["substantive_details"]:
+        say("    every property has the same status and the same finding (state counts aside)")
+    say(f"  states solved: A {a['states']}, B {b['states']}")
+    say(f"  values: A {_values_text(a['values'])}")
+    say(f"          B {_values_text(b['values'])}" + ("" if ch["values"] else "  (unchanged)"))
+    la, lb = ch["longest_play"]
+    if la is not None or lb is not None:
+        say(f"  longest play (moves): A {la if la is not None else 'unbounded (cycles)'}, "
+            f"B {lb if lb is not None else 'unbounded (cycles)'}")
 
 
 def main(argv: list[str] | None = None) -> None:

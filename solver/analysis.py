@@ -5,6 +5,7 @@ Everything here works through ``GameSpec`` and the protocol only.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections import deque
 from fractions import Fraction
@@ -244,3 +245,52 @@ def check_scenarios(game: str) -> list[dict[str, Any]]:
         rows.append({"scenario": name, "expected": entry["expect"], "got": got,
                      "same": got == entry["expect"]})
     return rows
+
+
+# ---- rule edits --------------------------------------------------------------------------------
+
+_STATE_COUNT = re.compile(r"\d[\d,]*( reachable)? states")
+
+
+def _side(spec, ruleset: Ruleset, max_states: int | None, timeout: float | None) -> dict[str, Any]:
+    from .verify import verify
+    rep = verify(spec, ruleset, max_states=max_states, timeout=timeout)
+    res = solve_ruleset(ruleset, max_states=max_states, timeout=timeout)
+    res.pop("_solution", None)
+    longest = next((p.data.get("longest_play") for p in rep.properties if p.name == "termination"), None)
+    return {"ruleset": ruleset.name, "source": ruleset.source, "verify": rep.status,
+            "properties": {p.name: p.status for p in rep.properties},
+            "property_details": {p.name: p.detail for p in rep.properties},
+            "values": res.get("values"), "states": res.get("states"), "longest_play": longest,
+            "partial": bool(res.get("partial"))}
+
+
+def compare_rulesets(a: Ruleset, b: Ruleset, *, max_states: int | None = None,
+                     timeout: float | None = None) -> dict[str, Any]:
+    """What a rule edit changes: parameters and rulings, each property's status and detail, the
+    optimal values and the longest play. ``details`` lists every detail whose text differs;
+    ``substantive_details`` only those that differ beyond their state counts."""
+    if a.game != b.game:
+        raise RulesetError(b.source, "game", f"rulesets are for different games ({a.game} vs {b.game})")
+    spec = get_spec(a.game)
+    sa, sb = _side(spec, a, max_states, timeout), _side(spec, b, max_states, timeout)
+    pa, pb = sa["properties"], sb["properties"]
+    da, db = sa["property_details"], sb["property_details"]
+    shared = sorted(set(pa) & set(pb))
+    details = {k: [da[k], db[k]] for k in shared if da[k] != db[k]}
+    return {
+        "a": sa, "b": sb,
+        "changes": {
+            "params": {k: [a.params.get(k), b.params.get(k)] for k in a.params
+                       if a.params.get(k) != b.params.get(k)},
+            "rulings": {k: [a.rulings.get(k), b.rulings.get(k)] for k in a.rulings
+                        if a.rulings.get(k) != b.rulings.get(k)},
+            "properties": {k: [pa.get(k), pb.get(k)] for k in sorted(set(pa) | set(pb))
+                           if pa.get(k) != pb.get(k)},
+            "details": details,
+            "substantive_details": [k for k, (x, y) in details.items()
+                                    if _STATE_COUNT.sub("N states", x) != _STATE_COUNT.sub("N states", y)],
+            "values": sa["values"] != sb["values"],
+            "longest_play": [sa["longest_play"], sb["longest_play"]],
+        },
+    }

@@ -132,7 +132,27 @@ def test_compare_two_rulesets(tmp_path):
     assert result.exit_code == 0, result.output
     d = doc(result)
     assert d["changes"]["params"] == {"faces": [6, 4]}
-    assert d["a"]["values"] != d["b"]["values"]
+    assert d["a"]["values"] != d["b"]["values"] and d["changes"]["values"] is True
+    text = run("compare", str(a), str(b))
+    assert text.exit_code == 0
+    assert "edit: faces 6 -> 4" in text.stdout and "verify: A holds, B holds" in text.stdout
+    assert f"seat 0 {d['a']['values'][0]['fraction']} " in text.stdout
+
+
+def test_compare_separates_real_findings_from_state_counts():
+    # L18 "opener" lets one opening hand its keeper the escorts' stalls too: the full-game score
+    # bound moves from 50 to 54; other details differ only in how many states were explored
+    from solver.analysis import compare_rulesets
+    from test_loira_helpers import ruleset
+    params = {"players": 2, "deck": ["F1", "F2", "M1", "grito", "toc-toc", "fios"], "stalls": [2, 4],
+              "centre_rolls": 1}   # examples/loira/tiny.toml
+    res = compare_rulesets(ruleset(params), ruleset(params, {"L18": "opener"}))
+    ch = res["changes"]
+    assert ch["rulings"] == {"L18": ["escort", "opener"]} and ch["properties"] == {}
+    assert "score-bounds (full game, these rulings)" in ch["substantive_details"]
+    assert set(ch["substantive_details"]) < set(ch["details"])
+    a, b = ch["details"]["score-bounds (full game, these rulings)"]
+    assert "[0, 50]" in a and "[0, 54]" in b
 
 
 def test_rulings_list_json():
