@@ -30,7 +30,7 @@ def _partitions(labels: tuple[int, ...], sizes: list[int]) -> Iterator[list[tupl
 
 def _hand_racks(pos: Position) -> list[tuple[int, int]]:
     """Every rack in seat order as (hand, index into own / racks)."""
-    out, own_i, other_i = [], 0, 0
+    out, own_i = [], 0
     for h in range(len(pos.names)):
         if h == pos.viewer:
             for _ in pos.own:
