@@ -178,14 +178,14 @@ def _check_chance_rows(kind, counts, codes, table, first_id, violate) -> None:
     if not len(rows):
         return
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    if (codes[np.repeat(starts[rows], counts[rows]) + _ranks(counts[rows])] <= 0).any():
-        first = int(rows[0])
-        violate("chance-distribution", "a chance outcome without a probability", first_id + first)
+    sizes = counts[rows]
+    ranks = _ranks(sizes)
+    row_codes = codes[np.repeat(starts[rows], sizes) + ranks]   # every chance edge's code, row by row
+    if (row_codes <= 0).any():
+        violate("chance-distribution", "a chance outcome without a probability", first_id + int(rows[0]))
         return
-    width = int(counts[rows].max())
-    padded = np.zeros((len(rows), width), np.int64)
-    padded[np.repeat(np.arange(len(rows)), counts[rows]), _ranks(counts[rows])] = \
-        codes[np.repeat(starts[rows], counts[rows]) + _ranks(counts[rows])]
+    padded = np.zeros((len(rows), int(sizes.max())), np.int64)
+    padded[np.repeat(np.arange(len(rows)), sizes), ranks] = row_codes
     distinct, where = np.unique(padded, axis=0, return_index=True) if len(rows) > 1 else (padded, [0])
     for row, at in zip(distinct, where):
         problem = _distribution_problem(tuple(table[c - 1] for c in row if c))

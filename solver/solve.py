@@ -336,24 +336,24 @@ class _Level:
             with _local_index(a, self.cha) as cha_local:
                 edge_local = cha_local[edge_child]
             inside = edge_local >= 0
-            if a.pair_sum is not None:
-                self._solve_pair_column(values, owners, edge_child, edge_cols, weights, edge_local, inside)
-                if len(self.dec):
-                    values[self.dec] = values.ravel()[target[:, None] * seats + cols]
-                return
-            m = len(self.cha) * seats
-            rows = (owners[:, None] * seats + np.arange(seats)).ravel()
-            outside_vals = values.ravel()[edge_child[:, None] * seats + edge_cols] * weights[:, None]
-            rhs = np.bincount(rows[np.repeat(~inside, seats)], weights=outside_vals[~inside].ravel(),
-                              minlength=m)
-            in_rows = rows[np.repeat(inside, seats)]
-            in_cols = (edge_local[inside][:, None] * seats + edge_cols[inside]).ravel()
-            in_w = np.repeat(weights[inside], seats)
-            matrix = identity(m, format="csc") - coo_matrix((in_w, (in_rows, in_cols)), shape=(m, m)).tocsc()
-            values[self.cha] = splu(matrix, permc_spec=_ORDERING).solve(rhs).reshape(len(self.cha), seats)
+            solve_chance = self._solve_pair_column if a.pair_sum is not None else self._solve_every_column
+            solve_chance(values, owners, edge_child, edge_cols, weights, edge_local, inside)
         if len(self.dec):
             values[self.dec] = values.ravel()[target[:, None] * seats + cols]
 
+    def _solve_every_column(self, values, owners, edge_child, edge_cols, weights, edge_local, inside):
+        """The chance nodes' linear system with one unknown per (node, seat)."""
+        seats = self.a.seats
+        m = len(self.cha) * seats
+        rows = (owners[:, None] * seats + np.arange(seats)).ravel()
+        outside_vals = values.ravel()[edge_child[:, None] * seats + edge_cols] * weights[:, None]
+        rhs = np.bincount(rows[np.repeat(~inside, seats)], weights=outside_vals[~inside].ravel(),
+                          minlength=m)
+        in_rows = rows[np.repeat(inside, seats)]
+        in_cols = (edge_local[inside][:, None] * seats + edge_cols[inside]).ravel()
+        in_w = np.repeat(weights[inside], seats)
+        matrix = identity(m, format="csc") - coo_matrix((in_w, (in_rows, in_cols)), shape=(m, m)).tocsc()
+        values[self.cha] = splu(matrix, permc_spec=_ORDERING).solve(rhs).reshape(len(self.cha), seats)
 
     def _solve_pair_column(self, values, owners, edge_child, edge_cols, weights, edge_local, inside):
         """Two seats with a constant sum c: solve seat 0's column alone. A child seen with the seats

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from model.bomb_busters import tiles as T
 from model.bomb_busters.brute import brute_force
 from model.bomb_busters.deduce import NoDeal, deduce, plays, report
+from model.bomb_busters.mission import rack_sizes, racks_for
 from model.bomb_busters.view import parse_view
 from model.ruleset import RulesetError
 
@@ -99,6 +100,15 @@ def test_tiny_positions_match_brute_force(hands, mission):
     assert_matches_brute(view(hands, **mission))
 
 
+def _deal(pool: list, racks: int) -> list[list]:
+    """Consecutive slices of the shuffled pool, extras to the first racks (B11), each sorted."""
+    out, start = [], 0
+    for size in rack_sizes(len(pool), racks):
+        out.append(sorted(pool[start:start + size]))
+        start += size
+    return out
+
+
 def _random_position(rng: random.Random):
     """A real deal, then facts a viewer could see: cut pairs, info tokens, exclusions, claims."""
     blue_values, copies = rng.choice([(2, 2), (3, 2), (2, 4)])
@@ -111,12 +121,7 @@ def _random_position(rng: random.Random):
     rng.shuffle(pool)
     n_hands = rng.choice([2, 3])
     owners = (0, 0, 1, 1) if n_hands == 2 and len(pool) >= 4 and rng.random() < 0.5 else tuple(range(n_hands))
-    k = len(owners)
-    sizes = [len(pool) // k + (1 if i < len(pool) % k else 0) for i in range(k)]
-    racks, i = [], 0
-    for s in sizes:
-        racks.append(sorted(pool[i:i + s]))
-        i += s
+    racks = _deal(pool, len(owners))
     hands = []
     claims = []
     for h in range(n_hands):
@@ -198,13 +203,8 @@ def full_size_view(players: int, seed: int) -> dict:
     rng = random.Random(seed)
     pool = T.blue_pool(12, 4) + [T.red(4), T.red(7)] + [T.yellow(3), T.yellow(9)]
     rng.shuffle(pool)
-    owners = {2: (0, 0, 1, 1), 3: (0, 0, 1, 2)}.get(players, tuple(range(players)))
-    k = len(owners)
-    sizes = [len(pool) // k + (1 if i < len(pool) % k else 0) for i in range(k)]
-    racks, i = [], 0
-    for s in sizes:
-        racks.append(sorted(pool[i:i + s]))
-        i += s
+    owners = racks_for(players)
+    racks = _deal(pool, len(owners))
     hands = []
     for p in range(players):
         mine = [r for r, o in zip(racks, owners) if o == p]
