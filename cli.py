@@ -505,18 +505,32 @@ def deduce(view: Path = typer.Argument(..., help="a Bomb Busters VIEW.json posit
 
 
 @app.command(context_settings=EXTRA)
-def compare(a: str = typer.Argument(..., help="ruleset A (TOML or built-in)"),
-            b: str = typer.Argument(..., help="ruleset B (TOML or built-in)"),
+def compare(ctx: typer.Context,
+            a: str = typer.Argument(..., help="ruleset A: a game, built-in ruleset or RULESET.toml"),
+            b: Optional[str] = typer.Argument(None, help="ruleset B; omitted: A with the --ruling and "
+                                              "parameter overrides given"),
+            players: Optional[int] = typer.Option(None, "--players", help="number of players (both sides)"),
+            ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION (B only when B is "
+                                                       "omitted, else both sides)"),
             max_states: Optional[int] = typer.Option(None, "--max-states", help="state limit per side"),
-            timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds per exploration"),
-            as_json: bool = typer.Option(False, "--json")) -> None:
-    """What a rule edit changes: invariants and proofs, bounds, optimal values, game length."""
+            timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds per side's verify and solve"),
+            as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
+    """What a rule edit changes: properties with their evidence, optimal values, game length.
+    Exit 1 when B fails or cannot decide a property A holds, or when values could not be computed."""
     from solver.analysis import compare_rulesets
 
     def body():
         start = time.perf_counter()
         check_limits(max_states, timeout)
-        rsa, rsb = load_ruleset(a), load_ruleset(b)
+        if b is None:
+            if not (ruling or ctx.args or players is not None):
+                fail_input("command line: B: give ruleset B, or overrides (--ruling ID=OPTION, --NAME VALUE) "
+                           "that turn A into B")
+            rsa = resolve(a, None, [], None)
+            rsb = resolve(a, players, ctx.args, ruling)
+        else:
+            rsa = resolve(a, players, ctx.args, ruling)
+            rsb = resolve(b, players, ctx.args, ruling)
         res = compare_rulesets(rsa, rsb, max_states=max_states, timeout=timeout)
         doc = {"game": rsa.game, "ruleset": f"{rsa.name} vs {rsb.name}",
                "config": {"a": rsa.as_dict(), "b": rsb.as_dict()}, **res,
@@ -525,6 +539,8 @@ def compare(a: str = typer.Argument(..., help="ruleset A (TOML or built-in)"),
             emit(doc)
         else:
             print_comparison(doc)
+        if res["regressions"]:
+            raise Exit(1)
     run(body)
 
 
@@ -558,6 +574,20 @@ def print_comparison(doc: dict[str, Any]) -> None:
     if la is not None or lb is not None:
         say(f"  longest play (moves): A {la if la is not None else 'unbounded (cycles)'}, "
             f"B {lb if lb is not None else 'unbounded (cycles)'}")
+    regressions = doc["regressions"]
+    if regressions:
+        say(f"  regressions ({len(regressions)}):")
+        shown = False
+        for r in regressions:
+            say(f"    {r['property']}: {r['why']}")
+            trace = b.get("counterexamples", {}).get(r["property"])
+            if trace and not shown:   # the first witness in full; the others are in --json
+                shown = True
+                for line in trace:
+                    say(f"      {line}")
+        say("compare: B regresses (exit 1)")
+    else:
+        say("compare: nothing regressed")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -252,24 +252,62 @@ def check_scenarios(game: str) -> list[dict[str, Any]]:
 _STATE_COUNT = re.compile(r"\d[\d,]*( reachable)? states")
 
 
+#: without a user --timeout, each side's solve in ``compare`` stops after this many seconds
+COMPARE_SOLVE_TIMEOUT = 60.0
+
+
 def _side(spec, ruleset: Ruleset, max_states: int | None, timeout: float | None) -> dict[str, Any]:
     from .verify import verify
     rep = verify(spec, ruleset, max_states=max_states, timeout=timeout)
-    res = solve_ruleset(ruleset, max_states=max_states, timeout=timeout)
+    res = solve_ruleset(ruleset, max_states=max_states,
+                        timeout=timeout if timeout is not None else COMPARE_SOLVE_TIMEOUT)
     res.pop("_solution", None)
     longest = next((p.data.get("longest_play") for p in rep.properties if p.name == "termination"), None)
     return {"ruleset": ruleset.name, "source": ruleset.source, "verify": rep.status,
             "properties": {p.name: p.status for p in rep.properties},
+            "evidence": {p.name: p.evidence for p in rep.properties},
             "property_details": {p.name: p.detail for p in rep.properties},
+            "counterexamples": {p.name: p.counterexample for p in rep.properties if p.counterexample},
+            "notes": rep.notes,
             "values": res.get("values"), "states": res.get("states"), "longest_play": longest,
-            "partial": bool(res.get("partial"))}
+            "partial": bool(res.get("partial")),
+            "values_note": None if res.get("values") else (res.get("reason") or "no values")}
+
+
+def _base_name(name: str) -> str:
+    """A property's name without the derived configuration it was checked on ("x [7 cards]" -> "x")."""
+    return name.split(" [", 1)[0]
+
+
+def find_regressions(sa: dict[str, Any], sb: dict[str, Any]) -> list[dict[str, Any]]:
+    """What got worse from A to B: a property A holds that B fails or cannot decide (or no longer
+    checks at all), a property B fails that A does not, and values that could not be computed."""
+    pa, pb = sa["properties"], sb["properties"]
+    b_bases = {_base_name(n) for n in pb}
+    out = []
+    for name, status in pa.items():
+        got = pb.get(name)
+        if status == "holds" and got in ("fails", "unknown"):
+            out.append({"property": name, "a": status, "b": got,
+                        "why": "B fails it" if got == "fails" else "B cannot decide it"})
+        elif status == "holds" and got is None and _base_name(name) not in b_bases:
+            out.append({"property": name, "a": status, "b": None, "why": "B no longer checks it"})
+    for name, got in pb.items():
+        if got == "fails" and pa.get(name) not in ("fails", "holds"):
+            out.append({"property": name, "a": pa.get(name), "b": got, "why": "B fails it"})
+    for label, side in (("A", sa), ("B", sb)):
+        if not side["values"]:
+            out.append({"property": "values", "a": None, "b": None,
+                        "why": f"{label}'s values could not be computed ({side['values_note']})"})
+    return out
 
 
 def compare_rulesets(a: Ruleset, b: Ruleset, *, max_states: int | None = None,
                      timeout: float | None = None) -> dict[str, Any]:
     """What a rule edit changes: parameters and rulings, each property's status and detail, the
     optimal values and the longest play. ``details`` lists every detail whose text differs;
-    ``substantive_details`` only those that differ beyond their state counts."""
+    ``substantive_details`` only those that differ beyond their state counts; ``regressions``
+    what got worse (the CLI exits 1 when it is not empty)."""
     if a.game != b.game:
         raise RulesetError(b.source, "game", f"rulesets are for different games ({a.game} vs {b.game})")
     spec = get_spec(a.game)
@@ -280,6 +318,7 @@ def compare_rulesets(a: Ruleset, b: Ruleset, *, max_states: int | None = None,
     details = {k: [da[k], db[k]] for k in shared if da[k] != db[k]}
     return {
         "a": sa, "b": sb,
+        "regressions": find_regressions(sa, sb),
         "changes": {
             "params": {k: [a.params.get(k), b.params.get(k)] for k in a.params
                        if a.params.get(k) != b.params.get(k)},
