@@ -405,11 +405,12 @@ def rulings_list(game: Optional[str] = typer.Argument(None), as_json: bool = typ
 def rulings_diff(ctx: typer.Context, target: str = typer.Argument(..., help="game or RULESET.toml"),
                  ruling_id: str = typer.Argument(..., metavar="RULING"),
                  option: Optional[str] = typer.Option(None, "--option", help="alternative (default: each)"),
-                 players: Optional[int] = typer.Option(None, "--players"),
-                 as_json: bool = typer.Option(False, "--json")) -> None:
-    """Where a ruling's readings part: a shortest situation (or proof that none is reachable)
-    on the small configuration, and the change in optimal values."""
-    from solver.analysis import ruling_diff
+                 players: Optional[int] = typer.Option(None, "--players", help="number of players"),
+                 as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
+    """Where a ruling's readings part. One of three answers per alternative: parts (a shortest
+    situation and the change in optimal values), harmless (exhaustive over the configurations
+    named), or not exercised (by the configuration given; larger ones searched in part)."""
+    from solver.rulings import ruling_diff
 
     def body():
         start = time.perf_counter()
@@ -424,7 +425,8 @@ def rulings_diff(ctx: typer.Context, target: str = typer.Argument(..., help="gam
             fail_input(f"command line: --option: {option!r} is already the reading of {ruling_id} in "
                        f"{rs.name}; name another option ({', '.join(o for o in r.options if o != current) or 'none'})")
         options = [option] if option else [o for o in r.options if o != current]
-        diffs = [ruling_diff(rs, ruling_id, o) for o in options]
+        with progress_bar(not as_json) as bar:
+            diffs = [ruling_diff(rs, ruling_id, o, progress=bar) for o in options]
         doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), "diffs": diffs,
                "seconds": round(time.perf_counter() - start, 4)}
         if not options:
@@ -436,13 +438,76 @@ def rulings_diff(ctx: typer.Context, target: str = typer.Argument(..., help="gam
             out.print(doc["note"], markup=False)
         for d in diffs:
             out.print(f"[bold]{d['ruling']}[/bold] {d['default']} vs {d['alternative']}: ", end="")
-            if d.get("parts"):
-                out.print(f"readings part after {d['depth']} moves")
+            if d["verdict"] == "parts":
+                out.print(f"parts on {d['configuration']} after {d['depth']} moves ({d['how']})",
+                          markup=False, highlight=False)
+                if d.get("note"):
+                    out.print("  " + d["note"], markup=False, highlight=False)
                 for line in d["situation"]:
                     out.print("  " + line, markup=False, highlight=False)
+                out.print(f"  values: {_diff_values_text(d)}", markup=False, highlight=False)
+            elif d["verdict"] == "harmless":
+                out.print("harmless: " + d["proof"], markup=False, highlight=False)
             else:
-                out.print(d.get("proof") or d.get("note"))
-            out.print(f"  values: {json.dumps(d['values'])}", markup=False, highlight=False)
+                out.print(d["note"], markup=False, highlight=False)
+    run(body)
+
+
+def _diff_values_text(d: dict[str, Any]) -> str:
+    if "value_change" in d:
+        return "; ".join(f"seat {i} {c['fraction'] or format(c['float'], '+.6f')}"
+                         for i, c in enumerate(d["value_change"])) + " (alternative minus reading)"
+    return "; ".join(f"{k}: {v if isinstance(v, str) else _values_text(v)}" for k, v in d.get("values", {}).items())
+
+
+@rulings_app.command("rank", context_settings=EXTRA)
+def rulings_rank(ctx: typer.Context,
+                 target: str = typer.Argument(..., help="game (its small configuration) or RULESET.toml"),
+                 only: Optional[str] = typer.Option(None, "--only", help="comma-separated ruling ids"),
+                 players: Optional[int] = typer.Option(None, "--players", help="number of players"),
+                 timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds in all"),
+                 as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
+    """Every ruling alternative ranked by how far it moves the values (each seat's optimal value)
+    and the expected length of play, on one configuration (named in the output)."""
+    from solver.rulings import rank_rulings
+
+    def body():
+        start = time.perf_counter()
+        check_limits(None, timeout)
+        rs = resolve(target, players, ctx.args, small=True)
+        spec = get_spec(rs.game)
+        ids = [x.strip() for x in only.split(",")] if only else None
+        for rid in ids or []:
+            if rid not in spec.schema.ruling_index:
+                fail_input(f"command line: --only: unknown ruling id {rid!r} for {spec.name}")
+        with progress_bar(not as_json) as bar:
+            res = rank_rulings(rs.game, ruleset=rs, only=ids, timeout=timeout, progress=bar)
+        doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res,
+               "seconds": round(time.perf_counter() - start, 4)}
+        if as_json:
+            emit(doc)
+            return
+        ref = res["reference"]
+        out.print(f"{rs.game} ({rs.name}): rulings ranked by their effect on the optimal values; "
+                  f"configuration {json.dumps(doc['config']['params'], default=str)}", markup=False,
+                  highlight=False)
+        if "error" in ref:
+            out.print(f"  the configuration's own readings did not solve: {ref['error']}", markup=False)
+        else:
+            out.print("  reference: " + ", ".join(f"seat {i} {v:.6f}" for i, v in enumerate(ref["values"]))
+                      + (f"; expected moves {ref['length']:.3f}" if ref["length"] is not None else ""),
+                      markup=False)
+        table = Table(title_justify="left")
+        for col in ("ruling", "alternative", "max |Δ value|", "Δ value per seat", "Δ expected moves"):
+            table.add_column(col, overflow="fold")
+        for row in res["rows"]:
+            if "error" in row:
+                table.add_row(row["ruling"], row["alternative"], "-", row["error"], "-")
+                continue
+            length = "-" if row["length_change"] is None else f"{row['length_change']:+.4f}"
+            table.add_row(row["ruling"], row["alternative"], f"{row['max_value_change']:.6f}",
+                          " ".join(f"{d:+.6f}" for d in row["value_change"]), length)
+        out.print(table)
     run(body)
 
 

@@ -43,6 +43,10 @@ class GameSpec:
     #: smaller configurations that keep a ruleset's edit, each (label, ruleset): what ``verify``
     #: explores exhaustively in place of a ruleset too big to explore
     shrink: Callable[[Ruleset], Sequence[tuple[str, Ruleset]]] | None = None
+    #: configurations (label, parameter overrides) that exercise rulings the small configuration
+    #: cannot (a match, more players, expansions, the random set-up): ``rulings diff`` searches them
+    #: before it answers "not exercised"
+    diff_configs: Sequence[tuple[str, Mapping[str, Any]]] = ()
     #: the state limit for the exhaustive part of ``verify``
     verify_max_states: int = 2_000_000
     #: optional hooks by name (e.g. "simulate", "solve", "policies", "deduce", "picture")

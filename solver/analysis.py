@@ -7,17 +7,16 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections import deque
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
 
-from model.protocol import TERMINAL
 from model.registry import get_spec
 from model.ruleset import Ruleset, RulesetError
 
 from .explore import explore
 from .graph import decision_graph, policy_table, write_table
+from .rulings import ruling_diff  # noqa: F401 - re-exported for callers of analysis
 from .solve import solve
 
 #: graphs up to this many states are solved in exact rational arithmetic by default
@@ -96,98 +95,6 @@ def write_solution_files(sol, out_dir: Path, picture: Callable | None = None) ->
                            f"({exc.strerror or exc})") from None
     out["files"] = [str(f) for f in files]
     return out
-
-
-def _signature(game, state) -> tuple:
-    """What a state offers: whose move, the moves with their probabilities and results' keys."""
-    seat = game.current_player(state)
-    if seat == TERMINAL:
-        return ("end", tuple(game.returns(state)))
-    moves = tuple((a, p, game.key(game.canonicalize(s)[0])) for a, p, s in game.successors(state))
-    return (seat, moves)
-
-
-def ruling_diff(ruleset: Ruleset, ruling_id: str, option: str, *, max_states: int = 500_000
-                ) -> dict[str, Any]:
-    """The shortest reachable situation where ``option`` plays differently from the ruleset's
-    reading of ``ruling_id``, and the change in optimal values (when both solve)."""
-    spec = get_spec(ruleset.game)
-    if ruling_id not in spec.schema.ruling_index:
-        raise RulesetError("command line", "ruling",
-                           f"unknown ruling id {ruling_id!r} for {spec.name} "
-                           f"(known: {', '.join(spec.schema.ruling_index) or 'none'})")
-    ruling = spec.schema.ruling_index[ruling_id]
-    if option not in ruling.options:
-        raise RulesetError("command line", "option", f"{option!r} is not an option of {ruling_id} "
-                           f"(options: {', '.join(ruling.options)})")
-    base_option = ruleset.rulings[ruling_id]
-    other = ruleset.with_overrides(rulings={ruling_id: option}, spec=spec.schema)
-    game_a, game_b = spec.build(ruleset), spec.build(other)
-    # breadth-first over the states reachable under either reading, in lockstep
-    start = game_a.canonicalize(game_a.initial_state())[0]
-    seen = {game_a.key(start): None}
-    queue = deque([(start, [])])
-    parting, complete = None, True
-    while queue:
-        state, path = queue.popleft()
-        sig_a, sig_b = _signature(game_a, state), _signature(game_b, state)
-        if sig_a != sig_b:
-            parting = (state, path, sig_a, sig_b)
-            break
-        if sig_a[0] == "end":
-            continue
-        for act, _, nxt in game_a.successors(state):
-            nxt = game_a.canonicalize(nxt)[0]
-            k = game_a.key(nxt)
-            if k not in seen:
-                seen[k] = None
-                queue.append((nxt, path + [(state, act)]))
-        if len(seen) > max_states:
-            complete = False
-            break
-    out: dict[str, Any] = {"ruling": ruling_id, "question": ruling.question, "default": base_option,
-                           "alternative": option, "states_compared": len(seen)}
-    if parting is not None:
-        state, path, sig_a, sig_b = parting
-        trace = [f"start: {game_a.describe_state(game_a.initial_state())}"]
-        for i, (s, a) in enumerate(path, 1):
-            trace.append(f"{i}. {game_a.seat_name(game_a.current_player(s))}: {game_a.describe_action(s, a)}")
-        trace.append(f"situation: {game_a.describe_state(state)}")
-        trace.append(f"under {base_option}: {_narrate_signature(game_a, state, sig_a)}")
-        trace.append(f"under {option}: {_narrate_signature(game_b, state, sig_b)}")
-        out.update(parts=True, depth=len(path), situation=trace)
-    elif complete:
-        out.update(parts=False, proof=f"no reachable situation parts the readings "
-                   f"({len(seen)} states of this configuration compared exhaustively)")
-    else:
-        out.update(parts=None, note=f"no parting found within {max_states} states")
-    values = {}
-    for label, rs in ((base_option, ruleset), (option, other)):
-        try:
-            res = solve_ruleset(rs, max_states=max_states)
-            values[label] = res.get("values")
-        except Exception as exc:  # noqa: BLE001 - a reading the solver cannot handle is reported
-            values[label] = f"not solved: {exc}"
-    out["values"] = values
-    a, b = values.get(base_option), values.get(option)
-    if isinstance(a, list) and isinstance(b, list):
-        out["value_change"] = [
-            {"fraction": str(Fraction(y["fraction"]) - Fraction(x["fraction"]))
-             if x["fraction"] and y["fraction"] else None, "float": y["float"] - x["float"]}
-            for x, y in zip(a, b)]
-    return out
-
-
-def _narrate_signature(game, state, sig) -> str:
-    if sig[0] == "end":
-        return "the game ends with returns " + ", ".join(str(r) for r in sig[1])
-    seat, moves = sig
-    parts = []
-    for a, p, _ in moves:
-        text = game.describe_action(state, a)
-        parts.append(text + (f" ({p})" if p is not None else ""))
-    return f"{game.seat_name(seat)} chooses among: " + "; ".join(parts) if seat >= 0 else \
-        "chance: " + "; ".join(parts)
 
 
 # ---- regression scenarios ------------------------------------------------------------------------

@@ -34,6 +34,16 @@ SPEC = GameSpec(
                       "stalls": (2, 4), "centre_rolls": 1},
     checks=_checks,
     verify_max_states=2_000_000,
+    # rulings the small round cannot exercise: a match (L15, L16, L37), more seats (L22, L24),
+    # mini-expansion cards (L19), the standard deck and stalls (the random set-up of L01, L02)
+    diff_configs=(
+        ("a match", {"objective": "match"}),
+        ("3 players", {"players": 3}),
+        ("3 players, a match", {"players": 3, "objective": "match"}),
+        ("mini-expansion cards", {"deck": ("F1", "F2", "M1", "grito", "toc-toc", "rapagote", "aluna",
+                                           "diretora")}),
+        ("the standard deck and stalls", {"deck": "standard", "stalls": "standard", "centre_rolls": -1}),
+    ),
     hooks={"picture": draw_policy, "simulate": simulate, "policies": POLICIES,
            "solve": solve_hook},
 )
