@@ -202,6 +202,7 @@ def verify(ctx: typer.Context,
         if as_json:
             docs = [{"game": r.ruleset.game, "ruleset": r.ruleset.name, "config": r.ruleset.as_dict(),
                      "states": r.states, "seconds": round(r.seconds, 4), "status": r.status,
+                     "evidence": evidence_counts(r.properties), "notes": r.notes, "derived": r.derived,
                      "properties": [p.as_dict() for p in r.properties]} for r in reports]
             if len(docs) == 1:
                 doc = docs[0]
@@ -213,26 +214,49 @@ def verify(ctx: typer.Context,
             emit(doc)
         else:
             for r in reports:
-                table = Table(title=f"{r.ruleset.game} ({r.ruleset.name}) — {r.states} states, "
-                                    f"{r.seconds:.2f} s", title_justify="left")
-                table.add_column("property")
-                table.add_column("status")
-                table.add_column("how")
-                table.add_column("detail", overflow="fold")
-                colour = {"holds": "green", "fails": "red", "unknown": "yellow"}
-                for p in r.properties:
-                    table.add_row(p.name, f"[{colour[p.status]}]{p.status}[/]", p.kind, p.detail)
-                out.print(table)
-                for p in r.properties:
-                    if p.counterexample:
-                        out.print(f"[red]counterexample for {p.name}:[/red]")
-                        for line in p.counterexample:
-                            out.print("  " + line, markup=False, highlight=False)
+                print_verify_report(r)
+            if len(reports) > 1:
+                out.print("summary: " + "; ".join(f"{r.ruleset.game} {r.status}" for r in reports),
+                          markup=False, highlight=False)
             out.print(f"verify: {status}" + (" (a limit was reached before every property was decided)"
                                              if status == UNKNOWN else ""))
         if status != HOLDS:
             raise Exit(1)
     run(body)
+
+
+def evidence_counts(properties) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for p in properties:
+        counts[p.evidence] = counts.get(p.evidence, 0) + 1
+    return counts
+
+
+EVIDENCE_COLOUR = {"proved": "green", "exhaustive": "green", "sampled": "cyan", "fails": "red",
+                   "unknown": "yellow"}
+
+
+def print_verify_report(r) -> None:
+    """One table per ruleset: property, evidence, the configuration it is about, detail; then the
+    counterexamples and a one-line summary by evidence."""
+    table = Table(title=f"{r.ruleset.game} ({r.ruleset.name}) — {r.states:,} states explored, "
+                        f"{r.seconds:.2f} s", title_justify="left")
+    for col in ("property", "evidence", "about", "detail"):
+        table.add_column(col, overflow="fold")
+    for p in r.properties:
+        table.add_row(p.name, f"[{EVIDENCE_COLOUR[p.evidence]}]{p.evidence}[/]", p.scope, p.detail)
+    out.print(table)
+    for note in r.notes:
+        out.print(f"note: {note}", markup=False, highlight=False)
+    for p in r.properties:
+        if p.counterexample:
+            out.print(f"[red]counterexample for {p.name}[/red] ({p.scope}):")
+            for line in p.counterexample:
+                out.print("  " + line, markup=False, highlight=False)
+    counts = evidence_counts(r.properties)
+    out.print(f"{r.ruleset.game}: {r.status} — " + ", ".join(f"{counts[k]} {k}" for k in
+              ("proved", "exhaustive", "sampled", "fails", "unknown") if counts.get(k)),
+              markup=False, highlight=False)
 
 
 # ---- solve ----------------------------------------------------------------------------------------

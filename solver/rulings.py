@@ -37,7 +37,9 @@ from .limits import Limits
 DIFF_STATES = 100_000
 DIFF_PLAYS = 300
 #: each configuration's search stops after this many seconds (the BFS, then the plays)
-DIFF_SECONDS = 10.0
+DIFF_SECONDS = 8.0
+#: ... and the configuration given, which is the one the user asked about
+GIVEN_SECONDS = 60.0
 #: values are computed for both readings only on configurations up to this size
 VALUE_STATES = 200_000
 
@@ -68,9 +70,21 @@ def _witness(game_a, game_b, state, path, sig_a, sig_b, labels) -> list[str]:
     for i, (s, a) in enumerate(path, 1):
         trace.append(f"{i}. {game_a.seat_name(game_a.current_player(s))}: {game_a.describe_action(s, a)}")
     trace.append(f"situation: {game_a.describe_state(state)}")
-    trace.append(f"under {labels[0]}: {_narrate_signature(game_a, state, sig_a)}")
-    trace.append(f"under {labels[1]}: {_narrate_signature(game_b, state, sig_b)}")
+    text_a, text_b = _narrate_signature(game_a, state, sig_a), _narrate_signature(game_b, state, sig_b)
+    trace.append(f"under {labels[0]}: {text_a}")
+    trace.append(f"under {labels[1]}: {text_b}")
+    if text_a == text_b:   # the same moves, leading to different situations: say where they lead
+        for (a, _, _), (next_a, next_b) in zip(game_a.successors(state), _pairs(game_a, game_b, state)):
+            if game_a.key(game_a.canonicalize(next_a)[0]) != game_b.key(game_b.canonicalize(next_b)[0]):
+                move = game_a.describe_action(state, a)
+                trace.append(f"after '{move}' under {labels[0]}: {game_a.describe_state(next_a)}")
+                trace.append(f"after '{move}' under {labels[1]}: {game_b.describe_state(next_b)}")
+                break
     return trace
+
+
+def _pairs(game_a, game_b, state):
+    return [(x[2], y[2]) for x, y in zip(game_a.successors(state), game_b.successors(state))]
 
 
 def search_parting(game_a, game_b, labels: tuple[str, str], *, max_states: int = DIFF_STATES,
@@ -201,49 +215,57 @@ def ruling_diff(ruleset: Ruleset, ruling_id: str, option: str, *, max_states: in
                            "alternative": option, "searched": []}
     candidates = []
     for name, rs, extra in _candidates(spec, ruleset):
+        if name != "the configuration given" and not ruling.exercised_by(rs.params):
+            continue   # cannot come into play there: not worth searching
         other = rs.with_overrides(rulings={ruling_id: option}, spec=spec.schema)
         candidates.append((_config_label(spec, ruleset, rs, name), rs, other, extra,
-                           spec.build(rs), spec.build(other)))
+                           spec.build(rs), spec.build(other), ruling.exercised_by(rs.params)))
     # a set-up ruling parts at the very start: check every configuration for that first (cheap)
-    order = sorted(range(len(candidates)), key=lambda i: not _starts_apart(*candidates[i][4:]))
+    order = sorted(range(len(candidates)), key=lambda i: not _starts_apart(*candidates[i][4:6]))
     parted = None
     for i in order:
-        label, rs, other, extra, game_a, game_b = candidates[i]
+        label, rs, other, extra, game_a, game_b, exercised = candidates[i]
         if progress:
             progress(f"{ruling_id}={option}: {label}", len(out["searched"]), len(candidates))
-        found = search_parting(game_a, game_b, labels, max_states=max_states, seconds=seconds, seed=seed)
+        # the configuration given is searched to the end when it fits; the others get ``seconds``
+        budget = max(seconds, GIVEN_SECONDS) if label == candidates[0][0] else seconds
+        found = search_parting(game_a, game_b, labels, max_states=max_states, seconds=budget, seed=seed)
         out["searched"].append({"config": label, "states": found["states"], "complete": found["complete"],
-                                "plays": found["plays"], "supplementary": extra})
+                                "plays": found["plays"], "supplementary": extra, "exercised": exercised})
         if found["found"]:
             parted = (label, rs, other, found)
             break
     given = candidates[0][0]
-    first = next((s for s in out["searched"] if s["config"] == given), None)
+    first = next(s for s in out["searched"] if s["config"] == given) if not parted or \
+        any(s["config"] == given for s in out["searched"]) else None
+    needs = ruling.needs.doc if ruling.needs else None
     if parted is not None:
         label, rs, other, found = parted
         out.update(verdict="parts", parts=True, configuration=label, depth=found["depth"],
                    how=found["how"], situation=found["situation"])
         if label != given and first is not None:
-            out["note"] = (f"not exercised by {given} ({first['states']:,} states searched"
-                           f"{' exhaustively' if first['complete'] else ''}); parts on {label}")
+            out["note"] = ((f"harmless on {given} (exhaustive: {first['states']:,} states)"
+                            if first["exercised"] and first["complete"] else
+                            f"not exercised by {given}" + (f" (it needs {needs})" if needs else ""))
+                           + f"; parts on {label}")
         if solve_values:
             out.update(_value_change(rs, other, labels, 60.0 if label == given else 15.0))
         return out
-    required = [s for s in out["searched"] if not s["supplementary"]]
+    proved = [s for s in out["searched"] if s["complete"] and s["exercised"]]
     partial = [s for s in out["searched"] if not s["complete"]]
-    if all(s["complete"] for s in required):
+    if proved:
         out.update(verdict="harmless", parts=False,
                    proof="no reachable situation parts the readings: exhaustive over "
-                   + "; ".join(f"{s['config']} ({s['states']:,} states)" for s in required))
+                   + "; ".join(f"{s['config']} ({s['states']:,} states)" for s in proved))
         if partial:
             out["note"] = "also searched in part without a parting: " + _partial_text(partial)
     else:
+        why = (f"it needs {needs}" if needs and not first["exercised"] else
+               f"{first['states']:,} states" + (" exhaustively" if first["complete"] else ""))
         out.update(verdict="not-exercised", parts=None,
-                   note=(f"not exercised by {given}"
-                         + (f" (exhaustive: {first['states']:,} states)" if first["complete"] else
-                            f" ({first['states']:,} states, {first['plays']} plays)")
-                         + "; where it could apply, searched in part without a parting: "
-                         + _partial_text([s for s in partial if s is not first])))
+                   note=f"not exercised by {given} ({why})"
+                   + ("; where it could apply, searched in part without a parting: " + _partial_text(partial)
+                      if partial else "; no configuration the game offers exercises it"))
     return out
 
 
@@ -308,10 +330,13 @@ def expected_moves(sol) -> float | None:
                 data.append(1.0)
     P = csr_matrix((data, (rows, cols)), shape=(n, n))
     rhs = (kind != TERMINAL).astype(float)
-    try:
-        e = spsolve((identity(n, format="csr") - P).tocsc(), rhs)
-    except Exception:   # noqa: BLE001 - a singular system: play need not end
-        return None
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a singular system (play need not end) is answered below
+        try:
+            e = spsolve((identity(n, format="csr") - P).tocsc(), rhs)
+        except Exception:   # noqa: BLE001
+            return None
     value = float(e[0])
     return value if np.isfinite(value) else None
 
@@ -324,6 +349,10 @@ def _solve_small(rs: Ruleset, limits: Limits) -> dict[str, Any]:
     ex = explore(game, max_states=limits.states(VALUE_STATES), timeout=limits.remaining())
     if not ex.complete:
         return {"error": ex.stop_reason, "states": ex.num_states}
+    from .verify import termination_property
+    ends = termination_property(ex)
+    if ends.status == "fails":
+        return {"error": f"play can hang: {ends.detail}", "states": ex.num_states}
     try:
         sol = solve(ex)
     except Exception as exc:  # noqa: BLE001 - e.g. a reading under which play can hang
