@@ -150,3 +150,18 @@ def test_issue_board_three_players_random(tmp_path, rulings, turns):
     # cross-check: the generic exact solver on the full game with the policy as chance
     sol = solve(explore(PolicyFixed(g, POLICY_DISTS["random"])), exact=True)
     assert list(sol.initial_exact) == ours["first"] + ours["own_gift"]
+
+
+def test_checks_hold_under_both_p20_readings(tmp_path):
+    from model.presentes.checks import checks
+    from proofs import presentes as zp
+    for by_gift in (False, True):
+        for own in (False, True):
+            res = zp.no_effect_proof(3, 6, False, False, own_leader=own, leader_by_gift=by_gift)[0]
+            assert res.ok, res.detail
+    path = tmp_path / "board.txt"
+    path.write_text(ISSUE_BOARD)
+    for rulings in ({}, OLD_P20):
+        rs = SPEC.default().with_overrides({"board": str(path), "players": 3}, rulings, spec=SPEC.schema)
+        res = checks(rs, all_boards=False)
+        assert all(r.ok for r in res), [(r.name, r.detail) for r in res if not r.ok]
