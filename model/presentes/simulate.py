@@ -292,7 +292,10 @@ class Batch:
             others[rows, seats] = False
             top_all = np.where(others, pos, -1).max(axis=1)
             front = others & (pos == top_all[:, None]) & (top_all > pm)[:, None]
-            lead = self._uniform_pick(front)
+            lead = np.argmax(front, axis=1)
+            tied = front.sum(axis=1) > 1
+            if tied.any():  # P26: one of the tied front runners at random
+                lead[tied] = self._uniform_pick(front[tied])
             lugar = front.any(1) & ok[rows, lead] & (gifts[rows, lead] >= 0)
         W = np.zeros((k, 7), dtype=np.int64)
         W[:, 0] = ~h
