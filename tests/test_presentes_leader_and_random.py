@@ -165,3 +165,15 @@ def test_checks_hold_under_both_p20_readings(tmp_path):
         rs = SPEC.default().with_overrides({"board": str(path), "players": 3}, rulings, spec=SPEC.schema)
         res = checks(rs, all_boards=False)
         assert all(r.ok for r in res), [(r.name, r.detail) for r in res if not r.ok]
+
+
+def test_two_players_see_no_difference():
+    """With one other player, it is the only leader, and one victim gives 1/2 and 1/2 either way."""
+    seen = set()
+    for rulings in ({}, OLD_P20, OLD_P34, {**OLD_P20, **OLD_P34}):
+        g = SPEC.build(SPEC.default().with_overrides({"board": "tiny", "players": 2}, rulings,
+                                                     spec=SPEC.schema))
+        res = analyse(g, policy="random", horizon=0, effects=True)
+        seen.add((res["states"], res["mean_turns"], tuple(res["first"]), tuple(res["own_gift"]),
+                  tuple(res["effects_per_game"])))
+    assert len(seen) == 1
