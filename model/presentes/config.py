@@ -1,11 +1,13 @@
 """Parameters and rulings of Presentes, and the ruleset -> Rules/Game builder."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping
 
-from model.ruleset import Param, Ruleset, RulesetError, RulesSchema, Ruling, int_in, int_list, one_of
+from model.ruleset import Needs, Param, Ruleset, RulesetError, RulesSchema, Ruling, int_in, int_list, one_of
 
 from .board import Board, dice_distribution, make_board, parse_board_param
 from .rules import Rules
@@ -171,6 +173,12 @@ RULINGS = (
        one_list="one question listing the tree and each player who can be stolen from "
        "(uniformly among them at random)"),
 )
+
+# P34 changes how the random policy answers, not the game's moves: no configuration of the rules
+# can tell its readings apart (``rulings diff`` says so; ``simulate --policy random`` shows it)
+RULINGS = tuple(replace(r, needs=Needs("a random policy: it changes how a player choosing at random "
+                                       "answers, not the rules", lambda _p: False))
+                if r.id == "P34" else r for r in RULINGS)
 
 SCHEMA = RulesSchema("presentes", PARAMS, RULINGS, _whole)
 
