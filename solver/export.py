@@ -310,10 +310,10 @@ def _jani_set(ids: Iterable[int]):
                       "right": {"op": "≤", "left": "s", "right": b}})
     if not terms:
         return False
-    expr = terms[0]
-    for t in terms[1:]:
-        expr = {"op": "∨", "left": expr, "right": t}
-    return expr
+    while len(terms) > 1:   # a balanced tree of disjunctions: a chain thousands deep is slow to parse
+        terms = [{"op": "∨", "left": a, "right": b} for a, b in zip(terms[::2], terms[1::2])] + \
+                ([terms[-1]] if len(terms) % 2 else [])
+    return terms[0]
 
 
 def _jani_number(x: Fraction):
