@@ -35,7 +35,7 @@ CONFIGS = [
     ("loira-tiny", str(TINY), {}),
     ("presentes-tiny-2p", "presentes", {"board": "tiny", "players": 2, "dice": 1}),
     ("presentes-mini-2p", "presentes", {"board": "mini", "players": 2, "dice": 1}),
-    pytest.param("presentes-tiny-3p", "presentes", {"board": "tiny", "players": 3, "dice": 1},
+    pytest.param(("presentes-tiny-3p", "presentes", {"board": "tiny", "players": 3, "dice": 1}),
                  marks=pytest.mark.slow),   # about a minute in Storm, three formats
 ]
 
@@ -50,7 +50,7 @@ def _solved(target: str, overrides: dict):
 
 
 def _id(config) -> str:
-    return config.values[0] if hasattr(config, "values") else config[0]
+    return config.values[0][0] if hasattr(config, "values") else config[0]
 
 
 @pytest.fixture(scope="module", params=CONFIGS, ids=[_id(c) for c in CONFIGS])
