@@ -68,6 +68,23 @@ def parse_extra(args: list[str]) -> dict[str, str | None]:
     return params
 
 
+def split_positionals(args: list[str]) -> tuple[list[str], list[str]]:
+    """Leftover arguments that are not ``--name value`` pairs (commands with a positional after
+    the game parameters), and the pairs themselves for ``parse_extra``."""
+    positionals, pairs = [], []
+    i = 0
+    while i < len(args):
+        if args[i].startswith("--"):
+            pairs.append(args[i])
+            if "=" not in args[i] and i + 1 < len(args) and not args[i + 1].startswith("--"):
+                pairs.append(args[i + 1])
+                i += 1
+        else:
+            positionals.append(args[i])
+        i += 1
+    return positionals, pairs
+
+
 def resolve(target: str, players: Optional[int], extra: list[str], rulings: list[str] | None = None,
             small: bool = False) -> Ruleset:
     """A ruleset from a game, built-in ruleset or TOML path, with command-line overrides."""
@@ -303,6 +320,56 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
             out.print(f"  seat {seat}: {v['float']:.9f}{frac}", markup=False)
         for f in res.get("files", []):
             out.print(f"  wrote {f}", markup=False, highlight=False)
+    run(body)
+
+
+# ---- export -----------------------------------------------------------------------------------------
+
+@app.command(context_settings=EXTRA)
+def export(ctx: typer.Context, target: str = typer.Argument(..., help="game, built-in ruleset or RULESET.toml"),
+           fmt: str = typer.Option(..., "--format", help="prism, drn (Storm's explicit format) or jani"),
+           policy: Optional[str] = typer.Option(None, "--policy", help="optimal, random or a named "
+                                                "policy: write the Markov chain it induces"),
+           free_seat: Optional[list[int]] = typer.Option(None, "--free-seat", help="with --policy: this "
+                                                         "seat's decisions stay free (an MDP)"),
+           smg: bool = typer.Option(False, "--smg", help="a stochastic game, each seat a player "
+                                    "(PRISM-games syntax)"),
+           players: Optional[int] = typer.Option(None, "--players"),
+           ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION"),
+           max_states: Optional[int] = typer.Option(None, "--max-states"),
+           timeout: Optional[float] = typer.Option(None, "--timeout"),
+           as_json: bool = typer.Option(False, "--json")) -> None:
+    """Write the explored model to FILE for Storm/PRISM: an MDP of every seat's choices, or the chain a
+    policy induces; labels name the mover, terminal states and each seat's win; rewards count turns.
+    Usage: ruleproof export RULESET --format prism|drn|jani FILE [--policy ...] [game parameters]."""
+    from solver.export import export_ruleset
+
+    def body():
+        check_limits(max_states, timeout)
+        files, extra = split_positionals(ctx.args)
+        if len(files) != 1:
+            fail_input("command line: FILE: give exactly one output file"
+                       + (f" (got {', '.join(files)})" if files else ""))
+        file = Path(files[0])
+        rs = resolve(target, players, extra, ruling)
+        res = export_ruleset(rs, fmt, file, policy=policy, free_seats=free_seat or (), smg=smg,
+                             max_states=max_states, timeout=timeout)
+        doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res}
+        doc["seconds"] = round(doc["seconds"], 4)
+        if as_json:
+            emit(doc)
+        elif res["partial"]:
+            out.print(f"partial exploration: {res['reason']}; explored {res['explored_states']} states, "
+                      "nothing written", markup=False)
+        else:
+            out.print(f"{rs.game} ({rs.name}): wrote {res['kind']} {file} ({fmt}): {res['states']} states, "
+                      f"{res['choices']} choices, {res['transitions']} transitions, {doc['seconds']} s",
+                      markup=False, highlight=False)
+            if "values" in res:
+                turns = f"; expected turns {res['expected_turns']}" if "expected_turns" in res else ""
+                out.print(f"  our exact values: {', '.join(res['values'])}{turns}", markup=False)
+        if res["partial"]:
+            raise Exit(1)
     run(body)
 
 
