@@ -22,6 +22,26 @@ def _checks(ruleset: Ruleset, limits=None):
     return checks(ruleset, limits=limits)
 
 
+def _proofs(ruleset: Ruleset, game: LoiraGame):
+    from proofs.loira import loira_proofs
+    return loira_proofs(ruleset, game)
+
+
+def _shrink(ruleset: Ruleset):
+    from proofs.loira import shrink
+    return shrink(ruleset)
+
+
+def _explored_checks(ruleset: Ruleset, ex, limits=None):
+    from proofs.loira import explored_checks
+    return explored_checks(ruleset, ex, limits)
+
+
+def _full_size_checks(ruleset: Ruleset, game: LoiraGame, label: str, limits, plays: int, seed: int):
+    from proofs.loira import full_size_checks
+    return full_size_checks(ruleset, game, label, limits, plays, seed)
+
+
 SPEC = GameSpec(
     name="loira",
     title="Loira do Banheiro",
@@ -33,9 +53,13 @@ SPEC = GameSpec(
     verify_overrides={"players": 2, "deck": ("F1", "F2", "M1", "grito", "toc-toc", "descarga", "fios"),
                       "stalls": (2, 4), "centre_rolls": 1},
     checks=_checks,
-    verify_max_states=2_000_000,
+    proofs=_proofs,
+    shrink=_shrink,
+    # the generic explorer visits about 7,000 Loira states a second: beyond this many, verify
+    # switches to proofs on the ruleset's own parameters, derived configurations and sampling
+    verify_max_states=150_000,
     hooks={"picture": draw_policy, "simulate": simulate, "policies": POLICIES,
-           "solve": solve_hook},
+           "solve": solve_hook, "explored_checks": _explored_checks, "full_size_checks": _full_size_checks},
 )
 
 __all__ = ["SPEC", "LoiraGame", "build"]
