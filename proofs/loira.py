@@ -29,7 +29,7 @@ specification of 000 "Fim da Rodada" evaluated with ``proofs.logic`` at every en
 """
 from __future__ import annotations
 
-import itertools
+import dataclasses
 import random
 import time
 from fractions import Fraction
@@ -37,7 +37,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import z3
 
-from model.loira.bounds import escorts_per_opening, opening_capacity, score_bounds as closed_bounds
+from model.loira.bounds import opening_capacity, score_bounds as closed_bounds
 from model.loira.cards import EXPANSION_KINDS, KEPT_KINDS, TOKENS, Kind
 from model.loira.config import Config, config_from
 from model.loira.state import (CARD, CROLLS, END, GRITOS, PH, PHYS, SLOTS, STOP, VICTIM, End, LOIRA,
@@ -45,7 +45,7 @@ from model.loira.state import (CARD, CROLLS, END, GRITOS, PH, PHYS, SLOTS, STOP,
 from model.protocol import CHANCE, TERMINAL
 from model.ruleset import Ruleset
 from proofs.harness import Action, optimize_bound, prove
-from proofs.logic import And, If, Implies, Not, Or, Sum, Unchanged
+from proofs.logic import And, If, Implies, Or, Sum, Unchanged
 from proofs.refinement import Exit, RuleProof, narrate_play, random_play
 from solver.limits import NO_LIMITS, Limits
 from solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
@@ -815,11 +815,15 @@ def _standard_ruleset(ruleset: Ruleset) -> Ruleset:
     return Ruleset("loira", "standard", p, dict(ruleset.rulings), ruleset.source)
 
 
+#: the description ``shrink`` gives configurations derived from the default small configuration
+SCALE_DOWN = "derived from the default small configuration"
+
+
 def is_verify_scale_down(ruleset: Ruleset) -> bool:
-    """``ruleproof verify loira``: the game's default small configuration, which stands in for the
-    standard deck (its 7 cards are not an edit of the rules)."""
+    """``ruleproof verify loira``: the game's default small configuration (or one derived from it),
+    which stands in for the standard deck: its few cards are not an edit of the rules."""
     from model.loira import SPEC
-    return tuple(ruleset["deck"]) == tuple(SPEC.verify_overrides["deck"])
+    return tuple(ruleset["deck"]) == tuple(SPEC.verify_overrides["deck"]) or ruleset.description == SCALE_DOWN
 
 
 #: the smallest configuration that keeps the standard deck's 3 Gritos (631 states): where the
@@ -895,7 +899,9 @@ def full_size_checks(ruleset: Ruleset, game, label: str, limits: Limits, plays: 
     how = f"{label}: {plays} sampled plays (seed {seed})"
     out = [score_bounds(game, sampled_states(game, plays, seed, limits), how, limits, sampled=True),
            tie_break(game, sampled_states(game, plays, seed, limits), how, limits, sampled=True)]
-    if cfg.deck[Kind.GRITO] < GRITO_END:
+    if cfg.deck[Kind.GRITO] < GRITO_END and is_verify_scale_down(ruleset):
+        out.append(_standard_deck_never_empty(ruleset, limits))
+    elif cfg.deck[Kind.GRITO] < GRITO_END:
         trace = directed_deck_run_out(game, limits)
         scope = f"{label}: directed search"
         if trace is not None:
@@ -968,7 +974,10 @@ def shrink(ruleset: Ruleset) -> list[tuple[str, Ruleset]]:
                   "rolls": "standard", "centre_rolls": 1, "first_seat": 0,
                   "target_wins": min(ruleset["target_wins"], 2)}
         label = f"{len(deck)} cards: {' '.join(deck)}; {players} players; stalls 2 4; 1 roll"
-        out.append((label, ruleset.with_overrides(params, spec=SPEC.schema, source=f"derived from {ruleset.source}")))
+        derived = ruleset.with_overrides(params, spec=SPEC.schema, source=f"derived from {ruleset.source}")
+        if is_verify_scale_down(ruleset):
+            derived = dataclasses.replace(derived, description=SCALE_DOWN)
+        out.append((label, derived))
     return out
 
 
