@@ -647,6 +647,7 @@ def tie_break(game, states, how: str, limits: Limits = NO_LIMITS, sampled: bool 
             res.detail = f"the specification: {what}: {res.detail}"
             return res
     ends = 0
+    good: set = set()   # ends already checked: what the scores and winners depend on
     for count, (s, narrate) in enumerate(states, 1):
         if count & 1023 == 0 and limits.expired():
             return PropertyResult("tie-break", UNKNOWN, f"the specification holds (Z3); the check at the ends "
@@ -654,6 +655,10 @@ def tie_break(game, states, how: str, limits: Limits = NO_LIMITS, sampled: bool 
         if s[PH] != Phase.END:
             continue
         ends += 1
+        key = (s[game.o_hand:], s[game.o_rolls:game.o_rolls + n], s[END], s[VICTIM])
+        if key in good:
+            continue
+        good.add(key)
         f = tie_frame(game, s)
         if not spec(f):
             return PropertyResult("tie-break", FAILS, "the model's winners differ from the rule text's",
