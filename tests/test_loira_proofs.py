@@ -10,7 +10,7 @@ from model.loira.bounds import score_bounds as closed
 from model.loira.config import config_from
 from model.loira.game import LoiraGame
 from model.spec import load_ruleset_file
-from proofs.loira import (directed_deck_run_out, score_bounds_opt, shrink, tie_break)
+from proofs.loira_checks import directed_deck_run_out, score_bounds_opt, shrink, tie_break
 from solver.verify import verify
 from test_loira_helpers import ruleset
 

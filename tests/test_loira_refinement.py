@@ -12,8 +12,9 @@ from model.loira import SPEC
 from model.loira.config import config_from
 from model.loira.game import LoiraGame
 from model.loira.state import CROLLS, STOP, TURN
-from proofs.loira import (card_conservation, centre_belief, deck_never_empty, explored_checks,
-                          loira_proofs, match_termination, roll_conservation, round_termination)
+from proofs.loira import (card_conservation, centre_belief, deck_never_empty, loira_proofs,
+                          match_termination, roll_conservation, round_termination)
+from proofs.loira_checks import explored_checks
 from proofs.refinement import check_rule_proof
 from solver.explore import explore
 

@@ -152,7 +152,7 @@ def test_bomb_busters_max_states_makes_its_missions_unknown():
 def test_loira_searches_of_a_partial_graph_never_hold():
     from model.loira.game import LoiraGame
     from model.loira.config import config_from
-    from proofs.loira import deck_never_empty_failure, l04_readings
+    from proofs.loira_checks import deck_never_empty_failure, l04_readings
     _, rs = small("loira")
     game = LoiraGame(config_from(rs), symmetry=False)
     ex = explore(game, max_states=10, check_invariants=False)

@@ -18,7 +18,7 @@ def build(ruleset: Ruleset) -> LoiraGame:
 
 
 def _checks(ruleset: Ruleset, limits=None):
-    from proofs.loira import checks
+    from proofs.loira_checks import checks
     return checks(ruleset, limits=limits)
 
 
@@ -28,17 +28,17 @@ def _proofs(ruleset: Ruleset, game: LoiraGame):
 
 
 def _shrink(ruleset: Ruleset):
-    from proofs.loira import shrink
+    from proofs.loira_checks import shrink
     return shrink(ruleset)
 
 
 def _explored_checks(ruleset: Ruleset, ex, limits=None):
-    from proofs.loira import explored_checks
+    from proofs.loira_checks import explored_checks
     return explored_checks(ruleset, ex, limits)
 
 
 def _full_size_checks(ruleset: Ruleset, game: LoiraGame, label: str, limits, plays: int, seed: int):
-    from proofs.loira import full_size_checks
+    from proofs.loira_checks import full_size_checks
     return full_size_checks(ruleset, game, label, limits, plays, seed)
 
 
