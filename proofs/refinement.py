@@ -90,11 +90,16 @@ def explored_transitions(ex) -> Iterator[Transition_]:
     symmetry in the explorer does not hide a move)."""
     game = ex.game
     kinds = ex.kind
+    # without seat symmetry or a batch expander, the explorer's edges are ``successors``' own moves:
+    # read them instead of applying every move again
+    stored = ex.perm is None and type(game).expand_keys is Game.expand_keys
     for node in range(ex.num_states):
         if kinds[node] == TERMINAL or node + 1 >= len(ex.offsets) or ex.offsets[node] == ex.offsets[node + 1]:
             continue
         state = ex.state(node)
-        for move, _p, nxt in game.successors(state):
+        moves = ((ex.action[e], None, ex.state(ex.child[e])) for e in ex.edges(node)) if stored else \
+            game.successors(state)
+        for move, _p, nxt in moves:
             yield Transition_(state, move, nxt, lambda node=node: ex.narrate(node))
 
 

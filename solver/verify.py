@@ -118,6 +118,63 @@ def termination_property(ex: Exploration) -> PropertyResult:
                           data={"cyclic_states": int(cyclic_nodes.size)})
 
 
+def shortest_lasso(ex: Exploration, final_note: str = "") -> list[str] | None:
+    """A play that can go on for ever: the shortest path from the start to a reachable cycle, then
+    the shortest cycle through that state, narrated move by move; None when the explored graph has
+    no cycle. (A cycle never contains an end: terminal states have no moves.)"""
+    if not ex.complete:
+        return None
+    n = ex.num_states
+    offsets = np.frombuffer(ex.offsets, dtype=np.int64)
+    child = np.frombuffer(ex.child, dtype=np.int64)
+    source = np.repeat(np.arange(n), np.diff(offsets))
+    graph = csr_matrix((np.ones(len(child), np.int8), (source, child)), shape=(n, n))
+    _, label = connected_components(graph, directed=True, connection="strong")
+    sizes = np.bincount(label)
+    on_cycle = (sizes[label] > 1)
+    on_cycle[source[source == child]] = True
+    if not on_cycle.any():
+        return None
+    depth = np.frombuffer(ex.depth, np.int64)
+    candidates = np.flatnonzero(on_cycle)
+    entry = int(candidates[np.argmin(depth[candidates])])
+    # BFS inside the entry's component, back to the entry
+    comp = label[entry]
+    back: dict[int, int] = {}
+    queue, found = deque([entry]), None
+    while queue and found is None:
+        v = queue.popleft()
+        for e in range(int(offsets[v]), int(offsets[v + 1])):
+            c = int(child[e])
+            if label[c] != comp:
+                continue
+            if c == entry:
+                found = e
+                break
+            if c not in back:
+                back[c] = e
+                queue.append(c)
+    cycle = [found]
+    v = ex.source_of(found)
+    while v != entry:
+        e = back[v]
+        cycle.append(e)
+        v = ex.source_of(e)
+    cycle.reverse()
+    lines = ex.narrate(entry)
+    lines.append(f"-- from here the play can repeat for ever ({len(cycle)} moves per lap):")
+    game = ex.game
+    for step, e in enumerate(cycle, 1):
+        src = ex.source_of(e)
+        move = game.describe_action(ex.state(src), ex.action[e])
+        if ex.prob[e] is not None:
+            move += f" (probability {ex.prob[e]})"
+        lines.append(f"  {step}. {game.seat_name(int(ex.kind[src]))}: {move} -> "
+                     f"{game.describe_state(ex.state(int(child[e])))}")
+    lines.append(final_note or "-- back at the state the lap started from")
+    return lines
+
+
 def _longest_path(n: int, offsets: np.ndarray, child: np.ndarray) -> int:
     longest = np.zeros(n, dtype=np.int64)
     # BFS numbering is not topological in general; process by reverse topological order (DFS)
@@ -208,6 +265,10 @@ def _verify_explored(spec, ruleset, game, ex, label, limits, report) -> None:
         report.properties.append(prop)
     for proof in (spec.proofs(ruleset, game) if spec.proofs else ()):
         report.properties.append(check_rule_proof(proof, game, exploration=ex, scope=scope, limits=limits))
+    if "explored_checks" in spec.hooks:   # game checks that read this very exploration
+        for prop in spec.hooks["explored_checks"](ruleset, ex, limits):
+            prop.scope = prop.scope or scope
+            report.properties.append(prop)
     if spec.checks is not None:
         for prop in spec.checks(ruleset, limits=limits):
             prop.scope = prop.scope or label
@@ -229,6 +290,9 @@ def _verify_too_big(spec, ruleset, game, ex, label, limits, report, plays, seed,
     for proof in (spec.proofs(ruleset, game) if spec.proofs else ()):
         report.properties.append(check_rule_proof(proof, game, plays=max(1, min(n_plays, 300)), seed=seed,
                                                   scope=f"{label}: Z3 on its own parameters", limits=limits))
+    if "full_size_checks" in spec.hooks:   # game checks that need no complete exploration
+        report.properties.extend(spec.hooks["full_size_checks"](ruleset, game, label, limits,
+                                                                max(1, min(n_plays, 300)), seed))
     if spec.shrink is None:
         report.notes.append(f"{spec.name} derives no smaller configurations; evidence is proofs and sampling")
         return
@@ -253,6 +317,9 @@ def _verify_too_big(spec, ruleset, game, ex, label, limits, report, plays, seed,
             res = check_rule_proof(proof, dgame, exploration=dex, scope=scope, limits=sub)
             res.name = f"{res.name} [{derived_label}]"
             report.properties.append(res)
+        for prop in (spec.hooks["explored_checks"](derived, dex, sub) if "explored_checks" in spec.hooks else ()):
+            prop.name, prop.scope = f"{prop.name} [{derived_label}]", prop.scope or scope
+            report.properties.append(prop)
         if spec.checks is not None:
             for prop in spec.checks(derived, limits=sub):
                 prop.name, prop.scope = f"{prop.name} [{derived_label}]", prop.scope or dlabel
