@@ -290,9 +290,17 @@ def _verify_too_big(spec, ruleset, game, ex, label, limits, report, plays, seed,
     for proof in (spec.proofs(ruleset, game) if spec.proofs else ()):
         report.properties.append(check_rule_proof(proof, game, plays=max(1, min(n_plays, 300)), seed=seed,
                                                   scope=f"{label}: Z3 on its own parameters", limits=limits))
-    if "full_size_checks" in spec.hooks:   # game checks that need no complete exploration
-        report.properties.extend(spec.hooks["full_size_checks"](ruleset, game, label, limits,
+    # the game's own checks at full size, within a share of the time: those that need no complete
+    # exploration answer, the others say they could not (unknown), so no property is dropped
+    left = limits.remaining()
+    check_limits = Limits(limits.max_states, None if left is None else time.perf_counter() + left * 0.4)
+    if "full_size_checks" in spec.hooks:
+        report.properties.extend(spec.hooks["full_size_checks"](ruleset, game, label, check_limits,
                                                                 max(1, min(n_plays, 300)), seed))
+    elif spec.checks is not None:
+        for prop in spec.checks(ruleset, limits=check_limits):
+            prop.scope = prop.scope or label
+            report.properties.append(prop)
     if spec.shrink is None:
         report.notes.append(f"{spec.name} derives no smaller configurations; evidence is proofs and sampling")
         return
