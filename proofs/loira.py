@@ -317,7 +317,7 @@ def round_termination(game) -> RuleProof:
         "cards not yet resolved (deck, on top, set aside), playing = the round goes on",
         abstraction, init, invariant, actions, assumptions=typing,
         ranking=lambda f: f["deck"] + f["active"] + big * f["mer"] + f["playing"],
-        decreasing=("draw", "stop", "merendeira", "round-ends"))
+        decreasing=("draw", "stop", "merendeira", "round-ends"), resets=("new-round",))
 
 
 def match_termination(game) -> RuleProof:

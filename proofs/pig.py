@@ -87,5 +87,6 @@ def pig_proofs(game: Pig) -> list[RuleProof]:
                   f"goal - score - turn total ({goal} at the start) is a ranking that every scoring roll "
                   f"lowers by at least 2, so a turn that never busts wins within {(goal + 1) // 2} rolls",
                   ranking=lambda s: goal - s["s0"] - s["turn"], decreasing=("score",), decrease=2,
+                  resets=("bust", "hold"),
                   **common),
     ]

@@ -70,6 +70,9 @@ class RuleProof:
     decreasing: Sequence[str] = ()
     #: how much each decreasing action lowers the ranking at least
     decrease: int = 1
+    #: actions that may raise the ranking (they start what the claim counts anew: a new turn, a new
+    #: round); every other action must not raise it
+    resets: Sequence[str] = ()
     #: the abstraction returns frames by label (e.g. one per card kind), each checked on its own
     projected: bool = False
 
@@ -322,25 +325,30 @@ def check_rule_proof(proof: RuleProof, game: Game, *, exploration=None, plays: i
 
 
 def _check_ranking(proof: RuleProof, timeout_ms: int, limits: Limits) -> PropertyResult | None:
-    """None when the ranking is bounded below and decreases on each ``decreasing`` action (Z3)."""
+    """None when (Z3) the ranking stays >= 0 and drops by ``decrease`` on each ``decreasing`` action
+    and no other action raises it (but the ``resets``)."""
     import z3
     pre, post = proof.frame(""), proof.frame("'")
     assume = proof.assumptions or (lambda _f: True)
     for action in proof.actions:
-        if action.name not in proof.decreasing:
+        if action.name in proof.resets:
             continue
+        drops = action.name in proof.decreasing
         s = z3.Solver()
         s.set("timeout", limits.z3_timeout_ms(timeout_ms))
         s.add(And(assume(pre), assume(post), proof.invariant(pre), action.relation(pre, post)))
-        s.add(z3.Not(And(proof.ranking(post) <= proof.ranking(pre) - proof.decrease,
-                         proof.ranking(post) >= 0)))
+        if drops:
+            s.add(z3.Not(And(proof.ranking(post) <= proof.ranking(pre) - proof.decrease,
+                             proof.ranking(post) >= 0)))
+        else:
+            s.add(z3.Not(proof.ranking(post) <= proof.ranking(pre)))
         verdict = s.check()
         if verdict == z3.sat:
             m = s.model()
             frames = [f"{lab}: " + ", ".join(f"{k}={m.eval(v, model_completion=True)}" for k, v in fr.items())
                       for lab, fr in (("before", pre), ("after", post))]
-            return PropertyResult(proof.name, FAILS, f"the ranking does not decrease on {action.name}",
-                                  frames, "z3")
+            what = "does not decrease" if drops else "rises"
+            return PropertyResult(proof.name, FAILS, f"the ranking {what} on {action.name}", frames, "z3")
         if verdict != z3.unsat:
             return PropertyResult(proof.name, UNKNOWN, f"ranking on {action.name}: z3 {s.reason_unknown()}",
                                   kind="z3")
