@@ -270,10 +270,16 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
           no_files: bool = typer.Option(False, "--no-files", help="report values only, write nothing"),
           exact: Optional[bool] = typer.Option(None, "--exact/--float",
                                                help="rational arithmetic (default: when small)"),
-          max_states: Optional[int] = typer.Option(None, "--max-states"),
-          timeout: Optional[float] = typer.Option(None, "--timeout"),
-          as_json: bool = typer.Option(False, "--json")) -> None:
-    """Exact values and the optimal policy; with --out, the play table (CSV, JSON), GraphML, PNG."""
+          full: bool = typer.Option(False, "--full", help="play table of every decision state with "
+                                    "every action's value (default: the states optimal play reaches)"),
+          max_states: Optional[int] = typer.Option(None, "--max-states", help="stop exploring after this "
+                                                   "many states (the result is then partial, exit 1)"),
+          timeout: Optional[float] = typer.Option(None, "--timeout", help="stop after this many seconds "
+                                                  "(the result is then partial, exit 1)"),
+          as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
+    """Exact values and the optimal policy; files: the play table (play_table.csv with typed columns,
+    play_table.meta.json saying what each means), a printable policy_summary.txt, policy.png and
+    GraphML."""
     from solver.analysis import solve_ruleset
 
     def body():
@@ -284,7 +290,7 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
             fail_input(f"command line: --out: {where} exists and is not a folder")
         with progress_bar(not as_json) as bar:
             res = solve_ruleset(rs, exact=exact, max_states=max_states, timeout=timeout,
-                                out_dir=where, progress=bar)
+                                out_dir=where, progress=bar, full=full)
         res.pop("_solution", None)
         doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res}
         doc["seconds"] = round(doc["seconds"], 4)
@@ -301,8 +307,17 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
         for seat, v in enumerate(res["values"]):
             frac = f" = {v['fraction']}" if v["fraction"] else ""
             out.print(f"  seat {seat}: {v['float']:.9f}{frac}", markup=False)
+        if res.get("value_meaning"):
+            out.print(f"  each seat's value above, and the play table's value for the seat to move: "
+                      f"{res['value_meaning']}", markup=False, highlight=False, soft_wrap=True)
+        constant = (res.get("policy_summary") or {}).get("constant")
+        if constant:
+            out.print(f"  policy: {constant}", markup=False, highlight=False, soft_wrap=True)
         for f in res.get("files", []):
             out.print(f"  wrote {f}", markup=False, highlight=False)
+        if where is not None and not res.get("files"):
+            out.print(f"  no files written to {where}: {res.get('note') or 'this solver writes none'}",
+                      markup=False, highlight=False)
     run(body)
 
 
