@@ -145,3 +145,22 @@ def test_pig_100_default_files_stay_small(tmp_path):
     out = write_solution_files(sol, tmp_path, summary=pig_summary)
     total = sum((tmp_path / f.split("/")[-1]).stat().st_size for f in out["files"])
     assert total <= 10_000_000
+
+
+def test_presentes_choices_that_matter(tmp_path):
+    """presentes-gifts: gift 0 is worth 3, gift 1 worth 1, seat 0 optimises against 'eager' play;
+    it takes gift 0 from the tree where 'eager' would steal P1's gift 1."""
+    from model.presentes import SPEC
+    from model.presentes.analysis import solve_hook
+    solve_hook(SPEC.ruleset("presentes-gifts"), {}, tmp_path, None)
+    rows = list(csv.DictReader((tmp_path / "play_table.csv").open()))
+    assert rows and {"phase", "P0_square", "P1_gift", "optimal_action", "policy_action"} <= set(rows[0])
+    assert all(r["optimal_action"] != r["policy_action"] for r in rows)
+    firsts = [r for r in rows if r["phase"] == "first"]
+    assert firsts and all(r["optimal_action"] == "first gift: take from the tree"
+                          and r["P1_gift"] == "1" for r in firsts)
+    assert "the choices that matter" in (tmp_path / "policy_summary.txt").read_text()
+    # no seat optimises: the summary says so instead of writing an empty table silently
+    solve_hook(SPEC.ruleset("presentes-mini"), {}, tmp_path / "mini", None)
+    text = (tmp_path / "mini" / "policy_summary.txt").read_text()
+    assert "No seat optimises" in text and "--focal-seat" in text
