@@ -146,8 +146,9 @@ def record_scenarios(game: str) -> Path:
     return path
 
 
-def check_scenarios(game: str) -> list[dict[str, Any]]:
-    """Re-run the stored scenarios; each row says whether the result still matches."""
+def check_scenarios(game: str, progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
+    """Re-run the stored scenarios; each row says whether the result still matches
+    (``progress(done, total)`` after each)."""
     path = SCENARIO_DIR / f"{game}.json"
     if not path.exists():
         return []
@@ -161,6 +162,8 @@ def check_scenarios(game: str) -> list[dict[str, Any]]:
         got = run_scenario(rs)
         rows.append({"scenario": name, "expected": entry["expect"], "got": got,
                      "same": got == entry["expect"]})
+        if progress is not None:
+            progress(len(rows), len(stored))
     return rows
 
 
