@@ -4,6 +4,7 @@ weighted by how often optimal play meets each situation. Never blank: a configur
 go/stop choice, or with a constant policy, says so on the picture."""
 from __future__ import annotations
 
+import textwrap
 from collections import defaultdict
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import numpy as np
 
 from .scoring import score
 from .state import PHYS, TURN
-from .summary import GO_WORDS, STOP_WORDS, turn_choices
+from .summary import GO_WORDS, STOP_WORDS, constant_rule, turn_choices
 
 
 def stop_regions(game, decisions) -> dict[int, dict[tuple[int, int], list[float]]]:
@@ -53,16 +54,9 @@ def draw_panels(game, panels, path: Path, title: str) -> Path:
         ax.set_title(f"{k} stall card(s) in the centre", fontsize=9)
         ax.set_xlabel("best opponent's points")
         ax.set_ylabel("my points")
-    if go_w + stop_w == 0:
-        note = "no choice between going and stopping\nis met under optimal play"
-    elif stop_w == 0:
-        note = "the optimal player never stops:\nit always goes to the bathroom"
-    elif go_w == 0:
-        note = "the optimal player always stops"
-    else:
-        note = None
+    note = constant_rule(go_w, stop_w)
     if note:
-        axes[0][0].text(0.5, 0.5, note, transform=axes[0][0].transAxes, ha="center", va="center",
+        axes[0][0].text(0.5, 0.5, textwrap.fill(note, 34), transform=axes[0][0].transAxes, ha="center", va="center",
                         fontsize=10, bbox={"facecolor": "white", "edgecolor": "black"})
     if image is not None:
         fig.colorbar(image, ax=axes[0].tolist(),

@@ -34,6 +34,17 @@ def turn_choices(sol, visits: np.ndarray):
         yield s, ex.action[edge] == STOP_ACT, float(visits[node])
 
 
+def constant_rule(go_weight: float, stop_weight: float) -> str | None:
+    """The policy in words when it is the same in every go/stop situation, else None."""
+    if go_weight + stop_weight == 0:
+        return "optimal play never faces a choice between going and stopping in this configuration"
+    if stop_weight == 0:
+        return "the optimal player never stops: it always goes to the bathroom (draws)"
+    if go_weight == 0:
+        return "the optimal player always stops at its first chance"
+    return None
+
+
 def _share(go: float, stop: float) -> str:
     total = go + stop
     if stop == 0:
@@ -61,13 +72,7 @@ def summary(sol, visits: np.ndarray) -> PolicySummary:
     stop_w = sum(v[1] for v in by_lead.values())
     title = (f"Loira do Banheiro, {game.num_players} players: the optimal stop rule "
              f"(value = {game.value_meaning})")
-    constant = None
-    if go_w + stop_w == 0:
-        constant = "optimal play never faces a choice between going and stopping in this configuration"
-    elif stop_w == 0:
-        constant = "the optimal player never stops: it always goes to the bathroom (draws)"
-    elif go_w == 0:
-        constant = "the optimal player always stops at its first chance"
+    constant = constant_rule(go_w, stop_w)
     lines = [f"{GO_WORDS}; {STOP_WORDS}.",
              "Weights: expected times per round that optimal play meets the situation.", ""]
     if constant:
