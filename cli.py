@@ -16,11 +16,12 @@ from typing import Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from model.registry import GAMES, all_specs, get_spec, load_ruleset
-from model.ruleset import Ruleset, RulesetError
+from model.ruleset import Ruleset, RulesetError, did_you_mean
 from solver.report import FAILS, HOLDS, UNKNOWN
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -31,6 +32,65 @@ app.add_typer(rulings_app, name="rulings")
 out = Console()
 err = Console(stderr=True)
 EXTRA = {"allow_extra_args": True, "ignore_unknown_options": True}
+
+# Help screens: a flag takes no value, so it shows no "<bool>" type (Typer shows one by default).
+_display_type = typer.core.TyperOption.display_type_rich
+typer.core.TyperOption.display_type_rich = lambda self, ctx: None if self.is_flag else _display_type(self, ctx)
+
+
+def game_help() -> str:
+    """Each game's parameters (--NAME VALUE), rulings and policies, for the help of the commands that
+    take them (built when a help screen is shown: it imports every game)."""
+    lines = ["Game parameters are passed as --NAME VALUE, rulings as --ruling ID=OPTION; "
+             "`ruleproof games GAME` shows one game in full.", ""]
+    for spec in all_specs():
+        params = "; ".join(f"--{p.name.replace('_', '-')} ({p.description}; default {_short(p.default)})"
+                           for p in spec.schema.params)
+        ids = [r.id for r in spec.schema.rulings]
+        rulings = f"{ids[0]}-{ids[-1]} ({len(ids)})" if len(ids) > 2 else ", ".join(ids) or "none"
+        lines.append(f"{spec.name}: {params}. Rulings: {rulings}. Policies (--policy): "
+                     f"{', '.join(game_policies(spec))}.")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _short(value: Any) -> str:
+    text = ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def game_policies(spec) -> list[str]:
+    """The names ``--policy`` accepts for a game (simulate)."""
+    return ["random", "optimal"] + [k for k in spec.hooks.get("policies", {}) if k not in ("random", "optimal")]
+
+
+class GameCommand(typer.core.TyperCommand):
+    """A command that takes game parameters: its help ends with every game's parameters, rulings
+    and policies."""
+
+    def format_help(self, ctx, formatter):
+        self.epilog = game_help()
+        return super().format_help(ctx, formatter)
+
+
+GAME_COMMAND = dict(context_settings=EXTRA, cls=GameCommand)
+
+
+def show_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+        try:
+            number = version("ruleproof")
+        except PackageNotFoundError:  # running from a checkout that was never installed
+            number = "unknown (not installed)"
+        sys.stdout.write(f"ruleproof {number}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _options(version_: bool = typer.Option(False, "--version", callback=show_version, is_eager=True,
+                                           help="print the version and exit")) -> None:
+    """ruleproof: a formal rules verifier and exhaustive solver for tabletop games."""
 
 
 class Exit(Exception):
@@ -97,7 +157,8 @@ def resolve(target: str, players: Optional[int], extra: list[str], rulings: list
         if value is None:
             if name not in spec.schema.param_index:
                 fail_input(f"command line: --{name.replace('_', '-')}: no such option or "
-                           f"{spec.name} parameter (parameters: {', '.join(spec.schema.param_index)})")
+                           f"{spec.name} parameter{did_you_mean(name, spec.schema.param_index)} "
+                           f"(parameters: {', '.join(spec.schema.param_index)})")
             fail_input(f"command line: --{name.replace('_', '-')}: needs a value")
         params[name] = value
     if players is not None:
@@ -158,25 +219,37 @@ def run(fn, *args, **kwargs) -> None:
 # ---- games ----------------------------------------------------------------------------------------
 
 @app.command()
-def games(as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
-    """Games, their built-in rulesets, parameters and rulings (defaults first)."""
+def games(game: Optional[str] = typer.Argument(None, help="one game (or one of its rulesets) in full: "
+                                              "each parameter with its meaning, rulings, policies"),
+          as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
+    """Games, their built-in rulesets, parameters, rulings (defaults first) and policies."""
     def body():
         docs = []
-        for spec in all_specs():
+        specs = [get_spec(load_ruleset(game).game)] if game else all_specs()
+        for spec in specs:
             docs.append({
                 "game": spec.name, "title": spec.title, "summary": spec.summary,
                 "rulesets": spec.builtin_rulesets(), "default_ruleset": spec.default_ruleset,
                 "params": [{"name": p.name, "default": p.default, "description": p.description}
                            for p in spec.schema.params],
                 "rulings": [{"id": r.id, "question": r.question, "default": r.default,
-                             "alternatives": list(r.alternatives)} for r in spec.schema.rulings]})
+                             "alternatives": list(r.alternatives)} for r in spec.schema.rulings],
+                "policies": game_policies(spec)})
         if as_json:
             emit({"games": docs})
             return
         for d in docs:
             out.print(f"[bold]{d['game']}[/bold] — {d['title']}: {d['summary']}")
             out.print(f"  rulesets: {', '.join(d['rulesets'])}")
-            out.print("  params: " + ", ".join(f"{p['name']}={p['default']}" for p in d["params"]))
+            if game:   # one game: every parameter with its meaning
+                out.print("  parameters (--NAME VALUE):")
+                for p in d["params"]:
+                    out.print(f"    --{p['name'].replace('_', '-')} (default {_short(p['default'])}): "
+                              f"{p['description']}", markup=False, highlight=False)
+            else:
+                out.print("  params: " + ", ".join(f"{p['name']}={p['default']}" for p in d["params"]))
+            out.print(f"  policies (simulate --policy): {', '.join(d['policies'])}", markup=False,
+                      highlight=False)
             if d["rulings"]:
                 out.print(f"  rulings ({len(d['rulings'])}; default first, then the alternatives):")
             for r in d["rulings"]:
@@ -188,7 +261,7 @@ def games(as_json: bool = typer.Option(False, "--json", help="print one JSON doc
 
 # ---- verify ---------------------------------------------------------------------------------------
 
-@app.command(context_settings=EXTRA)
+@app.command(**GAME_COMMAND)
 def verify(ctx: typer.Context,
            target: Optional[str] = typer.Argument(None, help="game, built-in ruleset or RULESET.toml; "
                                                   "omitted: every built-in game"),
@@ -197,7 +270,7 @@ def verify(ctx: typer.Context,
            max_states: Optional[int] = typer.Option(None, "--max-states", help="state limit"),
            timeout: Optional[float] = typer.Option(None, "--timeout",
                                                    help="seconds for each game's whole verify"),
-           as_json: bool = typer.Option(False, "--json")) -> None:
+           as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Exhaustive invariant checks and Z3 proofs on each game's default small configuration."""
     from solver.verify import verify as run_verify
 
@@ -278,19 +351,26 @@ def print_verify_report(r) -> None:
 
 # ---- solve ----------------------------------------------------------------------------------------
 
-@app.command(context_settings=EXTRA)
+@app.command(**GAME_COMMAND)
 def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, built-in ruleset or RULESET.toml"),
-          players: Optional[int] = typer.Option(None, "--players"),
-          ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION"),
+          players: Optional[int] = typer.Option(None, "--players", help="number of players"),
+          ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION (repeatable)"),
           out_dir: Optional[Path] = typer.Option(None, "--out", help="where to write the play table, graph "
                                                  "and picture (default: out/<ruleset>)"),
           no_files: bool = typer.Option(False, "--no-files", help="report values only, write nothing"),
           exact: Optional[bool] = typer.Option(None, "--exact/--float",
                                                help="rational arithmetic (default: when small)"),
-          max_states: Optional[int] = typer.Option(None, "--max-states"),
-          timeout: Optional[float] = typer.Option(None, "--timeout"),
-          as_json: bool = typer.Option(False, "--json")) -> None:
-    """Exact values and the optimal policy; with --out, the play table (CSV, JSON), GraphML, PNG."""
+          full: bool = typer.Option(False, "--full", help="play table of every decision state with "
+                                    "every action's value (default: the states optimal play reaches)"),
+          max_states: Optional[int] = typer.Option(None, "--max-states", help="stop exploring after this "
+                                                   "many states (the result is then partial, exit 1)"),
+          timeout: Optional[float] = typer.Option(None, "--timeout", help="stop after this many seconds "
+                                                  "(the result is then partial, exit 1)"),
+          as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
+    """Exact values and the optimal policy, with a play table, a printable summary and a picture.
+
+    Files: play_table.csv (typed columns; play_table.meta.json says what each means and whose value
+    it is), policy_summary.txt/.csv, policy.png and (small graphs) decision_graph.graphml."""
     from solver.analysis import solve_ruleset
 
     def body():
@@ -301,7 +381,7 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
             fail_input(f"command line: --out: {where} exists and is not a folder")
         with progress_bar(not as_json) as bar:
             res = solve_ruleset(rs, exact=exact, max_states=max_states, timeout=timeout,
-                                out_dir=where, progress=bar)
+                                out_dir=where, progress=bar, full=full)
         res.pop("_solution", None)
         doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res}
         doc["seconds"] = round(doc["seconds"], 4)
@@ -318,8 +398,17 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
         for seat, v in enumerate(res["values"]):
             frac = f" = {v['fraction']}" if v["fraction"] else ""
             out.print(f"  seat {seat}: {v['float']:.9f}{frac}", markup=False)
+        if res.get("value_meaning"):
+            out.print(f"  each seat's value above, and the play table's value for the seat to move: "
+                      f"{res['value_meaning']}", markup=False, highlight=False, soft_wrap=True)
+        constant = (res.get("policy_summary") or {}).get("constant")
+        if constant:
+            out.print(f"  policy: {constant}", markup=False, highlight=False, soft_wrap=True)
         for f in res.get("files", []):
             out.print(f"  wrote {f}", markup=False, highlight=False)
+        if where is not None and not res.get("files"):
+            out.print(f"  no files written to {where}: {res.get('note') or 'this solver writes none'}",
+                      markup=False, highlight=False)
     run(body)
 
 
@@ -375,14 +464,14 @@ def export(ctx: typer.Context, target: str = typer.Argument(..., help="game, bui
 
 # ---- simulate ---------------------------------------------------------------------------------------
 
-@app.command(context_settings=EXTRA)
-def simulate(ctx: typer.Context, target: str = typer.Argument(...),
+@app.command(**GAME_COMMAND)
+def simulate(ctx: typer.Context, target: str = typer.Argument(..., help="game, built-in ruleset or RULESET.toml"),
              games_: int = typer.Option(1000, "--games", min=1, help="number of games"),
-             seed: int = typer.Option(0, "--seed"),
+             seed: int = typer.Option(0, "--seed", help="random seed (the same seed, the same games)"),
              policy: Optional[str] = typer.Option(None, "--policy", help="policy name (see the game)"),
-             players: Optional[int] = typer.Option(None, "--players"),
+             players: Optional[int] = typer.Option(None, "--players", help="number of players"),
              ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION"),
-             as_json: bool = typer.Option(False, "--json")) -> None:
+             as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Seeded Monte Carlo with 95% confidence intervals."""
     from solver import montecarlo
 
@@ -470,7 +559,8 @@ def _policies(spec, game, name: Optional[str], seed: int) -> dict:
 # ---- rulings ----------------------------------------------------------------------------------------
 
 @rulings_app.command("list")
-def rulings_list(game: Optional[str] = typer.Argument(None), as_json: bool = typer.Option(False, "--json")) -> None:
+def rulings_list(game: Optional[str] = typer.Argument(None, help="game or ruleset; omitted: every game"),
+                 as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Every ruling: id, question, default, alternatives and the sentence it interprets."""
     def body():
         specs = [get_spec(load_ruleset(game).game)] if game else all_specs()
@@ -483,18 +573,21 @@ def rulings_list(game: Optional[str] = typer.Argument(None), as_json: bool = typ
                   "games": docs, "seconds": 0.0})
             return
         for d in docs:
-            table = Table(title=d["game"], title_justify="left")
-            for col in ("id", "question", "default", "alternatives"):
+            table = Table(title=d["game"], title_justify="left", show_lines=True)
+            for col in ("id", "question and the sentence it interprets", "options (default first)"):
                 table.add_column(col, overflow="fold")
             for r in d["rulings"]:
-                table.add_row(r["id"], r["question"], r["default"], ", ".join(r["alternatives"]))
+                options = "\n".join(f"{'* ' if o == r['default'] else '  '}{o}: {meaning}"
+                                     for o, meaning in r["options"].items())
+                table.add_row(r["id"], f"{r['question']}\n[dim]cites:[/dim] {escape(r['cites'])}", escape(options))
             out.print(table)
+            out.print("* the default reading; --ruling ID=OPTION picks another", markup=False)
     run(body)
 
 
-@rulings_app.command("diff", context_settings=EXTRA)
+@rulings_app.command("diff", **GAME_COMMAND)
 def rulings_diff(ctx: typer.Context, target: str = typer.Argument(..., help="game or RULESET.toml"),
-                 ruling_id: str = typer.Argument(..., metavar="RULING"),
+                 ruling_id: str = typer.Argument(..., metavar="RULING", help="the ruling id, e.g. L04"),
                  option: Optional[str] = typer.Option(None, "--option", help="alternative (default: each)"),
                  players: Optional[int] = typer.Option(None, "--players", help="number of players"),
                  as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
@@ -551,7 +644,7 @@ def _diff_values_text(d: dict[str, Any]) -> str:
     return "; ".join(f"{k}: {v if isinstance(v, str) else _values_text(v)}" for k, v in d.get("values", {}).items())
 
 
-@rulings_app.command("rank", context_settings=EXTRA)
+@rulings_app.command("rank", **GAME_COMMAND)
 def rulings_rank(ctx: typer.Context,
                  target: str = typer.Argument(..., help="game (its small configuration) or RULESET.toml"),
                  only: Optional[str] = typer.Option(None, "--only", help="comma-separated ruling ids"),
@@ -603,9 +696,9 @@ def rulings_rank(ctx: typer.Context,
 
 
 @rulings_app.command("check")
-def rulings_check(game: Optional[str] = typer.Argument(None),
+def rulings_check(game: Optional[str] = typer.Argument(None, help="game; omitted: every game"),
                   record: bool = typer.Option(False, "--record", help="store current results as expected"),
-                  as_json: bool = typer.Option(False, "--json")) -> None:
+                  as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Re-run the stored ruling regression scenarios (scenarios/<game>.json); exit 1 on any change."""
     from solver.analysis import check_scenarios, record_scenarios
 
@@ -619,7 +712,9 @@ def rulings_check(game: Optional[str] = typer.Argument(None),
             paths = [str(record_scenarios(n)) for n in names]
             emit({"game": game or "all", "recorded": paths}) if as_json else out.print(f"recorded {paths}")
             return
-        rows = {n: check_scenarios(n) for n in names}
+        with progress_bar(not as_json) as bar:
+            rows = {n: check_scenarios(n, progress=(lambda d, t, n=n: bar(f"rulings check {n}", d, t))
+                                       if bar else None) for n in names}
         changed = [(n, r) for n, rs in rows.items() for r in rs if not r["same"]]
         if as_json:
             emit({"game": game or "all", "ruleset": "defaults", "config": {"games": names},
@@ -639,7 +734,7 @@ def rulings_check(game: Optional[str] = typer.Argument(None),
 
 @app.command()
 def deduce(view: Path = typer.Argument(..., help="a Bomb Busters VIEW.json position file"),
-           as_json: bool = typer.Option(False, "--json")) -> None:
+           as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Bomb Busters: exact wire probabilities from one player's view."""
     def body():
         if "bomb-busters" not in GAMES:
@@ -660,7 +755,7 @@ def deduce(view: Path = typer.Argument(..., help="a Bomb Busters VIEW.json posit
     run(body)
 
 
-@app.command(context_settings=EXTRA)
+@app.command(**GAME_COMMAND)
 def compare(ctx: typer.Context,
             a: str = typer.Argument(..., help="ruleset A: a game, built-in ruleset or RULESET.toml"),
             b: Optional[str] = typer.Argument(None, help="ruleset B; omitted: A with the --ruling and "

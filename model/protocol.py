@@ -120,6 +120,16 @@ class Game(ABC):
     def invariants(self) -> Sequence[Invariant]:
         return ()
 
+    # --- play tables (solver/tables.py) -------------------------------------------------------------
+    #: what a seat's value means, in the game's own words (play tables and reports say it)
+    value_meaning: str = "the mover's expected utility under optimal play"
+
+    def features(self, state: State) -> dict[str, int | float | str | bool] | None:
+        """The state as typed columns a player can read and filter on (mover-relative where the
+        game has symmetry); the same names and types for every decision state of one game.
+        ``None`` (the default): the play table falls back to the prose ``describe_state``."""
+        return None
+
     # --- optional speed-ups and symmetry (the defaults are always correct) ------------------------
     #: True when states are their own canonical keys (then ``key`` and ``from_key`` are identities)
     state_is_key: bool = False

@@ -6,7 +6,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .ruleset import Ruleset, RulesetError
+from .ruleset import Ruleset, RulesetError, did_you_mean
 
 if TYPE_CHECKING:
     from .spec import GameSpec
@@ -24,7 +24,8 @@ GAMES: dict[str, str] = {
 def get_spec(name: str) -> "GameSpec":
     module = GAMES.get(name)
     if module is None:
-        raise RulesetError("command line", "game", f"unknown game {name!r} (known: {', '.join(GAMES)})")
+        raise RulesetError("command line", "game", f"unknown game {name!r}{did_you_mean(name, GAMES)} "
+                           f"(known: {', '.join(GAMES)})")
     return importlib.import_module(module).SPEC
 
 
@@ -48,5 +49,6 @@ def load_ruleset(ref: str) -> Ruleset:
     owners = builtin_rulesets()
     if ref in owners:
         return owners[ref].ruleset(ref)
-    raise RulesetError("command line", "game", f"unknown game or ruleset {ref!r} "
+    raise RulesetError("command line", "game", f"unknown game or ruleset {ref!r}"
+                       f"{did_you_mean(ref, list(GAMES) + list(owners))} "
                        f"(games: {', '.join(GAMES)}; rulesets: {', '.join(owners)})")

@@ -16,11 +16,25 @@ raise :class:`RulesetError`, whose message names the file, the key and the reaso
 """
 from __future__ import annotations
 
+import difflib
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, Sequence
+
+
+def did_you_mean(word: str, known) -> str:
+    """", did you mean 'x'?" for the closest known name (case-insensitive), else ""."""
+    names = list(known)
+    unpadded = {re.sub(r"\d+", lambda m: str(int(m.group())), n.lower()): n for n in names}
+    same = unpadded.get(re.sub(r"\d+", lambda m: str(int(m.group())), word.lower()))
+    if same is not None:   # "L4" for "L04"
+        return f", did you mean {same!r}?"
+    lower = {n.lower(): n for n in names}
+    close = difflib.get_close_matches(word.lower(), list(lower), n=1, cutoff=0.6)
+    return f", did you mean {lower[close[0]]!r}?" if close else ""
 
 
 class RulesetError(ValueError):
@@ -148,8 +162,8 @@ class RulesSchema:
         for key, value in raw.items():
             param = self.param_index.get(key)
             if param is None:
-                raise RulesetError(source, f"params.{key}",
-                                   f"unknown parameter for {self.game} (known: {', '.join(self.param_index)})")
+                raise RulesetError(source, f"params.{key}", f"unknown parameter for {self.game}"
+                                   f"{did_you_mean(key, self.param_index)} (known: {', '.join(self.param_index)})")
             try:
                 out[key] = param.parse(value)
             except (ValueError, TypeError) as exc:
@@ -162,10 +176,12 @@ class RulesSchema:
             ruling = self.ruling_index.get(key)
             if ruling is None:
                 known = ", ".join(self.ruling_index) or "none"
-                raise RulesetError(source, f"rulings.{key}", f"unknown ruling id for {self.game} (known: {known})")
+                raise RulesetError(source, f"rulings.{key}", f"unknown ruling id for {self.game}"
+                                   f"{did_you_mean(key, self.ruling_index)} (known: {known})")
             if not isinstance(value, str) or value not in ruling.options:
+                hint = did_you_mean(value, ruling.options) if isinstance(value, str) else ""
                 raise RulesetError(source, f"rulings.{key}",
-                                   f"{value!r} is not an option (options: {', '.join(ruling.options)})")
+                                   f"{value!r} is not an option{hint} (options: {', '.join(ruling.options)})")
             out[key] = value
         return out
 

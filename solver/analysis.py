@@ -15,9 +15,10 @@ from model.registry import get_spec
 from model.ruleset import Ruleset, RulesetError
 
 from .explore import explore
-from .graph import decision_graph, policy_table, write_table
+from .graph import decision_graph
 from .rulings import ruling_diff  # noqa: F401 - re-exported for callers of analysis
 from .solve import solve
+from .tables import occupancy, write_play_table, write_summary
 
 #: graphs up to this many states are solved in exact rational arithmetic by default
 EXACT_LIMIT = 50_000
@@ -31,13 +32,14 @@ def value_entry(exact: Fraction | None, approx: float) -> dict[str, Any]:
 
 def solve_ruleset(ruleset: Ruleset, *, exact: bool | None = None, max_states: int | None = None,
                   timeout: float | None = None, out_dir: Path | None = None,
-                  progress: Callable | None = None) -> dict[str, Any]:
-    """Exact (or float, for large graphs) optimal values, policy table, graph and picture."""
+                  progress: Callable | None = None, full: bool = False) -> dict[str, Any]:
+    """Exact (or float, for large graphs) optimal values, play table, summary, graph and picture
+    (``full``: the play table lists every decision state, not only those optimal play reaches)."""
     spec = get_spec(ruleset.game)
     start = time.perf_counter()
     hook = spec.hooks.get("solve")
     if hook is not None:
-        result = hook(ruleset, {"exact": exact, "max_states": max_states, "timeout": timeout},
+        result = hook(ruleset, {"exact": exact, "max_states": max_states, "timeout": timeout, "full": full},
                       out_dir, progress)
         if result is not None:  # None: the hook leaves this configuration to the generic solver
             result.setdefault("seconds", time.perf_counter() - start)
@@ -66,21 +68,29 @@ def solve_ruleset(ruleset: Ruleset, *, exact: bool | None = None, max_states: in
         partial=False, exact=use_exact, method=sol.method, residual=sol.residual,
         values=[value_entry(exact_vals[s] if exact_vals else None, sol.initial[s])
                 for s in range(game.num_players)],
-        solve_seconds=round(sol.seconds, 4), cyclic_states=sol.cyclic_states)
+        solve_seconds=round(sol.seconds, 4), cyclic_states=sol.cyclic_states,
+        value_meaning=game.value_meaning)
     if out_dir is not None:
-        result.update(write_solution_files(sol, out_dir, spec.hooks.get("picture")))
+        result.update(write_solution_files(sol, out_dir, spec.hooks.get("picture"), full=full,
+                                           summary=spec.hooks.get("summary")))
     result["seconds"] = time.perf_counter() - start
     result["_solution"] = sol
     return result
 
 
-def write_solution_files(sol, out_dir: Path, picture: Callable | None = None) -> dict[str, Any]:
-    """The play table (CSV, JSON), the decision graph (GraphML, when not too large) and the
-    policy picture (when the game draws one); returns ``files`` (and a ``graph_note``)."""
+def write_solution_files(sol, out_dir: Path, picture: Callable | None = None, *, full: bool = False,
+                         summary: Callable | None = None) -> dict[str, Any]:
+    """The play table (CSV and its sidecar, see ``solver.tables``), the policy summary (when the
+    game writes one), the decision graph (GraphML, when not too large) and the policy picture
+    (when the game draws one); returns ``files`` (and a ``graph_note``)."""
     out: dict[str, Any] = {}
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        files = write_table(policy_table(sol), out_dir)
+        files = write_play_table(sol, out_dir, full=full)
+        made = summary(sol, occupancy(sol)) if summary is not None else None
+        if made is not None:
+            files += write_summary(made, out_dir)
+            out["policy_summary"] = {"title": made.title, "constant": made.constant}
         graph = decision_graph(sol)
         if graph is not None:
             import networkx as nx
@@ -136,8 +146,9 @@ def record_scenarios(game: str) -> Path:
     return path
 
 
-def check_scenarios(game: str) -> list[dict[str, Any]]:
-    """Re-run the stored scenarios; each row says whether the result still matches."""
+def check_scenarios(game: str, progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
+    """Re-run the stored scenarios; each row says whether the result still matches
+    (``progress(done, total)`` after each)."""
     path = SCENARIO_DIR / f"{game}.json"
     if not path.exists():
         return []
@@ -151,6 +162,8 @@ def check_scenarios(game: str) -> list[dict[str, Any]]:
         got = run_scenario(rs)
         rows.append({"scenario": name, "expected": entry["expect"], "got": got,
                      "same": got == entry["expect"]})
+        if progress is not None:
+            progress(len(rows), len(stored))
     return rows
 
 

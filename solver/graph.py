@@ -1,9 +1,7 @@
-"""Decision graphs (networkx) and optimal play tables drawn from a solved exploration."""
+"""Decision graphs (networkx) and optimal play rows drawn from a solved exploration (the files a
+user reads are written by ``solver.tables``)."""
 from __future__ import annotations
 
-import csv
-import json
-from pathlib import Path
 from typing import Any
 
 import networkx as nx
@@ -78,17 +76,3 @@ def policy_table(sol: Solution, limit: int | None = None) -> list[dict[str, Any]
         if limit is not None and len(rows) >= limit:
             break
     return rows
-
-
-def write_table(rows: list[dict[str, Any]], out_dir: Path, stem: str = "policy") -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    json_path, csv_path = out_dir / f"{stem}.json", out_dir / f"{stem}.csv"
-    json_path.write_text(json.dumps(rows, indent=1))
-    actions = sorted({a for r in rows for a in r["action_values"]})
-    with csv_path.open("w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["state", "player", "best", "value"] + [f"value:{a}" for a in actions])
-        for r in rows:
-            w.writerow([r["state"], r["player"], r["best"], r["value"]]
-                       + [r["action_values"].get(a, "") for a in actions])
-    return [csv_path, json_path]

@@ -52,7 +52,7 @@ def test_verify_partial_is_never_reported_as_exhaustive():
 def test_solve_writes_to_out_by_default(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     d = doc(run("solve", "pig", "--goal", "2", "--json"))
-    assert (tmp_path / "out" / "pig" / "policy.csv").exists()
+    assert (tmp_path / "out" / "pig" / "play_table.csv").exists()
     assert all(f.startswith("out") for f in d["files"])
 
 
@@ -61,7 +61,8 @@ def test_solve_pig_exact_with_files(tmp_path):
     assert result.exit_code == 0, result.output
     d = doc(result)
     assert d["values"][0]["fraction"] == "36/43" and d["states"] > 0
-    for name in ("policy.csv", "policy.json", "decision_graph.graphml", "policy.png"):
+    for name in ("play_table.csv", "play_table.meta.json", "policy_summary.txt", "decision_graph.graphml",
+                 "policy.png"):
         assert (tmp_path / name).stat().st_size > 0
 
 

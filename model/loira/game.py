@@ -59,6 +59,9 @@ class LoiraGame(Game):
         # so the protocol game declares it only on request; the C solver uses it internally
         self.seat_permutations = ((0, 1), (1, 0)) if n == 2 and symmetry else ()
         self.max_game_length = self._length_bound()
+        self.value_meaning = ("U = P(the mover wins outright) - P(the mover loses outright) "
+                              "(+1 win, -1 loss, 0 shared)" if n == 2 else
+                              "the mover's expected share of the win (the winners share 1)")
 
     state_is_key = True
 
@@ -186,6 +189,43 @@ class LoiraGame(Game):
         a, b, hs = self.o_hand, self.o_hand + self.hsize, self.hsize
         st[a:a + hs], st[b:b + hs] = s[b:b + hs], s[a:a + hs]
         return tuple(st)
+
+    # ---- play tables -----------------------------------------------------------------------------
+    feature_help = {
+        "phase": "what is being decided (turn: go or stop; escort; escape; ...)",
+        "my_points": "the mover's points in hand (score: cards, stalls, rolls, Espelho, Interruptor, Ralo)",
+        "best_opponent_points": "the highest score among the other seats",
+        "opponents_stopped": "how many other seats have stopped ('nao pega mais cartas')",
+        "gritos_out": "Gritos resolved this round (the third ends it)",
+        "deck_left": "cards left in the main deck",
+        "centre_stalls": "stall cards in the centre, the Loira included when present",
+        "loira_next": "P(the next stall opened is the Loira)",
+        "my_rolls": "the mover's toilet-paper rolls",
+        "centre_rolls": "toilet-paper rolls in the centre",
+    }
+
+    def features(self, s: LoiraState) -> dict[str, int | float | str]:
+        """What a player at the table sees, from the mover's side: points, the opponents' position,
+        Gritos out, the deck by kind, the centre."""
+        from .scoring import score
+        me = s[TURN]
+        others = [t for t in range(self.num_players) if t != me]
+        cols: dict[str, int | float | str] = {
+            "phase": Phase(s[PH]).name.lower(),
+            "my_points": score(self, s, me),
+            "best_opponent_points": max(score(self, s, t) for t in others),
+            "opponents_stopped": sum(self.stopped(s, t) for t in others),
+            "gritos_out": s[GRITOS],
+            "deck_left": sum(s[self.o_deck:self.o_deck + len(self.kinds)]),
+        }
+        for i, k in enumerate(self.kinds):
+            cols[f"deck_{TOKENS[k]}"] = s[self.o_deck + i]
+        cols.update(centre_stalls=s[PHYS], loira_next=round(1 / s[SLOTS], 9) if s[SLOTS] else 0.0,
+                    my_rolls=s[self.o_rolls + me], centre_rolls=s[CROLLS])
+        if self.cfg.objective == "match":
+            cols["my_round_wins"] = s[self.o_wins + me]
+            cols["best_opponent_round_wins"] = max(s[self.o_wins + t] for t in others)
+        return cols
 
     # ---- narration -----------------------------------------------------------------------------
     def describe_state(self, s: LoiraState) -> str:

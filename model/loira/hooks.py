@@ -178,7 +178,7 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
         init = sol.initial_exact
         res.update(partial=False, exact=use_exact, method=f"generic: {sol.method}",
                    values=[{"fraction": str(init[s]) if init else None, "float": float(sol.initial[s])}
-                           for s in range(game.num_players)])
+                           for s in range(game.num_players)], value_meaning=game.value_meaning)
         if fast.supports(game.cfg) is None:
             try:
                 check = fast.solve(game.cfg)
@@ -187,7 +187,9 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
             except fast.FastUnavailable as exc:
                 res["fast_check"] = {"unavailable": str(exc)}
         if out_dir is not None:
-            res.update(write_solution_files(sol, out_dir, draw_policy))
+            from .summary import summary
+            res.update(write_solution_files(sol, out_dir, draw_policy, full=bool(options.get("full")),
+                                            summary=summary))
     elif fast_applies and not wants_exact:
         left = None if user_seconds is None else user_seconds - (_time.perf_counter() - start)
         fast_states = options.get("fast_max_states") or user_states or FAST_STATES

@@ -11,6 +11,7 @@ from model.spec import GameSpec
 
 from .game import Pig
 from .picture import draw_policy
+from .summary import summary
 
 SCHEMA = RulesSchema(
     game="pig",
@@ -42,5 +43,5 @@ SPEC = GameSpec(
     build=build,
     verify_overrides={"goal": 20},
     proofs=proofs,
-    hooks={"picture": draw_policy},
+    hooks={"picture": draw_policy, "summary": summary},
 )

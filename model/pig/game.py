@@ -233,6 +233,21 @@ class Pig(Game):
             return f"seat {mover} holds {s[mover]}+{turn} >= {self.goal} but has not won"
         return None
 
+    # --- play tables ------------------------------------------------------------------------------
+    value_meaning = "P(the mover wins) under optimal play by every seat"
+
+    def features(self, s: PigState) -> dict[str, int]:
+        """The mover's banked score, the others' (in turn order after the mover), the turn total."""
+        n, mover = self.num_players, s[self._mover]
+        cols = {"my_score": s[mover]}
+        if n == 2:
+            cols["opponent_score"] = s[1 - mover]
+        else:
+            for k in range(1, n):
+                cols[f"score_next_{k}"] = s[(mover + k) % n]
+        cols["turn_total"] = s[self._turn]
+        return cols
+
     # --- policy-picture helpers --------------------------------------------------------------------
     def decision_coordinates(self, s: PigState) -> tuple[int, int, int] | None:
         """(own score, opponent score, turn total) of a 2-player decision state, else None."""

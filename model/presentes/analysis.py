@@ -107,17 +107,7 @@ def _write(game, res, summary: dict, out_dir: Path) -> list[str]:
         for t, p in enumerate(res["turn_distribution"]):
             w.writerow([t, str(p), float(p)])
     files.append(path)
-    path = out_dir / "play_table.csv"
-    rows = _choice_table(game, res)
-    with path.open("w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["state", "optimal action (focal seat, where it differs from the policy)"])
-        for row in rows:
-            w.writerow([row["state"], row["action"]])
-    files.append(path)
-    path = out_dir / "play_table.json"
-    path.write_text(json.dumps(rows, indent=1))
-    files.append(path)
+    files += _write_choices(game, res, out_dir)
     path = out_dir / "summary.json"
     path.write_text(json.dumps({k: v for k, v in summary.items() if k != "files"}, indent=1))
     files.append(path)
@@ -140,3 +130,57 @@ def _write(game, res, summary: dict, out_dir: Path) -> list[str]:
     except ImportError:  # pragma: no cover - matplotlib is a dependency
         pass
     return [str(f) for f in files]
+
+
+def _policy_words(game, s, policy: str) -> str:
+    from .policies import POLICY_DISTS
+    dist = POLICY_DISTS[policy](game, s)
+    return "; ".join(game.describe_action(s, a) + ("" if p == 1 else f" ({p})") for a, p in dist)
+
+
+def _write_choices(game, res, out_dir: Path) -> list[Path]:
+    """The choices that matter: the focal seat's decision states where its optimal choice differs
+    from the policy the others follow, as typed columns (play_table.csv, its sidecar) and a
+    printable summary by kind of decision (policy_summary.txt)."""
+    from collections import Counter
+
+    from solver.tables import PolicySummary, write_summary
+    focal, policy = res["focal"], res["policy"]
+    chosen = sorted(res["chosen"].items(), key=lambda kv: game.key(kv[0]))
+    columns: list[str] = list(game.features(game.initial_state())) + ["optimal_action", "policy_action"]
+    rows = [list(game.features(s).values()) + [game.describe_action(s, a), _policy_words(game, s, policy)]
+            for s, a in chosen]
+    path = out_dir / "play_table.csv"
+    with path.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(columns)
+        w.writerows(rows)
+    if focal is None:
+        which = (f"none: no seat optimises (focal_seat = -1), every seat follows the '{policy}' policy; "
+                 "give --focal-seat SEAT to list that seat's optimal choices")
+    else:
+        which = (f"seat {focal}'s decision states where its optimal choice differs from the "
+                 f"'{policy}' policy the others follow ({len(rows)} rows)")
+    meta = {"game": "presentes", "rows": len(rows), "which": which,
+            "value": f"seat {focal} maximises its expected gift value (gift_values)" if focal is not None
+            else "no seat optimises", "columns": [{"name": c} for c in columns]}
+    meta_path = out_dir / "play_table.meta.json"
+    meta_path.write_text(json.dumps(meta, indent=1) + "\n")
+    title = f"Presentes on {game.board.name}, {game.num_players} players: the choices that matter"
+    if focal is None:
+        text = (f"No seat optimises in this configuration: every seat follows the '{policy}' policy, so no "
+                "choice departs from it.\nRun with --focal-seat 0 (and gift_values for what each gift "
+                "is worth) to see where seat 0 should choose otherwise.")
+        made = PolicySummary(title, text, constant=f"every seat follows the '{policy}' policy")
+    else:
+        by_kind = Counter((r[0], r[-2]) for r in rows)
+        lines = [f"Seat {focal} plays optimally for its gift values against '{policy}' play; it departs from",
+                 f"'{policy}' in {len(rows)} situations ({res['policy_iterations']} policy iterations):", ""]
+        for (phase, action), count in sorted(by_kind.items(), key=lambda kv: -kv[1]):
+            lines.append(f"  {phase:>8}: {action}  ({count} situations)")
+        if not rows:
+            lines.append(f"  none: the '{policy}' policy is already optimal for seat {focal}")
+        made = PolicySummary(title, "\n".join(lines), ["phase", "optimal_action", "situations"],
+                             [[p, a, c] for (p, a), c in sorted(by_kind.items(), key=lambda kv: -kv[1])],
+                             None if rows else f"the '{policy}' policy is already optimal")
+    return [path, meta_path] + write_summary(made, out_dir)

@@ -29,6 +29,24 @@ class PresentesGame(Game):
         self.constant_sum = None
         self.max_game_length = None  # moving back and swapping places make the graph cyclic
 
+    # ---- play tables -----------------------------------------------------------------------------
+    value_meaning = "the mover's expected gift value (gift_values; default 1 for any gift but its own)"
+
+    def features(self, s: St) -> dict[str, int | str]:
+        """The phase, whose turn, the landing in the chain, then each seat's square (-1 out, the
+        finish as its index) and gift (-1 none), the gifts left on the tree, how many have finished."""
+        cols: dict[str, int | str] = {"phase": Phase(s.phase).name.lower(), "turn": s.turn,
+                                      "landing": s.chain}
+        for i in range(self.num_players):
+            p = s.pos[i]
+            cols[f"P{i}_square"] = -1 if p == self.rules.out else p
+            cols[f"P{i}_square_kind"] = ("out" if p == self.rules.out else "finish" if p == self.rules.finish
+                                         else Square(self.board.squares[p]).name.lower())
+            cols[f"P{i}_gift"] = s.gift[i]
+        cols["tree_gifts"] = bin(s.tree).count("1")
+        cols["finished"] = len(s.order)
+        return cols
+
     # ---- protocol ------------------------------------------------------------------------------
     def initial_state(self) -> St:
         return R.initial(self.rules)
