@@ -423,11 +423,12 @@ def export(ctx: typer.Context, target: str = typer.Argument(..., help="game, bui
                                                          "seat's decisions stay free (an MDP)"),
            smg: bool = typer.Option(False, "--smg", help="a stochastic game, each seat a player "
                                     "(PRISM-games syntax)"),
-           players: Optional[int] = typer.Option(None, "--players"),
+           players: Optional[int] = typer.Option(None, "--players", help="number of players"),
            ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION"),
-           max_states: Optional[int] = typer.Option(None, "--max-states"),
-           timeout: Optional[float] = typer.Option(None, "--timeout"),
-           as_json: bool = typer.Option(False, "--json")) -> None:
+           max_states: Optional[int] = typer.Option(None, "--max-states",
+                                                    help="stop exploring beyond this many states"),
+           timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for the exploration"),
+           as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Write the explored model to FILE for Storm/PRISM: an MDP of every seat's choices, or the chain a
     policy induces; labels name the mover, terminal states and each seat's win; rewards count turns.
     Usage: ruleproof export RULESET --format prism|drn|jani FILE [--policy ...] [game parameters]."""
