@@ -412,6 +412,74 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
     run(body)
 
 
+# ---- report -----------------------------------------------------------------------------------------
+
+@app.command(**GAME_COMMAND)
+def report(ctx: typer.Context,
+           target: str = typer.Argument(..., help="game (its small configuration, as verify), built-in "
+                                        "ruleset or RULESET.toml"),
+           html_file: Optional[Path] = typer.Option(None, "--html", help="write the page as one "
+                                                    "self-contained HTML file (CSS and pictures inside)"),
+           md_file: Optional[Path] = typer.Option(None, "--md", help="write the page as Markdown "
+                                                  "(pictures as data URLs)"),
+           against: Optional[str] = typer.Option(None, "--against", help="another ruleset: the page also "
+                                                 "says what the edit from it changed (as compare)"),
+           players: Optional[int] = typer.Option(None, "--players", help="number of players"),
+           ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION (both sides "
+                                                      "with --against)"),
+           max_states: Optional[int] = typer.Option(None, "--max-states", help="state limit for verify "
+                                                    "and solve"),
+           timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for verify and for "
+                                                   "solve, each"),
+           rank_timeout: float = typer.Option(60.0, "--rank-timeout", help="seconds for ranking the "
+                                              "rulings (the page names those left unranked; 0 skips)"),
+           as_json: bool = typer.Option(False, "--json", help="print the page's data as one JSON document")) -> None:
+    """One page per ruleset: properties with their evidence, values and fairness (first-seat
+    advantage, game length), the rulings ranked by impact, the policy summary and pictures, and
+    with --against what the edit changed. Without --html/--md the Markdown goes to stdout.
+    Exit 1 when the verdict is fails or unknown, the values could not be computed within the
+    limits, or --against finds a regression."""
+    from solver.page import build_report, exit_code, json_view, render_html, render_markdown
+
+    def body():
+        check_limits(max_states, timeout)
+        rs = resolve(target, players, ctx.args, ruling, small=True)
+        other = resolve(against, players, ctx.args, ruling, small=True) if against else None
+        if other is not None and other.game != rs.game:
+            fail_input(f"command line: --against: {against} is a {other.game} ruleset, {target} a {rs.game} one")
+        for flag, path in (("--html", html_file), ("--md", md_file)):
+            if path is not None and path.is_dir():
+                fail_input(f"command line: {flag}: {path} is a folder; give a file name")
+        with progress_bar(not as_json) as bar:
+            doc = build_report(rs, against=other, max_states=max_states, timeout=timeout,
+                               rank_timeout=rank_timeout, progress=bar)
+        written = []
+        for flag, path, render in (("--html", html_file, render_html), ("--md", md_file, render_markdown)):
+            if path is None:
+                continue
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(render(doc), encoding="utf-8")
+            except OSError as exc:
+                fail_input(f"command line: {flag}: cannot write {str(path)!r} ({exc.strerror or exc})")
+            written.append(str(path))
+        if as_json:
+            emit(json_view(doc))
+        elif not written:
+            sys.stdout.write(render_markdown(doc))
+        else:
+            for path in written:
+                out.print(f"wrote {path}", markup=False, highlight=False)
+            regressions = doc.get("against", {}).get("regressions")
+            out.print(f"report {doc['ruleset']}: verdict {doc['verdict']}"
+                      + ("; values not computed within the limits" if doc["solve"]["partial"] else "")
+                      + (f"; {len(regressions)} regression(s) against {doc['against']['ruleset']}"
+                         if regressions else ""), markup=False, highlight=False)
+        if exit_code(doc):
+            raise Exit(1)
+    run(body)
+
+
 # ---- export -----------------------------------------------------------------------------------------
 
 @app.command(context_settings=EXTRA)

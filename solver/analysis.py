@@ -181,7 +181,12 @@ def _side(spec, ruleset: Ruleset, max_states: int | None, timeout: float | None)
     rep = verify(spec, ruleset, max_states=max_states, timeout=timeout)
     res = solve_ruleset(ruleset, max_states=max_states,
                         timeout=timeout if timeout is not None else COMPARE_SOLVE_TIMEOUT)
-    res.pop("_solution", None)
+    return side_summary(ruleset, rep, res)
+
+
+def side_summary(ruleset: Ruleset, rep, res: dict[str, Any]) -> dict[str, Any]:
+    """One side of a comparison from its verify report and its ``solve_ruleset`` result (``report``
+    passes the ones it already has, so a ruleset is not verified and solved twice)."""
     longest = next((p.data.get("longest_play") for p in rep.properties if p.name == "termination"), None)
     return {"ruleset": ruleset.name, "source": ruleset.source, "verify": rep.status,
             "properties": {p.name: p.status for p in rep.properties},
@@ -223,15 +228,17 @@ def find_regressions(sa: dict[str, Any], sb: dict[str, Any]) -> list[dict[str, A
 
 
 def compare_rulesets(a: Ruleset, b: Ruleset, *, max_states: int | None = None,
-                     timeout: float | None = None) -> dict[str, Any]:
+                     timeout: float | None = None, b_side: dict[str, Any] | None = None) -> dict[str, Any]:
     """What a rule edit changes: parameters and rulings, each property's status and detail, the
     optimal values and the longest play. ``details`` lists every detail whose text differs;
     ``substantive_details`` only those that differ beyond their state counts; ``regressions``
-    what got worse (the CLI exits 1 when it is not empty)."""
+    what got worse (the CLI exits 1 when it is not empty). ``b_side``: B's ``side_summary`` when
+    the caller has already verified and solved B."""
     if a.game != b.game:
         raise RulesetError(b.source, "game", f"rulesets are for different games ({a.game} vs {b.game})")
     spec = get_spec(a.game)
-    sa, sb = _side(spec, a, max_states, timeout), _side(spec, b, max_states, timeout)
+    sa = _side(spec, a, max_states, timeout)
+    sb = b_side if b_side is not None else _side(spec, b, max_states, timeout)
     pa, pb = sa["properties"], sb["properties"]
     da, db = sa["property_details"], sb["property_details"]
     shared = sorted(set(pa) & set(pb))

@@ -179,6 +179,7 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
         res.update(partial=False, exact=use_exact, method=f"generic: {sol.method}",
                    values=[{"fraction": str(init[s]) if init else None, "float": float(sol.initial[s])}
                            for s in range(game.num_players)], value_meaning=game.value_meaning)
+        res["_solution"] = sol   # for callers that read more than the values (report, sweep)
         if fast.supports(game.cfg) is None:
             try:
                 check = fast.solve(game.cfg)
