@@ -1,0 +1,134 @@
+"""``ruleproof report``: the page's content, its exit codes, and the HTML as a real browser shows it."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from cli import app
+from model.registry import get_spec
+from solver.page import build_report, page_blocks, render_html, render_markdown
+
+runner = CliRunner()
+CHROMIUM = Path("/usr/bin/chromium")
+BROWSER_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def run(*args):
+    return runner.invoke(app, list(args))
+
+
+@pytest.fixture(scope="module")
+def pig_page(tmp_path_factory):
+    """Pig to 12: one report, written as HTML and Markdown (about 3 s)."""
+    folder = tmp_path_factory.mktemp("report")
+    html, md = folder / "pig.html", folder / "pig.md"
+    result = run("report", "pig", "--goal", "12", "--html", str(html), "--md", str(md))
+    assert result.exit_code == 0, result.stdout
+    return result, html, md
+
+
+def test_report_pig_content(pig_page):
+    result, html, md = pig_page
+    assert "report pig: verdict holds" in result.stdout
+    page = html.read_text()
+    # self-contained: no external resource of any kind
+    assert not re.search(r"""(src|href)\s*=\s*["'](?!data:)""", page)
+    assert "<style>" in page and "data:image/png;base64," in page
+    text = md.read_text()
+    # Pig to 12: P(first player wins) = 1296/1895, cross-checked against the solve command's value
+    solved = json.loads(run("solve", "pig", "--goal", "12", "--no-files", "--json").stdout)
+    assert solved["values"][0]["fraction"] == "1296/1895"
+    assert "0.683905013 = 1296/1895" in text and "599/1895" in text
+    advantage = float(Fraction(1296, 1895) - Fraction(599, 1895))
+    assert f"First-seat advantage: {advantage:+.6f}" in text
+    assert "Expected game length:" in text and "moves" in text
+    for name in ("pig-state-invariant", "pig-turn-progress", "termination", "legal-actions"):
+        assert name in text
+    assert "pig has no rulings" in text
+    assert "The optimal player never holds" in text   # the policy summary of goal 12
+
+
+def test_report_markdown_and_html_say_the_same():
+    """Both renderers lay out the same blocks: every paragraph of the one is in the other."""
+    spec = get_spec("pig")
+    rs = spec.default().with_overrides({"goal": 6}, spec=spec.schema)
+    doc = build_report(rs)
+    html, md = render_html(doc), render_markdown(doc)
+    import html as htmllib
+    for block in page_blocks(doc):
+        if block[0] == "p":
+            assert block[1] in md and htmllib.escape(block[1]) in html
+
+
+def test_report_exit_codes_and_json(tmp_path):
+    # a state limit too small to solve: verify still decides (sampled plays and Z3), the values
+    # are not computed, exit 1; the page is still written and says so
+    page = tmp_path / "p.md"
+    result = run("report", "pig", "--max-states", "10", "--md", str(page))
+    assert result.exit_code == 1 and "values not computed within the limits" in result.stdout
+    assert "sampled" in page.read_text()
+    assert "No values" in page.read_text()
+    doc = json.loads(run("report", "pig", "--goal", "6", "--json").stdout)
+    assert doc["verdict"] == "holds" and doc["pictures"][0]["file"] == "policy.png"
+    assert doc["pictures"][0]["bytes"] > 1000 and "png_base64" not in doc["pictures"][0]
+    # stdout gets the Markdown when no file is named
+    plain = run("report", "pig", "--goal", "6")
+    assert plain.exit_code == 0 and plain.stdout.startswith("# pig")
+
+
+def test_report_against_names_the_edit_and_its_regressions(tmp_path):
+    """A 4-faced die against the 6-faced one: values change; nothing regresses (exit 0). A
+    ruleset whose limit leaves B undecided regresses (exit 1), as compare."""
+    edit = tmp_path / "d4.toml"
+    edit.write_text('extends = "pig"\nname = "pig-d4"\n[params]\nfaces = 4\n')
+    result = run("report", str(edit), "--goal", "8", "--against", "pig")
+    assert result.exit_code == 0, result.stdout
+    assert "What changed from pig" in result.stdout and "faces: 6 → 4" in result.stdout
+    assert "Nothing regressed." in result.stdout
+    bad = run("report", "pig", "--goal", "8", "--against", "pig", "--max-states", "50", "--json")
+    assert bad.exit_code == 1
+    assert json.loads(bad.stdout)["against"]["regressions"]
+
+
+def test_report_bad_input():
+    result = run("report", "pig", "--html", ".")
+    assert result.exit_code == 2 and "is a folder" in result.stderr
+    result = run("report", "pig", "--against", "loira")
+    assert result.exit_code == 2 and "--against" in result.stderr
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (/usr/bin/chromium): "
+                    "apt-get install -y chromium (.ci/run installs it)")
+def test_report_html_in_a_headless_browser(pig_page, tmp_path):
+    """The page as Chromium renders it: a screenshot that is a real, non-blank picture, and the
+    DOM's text carrying the ruleset, the verdict and a property."""
+    import matplotlib.image as mpimg
+    _, html, _ = pig_page
+    shot = tmp_path / "page.png"
+    flags = BROWSER_FLAGS + [f"--user-data-dir={tmp_path / 'profile'}"]
+    subprocess.run([str(CHROMIUM), *flags, f"--screenshot={shot}", "--window-size=1200,2000",
+                    html.as_uri()], check=True, capture_output=True, timeout=120)
+    pixels = mpimg.imread(shot)
+    assert pixels.shape[:2] == (2000, 1200)
+    grey = pixels[..., :3].mean(axis=2)
+    assert grey.std() > 0.05                        # not one flat colour
+    assert (grey < 0.5).mean() > 0.005              # some dark ink: text and the picture
+    # the verdict badge's green (#dff3e3 background) is on screen
+    green = np.all(np.abs(pixels[..., :3] - np.array([0xdf, 0xf3, 0xe3]) / 255) < 0.02, axis=2)
+    assert green.sum() > 500
+    dom = subprocess.run([str(CHROMIUM), *flags, "--dump-dom", html.as_uri()], check=True,
+                         capture_output=True, text=True, timeout=120).stdout
+    text = re.sub(r"<[^>]+>", " ", dom)
+    assert "pig — Pig" in text and "Verdict: holds" in text
+    assert "pig-state-invariant" in text and "1296/1895" in text
+    if shutil.which("file"):
+        assert "PNG image data" in subprocess.run(["file", str(shot)], capture_output=True, text=True).stdout
