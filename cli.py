@@ -480,6 +480,115 @@ def report(ctx: typer.Context,
     run(body)
 
 
+# ---- sweep ------------------------------------------------------------------------------------------
+
+@app.command(**GAME_COMMAND)
+def sweep(ctx: typer.Context,
+          target: str = typer.Argument(..., help="game (its small configuration, as verify), built-in "
+                                       "ruleset or RULESET.toml"),
+          param: list[str] = typer.Option(..., "--param", help="NAME=RANGE: LOW..HIGH[:STEP] (10..30:5) "
+                                          "or a comma list (mini,curta); repeat for a grid"),
+          games_: int = typer.Option(2000, "--games", min=1, help="simulated games per point the exact "
+                                     "solver does not reach"),
+          seed: int = typer.Option(0, "--seed", help="random seed of the simulated points"),
+          policy: Optional[str] = typer.Option(None, "--policy", help="policy of the simulated points "
+                                               "(default: the game's simulate default)"),
+          simulate_only: bool = typer.Option(False, "--simulate-only", help="simulate every point; "
+                                             "do not try the exact solver"),
+          players: Optional[int] = typer.Option(None, "--players", help="number of players (fixed)"),
+          ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION (fixed)"),
+          max_states: Optional[int] = typer.Option(None, "--max-states", help="state limit of each "
+                                                   "point's exact solve"),
+          timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for each point's exact "
+                                                  "solve (default 30); beyond it the point is simulated"),
+          plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG: each seat's value "
+                                              "against the first parameter"),
+          as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
+    """Values and game length over a grid of parameter values: exact where the solver finishes
+    within the per-point limits, simulated beyond (each row says which, and under which policy)."""
+    from solver.sweep import POINT_TIMEOUT, parse_param, plot_sweep, run_sweep
+
+    def body():
+        check_limits(max_states, timeout)
+        axes = [parse_param(item) for item in param]
+        fixed = parse_extra(split_positionals(ctx.args)[1])
+        for name, _ in axes:
+            if name in fixed or (name == "players" and players is not None):
+                fail_input(f"command line: --param {name}: also given as a fixed --{name.replace('_', '-')}")
+        rs = resolve(target, players, ctx.args, ruling, small=True)
+        spec = get_spec(rs.game)
+        for name, _ in axes:
+            if name not in spec.schema.param_index:
+                fail_input(f"command line: --param {name}: not a {spec.name} parameter"
+                           f"{did_you_mean(name, spec.schema.param_index)} "
+                           f"(parameters: {', '.join(spec.schema.param_index)})")
+        if plot is not None and plot.is_dir():
+            fail_input(f"command line: --plot: {plot} is a folder; give a file name")
+        with progress_bar(not as_json) as bar:
+            res = run_sweep(rs, axes, max_states=max_states,
+                            timeout=timeout if timeout is not None else POINT_TIMEOUT, games=games_,
+                            seed=seed, policy=policy, simulate_only=simulate_only, progress=bar)
+        doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res}
+        if plot is not None:
+            try:
+                doc["plot"] = str(plot_sweep(res, plot, f"{rs.name}: each seat's value by {res['params'][0]}"))
+            except OSError as exc:
+                fail_input(f"command line: --plot: cannot write {str(plot)!r} ({exc.strerror or exc})")
+        if as_json:
+            emit(doc)
+        else:
+            print_sweep(doc)
+    run(body)
+
+
+def print_sweep(doc: dict[str, Any]) -> None:
+    out.print(f"{doc['game']} ({doc['ruleset']}): {len(doc['points'])} points, {doc['seconds']} s; "
+              f"a seat's value is {doc['value_meaning']}", markup=False, highlight=False, soft_wrap=True)
+    seats = max((len(r.get("values") or []) for r in doc["points"]), default=0)
+    table = Table(title_justify="left")
+    units = {r["length"]["unit"] for r in doc["points"] if r.get("length")}
+    unit = units.pop() if len(units) == 1 else None
+    length_col = f"length ({unit})" if unit else "length"
+    for col in doc["params"] + ["method"] + [f"seat {i}" for i in range(seats)] + [length_col, "states", "s"]:
+        table.add_column(col, overflow="fold")
+    for r in doc["points"]:
+        cells = [_short(r["point"][k]) for k in doc["params"]]
+        method = r["method"]
+        values = []
+        for i in range(seats):
+            if i >= len(r.get("values") or []):
+                values.append("-")
+            elif r["method"] == "simulated" and r["ci95"] and r["ci95"][i]:
+                lo, hi = r["ci95"][i]
+                values.append(f"{r['values'][i]:.4f} ±{(hi - lo) / 2:.4f}")
+            else:
+                values.append(f"{r['values'][i]:.6f}")
+        length = r.get("length")
+        table.add_row(*cells, method, *values,
+                      "-" if not length else f"{length['value']:.3f}" + ("" if unit else f" {length['unit']}"),
+                      "-" if r.get("states") is None else f"{r['states']:,}", f"{r['seconds']:.2f}")
+    out.print(table)
+    simulated = [r for r in doc["points"] if r["method"] == "simulated"]
+    if simulated:
+        policies = ", ".join(dict.fromkeys(r["policy"] for r in simulated))
+        out.print(f"simulated: {doc['games']} games per point, seed {doc['seed']}, policy {policies} "
+                  "(the values under that policy); ± is half the 95% interval",
+                  markup=False, highlight=False, soft_wrap=True)
+    reasons: dict[str, list[str]] = {}
+    for r in doc["points"]:
+        if r.get("exact_stopped"):
+            where = " ".join(f"{k}={_short(v)}" for k, v in r["point"].items())
+            reasons.setdefault(r["exact_stopped"], []).append(where)
+    for reason, where in reasons.items():
+        out.print(f"exact solve stopped ({reason}) at: {'; '.join(where)}", markup=False, highlight=False,
+                  soft_wrap=True)
+    for r in doc["points"]:
+        if r["method"] == "failed":
+            out.print(f"no result at {r['point']}: {r['why']}", markup=False, highlight=False, soft_wrap=True)
+    if doc.get("plot"):
+        out.print(f"wrote {doc['plot']}", markup=False, highlight=False)
+
+
 # ---- export -----------------------------------------------------------------------------------------
 
 @app.command(context_settings=EXTRA)
@@ -547,15 +656,9 @@ def simulate(ctx: typer.Context, target: str = typer.Argument(..., help="game, b
     def body():
         start = time.perf_counter()
         rs = resolve(target, players, ctx.args, ruling)
-        spec = get_spec(rs.game)
         with progress_bar(not as_json) as bar:
             prog = (lambda d, t: bar("simulate", d, t)) if bar else None
-            hook = spec.hooks.get("simulate")
-            if hook is not None:
-                res = hook(rs, games_, seed, policy, prog)
-            else:
-                game = spec.build(rs)
-                res = montecarlo.simulate(game, _policies(spec, game, policy, seed), games_, seed, prog)
+            res = montecarlo.simulate_ruleset(rs, games_, seed, policy, prog)
         doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), "policy": policy or "default",
                **res, "seconds": round(time.perf_counter() - start, 4)}
         if as_json:
@@ -602,27 +705,6 @@ def print_simulation(doc: dict[str, Any]) -> None:
     for row in rows:
         table.add_row(*row)
     out.print(table)
-
-
-def _policies(spec, game, name: Optional[str], seed: int) -> dict:
-    import random
-
-    from solver import montecarlo
-    named = spec.hooks.get("policies", {})
-    if name is None or name == "random":
-        rng = random.Random(seed ^ 0x5EED)
-        return {s: montecarlo.uniform_random_policy(game, rng) for s in range(game.num_players)}
-    if name == "optimal":
-        from solver.explore import explore
-        from solver.solve import solve as solve_graph
-        sol = solve_graph(explore(game))
-        pol = montecarlo.solution_policy(sol)
-        return {s: pol for s in range(game.num_players)}
-    if name in named:
-        pol = named[name](game)
-        return {s: pol for s in range(game.num_players)}
-    fail_input(f"command line: --policy: unknown policy {name!r} (known: random, optimal"
-               + "".join(f", {k}" for k in named) + ")")
 
 
 # ---- rulings ----------------------------------------------------------------------------------------

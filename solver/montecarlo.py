@@ -107,3 +107,36 @@ def solution_policy(sol) -> Policy:
         canon = game.canonicalize(state)[0] if symmetric else state
         return ex.action[int(sol.choice[index[game.key(canon)]])]
     return policy
+
+
+def named_policies(spec, game: Game, name: str | None, seed: int) -> dict[int, Policy]:
+    """One policy per seat for the generic simulator: ``random`` (the default; seeded), ``optimal``
+    (an exact solve first) or one of the game's named policies."""
+    from model.ruleset import RulesetError
+    named = spec.hooks.get("policies", {})
+    if name is None or name == "random":
+        rng = random.Random(seed ^ 0x5EED)
+        return {s: uniform_random_policy(game, rng) for s in range(game.num_players)}
+    if name == "optimal":
+        from .explore import explore
+        from .solve import solve as solve_graph
+        pol = solution_policy(solve_graph(explore(game)))
+        return {s: pol for s in range(game.num_players)}
+    if name in named:
+        pol = named[name](game)
+        return {s: pol for s in range(game.num_players)}
+    raise RulesetError("command line", "--policy", f"unknown policy {name!r} (known: random, optimal"
+                       + "".join(f", {k}" for k in named) + ")")
+
+
+def simulate_ruleset(ruleset, games: int, seed: int, policy: str | None = None,
+                     progress: Progress | None = None) -> dict[str, Any]:
+    """``simulate`` for a ruleset: the game's own ``simulate`` hook when it has one, else seeded
+    playouts of the protocol game under ``named_policies``."""
+    from model.registry import get_spec
+    spec = get_spec(ruleset.game)
+    hook = spec.hooks.get("simulate")
+    if hook is not None:
+        return hook(ruleset, games, seed, policy, progress)
+    game = spec.build(ruleset)
+    return simulate(game, named_policies(spec, game, policy, seed), games, seed, progress)

@@ -453,8 +453,12 @@ def summarise(rules: Rules, raw: dict[str, np.ndarray]) -> dict:
     first = raw["rank"] == 0
     seats = []
     for i in range(n):
+        # the seat's utility, as Game.returns counts it: the value of the gift it ends with (0: none)
+        worth = np.array([float(v) for v in rules.values[i]])
+        held = raw["gift"][:, i].astype(np.int64)
+        utility = np.where(held >= 0, worth[np.clip(held, 0, None)], 0.0)
         seats.append({"seat": i, "finish_first": _prop_ci(int(first[:, i].sum()), N),
-                      "own_gift": _prop_ci(int(own[:, i].sum()), N),
+                      "own_gift": _prop_ci(int(own[:, i].sum()), N), "utility": _mean_ci(utility),
                       "mean_arrival": _mean_ci(raw["rank"][:, i][raw["rank"][:, i] >= 0])})
     effects = {name: _mean_ci(raw["counts"][:, j]) for j, name in enumerate(COUNTERS)}
     return {

@@ -1,0 +1,213 @@
+"""``ruleproof sweep``: values and game length over a grid of parameter values.
+
+Each point of the grid (the product of the ``--param NAME=RANGE`` ranges) is solved exactly when the
+solver finishes within the per-point limits (``solve_ruleset``: each seat's optimal value, the
+expected length of play); beyond them it is simulated (``montecarlo.simulate_ruleset``: seeded
+games under a named policy, means with 95% intervals). Every row says which, and a simulated row
+says under which policy -- simulated values are that policy's, not optimal play's.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from model.registry import get_spec
+from model.ruleset import Ruleset, RulesetError
+
+#: without --timeout, each point's exact solve gets this many seconds before it is simulated
+POINT_TIMEOUT = 30.0
+#: a range may not expand to more points than this (a typo such as 1..100000 would run for days)
+MAX_POINTS = 500
+
+
+def parse_range(name: str, text: str) -> list[Any]:
+    """``10..30:5`` (10, 15, ..., 30), ``10..30`` (step 1), ``0.5..1:0.25`` (floats), or a comma
+    list ``a,b,c`` (each value given to the game's parameter parser as typed)."""
+    where = f"--param {name}={text}"
+    if ".." in text:
+        span, _, step_text = text.partition(":")
+        low_text, _, high_text = span.partition("..")
+        number = float if any("." in t or "e" in t.lower() for t in (low_text, high_text, step_text)) else int
+        try:
+            low, high = number(low_text), number(high_text)
+            step = number(step_text) if step_text else number(1)
+        except ValueError:
+            raise RulesetError("command line", where, "expected LOW..HIGH[:STEP] with numbers, "
+                               "e.g. 10..30:5, or a comma list a,b,c") from None
+        if step <= 0:
+            raise RulesetError("command line", where, "the step must be positive")
+        if high < low:
+            raise RulesetError("command line", where, f"the range is empty ({high} < {low})")
+        count = int((high - low) / step + 1e-9) + 1
+        if count > MAX_POINTS:
+            raise RulesetError("command line", where, f"{count} values; at most {MAX_POINTS}")
+        values = [low + i * step for i in range(count)]
+        return [round(v, 10) for v in values] if number is float else values
+    values = [v.strip() for v in text.split(",")]
+    if not all(values):
+        raise RulesetError("command line", where, "an empty value in the list")
+    return values
+
+
+def parse_param(item: str) -> tuple[str, list[Any]]:
+    name, eq, text = item.partition("=")
+    if not eq or not name.strip() or not text.strip():
+        raise RulesetError("command line", "--param", f"expected NAME=RANGE (10..30:5 or a,b,c), got {item!r}")
+    name = name.strip().lstrip("-").replace("-", "_")
+    return name, parse_range(name, text.strip())
+
+
+def grid_rulesets(base: Ruleset, axes: list[tuple[str, list[Any]]]) -> list[tuple[dict[str, Any], Ruleset]]:
+    """Every point of the grid as (the swept values as the game parsed them, its ruleset); a value
+    the game rejects is bad input, reported before anything is solved."""
+    spec = get_spec(base.game)
+    names = [n for n, _ in axes]
+    if len(set(names)) != len(names):
+        raise RulesetError("command line", "--param", "a parameter is swept twice")
+    points = []
+    for combo in itertools.product(*(values for _, values in axes)):
+        raw = dict(zip(names, combo))
+        source = "command line --param " + " ".join(f"{k}={v}" for k, v in raw.items())
+        rs = base.with_overrides(raw, spec=spec.schema, source=source)
+        points.append(({k: rs.params[k] for k in names}, rs))
+    if len(points) > MAX_POINTS:
+        raise RulesetError("command line", "--param", f"the grid has {len(points)} points; at most {MAX_POINTS}")
+    return points
+
+
+def _exact_point(rs: Ruleset, max_states: int | None, timeout: float | None) -> dict[str, Any]:
+    """The exact row, or ``{"why": ..., "states": ...}`` when the solver stopped at a limit."""
+    from .analysis import solve_ruleset
+    from .page import game_length
+    res = solve_ruleset(rs, max_states=max_states, timeout=timeout)
+    if res.get("partial") or not res.get("values"):
+        return {"why": res.get("reason") or "no values", "states": res.get("states")}
+    length = game_length(res)
+    # the policy the values are for: optimal play, unless the game's solver evaluates a set one
+    return {"method": "exact", "policy": res.get("policy") or "optimal",
+            "values": [v["float"] for v in res["values"]], "fractions": [v["fraction"] for v in res["values"]],
+            "ci95": None, "exact_arithmetic": bool(res.get("exact")),
+            "length": None if length is None else {"value": length["value"], "unit": length["unit"], "ci95": None},
+            "states": res.get("states")}
+
+
+def simulated_values(res: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """Each seat's mean utility with its interval, from any game's simulation result: ``returns``
+    (the generic simulator), ``seat<i>_utility`` (Loira) or ``seats[i].utility`` (Presentes)."""
+    if isinstance(res.get("returns"), list):
+        return res["returns"]
+    seats = res.get("seats")
+    if isinstance(seats, list) and seats and all(isinstance(s, dict) and "utility" in s for s in seats):
+        return [s["utility"] for s in seats]
+    found = []
+    while f"seat{len(found)}_utility" in res:
+        found.append(res[f"seat{len(found)}_utility"])
+    return found or None
+
+
+def _simulated_point(rs: Ruleset, games: int, seed: int, policy: str | None) -> dict[str, Any]:
+    from .montecarlo import simulate_ruleset
+    res = simulate_ruleset(rs, games, seed, policy)
+    seats = simulated_values(res)
+    if seats is None:
+        return {"method": "failed", "why": "the game's simulation reports no per-seat utility"}
+    length = next(({"value": res[k]["mean"], "unit": k, "ci95": res[k].get("ci95")}
+                   for k in ("moves", "turns") if isinstance(res.get(k), dict)), None)
+    used = res.get("policies") or res.get("policy") or policy or "random"   # Loira: one per seat
+    if isinstance(used, list):
+        used = used[0] if len(set(used)) == 1 else ":".join(used)
+    return {"method": "simulated", "policy": used,
+            "games": games, "seed": seed, "values": [s["mean"] for s in seats], "fractions": None,
+            "ci95": [s.get("ci95") for s in seats], "length": length}
+
+
+def run_sweep(base: Ruleset, axes: list[tuple[str, list[Any]]], *, max_states: int | None = None,
+              timeout: float | None = POINT_TIMEOUT, games: int = 2000, seed: int = 0,
+              policy: str | None = None, simulate_only: bool = False,
+              progress: Callable[[str, int, int | None], None] | None = None) -> dict[str, Any]:
+    """One row per grid point: exact within ``max_states``/``timeout`` per point, else ``games``
+    seeded simulated games (``policy``: the game's default when None)."""
+    start = time.perf_counter()
+    points = grid_rulesets(base, axes)
+    rows = []
+    for i, (point, rs) in enumerate(points):
+        if progress:
+            progress("sweep " + " ".join(f"{k}={v}" for k, v in point.items()), i, len(points))
+        t0 = time.perf_counter()
+        row: dict[str, Any] = {"point": point}
+        got = None if simulate_only else _exact_point(rs, max_states, timeout)
+        if got is not None and "why" not in got:
+            row.update(got)
+        else:
+            row["exact_stopped"] = "not tried (--simulate-only)" if got is None else got["why"]
+            row.update(_simulated_point(rs, games, seed, policy))
+        row["seconds"] = round(time.perf_counter() - t0, 4)
+        rows.append(row)
+    spec = get_spec(base.game)
+    return {"params": [n for n, _ in axes], "points": rows,
+            "value_meaning": getattr(spec.build(points[0][1]), "value_meaning", "") if points else "",
+            "limits": {"max_states": max_states, "timeout": timeout}, "games": games, "seed": seed,
+            "seconds": round(time.perf_counter() - start, 4)}
+
+
+def _label(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + " ".join(map(str, value)) + "]"
+    return str(value)
+
+
+def plot_sweep(doc: dict[str, Any], path: Path, title: str) -> Path:
+    """One line per seat's value against the first swept parameter (one set of lines per value of
+    the others); exact points filled, simulated points hollow with their 95% interval."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    first, others = doc["params"][0], doc["params"][1:]
+    xs_raw = list(dict.fromkeys(_label(r["point"][first]) for r in doc["points"]))
+    numeric = all(isinstance(r["point"][first], (int, float)) and not isinstance(r["point"][first], bool)
+                  for r in doc["points"])
+    def x_of(row):
+        return row["point"][first] if numeric else xs_raw.index(_label(row["point"][first]))
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    for row in doc["points"]:
+        if row["method"] != "failed":
+            groups.setdefault(tuple(_label(row["point"][k]) for k in others), []).append(row)
+    fig, ax = plt.subplots(figsize=(8, 5), dpi=100)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    line = 0
+    for key, rows in groups.items():
+        seats = max(len(r["values"]) for r in rows)
+        for seat in range(seats):
+            colour = colours[line % len(colours)]
+            line += 1
+            pts = [(x_of(r), r["values"][seat], r) for r in rows if seat < len(r["values"])]
+            label = f"seat {seat}" + "".join(f", {k}={v}" for k, v in zip(others, key))
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], "-", color=colour, label=label, linewidth=1.5)
+            for x, y, r in pts:
+                if r["method"] == "exact":
+                    ax.plot([x], [y], "o", color=colour, markersize=6)
+                else:
+                    lo, hi = (r["ci95"] or [None])[seat] or (y, y)
+                    ax.errorbar([x], [y], yerr=[[y - lo], [hi - y]], fmt="o", color=colour,
+                                markerfacecolor="white", markersize=6, capsize=3)
+    if not numeric:
+        ax.set_xticks(range(len(xs_raw)), xs_raw)
+    ax.set_xlabel(first)
+    meaning = doc.get("value_meaning") or "value"
+    ax.set_ylabel("each seat's value" + ("\n" + meaning if len(meaning) <= 70 else ""))
+    ax.set_title(title, fontsize=11)
+    ax.grid(True, alpha=0.3)
+    handles, _ = ax.get_legend_handles_labels()
+    policies = ", ".join(dict.fromkeys(r["policy"] for r in doc["points"] if r["method"] == "simulated"))
+    handles += [Line2D([], [], marker="o", color="grey", linestyle="", label="exact"),
+                Line2D([], [], marker="o", color="grey", markerfacecolor="white", linestyle="",
+                       label=f"simulated, policy {policies or '-'} (95% interval)")]
+    ax.legend(handles=handles, fontsize=8, loc="best")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
