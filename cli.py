@@ -197,7 +197,7 @@ def progress_bar(enabled: bool):
         task = bar.add_task("starting", total=None)
 
         def update(phase: str, done: int, total: int | None = None) -> None:
-            bar.update(task, description=phase, completed=done, total=total)
+            bar.update(task, description=escape(phase), completed=done, total=total)
         yield update
 
 
@@ -284,8 +284,9 @@ def verify(ctx: typer.Context,
         reports = []
         for rs in rulesets:
             with progress_bar(not as_json) as bar:
+                explored, phase = verify_progress(bar, rs.game)
                 rep = run_verify(get_spec(rs.game), rs, max_states=max_states, timeout=timeout,
-                                 progress=(lambda n, p, s: bar(f"verify {rs.game}", n, n + p)) if bar else None)
+                                 progress=explored, phase=phase)
             reports.append(rep)
         statuses = {r.status for r in reports}
         status = FAILS if FAILS in statuses else UNKNOWN if UNKNOWN in statuses else HOLDS
@@ -305,6 +306,8 @@ def verify(ctx: typer.Context,
         else:
             for r in reports:
                 print_verify_report(r)
+            for r in reports:
+                print_verify_summary(r)
             if len(reports) > 1:
                 out.print("summary: " + "; ".join(f"{r.ruleset.game} {r.status}" for r in reports),
                           markup=False, highlight=False)
@@ -313,6 +316,22 @@ def verify(ctx: typer.Context,
         if status != HOLDS:
             raise Exit(1)
     run(body)
+
+
+def verify_progress(bar, game: str):
+    """verify's two callbacks on one progress bar: the explorations' (states found, pending) and
+    every later step's (what, done, total); an exploration is shown under the latest step's name."""
+    if bar is None:
+        return None, None
+    step = ["explore"]
+
+    def explored(n: int, pending: int, _seconds: float) -> None:
+        bar(f"verify {game}: {step[0]}", n, n + pending)
+
+    def phase(what: str | None, done: int, total: int | None) -> None:
+        step[0] = what or step[0]
+        bar(f"verify {game}: {step[0]}", done, total)
+    return explored, phase
 
 
 def evidence_counts(properties) -> dict[str, int]:
@@ -328,7 +347,7 @@ EVIDENCE_COLOUR = {"proved": "green", "exhaustive": "green", "sampled": "cyan", 
 
 def print_verify_report(r) -> None:
     """One table per ruleset: property, evidence, the configuration it is about, detail; then the
-    counterexamples and a one-line summary by evidence."""
+    counterexamples (print_verify_summary ends the output)."""
     table = Table(title=f"{r.ruleset.game} ({r.ruleset.name}) — {r.states:,} states explored, "
                         f"{r.seconds:.2f} s", title_justify="left")
     for col in ("property", "evidence", "about", "detail"):
@@ -343,10 +362,28 @@ def print_verify_report(r) -> None:
             out.print(f"[red]counterexample for {p.name}[/red] ({p.scope}):")
             for line in p.counterexample:
                 out.print("  " + line, markup=False, highlight=False)
+
+
+STATUS_SYMBOL = {HOLDS: "[green]✓[/]", FAILS: "[red]✗[/]", UNKNOWN: "[yellow]?[/]"}
+
+
+def print_verify_summary(r) -> None:
+    """One line per property -- status, name, evidence, the configuration it is about -- cut to the
+    terminal's width, then the ruleset's verdict: the screen the reader ends on."""
+    width = max(out.width, 60)
+    name_w = min(max((len(p.name) for p in r.properties), default=8), 44)
+    out.print(f"[bold]summary of {escape(r.ruleset.game)} ({escape(r.ruleset.name)})[/bold]: "
+              "✓ holds, ✗ fails, ? unknown")
+    for p in r.properties:
+        name = p.name if len(p.name) <= name_w else p.name[:name_w - 1] + "…"
+        line = f"{name:<{name_w}}  {p.evidence:<10}  {p.scope}"
+        if len(line) + 2 > width:
+            line = line[:width - 3] + "…"
+        out.print(f"{STATUS_SYMBOL[p.status]} {escape(line)}", highlight=False, soft_wrap=True)
     counts = evidence_counts(r.properties)
     out.print(f"{r.ruleset.game}: {r.status} — " + ", ".join(f"{counts[k]} {k}" for k in
-              ("proved", "exhaustive", "sampled", "fails", "unknown") if counts.get(k)),
-              markup=False, highlight=False)
+              ("proved", "exhaustive", "sampled", "fails", "unknown") if counts.get(k))
+              + f"; {r.states:,} states, {r.seconds:.1f} s", markup=False, highlight=False)
 
 
 # ---- solve ----------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ left, and a check that cannot start before the deadline is reported unknown, nev
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable
 
 from .report import UNKNOWN, PropertyResult
 
@@ -15,10 +16,19 @@ from .report import UNKNOWN, PropertyResult
 class Limits:
     max_states: int | None = None    #: cap for each exhaustive exploration a check makes
     deadline: float | None = None    #: a ``time.perf_counter()`` value; None: no time limit
+    #: where a long check says how far it is, as ``progress(what, done, total)`` (verify's bar)
+    progress: Callable[[str, int, int | None], None] | None = field(default=None, compare=False)
 
     @classmethod
-    def starting_now(cls, max_states: int | None = None, timeout: float | None = None) -> "Limits":
-        return cls(max_states, None if timeout is None else time.perf_counter() + timeout)
+    def starting_now(cls, max_states: int | None = None, timeout: float | None = None,
+                     progress: Callable[[str, int, int | None], None] | None = None) -> "Limits":
+        return cls(max_states, None if timeout is None else time.perf_counter() + timeout, progress)
+
+    def report(self, what: str | None, done: int, total: int | None = None) -> None:
+        """Tell the user which check runs now and how far it is (``what`` None: the same check as
+        last reported, further along); nothing happens without a progress callback."""
+        if self.progress is not None:
+            self.progress(what, done, total)
 
     def remaining(self) -> float | None:
         """Seconds left (never negative), or None without a time limit."""

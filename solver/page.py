@@ -91,7 +91,9 @@ def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states
     say = progress or (lambda *_: None)
     say("verify", 0, None)
     rep = verify(spec, ruleset, max_states=max_states, timeout=timeout,
-                 progress=(lambda n, pending, _s: say("verify: explore", n, n + pending)) if progress else None)
+                 progress=(lambda n, pending, _s: say("verify: explore", n, n + pending)) if progress else None,
+                 phase=(lambda what, done, total: say(f"verify: {what or 'checks'}", done, total))
+                 if progress else None)
     say("solve", 0, None)
     with tempfile.TemporaryDirectory(prefix="ruleproof-report-") as tmp:
         folder = Path(tmp)

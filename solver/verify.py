@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import numpy as np
@@ -228,7 +228,8 @@ def _short(value: Any) -> str:
 
 def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
            timeout: float | None = None, progress: Callable | None = None,
-           plays: int | None = None, seed: int = 0) -> VerifyReport:
+           plays: int | None = None, seed: int = 0,
+           phase: Callable[[str, int, int | None], None] | None = None) -> VerifyReport:
     """Every property of ``ruleset`` with its evidence.
 
     The configuration is explored exhaustively when it fits (the state cap, and a share of the time
@@ -236,10 +237,14 @@ def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
     parameters, their mapping checked on sampled plays; (b) exhaustive checks on the smaller
     configurations the game derives from it while keeping the edit (``GameSpec.shrink``), each
     named; (c) ``plays`` sampled full-size plays with every invariant checked at every state.
+
+    ``progress(states, pending, seconds)`` follows each exploration; ``phase(what, done, total)``
+    every later step (each proof, the game checks that report through ``Limits.report``, the
+    sampled plays), so a progress bar moves in every phase.
     """
     start = time.perf_counter()
     budget = timeout if timeout is not None else None
-    limits = Limits.starting_now(max_states, timeout)
+    limits = Limits.starting_now(max_states, timeout, phase)
     game = spec.build(ruleset)
     label = config_label(spec, ruleset)
     limit = max_states if max_states is not None else spec.verify_max_states
@@ -252,7 +257,7 @@ def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
         _verify_explored(spec, ruleset, game, ex, label, limits, report)
     else:
         rest = (limits if budget is not None else
-                Limits.starting_now(max_states, DEFAULT_BUDGET - (time.perf_counter() - start)))
+                Limits.starting_now(max_states, DEFAULT_BUDGET - (time.perf_counter() - start), phase))
         _verify_too_big(spec, ruleset, game, ex, label, rest, report, plays or DEFAULT_PLAYS, seed, progress)
     report.seconds = time.perf_counter() - start
     return report
@@ -263,8 +268,11 @@ def _verify_explored(spec, ruleset, game, ex, label, limits, report) -> None:
     for prop in exploration_properties(ex) + [termination_property(ex)]:
         prop.scope = prop.scope or scope
         report.properties.append(prop)
-    for proof in (spec.proofs(ruleset, game) if spec.proofs else ()):
+    proofs = list(spec.proofs(ruleset, game) if spec.proofs else ())
+    for i, proof in enumerate(proofs):
+        limits.report(f"proof {proof.name}", i, len(proofs))
         report.properties.append(check_rule_proof(proof, game, exploration=ex, scope=scope, limits=limits))
+    limits.report("game checks", 0, None)
     if "explored_checks" in spec.hooks:   # game checks that read this very exploration
         for prop in spec.hooks["explored_checks"](ruleset, ex, limits):
             prop.scope = prop.scope or scope
@@ -283,17 +291,20 @@ def _verify_too_big(spec, ruleset, game, ex, label, limits, report, plays, seed,
     report.notes.append(why)
     # (c) first builds the sample the proofs' mappings are checked on
     left = limits.remaining()
-    sample_limits = Limits.starting_now(None, None if left is None else left * 0.45)
+    sample_limits = Limits.starting_now(None, None if left is None else left * 0.45, limits.progress)
     sampled = sample_properties(game, plays, seed, sample_limits, label)
     report.properties.extend(sampled)
     n_plays = next((p.data.get("plays", 0) for p in sampled), 0)
-    for proof in (spec.proofs(ruleset, game) if spec.proofs else ()):
+    proofs = list(spec.proofs(ruleset, game) if spec.proofs else ())
+    for i, proof in enumerate(proofs):
+        limits.report(f"proof {proof.name} (full size)", i, len(proofs))
         report.properties.append(check_rule_proof(proof, game, plays=max(1, min(n_plays, 300)), seed=seed,
                                                   scope=f"{label}: Z3 on its own parameters", limits=limits))
     # the game's own checks at full size, within a share of the time: those that need no complete
     # exploration answer, the others say they could not (unknown), so no property is dropped
     left = limits.remaining()
-    check_limits = Limits(limits.max_states, None if left is None else time.perf_counter() + left * 0.4)
+    check_limits = replace(limits, deadline=None if left is None else time.perf_counter() + left * 0.4)
+    limits.report("game checks (full size)", 0, None)
     if "full_size_checks" in spec.hooks:
         report.properties.extend(spec.hooks["full_size_checks"](ruleset, game, label, check_limits,
                                                                 max(1, min(n_plays, 300)), seed))
@@ -304,11 +315,13 @@ def _verify_too_big(spec, ruleset, game, ex, label, limits, report, plays, seed,
     if spec.shrink is None:
         report.notes.append(f"{spec.name} derives no smaller configurations; evidence is proofs and sampling")
         return
-    for derived_label, derived in spec.shrink(ruleset):
+    shrunk = list(spec.shrink(ruleset))
+    for k, (derived_label, derived) in enumerate(shrunk):
+        limits.report(f"derived {derived_label}", k, len(shrunk))
         if limits.expired():
             report.notes.append(f"derived configuration {derived_label!r} not explored: time limit")
             continue
-        sub = Limits.starting_now(limits.max_states, limits.remaining())
+        sub = Limits.starting_now(limits.max_states, limits.remaining(), limits.progress)
         dgame = spec.build(derived)
         dex = explore(dgame, max_states=sub.states(spec.verify_max_states), timeout=sub.remaining(),
                       progress=progress)
@@ -349,6 +362,8 @@ def sample_properties(game, plays: int, seed: int, limits: Limits, label: str) -
         if limits.expired():
             done -= 1
             break
+        if done % 50 == 1:
+            limits.report("sampled plays", done - 1, plays)
         steps = random_play(game, rng, max_moves)
         visited = [game.initial_state()] + [t for _, _, t in steps]
         states += len(visited)

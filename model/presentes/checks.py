@@ -40,15 +40,17 @@ def checks(ruleset: Ruleset, all_boards: bool = True, limits: Limits | None = No
                                 redraw=rules.redraw)
     if rules.players <= 3 and board.size <= 40:
         label = f"{board.name}, {rules.players} players, {_dice(1 if len(rules.dice) == 6 else 2)}"
+        limits.report(f"termination-every-policy [{label}]", 0, None)
         if limits.expired():
             out.append(limits.not_run(f"termination-every-policy [{label}]", "graph"))
         else:
             out += graph_checks(build(ruleset), label, max_states=limits.states(OWN_GRAPH_LIMIT),
                                 limits=limits)
     if all_boards:
-        for name in OFFICIAL:
+        for i, name in enumerate(OFFICIAL):
             for dice in (1, 2):
                 label = f"{name}, 2 players, {_dice(dice)}"
+                limits.report(f"termination-every-policy [{label}]", 2 * i + dice - 1, 2 * len(OFFICIAL))
                 if limits.expired():
                     out.append(limits.not_run(f"termination-every-policy [{label}]", "graph"))
                     continue

@@ -69,6 +69,8 @@ class Graph:
                 self.complete = False
                 self.stop_reason = f"time limit reached after {len(self.states)} states"
                 break
+            if i & 16383 == 0:
+                limits.report(None, i, len(self.states))   # states expanded, of those found
             s = self.states[i]
             cp = game.current_player(s)
             self.kind.append(cp)

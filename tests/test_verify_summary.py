@@ -1,0 +1,61 @@
+"""verify's text output ends with a one-screen summary, and its progress moves in every phase."""
+from __future__ import annotations
+
+from typer.testing import CliRunner
+
+from cli import app
+from model.registry import get_spec
+from solver.limits import Limits
+from solver.verify import verify
+
+runner = CliRunner()
+
+
+def test_verify_text_ends_with_one_line_per_property_then_the_verdict():
+    result = runner.invoke(app, ["verify", "pig", "--goal", "8"])
+    assert result.exit_code == 0, result.stdout
+    lines = result.stdout.rstrip("\n").splitlines()
+    assert lines[-1] == "verify: holds"
+    assert lines[-2].startswith("pig: holds — 2 proved, 6 exhaustive;")
+    summary = lines[-10:-2]
+    assert lines[-11].startswith("summary of pig (pig)")
+    names = ["scores-below-goal", "turn-total-bounded", "legal-actions", "chance-distribution",
+             "utility-bounds", "termination", "pig-state-invariant", "pig-turn-progress"]
+    for line, name in zip(summary, names):
+        assert line.startswith(f"✓ {name} ") and "pig (goal=8)" in line
+    assert "proved" in summary[-1] and "exhaustive" in summary[0]
+    assert all(len(line) <= 80 for line in summary)   # CliRunner's console is 80 columns
+
+
+def test_verify_summary_marks_unknowns():
+    result = runner.invoke(app, ["verify", "pig", "--max-states", "10", "--timeout", "0.01"])
+    assert result.exit_code == 1
+    tail = result.stdout.splitlines()[-12:]
+    assert any(line.startswith("? ") for line in tail) and tail[-1].startswith("verify: unknown")
+
+
+def test_verify_reports_every_phase():
+    """Exploration through ``progress``; each proof, then the game checks, through ``phase``."""
+    spec = get_spec("pig")
+    rs = spec.default().with_overrides({"goal": 8}, spec=spec.schema)
+    explored, phases = [], []
+    verify(spec, rs, progress=lambda n, p, s: explored.append(n),
+           phase=lambda what, done, total: phases.append((what, done, total)))
+    assert explored and explored[-1] > 0
+    assert [p[0] for p in phases] == ["proof pig-state-invariant", "proof pig-turn-progress", "game checks"]
+    assert [p[1:] for p in phases[:2]] == [(0, 2), (1, 2)]
+    # too big to explore: the sampled plays report as they go
+    sampled = []
+    verify(spec, rs, max_states=20, plays=120, phase=lambda what, done, total: sampled.append((what, done, total)))
+    assert ("sampled plays", 0, 120) in sampled and ("sampled plays", 100, 120) in sampled
+
+
+def test_presentes_checks_report_through_limits():
+    """The long Presentes graph checks say which one runs and how far its exploration is."""
+    from model.presentes.checks import checks
+    spec = get_spec("presentes")
+    rs = spec.default().with_overrides(dict(spec.verify_overrides), spec=spec.schema)
+    seen = []
+    checks(rs, all_boards=False, limits=Limits(progress=lambda what, done, total: seen.append((what, done))))
+    assert seen[0] == ("termination-every-policy [mini, 2 players, 1 die]", 0)
+    assert any(what is None for what, _ in seen)   # the exploration inside moves the same step on
