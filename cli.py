@@ -459,8 +459,9 @@ def report(ctx: typer.Context,
                                                     "self-contained HTML file (CSS and pictures inside)"),
            md_file: Optional[Path] = typer.Option(None, "--md", help="write the page as Markdown "
                                                   "(pictures as data URLs)"),
-           against: Optional[str] = typer.Option(None, "--against", help="another ruleset: the page also "
-                                                 "says what the edit from it changed (as compare)"),
+           against: Optional[str] = typer.Option(None, "--against", help="another ruleset (a game name: its "
+                                                 "small configuration): the page also says what the "
+                                                 "edit from it changed (as compare)"),
            players: Optional[int] = typer.Option(None, "--players", help="number of players"),
            ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION (both sides "
                                                       "with --against)"),
