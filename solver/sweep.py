@@ -9,6 +9,7 @@ says under which policy -- simulated values are that policy's, not optimal play'
 from __future__ import annotations
 
 import itertools
+import textwrap
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -185,7 +186,8 @@ def plot_sweep(doc: dict[str, Any], path: Path, title: str) -> Path:
             line += 1
             pts = [(x_of(r), r["values"][seat], r) for r in rows if seat < len(r["values"])]
             label = f"seat {seat}" + "".join(f", {k}={v}" for k, v in zip(others, key))
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], "-", color=colour, label=label, linewidth=1.5)
+            style = ("-", "--", ":", "-.")[seat % 4]   # equal values of two seats stay visible
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], style, color=colour, label=label, linewidth=1.5)
             for x, y, r in pts:
                 if r["method"] == "exact":
                     ax.plot([x], [y], "o", color=colour, markersize=6)
@@ -195,9 +197,12 @@ def plot_sweep(doc: dict[str, Any], path: Path, title: str) -> Path:
                                 markerfacecolor="white", markersize=6, capsize=3)
     if not numeric:
         ax.set_xticks(range(len(xs_raw)), xs_raw)
+    elif all(isinstance(r["point"][first], int) for r in doc["points"]):
+        from matplotlib.ticker import MaxNLocator
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(first)
-    meaning = doc.get("value_meaning") or "value"
-    ax.set_ylabel("each seat's value" + ("\n" + meaning if len(meaning) <= 70 else ""))
+    meaning = textwrap.shorten(doc.get("value_meaning") or "", 110, placeholder="…")
+    ax.set_ylabel("\n".join(["each seat's value"] + textwrap.wrap(meaning, 55)), fontsize=9)
     ax.set_title(title, fontsize=11)
     ax.grid(True, alpha=0.3)
     handles, _ = ax.get_legend_handles_labels()
