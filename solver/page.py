@@ -219,8 +219,11 @@ def page_blocks(doc: dict[str, Any]) -> list[tuple]:
     else:
         ref = r["reference"]
         if ref.get("values"):
-            b.append(("p", "Each alternative reading solved on this configuration; ranked by the largest "
-                           "change of any seat's value, then of the expected moves. Reference: "
+            b.append(("p", "Each alternative reading solved on this configuration by the generic solver "
+                           "(every seat playing optimally: where the game's own solver evaluates a set "
+                           "policy, as Presentes' does, the reference differs from the values above); "
+                           "ranked by the largest change of any seat's value, then of the expected "
+                           "moves. Reference: "
                            + ", ".join(f"seat {i} {v:.6f}" for i, v in enumerate(ref["values"]))
                            + (f"; expected moves {ref['length']:.3f}" if ref.get("length") is not None else "")
                            + "."))
