@@ -106,29 +106,67 @@ def test_report_bad_input():
     assert result.exit_code == 2 and "--against" in result.stderr
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (/usr/bin/chromium): "
-                    "apt-get install -y chromium (.ci/run installs it)")
-def test_report_html_in_a_headless_browser(pig_page, tmp_path):
-    """The page as Chromium renders it: a screenshot that is a real, non-blank picture, and the
-    DOM's text carrying the ruleset, the verdict and a property."""
+needs_chromium = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium "
+                                    "(/usr/bin/chromium): apt-get install -y chromium (.ci/run installs it)")
+
+
+def browser_view(html: Path, folder: Path) -> tuple[np.ndarray, str]:
+    """The page as headless Chromium renders it: the screenshot's pixels and the DOM's text."""
     import matplotlib.image as mpimg
-    _, html, _ = pig_page
-    shot = tmp_path / "page.png"
-    flags = BROWSER_FLAGS + [f"--user-data-dir={tmp_path / 'profile'}"]
+    shot = folder / "page.png"
+    flags = BROWSER_FLAGS + [f"--user-data-dir={folder / 'profile'}"]
     subprocess.run([str(CHROMIUM), *flags, f"--screenshot={shot}", "--window-size=1200,2000",
                     html.as_uri()], check=True, capture_output=True, timeout=120)
-    pixels = mpimg.imread(shot)
-    assert pixels.shape[:2] == (2000, 1200)
-    grey = pixels[..., :3].mean(axis=2)
-    assert grey.std() > 0.05                        # not one flat colour
-    assert (grey < 0.5).mean() > 0.005              # some dark ink: text and the picture
-    # the verdict badge's green (#dff3e3 background) is on screen
-    green = np.all(np.abs(pixels[..., :3] - np.array([0xdf, 0xf3, 0xe3]) / 255) < 0.02, axis=2)
-    assert green.sum() > 500
-    dom = subprocess.run([str(CHROMIUM), *flags, "--dump-dom", html.as_uri()], check=True,
-                         capture_output=True, text=True, timeout=120).stdout
-    text = re.sub(r"<[^>]+>", " ", dom)
-    assert "pig — Pig" in text and "Verdict: holds" in text
-    assert "pig-state-invariant" in text and "1296/1895" in text
     if shutil.which("file"):
         assert "PNG image data" in subprocess.run(["file", str(shot)], capture_output=True, text=True).stdout
+    dom = subprocess.run([str(CHROMIUM), *flags, "--dump-dom", html.as_uri()], check=True,
+                         capture_output=True, text=True, timeout=120).stdout
+    return mpimg.imread(shot), re.sub(r"<[^>]+>", " ", dom)
+
+
+def assert_real_picture(pixels: np.ndarray, badge: str) -> None:
+    """Not blank: not one flat colour, some dark ink (text, the policy picture), and the verdict
+    badge's colour on screen."""
+    assert pixels.shape[:2] == (2000, 1200)
+    grey = pixels[..., :3].mean(axis=2)
+    assert grey.std() > 0.05 and (grey < 0.5).mean() > 0.005
+    colour = np.array([int(badge[i:i + 2], 16) for i in (1, 3, 5)]) / 255
+    assert np.all(np.abs(pixels[..., :3] - colour) < 0.02, axis=2).sum() > 500
+
+
+@needs_chromium
+def test_report_html_in_a_headless_browser(pig_page, tmp_path):
+    """Pig: a screenshot that is a real, non-blank picture, and the DOM's text carrying the
+    ruleset, the verdict, a property and the exact value."""
+    _, html, _ = pig_page
+    pixels, text = browser_view(html, tmp_path)
+    assert_real_picture(pixels, "#dff3e3")          # the green "holds" badge
+    assert "pig — Pig" in text and "Verdict: holds" in text
+    assert "pig-state-invariant" in text and "1296/1895" in text
+
+
+@needs_chromium
+def test_loira_report_in_a_headless_browser(tmp_path):
+    """Loira's tiny example: the deck can run out, so the verdict is fails (exit 1), with its
+    counterexample and the reach-weighted stop-rule summary on the page."""
+    html = tmp_path / "loira.html"
+    result = run("report", "examples/loira/tiny.toml", "--html", str(html), "--rank-timeout", "0")
+    assert result.exit_code == 1 and "verdict fails" in result.stdout
+    pixels, text = browser_view(html, tmp_path)
+    assert_real_picture(pixels, "#fde8e8")          # the red "fails" badge
+    assert "loira-tiny — Loira do Banheiro" in text and "Verdict: fails" in text
+    assert "Counterexample for deck-never-empty" in text and "38/405" in text
+    assert "Not ranked within the budget of 0 s" in text
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_presentes_report_in_a_headless_browser(tmp_path):
+    """Presentes' small configuration (about 2 minutes: verify's graph checks on every board)."""
+    html = tmp_path / "presentes.html"
+    result = run("report", "presentes", "--html", str(html), "--rank-timeout", "10")
+    assert result.exit_code == 0, result.stdout
+    pixels, text = browser_view(html, tmp_path)
+    assert_real_picture(pixels, "#dff3e3")
+    assert "presentes — Presentes (the gift race)" in text and "Verdict: holds" in text
+    assert "z3-gift-conservation" in text and "Expected game length: 4.605 turns" in text
