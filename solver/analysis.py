@@ -16,7 +16,6 @@ from model.ruleset import Ruleset, RulesetError
 
 from .explore import explore
 from .graph import decision_graph
-from .rulings import ruling_diff  # noqa: F401 - re-exported for callers of analysis
 from .solve import solve
 from .tables import occupancy, write_play_table, write_summary
 
