@@ -16,7 +16,7 @@ import time
 
 _STARTED = time.monotonic()  # --timeout counts from here: the whole command
 
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Optional
 
@@ -628,8 +628,11 @@ def main(argv: list[str] | None = None) -> None:
     import errno
     real_stdout = sys.stdout
     sys.stdout = runtime.GuardedStdout(real_stdout)
+    # the console script arms the watchdogs (Ctrl-C, --timeout); in-process callers (tests) do not
+    watchdogs = runtime.armed(_STARTED, lambda line: os.write(2, (line + "\n").encode())) \
+        if argv is None else nullcontext()
     try:
-        with runtime.armed(_STARTED, lambda line: os.write(2, (line + "\n").encode())):
+        with watchdogs:
             code = _guarded(argv)
             sys.stdout.flush()
     except runtime.StdoutFailed as exc:

@@ -122,7 +122,8 @@ def time_limit(seconds: float | None, on_hard_stop: Callable[[], None] | None = 
         signal.signal(signal.SIGALRM, old)
 
 
-def run_interruptible(fn: Callable[[], object], stop: Callable[[], None], poll: float = 0.05) -> object:
+def run_interruptible(fn: Callable[[], object], stop: Callable[[], None], poll: float = 0.05,
+                      stack_bytes: int = 64 << 20) -> object:
     """Run ``fn`` (a long call into C that releases the interpreter lock) in a worker thread, so
     that Ctrl-C and the time limit reach the main thread at once; on either, ``stop()`` asks the C
     code to return (it checks a flag) and the exception goes on once the worker has stopped."""
@@ -133,8 +134,14 @@ def run_interruptible(fn: Callable[[], object], stop: Callable[[], None], poll: 
             box["value"] = fn()
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread below
             box["error"] = exc
-    worker = threading.Thread(target=work, daemon=True)
-    worker.start()
+    # deep recursion in C (the Loira solver): a roomy stack, 8 times the usual main thread's
+    old_size = threading.stack_size()
+    threading.stack_size(stack_bytes)
+    try:
+        worker = threading.Thread(target=work, daemon=True)
+        worker.start()
+    finally:
+        threading.stack_size(old_size)
     try:
         while worker.is_alive():
             worker.join(poll)
