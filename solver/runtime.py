@@ -128,26 +128,29 @@ def run_interruptible(fn: Callable[[], object], stop: Callable[[], None], poll: 
     that Ctrl-C and the time limit reach the main thread at once; on either, ``stop()`` asks the C
     code to return (it checks a flag) and the exception goes on once the worker has stopped."""
     box: dict[str, object] = {}
+    done = threading.Event()   # not Thread.join: a join cut short by Ctrl-C can report a live
+                               # thread as stopped (Python < 3.13)
 
     def work() -> None:
         try:
             box["value"] = fn()
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread below
             box["error"] = exc
+        finally:
+            done.set()
     # deep recursion in C (the Loira solver): a roomy stack, 8 times the usual main thread's
     old_size = threading.stack_size()
     threading.stack_size(stack_bytes)
     try:
-        worker = threading.Thread(target=work, daemon=True)
-        worker.start()
+        threading.Thread(target=work, daemon=True).start()
     finally:
         threading.stack_size(old_size)
     try:
-        while worker.is_alive():
-            worker.join(poll)
+        while not done.wait(poll):
+            pass
     except BaseException:
         stop()
-        worker.join(5.0)
+        done.wait(5.0)
         raise
     if "error" in box:
         raise box["error"]  # type: ignore[misc]

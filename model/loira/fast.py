@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from functools import cache
 from pathlib import Path
@@ -69,6 +70,9 @@ def _library() -> ctypes.CDLL:
     return dll
 
 
+_CALL_LOCK = threading.Lock()
+
+
 class FastLimit(RuntimeError):
     """The state or time limit was reached before the value was known."""
 
@@ -92,9 +96,10 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
     stop_flag = ctypes.c_int.in_dll(dll, "loira_stop_requested")
 
     def call() -> int:
-        return dll.loira_solve(deck, S, vals, cnts, cfg.rolls[0], cfg.rolls[1], cfg.centre_rolls,
-                               cfg.first_seat, ctypes.c_double(max_states or 0),
-                               ctypes.c_double(timeout or 0), *[ctypes.byref(o) for o in out])
+        with _CALL_LOCK:   # the C solver keeps its table in globals: one search at a time
+            return dll.loira_solve(deck, S, vals, cnts, cfg.rolls[0], cfg.rolls[1], cfg.centre_rolls,
+                                   cfg.first_seat, ctypes.c_double(max_states or 0),
+                                   ctypes.c_double(timeout or 0), *[ctypes.byref(o) for o in out])
 
     def stop() -> None:
         stop_flag.value = 1
