@@ -117,6 +117,13 @@ def check_limits(max_states: Optional[int], timeout: Optional[float]) -> None:
         fail_input(f"command line: --timeout: must be a positive number of seconds, not {timeout}")
 
 
+def time_left(timeout: Optional[float]) -> Optional[float]:
+    """What is left of --timeout, counted from the command's start (it bounds the whole command)."""
+    if timeout is None:
+        return None
+    return max(0.001, timeout - (time.monotonic() - runtime.command_started()))
+
+
 def emit(doc: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(doc, indent=1, default=str) + "\n")
 
@@ -240,7 +247,7 @@ def verify(ctx: typer.Context,
         reports = []
         for rs in rulesets:
             with progress_bar(not as_json) as bar:
-                left = None if timeout is None else max(0.001, timeout - (time.perf_counter() - start))
+                left = time_left(timeout)
                 rep = run_verify(get_spec(rs.game), rs, max_states=max_states, timeout=left,
                                  progress=(lambda n, p, s: bar(f"verify {rs.game}", n, n + p)) if bar else None)
             reports.append(rep)
@@ -578,7 +585,7 @@ def compare(a: str = typer.Argument(..., help="ruleset A (TOML or built-in)"),
         check_limits(max_states, timeout)
         rsa, rsb = load_ruleset(a), load_ruleset(b)
         _current["ruleset"] = rsa
-        res = compare_rulesets(rsa, rsb, max_states=max_states, timeout=timeout)
+        res = compare_rulesets(rsa, rsb, max_states=max_states, timeout=time_left(timeout))
         doc = {"game": rsa.game, "ruleset": f"{rsa.name} vs {rsb.name}",
                "config": {"a": rsa.as_dict(), "b": rsb.as_dict()}, **res,
                "seconds": round(time.perf_counter() - start, 4)}
