@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup verify test test-all soak fuzz bench clean
+.PHONY: setup extras verify test test-all soak fuzz bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,6 +12,13 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 setup: $(VENV)/.installed
+
+# the optional checkers (Storm, OpenSpiel): their tests skip without them
+$(VENV)/.extras: $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[test,storm,openspiel]'
+	touch $@
+
+extras: $(VENV)/.extras
 
 verify: setup
 	$(BIN)/ruleproof verify

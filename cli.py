@@ -80,6 +80,23 @@ def parse_extra(args: list[str]) -> dict[str, str | None]:
     return params
 
 
+def split_positionals(args: list[str]) -> tuple[list[str], list[str]]:
+    """Leftover arguments that are not ``--name value`` pairs (commands with a positional after
+    the game parameters), and the pairs themselves for ``parse_extra``."""
+    positionals, pairs = [], []
+    i = 0
+    while i < len(args):
+        if args[i].startswith("--"):
+            pairs.append(args[i])
+            if "=" not in args[i] and i + 1 < len(args) and not args[i + 1].startswith("--"):
+                pairs.append(args[i + 1])
+                i += 1
+        else:
+            positionals.append(args[i])
+        i += 1
+    return positionals, pairs
+
+
 def resolve(target: str, players: Optional[int], extra: list[str], rulings: list[str] | None = None,
             small: bool = False) -> Ruleset:
     """A ruleset from a game, built-in ruleset or TOML path, with command-line overrides."""
@@ -256,6 +273,7 @@ def verify(ctx: typer.Context,
         if as_json:
             docs = [{"game": r.ruleset.game, "ruleset": r.ruleset.name, "config": r.ruleset.as_dict(),
                      "states": r.states, "seconds": round(r.seconds, 4), "status": r.status,
+                     "evidence": evidence_counts(r.properties), "notes": r.notes, "derived": r.derived,
                      "properties": [p.as_dict() for p in r.properties]} for r in reports]
             if len(docs) == 1:
                 doc = docs[0]
@@ -267,26 +285,49 @@ def verify(ctx: typer.Context,
             emit(doc)
         else:
             for r in reports:
-                table = Table(title=f"{r.ruleset.game} ({r.ruleset.name}) — {r.states} states, "
-                                    f"{r.seconds:.2f} s", title_justify="left")
-                table.add_column("property")
-                table.add_column("status")
-                table.add_column("how")
-                table.add_column("detail", overflow="fold")
-                colour = {"holds": "green", "fails": "red", "unknown": "yellow"}
-                for p in r.properties:
-                    table.add_row(p.name, f"[{colour[p.status]}]{p.status}[/]", p.kind, p.detail)
-                out.print(table)
-                for p in r.properties:
-                    if p.counterexample:
-                        out.print(f"[red]counterexample for {p.name}:[/red]")
-                        for line in p.counterexample:
-                            out.print("  " + line, markup=False, highlight=False)
+                print_verify_report(r)
+            if len(reports) > 1:
+                out.print("summary: " + "; ".join(f"{r.ruleset.game} {r.status}" for r in reports),
+                          markup=False, highlight=False)
             out.print(f"verify: {status}" + (" (a limit was reached before every property was decided)"
                                              if status == UNKNOWN else ""))
         if status != HOLDS:
             raise Exit(1)
     run(body, timeout=timeout, as_json=as_json)
+
+
+def evidence_counts(properties) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for p in properties:
+        counts[p.evidence] = counts.get(p.evidence, 0) + 1
+    return counts
+
+
+EVIDENCE_COLOUR = {"proved": "green", "exhaustive": "green", "sampled": "cyan", "fails": "red",
+                   "unknown": "yellow"}
+
+
+def print_verify_report(r) -> None:
+    """One table per ruleset: property, evidence, the configuration it is about, detail; then the
+    counterexamples and a one-line summary by evidence."""
+    table = Table(title=f"{r.ruleset.game} ({r.ruleset.name}) — {r.states:,} states explored, "
+                        f"{r.seconds:.2f} s", title_justify="left")
+    for col in ("property", "evidence", "about", "detail"):
+        table.add_column(col, overflow="fold")
+    for p in r.properties:
+        table.add_row(p.name, f"[{EVIDENCE_COLOUR[p.evidence]}]{p.evidence}[/]", p.scope, p.detail)
+    out.print(table)
+    for note in r.notes:
+        out.print(f"note: {note}", markup=False, highlight=False)
+    for p in r.properties:
+        if p.counterexample:
+            out.print(f"[red]counterexample for {p.name}[/red] ({p.scope}):")
+            for line in p.counterexample:
+                out.print("  " + line, markup=False, highlight=False)
+    counts = evidence_counts(r.properties)
+    out.print(f"{r.ruleset.game}: {r.status} — " + ", ".join(f"{counts[k]} {k}" for k in
+              ("proved", "exhaustive", "sampled", "fails", "unknown") if counts.get(k)),
+              markup=False, highlight=False)
 
 
 # ---- solve ----------------------------------------------------------------------------------------
@@ -343,6 +384,56 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
         for f in res.get("files", []):
             out.print(f"  wrote {f}", markup=False, highlight=False)
     run(body, timeout=timeout, as_json=as_json)
+
+
+# ---- export -----------------------------------------------------------------------------------------
+
+@app.command(context_settings=EXTRA)
+def export(ctx: typer.Context, target: str = typer.Argument(..., help="game, built-in ruleset or RULESET.toml"),
+           fmt: str = typer.Option(..., "--format", help="prism, drn (Storm's explicit format) or jani"),
+           policy: Optional[str] = typer.Option(None, "--policy", help="optimal, random or a named "
+                                                "policy: write the Markov chain it induces"),
+           free_seat: Optional[list[int]] = typer.Option(None, "--free-seat", help="with --policy: this "
+                                                         "seat's decisions stay free (an MDP)"),
+           smg: bool = typer.Option(False, "--smg", help="a stochastic game, each seat a player "
+                                    "(PRISM-games syntax)"),
+           players: Optional[int] = typer.Option(None, "--players"),
+           ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION"),
+           max_states: Optional[int] = typer.Option(None, "--max-states"),
+           timeout: Optional[float] = typer.Option(None, "--timeout"),
+           as_json: bool = typer.Option(False, "--json")) -> None:
+    """Write the explored model to FILE for Storm/PRISM: an MDP of every seat's choices, or the chain a
+    policy induces; labels name the mover, terminal states and each seat's win; rewards count turns.
+    Usage: ruleproof export RULESET --format prism|drn|jani FILE [--policy ...] [game parameters]."""
+    from solver.export import export_ruleset
+
+    def body():
+        check_limits(max_states, timeout)
+        files, extra = split_positionals(ctx.args)
+        if len(files) != 1:
+            fail_input("command line: FILE: give exactly one output file"
+                       + (f" (got {', '.join(files)})" if files else ""))
+        file = Path(files[0])
+        rs = resolve(target, players, extra, ruling)
+        res = export_ruleset(rs, fmt, file, policy=policy, free_seats=free_seat or (), smg=smg,
+                             max_states=max_states, timeout=timeout)
+        doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res}
+        doc["seconds"] = round(doc["seconds"], 4)
+        if as_json:
+            emit(doc)
+        elif res["partial"]:
+            out.print(f"partial exploration: {res['reason']}; explored {res['explored_states']} states, "
+                      "nothing written", markup=False)
+        else:
+            out.print(f"{rs.game} ({rs.name}): wrote {res['kind']} {file} ({fmt}): {res['states']} states, "
+                      f"{res['choices']} choices, {res['transitions']} transitions, {doc['seconds']} s",
+                      markup=False, highlight=False)
+            if "values" in res:
+                turns = f"; expected turns {res['expected_turns']}" if "expected_turns" in res else ""
+                out.print(f"  our exact values: {', '.join(res['values'])}{turns}", markup=False)
+        if res["partial"]:
+            raise Exit(1)
+    run(body)
 
 
 # ---- simulate ---------------------------------------------------------------------------------------
@@ -472,11 +563,12 @@ def rulings_list(game: Optional[str] = typer.Argument(None), as_json: bool = typ
 def rulings_diff(ctx: typer.Context, target: str = typer.Argument(..., help="game or RULESET.toml"),
                  ruling_id: str = typer.Argument(..., metavar="RULING"),
                  option: Optional[str] = typer.Option(None, "--option", help="alternative (default: each)"),
-                 players: Optional[int] = typer.Option(None, "--players"),
-                 as_json: bool = typer.Option(False, "--json")) -> None:
-    """Where a ruling's readings part: a shortest situation (or proof that none is reachable)
-    on the small configuration, and the change in optimal values."""
-    from solver.analysis import ruling_diff
+                 players: Optional[int] = typer.Option(None, "--players", help="number of players"),
+                 as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
+    """Where a ruling's readings part. One of three answers per alternative: parts (a shortest
+    situation and the change in optimal values), harmless (exhaustive over the configurations
+    named), or not exercised (by the configuration given; larger ones searched in part)."""
+    from solver.rulings import ruling_diff
 
     def body():
         start = time.perf_counter()
@@ -491,7 +583,8 @@ def rulings_diff(ctx: typer.Context, target: str = typer.Argument(..., help="gam
             fail_input(f"command line: --option: {option!r} is already the reading of {ruling_id} in "
                        f"{rs.name}; name another option ({', '.join(o for o in r.options if o != current) or 'none'})")
         options = [option] if option else [o for o in r.options if o != current]
-        diffs = [ruling_diff(rs, ruling_id, o) for o in options]
+        with progress_bar(not as_json) as bar:
+            diffs = [ruling_diff(rs, ruling_id, o, progress=bar) for o in options]
         doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), "diffs": diffs,
                "seconds": round(time.perf_counter() - start, 4)}
         if not options:
@@ -503,13 +596,76 @@ def rulings_diff(ctx: typer.Context, target: str = typer.Argument(..., help="gam
             out.print(doc["note"], markup=False)
         for d in diffs:
             out.print(f"[bold]{d['ruling']}[/bold] {d['default']} vs {d['alternative']}: ", end="")
-            if d.get("parts"):
-                out.print(f"readings part after {d['depth']} moves")
+            if d["verdict"] == "parts":
+                out.print(f"parts on {d['configuration']} after {d['depth']} moves ({d['how']})",
+                          markup=False, highlight=False)
+                if d.get("note"):
+                    out.print("  " + d["note"], markup=False, highlight=False)
                 for line in d["situation"]:
                     out.print("  " + line, markup=False, highlight=False)
+                out.print(f"  values: {_diff_values_text(d)}", markup=False, highlight=False)
+            elif d["verdict"] == "harmless":
+                out.print("harmless: " + d["proof"], markup=False, highlight=False)
             else:
-                out.print(d.get("proof") or d.get("note"))
-            out.print(f"  values: {json.dumps(d['values'])}", markup=False, highlight=False)
+                out.print(d["note"], markup=False, highlight=False)
+    run(body)
+
+
+def _diff_values_text(d: dict[str, Any]) -> str:
+    if "value_change" in d:
+        return "; ".join(f"seat {i} {c['fraction'] or format(c['float'], '+.6f')}"
+                         for i, c in enumerate(d["value_change"])) + " (alternative minus reading)"
+    return "; ".join(f"{k}: {v if isinstance(v, str) else _values_text(v)}" for k, v in d.get("values", {}).items())
+
+
+@rulings_app.command("rank", context_settings=EXTRA)
+def rulings_rank(ctx: typer.Context,
+                 target: str = typer.Argument(..., help="game (its small configuration) or RULESET.toml"),
+                 only: Optional[str] = typer.Option(None, "--only", help="comma-separated ruling ids"),
+                 players: Optional[int] = typer.Option(None, "--players", help="number of players"),
+                 timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds in all"),
+                 as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
+    """Every ruling alternative ranked by how far it moves the values (each seat's optimal value)
+    and the expected length of play, on one configuration (named in the output)."""
+    from solver.rulings import rank_rulings
+
+    def body():
+        start = time.perf_counter()
+        check_limits(None, timeout)
+        rs = resolve(target, players, ctx.args, small=True)
+        spec = get_spec(rs.game)
+        ids = [x.strip() for x in only.split(",")] if only else None
+        for rid in ids or []:
+            if rid not in spec.schema.ruling_index:
+                fail_input(f"command line: --only: unknown ruling id {rid!r} for {spec.name}")
+        with progress_bar(not as_json) as bar:
+            res = rank_rulings(rs.game, ruleset=rs, only=ids, timeout=timeout, progress=bar)
+        doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res,
+               "seconds": round(time.perf_counter() - start, 4)}
+        if as_json:
+            emit(doc)
+            return
+        ref = res["reference"]
+        out.print(f"{rs.game} ({rs.name}): rulings ranked by their effect on the optimal values; "
+                  f"configuration {json.dumps(doc['config']['params'], default=str)}", markup=False,
+                  highlight=False)
+        if "error" in ref:
+            out.print(f"  the configuration's own readings did not solve: {ref['error']}", markup=False)
+        else:
+            out.print("  reference: " + ", ".join(f"seat {i} {v:.6f}" for i, v in enumerate(ref["values"]))
+                      + (f"; expected moves {ref['length']:.3f}" if ref["length"] is not None else ""),
+                      markup=False)
+        table = Table(title_justify="left")
+        for col in ("ruling", "alternative", "max |Δ value|", "Δ value per seat", "Δ expected moves"):
+            table.add_column(col, overflow="fold")
+        for row in res["rows"]:
+            if "error" in row:
+                table.add_row(row["ruling"], row["alternative"], "-", row["error"], "-")
+                continue
+            length = "-" if row["length_change"] is None else f"{row['length_change']:+.4f}"
+            table.add_row(row["ruling"], row["alternative"], f"{row['max_value_change']:.6f}",
+                          " ".join(f"{d:+.6f}" for d in row["value_change"]), length)
+        out.print(table)
     run(body)
 
 
@@ -571,19 +727,33 @@ def deduce(view: Path = typer.Argument(..., help="a Bomb Busters VIEW.json posit
     run(body)
 
 
-@app.command()
-def compare(a: str = typer.Argument(..., help="ruleset A (TOML or built-in)"),
-            b: str = typer.Argument(..., help="ruleset B (TOML or built-in)"),
+@app.command(context_settings=EXTRA)
+def compare(ctx: typer.Context,
+            a: str = typer.Argument(..., help="ruleset A: a game, built-in ruleset or RULESET.toml"),
+            b: Optional[str] = typer.Argument(None, help="ruleset B; omitted: A with the --ruling and "
+                                              "parameter overrides given"),
+            players: Optional[int] = typer.Option(None, "--players", help="number of players (both sides)"),
+            ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION (B only when B is "
+                                                       "omitted, else both sides)"),
             max_states: Optional[int] = typer.Option(None, "--max-states", help="state limit per side"),
             timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for the whole command (both sides share it)"),
-            as_json: bool = typer.Option(False, "--json")) -> None:
-    """What a rule edit changes: invariants and proofs, bounds, optimal values, game length."""
+            as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
+    """What a rule edit changes: properties with their evidence, optimal values, game length.
+    Exit 1 when B fails or cannot decide a property A holds, or when values could not be computed."""
     from solver.analysis import compare_rulesets
 
     def body():
         start = time.perf_counter()
         check_limits(max_states, timeout)
-        rsa, rsb = load_ruleset(a), load_ruleset(b)
+        if b is None:
+            if not (ruling or ctx.args or players is not None):
+                fail_input("command line: B: give ruleset B, or overrides (--ruling ID=OPTION, --NAME VALUE) "
+                           "that turn A into B")
+            rsa = resolve(a, None, [], None)
+            rsb = resolve(a, players, ctx.args, ruling)
+        else:
+            rsa = resolve(a, players, ctx.args, ruling)
+            rsb = resolve(b, players, ctx.args, ruling)
         _current["ruleset"] = rsa
         res = compare_rulesets(rsa, rsb, max_states=max_states, timeout=time_left(timeout))
         doc = {"game": rsa.game, "ruleset": f"{rsa.name} vs {rsb.name}",
@@ -593,6 +763,8 @@ def compare(a: str = typer.Argument(..., help="ruleset A (TOML or built-in)"),
             emit(doc)
         else:
             print_comparison(doc)
+        if res["regressions"]:
+            raise Exit(1)
     run(body, timeout=timeout, as_json=as_json)
 
 
@@ -626,6 +798,20 @@ def print_comparison(doc: dict[str, Any]) -> None:
     if la is not None or lb is not None:
         say(f"  longest play (moves): A {la if la is not None else 'unbounded (cycles)'}, "
             f"B {lb if lb is not None else 'unbounded (cycles)'}")
+    regressions = doc["regressions"]
+    if regressions:
+        say(f"  regressions ({len(regressions)}):")
+        shown = False
+        for r in regressions:
+            say(f"    {r['property']}: {r['why']}")
+            trace = b.get("counterexamples", {}).get(r["property"])
+            if trace and not shown:   # the first witness in full; the others are in --json
+                shown = True
+                for line in trace:
+                    say(f"      {line}")
+        say("compare: B regresses (exit 1)")
+    else:
+        say("compare: nothing regressed")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -42,16 +42,31 @@ class Param:
 
 
 @dataclass(frozen=True)
+class Needs:
+    """What a configuration must have for a ruling to come into play at all (a card in the deck, a
+    match, more players); ``test`` reads a ruleset's parameters."""
+
+    doc: str
+    test: Callable[[Mapping[str, Any]], bool]
+
+
+@dataclass(frozen=True)
 class Ruling:
     """One point the rule text leaves open; ``options`` maps option name -> what it means.
 
     The first option is the default. ``cites`` quotes or locates the sentence interpreted.
+    ``needs``, when given, says which configurations can exercise the ruling (``rulings diff``
+    answers "not exercised" for the others); None: any configuration may.
     """
 
     id: str
     question: str
     options: Mapping[str, str]
     cites: str
+    needs: Needs | None = None
+
+    def exercised_by(self, params: Mapping[str, Any]) -> bool:
+        return self.needs is None or bool(self.needs.test(params))
 
     @property
     def default(self) -> str:

@@ -15,6 +15,7 @@ from .protocol import Game
 from .ruleset import RulesSchema, Ruleset, RulesetError, read_toml
 
 if TYPE_CHECKING:
+    from proofs.refinement import RuleProof
     from solver.limits import Limits
     from solver.report import PropertyResult
 
@@ -35,6 +36,17 @@ class GameSpec:
     #: game-specific checks beyond exhaustive exploration (Z3 proofs, bounds), called as
     #: ``checks(ruleset, limits=limits)``; they honour the user's limits (unknown when one stops them)
     checks: Callable[[Ruleset, "Limits"], Sequence["PropertyResult"]] | None = None
+    #: Z3 proofs bound to the model (``proofs.refinement.RuleProof``) for a ruleset and the game
+    #: built from it; ``verify`` proves each and checks its refinement mapping on every transition
+    #: it explores (or on sampled plays where the configuration is too big)
+    proofs: Callable[[Ruleset, Game], Sequence["RuleProof"]] | None = None
+    #: smaller configurations that keep a ruleset's edit, each (label, ruleset): what ``verify``
+    #: explores exhaustively in place of a ruleset too big to explore
+    shrink: Callable[[Ruleset], Sequence[tuple[str, Ruleset]]] | None = None
+    #: configurations (label, parameter overrides) that exercise rulings the small configuration
+    #: cannot (a match, more players, expansions, the random set-up): ``rulings diff`` searches them
+    #: before it answers "not exercised"
+    diff_configs: Sequence[tuple[str, Mapping[str, Any]]] = ()
     #: the state limit for the exhaustive part of ``verify``
     verify_max_states: int = 2_000_000
     #: optional hooks by name (e.g. "simulate", "solve", "policies", "deduce", "picture")

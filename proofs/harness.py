@@ -13,7 +13,7 @@ and reports the counterexample as readable ``name = value`` lines for both frame
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
 import z3
@@ -30,8 +30,15 @@ Transition = Callable[[Frame, Frame], z3.BoolRef]
 
 @dataclass(frozen=True)
 class Action:
+    """One named move of a proof's abstract model: ``relation(pre, post)``.
+
+    ``params`` names pre-frame variables that are the move's own input rather than part of the
+    state (a die face, a chosen seat), each with its finite range: Z3 treats them as free, and the
+    refinement check (``proofs.refinement``) tries every value when it matches a real transition.
+    """
     name: str
     relation: Transition
+    params: Mapping[str, Sequence[int]] = field(default_factory=dict)
 
 
 def _describe_model(model: z3.ModelRef, frames: Sequence[tuple[str, Frame]]) -> list[str]:

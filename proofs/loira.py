@@ -1,533 +1,448 @@
-"""Z3 proofs and exhaustive checks for Loira do Banheiro (``ruleproof verify loira``).
+"""Proofs for Loira do Banheiro, bound to ``model.loira`` (``ruleproof verify loira``).
 
-One small function per property:
+Rule proofs (``loira_proofs``; ``proofs.refinement`` checks every explored or sampled transition of
+the real game against their action relations):
 
-* ``score_bounds``      -- the tightest min/max round score of one seat (Z3 optimiser over a sound
-                           abstraction of holdings), cross-checked with the closed form of
-                           ``model.loira.bounds`` and with the exhaustive explorer's reachable range;
-* ``tie_break``         -- the winner function is total, deterministic, symmetric in seats, and its
-                           winners hold the best (score, cards) pair; the implementation agrees with
-                           the Z3 specification on every small situation; L04's readings part;
-* ``conservation``      -- cards, rolls and the centre belief are inductive invariants;
-* ``termination``       -- a ranking function decreases on every turn (bound on turns), openings are
-                           bounded, and the match ends within n*(target-1)+1 rounds;
-* ``deck_never_empty``  -- the main deck is never drawn empty before the round ends iff it holds at
-                           least 3 Gritos (proved inductively; the explorer shows the trace otherwise).
+* ``card-conservation``   -- per card kind: deck + discard + set aside + on top + each seat's
+                             holding is the deck's count; every real move of a card is a draw, an
+                             opening of the card on top or set aside, a discard from a hand (one, a
+                             pair, or all of a seat's to the Loira), a reshuffle or a new round;
+* ``roll-conservation``   -- centre + rolls held is constant; moves: take from the centre, steal,
+                             escort, the Loira takes, escorts' rolls returned (L17);
+* ``centre-belief``       -- 0 <= cards in the centre <= belief slots <= unopened stalls + 1, with the
+                             Loira out of the centre (her victim deciding) phys <= unopened;
+* ``round-termination``   -- a ranking (deck + active seats + Merendeiras + playing) that every
+                             round step lowers (L25 ``round-ends``; under ``reshuffle`` the explorer
+                             looks for a cycle instead);
+* ``match-termination``   -- a ranking over the match's win counts that every new round lowers
+                             (L15 ``all-tied-win``; under ``replay`` the explorer looks for a cycle);
+* ``deck-never-empty``    -- with 3 or more Gritos in the deck: Gritos in the deck + resolved +
+                             being resolved >= 3, so while the round goes on a Grito (a card) is
+                             always left to draw. With fewer, the explorer (or a directed search at
+                             full size) shows the shortest play that empties the deck.
+
+The state checks (score bounds, tie-break, the deck running out with fewer than 3 Gritos, L04)
+and ``shrink`` are in :mod:`proofs.loira_checks`.
 """
 from __future__ import annotations
 
-import itertools
-import time
-from typing import Sequence
+from typing import Callable, Sequence
 
 import z3
 
-from model.loira.bounds import escorts_per_opening, opening_capacity, score_bounds as closed_bounds
-from model.loira.cards import Kind
-from model.loira.config import Config, config_from
+from model.loira.cards import EXPANSION_KINDS, KEPT_KINDS, TOKENS, Kind
+from model.loira.state import CARD, CROLLS, END, GRITOS, PH, PHYS, SLOTS, STOP, VICTIM, End, Phase
 from model.ruleset import Ruleset
-from proofs.harness import Action, check_inductive, optimize_bound, prove
-from solver.limits import NO_LIMITS, Limits
-from solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
+from proofs.harness import Action
+from proofs.logic import And, Implies, Or, Sum, Unchanged
+from proofs.refinement import Exit, RuleProof
 
-GRITO_END = 3
-#: the checks' own exhaustive exploration stops (unknown) beyond this many states
-EXPLORE_LIMIT = 500_000
+GRITO_END = 3  # 000 Fim da Rodada: "A terceira carta Grito for resolvida"
 
 
-# ---- scoring bounds -----------------------------------------------------------------------------------
-def _holding_frame(cfg: Config):
-    def frame(suffix: str) -> dict[str, z3.ArithRef]:
-        f = {f"bath{k}": z3.Int(f"bath{k}{suffix}") for k in range(9) if cfg.deck[k]}
-        f.update({f"stall{v}": z3.Int(f"stall{v}{suffix}") for v in cfg.stalls})
-        for name in ("espelho", "copy", "interruptor", "ralo", "rolls", "openings"):
-            f[name] = z3.Int(name + suffix)
-        return f
+def _ints(names: Sequence[str]):
+    def frame(sfx: str) -> dict[str, z3.ArithRef]:
+        return {x: z3.Int(x + sfx) for x in names}
     return frame
 
 
-def _holding_constraints(cfg: Config):
-    deck = cfg.deck
-    mult = 2 if deck[Kind.MERENDEIRA] else 1
+def _memo(abstraction, cap: int = 200_000):
+    """The abstraction of a state, computed once per state (the refinement check asks for both
+    ends of every transition, so each state is abstracted many times)."""
+    cache: dict = {}
 
-    def constraints(f):
-        cs = [f[f"bath{k}"] >= 0 for k in range(9) if deck[k]]
-        cs += [f[f"bath{k}"] <= deck[k] for k in range(9) if deck[k]]
-        for v, c in zip(cfg.stalls, cfg.stall_counts):
-            cs += [f[f"stall{v}"] >= 0, f[f"stall{v}"] <= c]
-        # openings one seat can take part in: a pick per Grito (at most three resolve per round,
-        # L14), per Fios/Rapagote/Diretora/Professora, two per Aluna; each card at most `mult`
-        # times (one Merendeira reshuffle); with L25 "reshuffle" only the stalls limit it
-        if cfg.rulings["L25"] == "reshuffle":
-            cs.append(f["openings"] == sum(cfg.stall_counts))
-        else:
-            grito = z3.IntVal(deck[Kind.GRITO] * mult)
-            if cfg.rulings["L14"] == "per-round":
-                grito = z3.If(grito < GRITO_END, grito, z3.IntVal(GRITO_END))
-            events = (deck[Kind.FIOS] + deck[Kind.ALUNA] + deck[Kind.RAPAGOTE]
-                      + deck[Kind.DIRETORA] + deck[Kind.PROFESSORA])
-            # under L18 "opener" each opening also hands its keeper the stalls of its escorts:
-            # one per other seat holding a roll (L03: at any opening, or only at a Grito)
-            extra = z3.IntVal(escorts_per_opening(cfg))
-            other_extra = extra if cfg.rulings["L03"] == "any-opening" else z3.IntVal(0)
-            other = (events + deck[Kind.ALUNA] + events * other_extra) * mult
-            cs.append(f["openings"] == grito * (1 + extra) + other)
-        cs.append(z3.Sum([f[f"stall{v}"] for v in cfg.stalls] + [z3.IntVal(0)]) <= f["openings"])
-        cs += [f["espelho"] >= 0, f["espelho"] <= deck[Kind.ESPELHO],
-               f["interruptor"] >= 0, f["interruptor"] <= deck[Kind.INTERRUPTOR],
-               f["ralo"] >= 0, f["ralo"] <= deck[Kind.RALO],
-               f["rolls"] >= 0, f["rolls"] <= cfg.total_rolls]
-        # the Espelho copies a point card somebody holds (L12): 0, a bathroom value in the deck,
-        # or a stall value when stalls can be won
-        copyable = [z3.IntVal(0)] + [z3.IntVal(k % 3) for k in range(9) if deck[k]]
-        if cfg.rulings["L12"] == "any-point-card":
-            copyable += [z3.If(f["openings"] > 0, z3.IntVal(v), z3.IntVal(0)) for v in cfg.stalls]
-        cs.append(z3.Or([f["copy"] == c for c in copyable]))
-        return z3.And(cs)
-    return constraints
+    def of(s):
+        got = cache.get(s)
+        if got is None:
+            if len(cache) >= cap:
+                cache.clear()
+            got = cache[s] = abstraction(s)
+        return got
+    return of
 
 
-def _score_expr(cfg: Config):
-    def score(f):
-        terms = [(k % 3) * f[f"bath{k}"] for k in range(9) if cfg.deck[k]]
-        terms += [v * f[f"stall{v}"] for v in cfg.stalls]
-        terms += [f["espelho"] * f["copy"], 2 * f["interruptor"], f["rolls"], -2 * f["ralo"]]
-        return z3.Sum(terms)
-    return score
+def _seat_change(s, t, var: Callable[[int], str], n: int, delta: int, *also: str):
+    """One seat's ``var`` moves by ``delta``; every other variable but ``also`` keeps its value."""
+    return Or([And(t[var(p)] == s[var(p)] + delta, Unchanged(s, t, var(p), *also)) for p in range(n)])
 
 
-def score_bounds(cfg: Config, label: str, limits: Limits = NO_LIMITS
-                 ) -> tuple[PropertyResult, int | None, int | None]:
-    res, lo, hi, witnesses = optimize_bound(f"score-bounds ({label})", _holding_frame(cfg),
-                                            _score_expr(cfg), _holding_constraints(cfg), limits=limits)
-    if res.status != HOLDS:
-        return res, None, None
-    closed = closed_bounds(cfg)
-    if (lo, hi) != closed:
-        return PropertyResult(res.name, FAILS, f"Z3 optimum [{lo}, {hi}] differs from the closed form "
-                              f"{list(closed)}", witnesses.get("max"), "z3", res.seconds), lo, hi
-    res.detail = (f"tightest round score of one seat over reachable-holding constraints: [{lo}, {hi}] "
-                  f"(stalls winnable: {opening_capacity(cfg)}); equals the closed form used by the "
-                  f"score-bounds invariant")
-    res.data.update({"witness_max": witnesses.get("max")})
-    return res, lo, hi
+# ---- card conservation (one frame per card kind) -------------------------------------------------------
+def card_conservation(game) -> RuleProof:
+    cfg, n = game.cfg, game.num_players
+    seats = [f"h{p}" for p in range(n)]
+    frame = _ints(["deck", "disc", "aside", "top", "total", "kept"] + seats)
+
+    slots = {Kind.ESPELHO: game.h_esp, Kind.INTERRUPTOR: game.h_int, Kind.RALO: game.h_ralo}
+    where = []   # per kind: (label, kind, deck index, discard index, aside index, held indices)
+    for i, k in enumerate(game.kinds):
+        slot = k if k < 9 else slots.get(k)
+        where.append((TOKENS[k], k, game.o_deck + i, game.o_disc + i,
+                      game.o_aside + EXPANSION_KINDS.index(k) if k in EXPANSION_KINDS else None,
+                      None if slot is None else [game.h(p, slot) for p in range(n)]))
+
+    def abstraction(s):
+        out = {}
+        top = s[CARD] if s[PH] == Phase.EXPANSION else -1
+        for label, k, d, x, a, held in where:
+            f = {"deck": s[d], "disc": s[x], "aside": 0 if a is None else s[a], "top": int(top == k),
+                 "total": cfg.deck[k], "kept": int(k in KEPT_KINDS)}
+            for p in range(n):
+                f[seats[p]] = 0 if held is None else s[held[p]]
+            out[label] = f
+        return out
+
+    def invariant(f):
+        return And(Sum([f[x] for x in ("deck", "disc", "aside", "top")] + [f[h] for h in seats]) == f["total"],
+                   [f[x] >= 0 for x in ("deck", "disc", "aside", "top")], [f[h] >= 0 for h in seats],
+                   f["top"] <= 1, Implies(f["kept"] == 0, And([f[h] == 0 for h in seats])))
+
+    def init(f):
+        return And(f["deck"] == f["total"], [f[x] == 0 for x in ("disc", "aside", "top")],
+                   [f[h] == 0 for h in seats])
+
+    def typing(f):
+        return And(f["total"] >= 0, Or(f["kept"] == 0, f["kept"] == 1))
+
+    def lands(s, t, *moved):
+        """The card lands in a holding (kept kinds) or on the discard pile (the others)."""
+        keep = And(s["kept"] == 1, _seat_change(s, t, lambda p: f"h{p}", n, 1, *moved))
+        discard = And(s["kept"] == 0, t["disc"] == s["disc"] + 1, Unchanged(s, t, "disc", *moved))
+        return Or(keep, discard)
+
+    def draw(s, t):
+        return And(s["deck"] >= 1, t["deck"] == s["deck"] - 1, lands(s, t, "deck"))
+
+    def draw_to_top(s, t):
+        return And(s["deck"] >= 1, s["top"] == 0, t["deck"] == s["deck"] - 1, t["top"] == 1,
+                   Unchanged(s, t, "deck", "top"))
+
+    def open_top(s, t):
+        return And(s["top"] == 1, t["top"] == 0, lands(s, t, "top"))
+
+    def set_aside(s, t):
+        return And(s["top"] == 1, t["top"] == 0, t["aside"] == s["aside"] + 1, Unchanged(s, t, "top", "aside"))
+
+    def open_aside(s, t):
+        return And(s["aside"] >= 1, t["aside"] == s["aside"] - 1, lands(s, t, "aside"))
+
+    def discard_from_hand(s, t):
+        # one card (Descarga, Zelador, the Interruptor used) or a pair of one kind (an escape)
+        return Or([And(s[h] >= x, t[h] == s[h] - x, t["disc"] == s["disc"] + x, Unchanged(s, t, h, "disc"))
+                   for h in seats for x in (1, 2)])
+
+    def loira_takes(s, t):
+        return Or([And(s[h] >= 1, t[h] == 0, t["disc"] == s["disc"] + s[h], Unchanged(s, t, h, "disc"))
+                   for h in seats])
+
+    def reshuffle(s, t):
+        # Merendeira (its own card stays out: it is never in the discard when it resolves) or L25
+        return And(s["disc"] >= 1, t["deck"] == s["deck"] + s["disc"], t["disc"] == 0,
+                   Unchanged(s, t, "deck", "disc"))
+
+    base = [Action("draw", draw), Action("draw-to-top", draw_to_top), Action("open-top", open_top),
+            Action("set-aside", set_aside), Action("open-aside", open_aside),
+            Action("discard-from-hand", discard_from_hand), Action("loira-takes", loira_takes),
+            Action("reshuffle", reshuffle)]
+    actions = list(base)
+    if cfg.rulings["L25"] == "reshuffle":
+        # the move that empties the deck rebuilds it from the discard at the end of the turn
+        def then_l25(rel):
+            return lambda s, t: And(t["disc"] == 0, t["deck"] >= 1, rel(s, dict(t, deck=0, disc=t["deck"])))
+        actions += [Action(f"{a.name}-then-L25", then_l25(a.relation)) for a in base if a.name != "reshuffle"]
+    if cfg.objective == "match":
+        actions.append(Action("new-round", lambda s, t: And(init(t), t["total"] == s["total"],
+                                                             t["kept"] == s["kept"])))
+    return RuleProof(
+        "card-conservation-inductive",
+        "per card kind, deck + discard + set aside + on top + each seat's holding equals the deck's "
+        "count, and only kept kinds (bathroom, Espelho, Interruptor, Ralo) are ever held",
+        frame, "per card kind: deck, discard, set-aside and on-top counts from the state's regions, "
+        "h<seat> = that seat's holding of the kind; total and kept are the kind's constants",
+        _memo(abstraction), init, invariant, actions, assumptions=typing, projected=True)
 
 
-def reachable_score_range(ex, limits: Limits = NO_LIMITS) -> PropertyResult:
-    """Every reachable state's scores lie within the proved bounds; report the reachable range."""
-    from model.loira.scoring import score
-    start = time.perf_counter()
-    game = ex.game
-    lo, hi = closed_bounds(game.cfg)
-    seen_lo = seen_hi = 0
-    scanned, stop = 0, ex.stop_reason if not ex.complete else ""
-    for key in ex.keys:
-        if scanned & 4095 == 0 and limits.expired():
-            stop = stop or f"time limit reached after scoring {scanned} of them"
-            break
-        scanned += 1
-        for seat in range(game.num_players):
-            v = score(game, key, seat)
-            seen_lo, seen_hi = min(seen_lo, v), max(seen_hi, v)
-    status = HOLDS if lo <= seen_lo and seen_hi <= hi else FAILS
-    if stop:
-        status = UNKNOWN if status == HOLDS else status
-    return PropertyResult("score-bounds-reachable", status,
-                          f"{ex.num_states} states: reachable scores [{seen_lo}, {seen_hi}] within "
-                          f"the proved [{lo}, {hi}]" + (f" ({stop})" if stop else ""),
-                          kind="exhaustive", seconds=time.perf_counter() - start,
-                          data={"reachable_min": seen_lo, "reachable_max": seen_hi})
+# ---- rolls -----------------------------------------------------------------------------------------------
+def roll_conservation(game) -> RuleProof:
+    cfg, n = game.cfg, game.num_players
+    r = [f"r{p}" for p in range(n)]
+    frame = _ints(["centre"] + r)
+    most = 2 if cfg.deck[Kind.TIA] else 1   # Toc-Toc takes one roll, Tia da Limpeza two
 
-
-# ---- tie-break ---------------------------------------------------------------------------------------
-def _tie_frame(n: int):
-    def frame(suffix: str):
-        f = {}
-        for i in range(n):
-            f[f"score{i}"] = z3.Int(f"score{i}{suffix}")
-            f[f"cards{i}"] = z3.Int(f"cards{i}{suffix}")
-            f[f"win{i}"] = z3.Bool(f"win{i}{suffix}")
-        return f
-    return frame
-
-
-def _better_or_equal(f, i, j):
-    return z3.Or(f[f"score{i}"] > f[f"score{j}"],
-                 z3.And(f[f"score{i}"] == f[f"score{j}"], f[f"cards{i}"] <= f[f"cards{j}"]))
-
-
-def _winner_definition(n: int):
-    """The specification of 000 "Fim da Rodada": a seat wins iff its (score, fewer cards) pair is
-    at least every other seat's; all such seats share the win."""
-    def definition(f):
-        return z3.And([f[f"win{i}"] == z3.And([_better_or_equal(f, i, j) for j in range(n)])
-                       for i in range(n)] + [f[f"cards{i}"] >= 0 for i in range(n)])
-    return definition
-
-
-def tie_break(n: int, limits: Limits = NO_LIMITS) -> list[PropertyResult]:
-    frame, define = _tie_frame(n), _winner_definition(n)
-    out = [prove("tie-break-total", frame, lambda f: z3.Or([f[f"win{i}"] for i in range(n)]), define,
-                 detail=f"{n} seats: some seat always wins (a best pair exists)", limits=limits)]
-
-    def deterministic(f):
-        g = frame("'")
-        same = z3.And([z3.And(g[f"score{i}"] == f[f"score{i}"], g[f"cards{i}"] == f[f"cards{i}"])
-                       for i in range(n)])
-        return z3.ForAll([g[f"win{i}"] for i in range(n)],
-                         z3.Implies(z3.And(same, define(g)),
-                                    z3.And([g[f"win{i}"] == f[f"win{i}"] for i in range(n)])))
-    out.append(prove("tie-break-deterministic", frame, deterministic, define,
-                     detail="the same scores and card counts always give the same winners", limits=limits))
-
-    def symmetric(f):
-        conds = []
-        for i, j in itertools.combinations(range(n), 2):
-            g = dict(f)
-            for a, b in ((i, j), (j, i)):
-                for name in ("score", "cards"):
-                    g[f"{name}{a}"] = f[f"{name}{b}"]
-            w = [z3.And([_better_or_equal(g, a, b) for b in range(n)]) for a in range(n)]
-            conds.append(z3.And(w[i] == f[f"win{j}"], w[j] == f[f"win{i}"],
-                                z3.And([w[k] == f[f"win{k}"] for k in range(n) if k not in (i, j)])))
-        return z3.And(conds)
-    out.append(prove("tie-break-symmetric", frame, symmetric, define,
-                     detail="swapping two seats' holdings swaps their outcomes (no seat is favoured)",
-                     limits=limits))
-
-    def best_pair(f):
-        return z3.And([z3.Implies(f[f"win{i}"], z3.And([_better_or_equal(f, i, j) for j in range(n)]))
-                       for i in range(n)] +
-                      [z3.Implies(z3.And(f[f"win{i}"], f[f"win{j}"]),
-                                  z3.And(f[f"score{i}"] == f[f"score{j}"], f[f"cards{i}"] == f[f"cards{j}"]))
-                       for i in range(n) for j in range(n)])
-    out.append(prove("tie-break-best-pair", frame, best_pair, define,
-                     detail="winners hold the best (score, fewer cards) pair and share it exactly",
-                     limits=limits))
-    out.append(limits.not_run("tie-break-implementation", "exhaustive") if limits.expired()
-               else _implementation_matches(n))
-    return out
-
-
-def _implementation_matches(n: int) -> PropertyResult:
-    """``scoring.winners_of`` equals the specification on every situation with small values."""
-    from model.loira.scoring import winners_of
-    start = time.perf_counter()
-    seats = min(n, 3)
-    pairs = [(s, -c) for s in range(3) for c in range(3)]
-    for combo in itertools.product(pairs, repeat=seats):
-        spec = [i for i in range(seats)
-                if all(combo[i][0] > combo[j][0] or (combo[i][0] == combo[j][0] and combo[i][1] >= combo[j][1])
-                       for j in range(seats))]
-        got = winners_of(list(combo), [True] * seats)
-        if got != spec:
-            return PropertyResult("tie-break-implementation", FAILS, "implementation differs",
-                                  [f"pairs {combo}: spec {spec}, implementation {got}"], "exhaustive",
-                                  time.perf_counter() - start)
-    return PropertyResult("tie-break-implementation", HOLDS,
-                          f"winners_of agrees with the specification on all {len(pairs) ** seats} "
-                          f"situations of {seats} seats with scores 0-2 and 0-2 cards",
-                          kind="exhaustive", seconds=time.perf_counter() - start)
-
-
-# ---- conservation and the centre belief ----------------------------------------------------------------
-def conservation(cfg: Config, limits: Limits = NO_LIMITS) -> list[PropertyResult]:
-    total = max(cfg.deck)
-
-    def cframe(sfx):
-        return {n_: z3.Int(n_ + sfx) for n_ in ("deck", "discard", "held", "aside")}
-
-    def cinv(f):
-        return z3.And(f["deck"] + f["discard"] + f["held"] + f["aside"] == total,
-                      f["deck"] >= 0, f["discard"] >= 0, f["held"] >= 0, f["aside"] >= 0)
-
-    def move(src, dst, k=1):
-        def rel(s, t):
-            others = [t[x] == s[x] for x in s if x not in (src, dst)]
-            return z3.And([s[src] >= k, t[src] == s[src] - k, t[dst] == s[dst] + k] + others)
-        return rel
-
-    def all_to(src, dst):
-        def rel(s, t):
-            others = [t[x] == s[x] for x in s if x not in (src, dst)]
-            return z3.And([t[src] == 0, t[dst] == s[dst] + s[src]] + others)
-        return rel
-
-    card_actions = [Action("draw-and-keep", move("deck", "held")),
-                    Action("draw-and-discard", move("deck", "discard")),
-                    Action("set-aside", move("deck", "aside")), Action("open-aside", move("aside", "discard")),
-                    Action("descarga-or-zelador", move("held", "discard")),
-                    Action("escape-pair", move("held", "discard", 2)),
-                    Action("interruptor-used", move("held", "discard")),
-                    Action("loira-takes", all_to("held", "discard")),
-                    Action("merendeira-reshuffle", all_to("discard", "deck"))]
-    out = [check_inductive("card-conservation-inductive", cframe,
-                           lambda f: z3.And(f["deck"] == total, f["discard"] == 0, f["held"] == 0,
-                                            f["aside"] == 0), cinv, card_actions,
-                           detail="per card kind, deck + discard + held + set aside stays constant: "
-                                  "initially and across every move that touches cards", limits=limits)]
-    n, rolls = cfg.players, cfg.total_rolls
-
-    def rframe(sfx):
-        f = {"centre": z3.Int("centre" + sfx)}
-        f.update({f"r{i}": z3.Int(f"r{i}{sfx}") for i in range(n)})
+    def abstraction(s):
+        f = {"centre": s[CROLLS]}
+        f.update({f"r{p}": s[game.o_rolls + p] for p in range(n)})
         return f
 
-    def rinv(f):
-        return z3.And([f["centre"] + z3.Sum([f[f"r{i}"] for i in range(n)]) == rolls, f["centre"] >= 0]
-                      + [f[f"r{i}"] >= 0 for i in range(n)])
-    roll_actions = [Action("toc-toc-take", move("centre", "r0")), Action("steal", move("r1", "r0")),
-                    Action("escort", move("r1", "centre")), Action("tia-take-two", move("centre", "r0", 2)),
-                    Action("loira-takes-rolls", all_to("r0", "centre")),
-                    Action("susto-rolls-returned", move("centre", "r1"))]
-    out.append(check_inductive("roll-conservation-inductive", rframe,
-                               lambda f: z3.And([f["centre"] == cfg.centre_rolls] +
-                                                [f[f"r{i}"] == cfg.rolls[i] for i in range(n)]),
-                               rinv, roll_actions,
-                               detail=f"centre + held rolls = {rolls}: initially and across every move "
-                                      "(seats are symmetric, so seats 0 and 1 stand for any pair)",
-                               limits=limits))
+    def invariant(f):
+        return And(f["centre"] + Sum([f[x] for x in r]) == cfg.total_rolls, f["centre"] >= 0, [f[x] >= 0 for x in r])
+
+    def init(f):
+        return And(f["centre"] == cfg.centre_rolls, [f[f"r{p}"] == cfg.rolls[p] for p in range(n)])
+
+    def take(s, t):
+        return Or([And(s["centre"] >= x, t["centre"] == s["centre"] - x, t[v] == s[v] + x,
+                       Unchanged(s, t, "centre", v)) for v in r for x in range(1, most + 1)])
+
+    def steal(s, t):
+        return Or([And(s[a] >= 1, t[a] == s[a] - 1, t[b] == s[b] + 1, Unchanged(s, t, a, b))
+                   for a in r for b in r if a != b])
+
+    def escort(s, t):
+        return Or([And(s[v] >= 1, t[v] == s[v] - 1, t["centre"] == s["centre"] + 1, Unchanged(s, t, v, "centre"))
+                   for v in r])
+
+    def loira_takes(s, t):
+        # L09: every roll the victim holds, or only those won this round (some may stay)
+        kept = (lambda v: t[v] == 0) if cfg.rulings["L09"] == "all-rolls" else (lambda v: t[v] >= 0)
+        return Or([And(s[v] >= 1, kept(v), t[v] < s[v], t["centre"] == s["centre"] + s[v] - t[v],
+                       Unchanged(s, t, v, "centre")) for v in r])
+
+    actions = [Action("take-from-centre", take), Action("steal", steal), Action("escort", escort),
+               Action("loira-takes", loira_takes)]
+    if cfg.rulings["L17"] == "rolls-returned":
+        def returned(s, t):
+            back = [t[v] - s[v] for v in r]
+            return And([Or(b == 0, b == 1) for b in back], Sum(back) >= 1,
+                       t["centre"] == s["centre"] - Sum(back))
+        actions.append(Action("escort-rolls-returned", returned))
+    return RuleProof(
+        "roll-conservation-inductive",
+        f"rolls in the centre plus rolls held stay {cfg.total_rolls}, none negative",
+        frame, "centre = rolls in the centre, r<seat> = rolls the seat holds", abstraction, init,
+        invariant, actions)
+
+
+# ---- the centre belief --------------------------------------------------------------------------------
+def centre_belief(game) -> RuleProof:
+    cfg = game.cfg
     m0 = sum(cfg.stall_counts)
+    frame = _ints(["phys", "slots", "unopened", "out"])
 
-    def bframe(sfx):
-        return {n_: z3.Int(n_ + sfx) for n_ in ("phys", "slots", "unopened")}
+    def abstraction(s):
+        return {"phys": s[PHYS], "slots": s[SLOTS], "unopened": sum(game.centre_counts(s)),
+                "out": int(s[VICTIM] >= 0)}
 
-    def binv(f):
-        return z3.And(0 <= f["phys"], f["phys"] <= f["slots"], f["slots"] <= f["unopened"] + 1,
-                      f["unopened"] >= 0, z3.Implies(f["phys"] > 0, f["slots"] >= 1))
+    def invariant(f):
+        return And(0 <= f["phys"], f["phys"] <= f["slots"], f["slots"] <= f["unopened"] + 1, f["slots"] >= 1,
+                   f["unopened"] >= 0, Or(f["out"] == 0, f["out"] == 1),
+                   Implies(f["out"] == 1, f["phys"] <= f["unopened"]))
 
-    def same(s, t, *names):
-        return [t[x] == s[x] for x in names]
-    belief_actions = [
-        Action("chute-kick", lambda s, t: z3.And([s["phys"] >= 1, t["phys"] == s["phys"] - 1]
-                                                 + same(s, t, "slots", "unopened"))),
-        Action("open-score-stall", lambda s, t: z3.And(s["phys"] >= 1, s["slots"] >= 2, s["unopened"] >= 1,
-                                                       t["phys"] == s["phys"] - 1, t["slots"] == s["slots"] - 1,
-                                                       t["unopened"] == s["unopened"] - 1)),
-        Action("open-loira-and-escape", lambda s, t: z3.And([s["phys"] >= 1, t["phys"] == s["phys"],
-                                                             t["slots"] == s["phys"]] + same(s, t, "unopened"))),
-    ]
-    out.append(check_inductive("centre-belief-inductive", bframe,
-                               lambda f: z3.And(f["phys"] == m0 + 1, f["slots"] == m0 + 1, f["unopened"] == m0),
-                               binv, belief_actions,
-                               detail="0 <= cards in the centre <= belief slots <= unopened + 1, so "
-                                      "P(Loira present) = phys/slots <= 1 and P(Loira next) = 1/slots "
-                                      "is a probability, across kicks, openings and escapes", limits=limits))
-    return out
+    def init(f):
+        return And(f["phys"] == m0 + 1, f["slots"] == m0 + 1, f["unopened"] == m0, f["out"] == 0)
+
+    def kick(s, t):     # Chute no Vaso: one face-down card leaves unseen; the belief keeps slots
+        return And(s["phys"] >= 1, t["phys"] == s["phys"] - 1, Unchanged(s, t, "phys"))
+
+    def open_score(s, t):
+        return And(s["out"] == 0, s["phys"] >= 1, s["slots"] >= 2, s["unopened"] >= 1,
+                   t["phys"] == s["phys"] - 1, t["slots"] == s["slots"] - 1,
+                   t["unopened"] == s["unopened"] - 1, t["out"] == 0)
+
+    def reveal_loira(s, t):
+        return And(s["out"] == 0, s["phys"] >= 1, t["out"] == 1, t["phys"] == s["phys"] - 1,
+                   Unchanged(s, t, "phys", "out"))
+
+    def escape(s, t):   # L08: the Loira goes back among the face-down cards, known to be there
+        return And(s["out"] == 1, t["out"] == 0, t["phys"] == s["phys"] + 1, t["slots"] == t["phys"],
+                   t["unopened"] == s["unopened"])
+
+    actions = [Action("kick", kick), Action("open-score-stall", open_score),
+               Action("reveal-loira", reveal_loira), Action("escape", escape)]
+    if cfg.objective == "match":
+        actions.append(Action("new-round", lambda s, t: init(t)))
+    return RuleProof(
+        "centre-belief-inductive",
+        "0 <= cards in the centre <= belief slots <= unopened stalls + 1 (and <= unopened while the "
+        "Loira is out), so P(Loira present) = phys/slots <= 1, P(Loira next) = 1/slots, and with no "
+        "score stall left the next card is surely the Loira",
+        frame, "phys = stall cards in the centre, slots = the belief denominator, unopened = score "
+        "stalls not yet opened, out = the Loira has been revealed (her victim is set)",
+        abstraction, init, invariant, actions)
 
 
 # ---- termination -----------------------------------------------------------------------------------------
-def termination(cfg: Config, limits: Limits = NO_LIMITS) -> list[PropertyResult]:
-    n, size = cfg.players, cfg.deck_size
-    mer = cfg.deck[Kind.MERENDEIRA]
+def round_termination(game) -> RuleProof:
+    cfg, n = game.cfg, game.num_players
+    size, mer0 = cfg.deck_size, cfg.deck[Kind.MERENDEIRA]
+    frame = _ints(["deck", "active", "mer", "playing"])
     big = size + 1
 
-    def frame(sfx):
-        return {x: z3.Int(x + sfx) for x in ("deck", "active", "merendeira", "discard")}
-
-    def rank(f):
-        return f["deck"] + f["active"] + f["merendeira"] * big
+    def abstraction(s):
+        deck = sum(s[game.o_deck:game.o_deck + len(game.kinds)])
+        mer = 0
+        if mer0:
+            mer = (s[game.deck_index(Kind.MERENDEIRA)] + s[game.o_aside + EXPANSION_KINDS.index(Kind.MERENDEIRA)]
+                   + int(s[PH] == Phase.EXPANSION and s[CARD] == Kind.MERENDEIRA))
+        return {"deck": deck, "active": n - bin(s[STOP]).count("1"), "mer": mer, "playing": int(s[PH] != Phase.END)}
 
     def typing(f):
-        return z3.And(f["deck"] >= 0, f["active"] >= 0, f["active"] <= n, f["merendeira"] >= 0,
-                      f["discard"] >= 0, f["deck"] + f["discard"] <= size)
+        return And(f["deck"] >= 0, f["deck"] <= size, f["active"] >= 0, f["active"] <= n, f["mer"] >= 0,
+                   Or(f["playing"] == 0, f["playing"] == 1))
 
-    def decreases(f):
-        g = frame("'")
-        draw = z3.And(f["deck"] >= 1, g["deck"] == f["deck"] - 1, g["active"] == f["active"],
-                      g["merendeira"] == f["merendeira"])
-        stop = z3.And(f["active"] >= 1, g["active"] == f["active"] - 1, g["deck"] == f["deck"],
-                      g["merendeira"] == f["merendeira"])
-        merendeira = z3.And(f["merendeira"] >= 1, g["merendeira"] == f["merendeira"] - 1,
-                            g["deck"] == f["deck"] - 1 + f["discard"], g["active"] == f["active"])
-        return z3.ForAll(list(g.values()), z3.Implies(z3.And(typing(g), z3.Or(draw, stop, merendeira)),
-                                                      z3.And(rank(g) < rank(f), rank(g) >= 0)))
-    out = []
-    if cfg.rulings["L25"] == "reshuffle":
-        out.append(PropertyResult("round-termination", UNKNOWN,
-                                  "L25 'reshuffle': the deck can be rebuilt from the discard, so no "
-                                  "ranking on cards exists (a deck of Toc-Toc only cycles forever)",
-                                  kind="z3"))
-    else:
-        res = prove("round-termination", frame, decreases, typing,
-                    detail=f"every turn draws a card, stops a seat or uses the Interruptor (ends the round); "
-                           f"rank = deck + active seats + {big} x Merendeira cards decreases on each, so a "
-                           f"round has at most {size + n + mer * big} turns (deck {size}, {n} seats)",
-                    limits=limits)
-        res.data["turn_bound"] = size + n + mer * big
-        out.append(res)
-    # an opening is bounded: at most one pick per seat plus the card's own picks, each reveal
-    # lowers the physical centre
-    out.append(prove("opening-bounded", lambda sfx: {"picks": z3.Int("picks" + sfx), "phys": z3.Int("phys" + sfx)},
-                     lambda f: f["picks"] <= f["phys"],
-                     lambda f: z3.And(f["phys"] >= 0, f["picks"] >= 0, f["picks"] <= f["phys"]),
-                     detail="picks queued never exceed the cards in the centre (L26), so every opening "
-                            "ends after at most that many reveals", limits=limits))
+    def invariant(f):
+        return And(typing(f), f["mer"] <= mer0)
+
+    def init(f):
+        return And(f["deck"] == size, f["active"] == n, f["mer"] == mer0, f["playing"] == 1)
+
+    def ends(s, t):     # the round may end in the same move
+        return And(s["playing"] == 1, t["playing"] <= s["playing"], t["playing"] >= 0)
+
+    def draw(s, t):
+        return And(s["deck"] >= 1, t["deck"] == s["deck"] - 1, t["active"] == s["active"], t["mer"] == s["mer"],
+                   ends(s, t))
+
+    def stop(s, t):
+        return And(s["active"] >= 1, t["active"] == s["active"] - 1, t["deck"] == s["deck"],
+                   t["mer"] == s["mer"], ends(s, t))
+
+    def merendeira(s, t):   # the discard goes back under the deck: only the Merendeira count pays
+        return And(s["mer"] >= 1, t["mer"] == s["mer"] - 1, t["deck"] >= 0, t["deck"] <= size,
+                   t["active"] == s["active"], ends(s, t))
+
+    def round_ends(s, t):
+        return And(s["playing"] == 1, t["playing"] == 0, Unchanged(s, t, "playing"))
+
+    actions = [Action("draw", draw), Action("stop", stop), Action("merendeira", merendeira),
+               Action("round-ends", round_ends)]
+    if cfg.objective == "match":
+        actions.append(Action("new-round", lambda s, t: init(t)))
+    bound = size + n + mer0 * big + 1
+    return RuleProof(
+        "round-termination",
+        f"every round step (a draw, a stop, a Merendeira, the end) lowers deck + active seats + "
+        f"{big} x Merendeiras + playing, so a round has at most {bound} such steps; every other move "
+        f"leaves them unchanged",
+        frame, "deck = cards in the main deck, active = seats that have not stopped, mer = Merendeira "
+        "cards not yet resolved (deck, on top, set aside), playing = the round goes on",
+        abstraction, init, invariant, actions, assumptions=typing,
+        ranking=lambda f: f["deck"] + f["active"] + big * f["mer"] + f["playing"],
+        decreasing=("draw", "stop", "merendeira", "round-ends"), resets=("new-round",))
+
+
+def match_termination(game) -> RuleProof:
+    cfg, n = game.cfg, game.num_players
     target = cfg.target_wins
-    rounds = n * (target - 1) + 1
+    w = [f"w{p}" for p in range(n)]
+    frame = _ints(w + ["fresh"])
+    m0 = sum(cfg.stall_counts)
 
-    def wframe(sfx):
-        return {f"w{i}": z3.Int(f"w{i}{sfx}") for i in range(n)}
-    if cfg.rulings["L15"] == "replay":
-        out.append(PropertyResult("match-termination", FAILS,
-                                  "L15 'replay': a tied round records no win, so a match can repeat "
-                                  "tied rounds forever",
-                                  ["round 1: every seat stops at once, 0-0, replayed",
-                                   "round 2: the same situation again (the state repeats)"], "z3"))
-    else:
-        out.append(prove("match-termination", wframe,
-                         lambda f: z3.Sum([f[f"w{i}"] for i in range(n)]) <= rounds - 1,
-                         lambda f: z3.And([z3.And(f[f"w{i}"] >= 0, f[f"w{i}"] <= target - 1) for i in range(n)]),
-                         detail=f"while nobody has {target} wins the seats hold at most {rounds - 1} wins; "
-                                f"every round adds at least one (tie-break-total), so a match ends "
-                                f"within {rounds} rounds", limits=limits))
-    return out
+    def fresh(s):
+        """A round just dealt: the full deck, no holdings, nobody stopped, every stall face down."""
+        deck = tuple(s[game.o_deck:game.o_deck + len(game.kinds)])
+        return (s[PH] == Phase.TURN and s[STOP] == 0 and s[GRITOS] == 0 and s[PHYS] == m0 + 1 and s[SLOTS] == m0 + 1
+                and deck == tuple(cfg.deck[k] for k in game.kinds) and not any(s[game.o_hand:]))
 
+    def abstraction(s):
+        if s[PH] == Phase.END:   # the match is over
+            return None
+        f = {v: s[game.o_wins + p] for p, v in enumerate(w)}
+        f["fresh"] = int(fresh(s))
+        return f
 
-# ---- the main deck is never drawn empty ---------------------------------------------------------------
-def deck_never_empty(cfg: Config, limits: Limits = NO_LIMITS) -> PropertyResult:
-    gritos = cfg.deck[Kind.GRITO]
+    def invariant(f):
+        return And([And(f[v] >= 0, f[v] <= target - 1) for v in w], Or(f["fresh"] == 0, f["fresh"] == 1))
 
-    def frame(sfx):
-        return {x: z3.Int(x + sfx) for x in ("deck", "gritos_in_deck", "resolved", "playing")}
+    def init(f):
+        return And([f[v] == 0 for v in w], f["fresh"] == 1)
 
-    def inv(f):
-        return z3.And(f["gritos_in_deck"] + f["resolved"] >= GRITO_END, f["gritos_in_deck"] <= f["deck"],
-                      f["gritos_in_deck"] >= 0, z3.Implies(f["playing"] == 1, f["resolved"] <= GRITO_END - 1))
+    def play(s, t):
+        return And(s["fresh"] == 1, t["fresh"] == 0, Unchanged(s, t, "fresh"))
 
-    def keep(s, t, *names):
-        return [t[x] == s[x] for x in names]
-    actions = [
-        Action("draw-other", lambda s, t: z3.And([s["deck"] - s["gritos_in_deck"] >= 1, t["deck"] == s["deck"] - 1]
-                                                 + keep(s, t, "gritos_in_deck", "resolved", "playing"))),
-        Action("draw-grito-resolve", lambda s, t: z3.And(
-            s["gritos_in_deck"] >= 1, t["deck"] == s["deck"] - 1, t["gritos_in_deck"] == s["gritos_in_deck"] - 1,
-            t["resolved"] == s["resolved"] + 1,
-            t["playing"] == z3.If(t["resolved"] >= GRITO_END, 0, s["playing"]))),
-        Action("merendeira-reshuffle", lambda s, t: z3.And(
-            [t["gritos_in_deck"] >= s["gritos_in_deck"],
-             t["deck"] >= s["deck"] + (t["gritos_in_deck"] - s["gritos_in_deck"])]
-            + keep(s, t, "resolved", "playing"))),
-        Action("round-ends", lambda s, t: z3.And([t["playing"] == 0] + keep(s, t, "deck", "gritos_in_deck", "resolved"))),
-    ]
-    res = check_inductive(
-        "deck-never-empty", frame,
-        lambda f: z3.And(f["deck"] == cfg.deck_size, f["gritos_in_deck"] == gritos, f["resolved"] == 0,
-                         f["playing"] == 1),
-        inv, actions,
-        assumptions=lambda f: z3.And(f["deck"] >= 0, f["resolved"] >= 0),
-        detail="gritos in deck + gritos resolved >= 3 is inductive; while the round goes on at most 2 "
-               "are resolved, so a Grito (hence a card) is always left to draw: L25 is never needed",
-        limits=limits)
-    if cfg.rulings["L14"] != "per-round":
-        res.status, res.detail = UNKNOWN, "L14 'merendeira-resets': the Grito count can reset"
-    return res
+    def next_round(s, t):
+        gained = [t[v] - s[v] for v in w]
+        # the match goes on only while nobody has reached the target (else: the exit)
+        return And(t["fresh"] == 1, [Or(x == 0, x == 1) for x in gained], Sum(gained) >= 1,
+                   [t[v] <= target - 1 for v in w])
+
+    actions = [Action("play", play), Action("next-round", next_round)]
+    return RuleProof(
+        "match-termination",
+        f"every new round follows at least one recorded win (000: tied players share the win, L15), "
+        f"so n x target - wins ({n * target} at the start) drops on each: a match has at most "
+        f"{n * (target - 1) + 1} rounds",
+        frame, "w<seat> = the seat's round wins, fresh = a round has just been dealt; the match "
+        "over is outside the frame", abstraction, init, invariant, actions,
+        exits=[Exit("match-won", lambda f: True)],
+        ranking=lambda f: n * target - Sum([f[v] for v in w]), decreasing=("next-round",))
 
 
-def deck_exhaustion_trace(ex, reading: str = "round-ends", limits: Limits = NO_LIMITS) -> PropertyResult:
-    """With fewer than 3 Gritos the deck can run out: the explorer's shortest trace to it.
+# ---- the main deck never runs out (3 or more Gritos) -------------------------------------------------------
+def deck_never_empty(game) -> RuleProof:
+    cfg = game.cfg
+    gritos, size = cfg.deck[Kind.GRITO], cfg.deck_size
+    frame = _ints(["deck", "gd", "res", "pend", "playing", "ran_out"])
+    resets = cfg.rulings["L14"] == "merendeira-resets"
 
-    ``ex`` explores the game under L25 ``round-ends``, where running out ends the round (a visible
-    end); ``reading`` is the ruleset's own L25 reading, which plays the same until that moment."""
-    from model.loira.state import END, End
-    start = time.perf_counter()
-    game = ex.game
-    then = ("L25 ends the round" if reading == "round-ends" else
-            f"L25 '{reading}' then rebuilds the deck; the trace ends where the readings part")
-    stop = ex.stop_reason if not ex.complete else ""
-    for node, key in enumerate(ex.keys):
-        if node & 4095 == 0 and limits.expired():
-            stop = stop or f"time limit reached after {node} states were searched"
-            break
-        if key[END] == End.DECK:
-            trace = ex.narrate(node)
-            return PropertyResult("deck-exhaustion-matches-proof", HOLDS,
-                                  f"{game.cfg.deck[Kind.GRITO]} Grito(s) < 3: as the proof's premise "
-                                  f"predicts, the deck can run out ({then}); shortest trace "
-                                  f"of {len(trace) - 1} moves in data.trace", kind="exhaustive",
-                                  seconds=time.perf_counter() - start, data={"trace": trace})
-    status = UNKNOWN if stop else FAILS
-    return PropertyResult("deck-exhaustion-matches-proof", status,
-                          "fewer than 3 Gritos but no reachable deck exhaustion found"
-                          + (f" ({ex.num_states} states, {stop})" if stop else ""), kind="exhaustive",
-                          seconds=time.perf_counter() - start)
+    def abstraction(s):
+        return {"deck": sum(s[game.o_deck:game.o_deck + len(game.kinds)]),
+                "gd": s[game.deck_index(Kind.GRITO)] if gritos else 0, "res": s[GRITOS],
+                "pend": int(s[CARD] == Kind.GRITO and s[PH] not in (Phase.TURN, Phase.END)),
+                "playing": int(s[PH] != Phase.END), "ran_out": int(s[END] == End.DECK)}
+
+    def invariant(f):
+        return And(f["gd"] >= 0, f["deck"] >= f["gd"], f["res"] >= 0, Or(f["pend"] == 0, f["pend"] == 1),
+                   f["ran_out"] == 0,
+                   Implies(f["playing"] == 1, And(f["res"] <= GRITO_END - 1,
+                                                  f["gd"] + f["res"] + f["pend"] >= GRITO_END)),
+                   Implies(And(f["playing"] == 1, f["pend"] == 0), f["deck"] >= 1))
+
+    def init(f):
+        return And(f["deck"] == size, f["gd"] == gritos, f["res"] == 0, f["pend"] == 0, f["playing"] == 1,
+                   f["ran_out"] == 0)
+
+    def ends_if_third(s, t):
+        """000: the third Grito resolved ends the round; the round may also end for another reason."""
+        return And(s["playing"] == 1, Implies(t["res"] >= GRITO_END, t["playing"] == 0), t["playing"] >= 0,
+                   t["playing"] <= 1, t["ran_out"] == s["ran_out"])
+
+    def draw_other(s, t):
+        return And(s["deck"] - s["gd"] >= 1, t["deck"] == s["deck"] - 1, t["gd"] == s["gd"],
+                   t["res"] == s["res"], t["pend"] == s["pend"], ends_if_third(s, t))
+
+    def draw_grito(s, t):   # its opening follows; with no stall to open it is resolved at once
+        return And(s["gd"] >= 1, s["pend"] == 0, t["deck"] == s["deck"] - 1, t["gd"] == s["gd"] - 1,
+                   Or(And(t["pend"] == 1, t["res"] == s["res"]), And(t["pend"] == 0, t["res"] == s["res"] + 1)),
+                   ends_if_third(s, t))
+
+    def grito_resolved(s, t):
+        return And(s["pend"] == 1, t["pend"] == 0, t["res"] == s["res"] + 1, t["deck"] == s["deck"],
+                   t["gd"] == s["gd"], ends_if_third(s, t))
+
+    def merendeira(s, t):   # the discarded Gritos go back into the deck (L14: the count may reset)
+        common = And(s["pend"] == 0, t["pend"] == 0, t["deck"] - t["gd"] >= 0, ends_if_third(s, t))
+        if resets:
+            return And(common, t["res"] == 0, t["gd"] == s["gd"] + s["res"], t["deck"] >= s["deck"] + s["res"])
+        return And(common, t["res"] == s["res"], t["gd"] >= s["gd"], t["deck"] >= s["deck"] + (t["gd"] - s["gd"]))
+
+    def round_ends(s, t):   # the Loira, the Interruptor, everyone stopped, the empty centre
+        return And(s["playing"] == 1, t["playing"] == 0, t["pend"] <= s["pend"], t["pend"] >= 0,
+                   Unchanged(s, t, "playing", "pend"))
+
+    actions = [Action("draw-other", draw_other), Action("draw-grito", draw_grito),
+               Action("grito-resolved", grito_resolved), Action("merendeira", merendeira),
+               Action("round-ends", round_ends)]
+    if cfg.objective == "match":
+        actions.append(Action("new-round", lambda s, t: init(t)))
+    return RuleProof(
+        "deck-never-empty",
+        f"with {gritos} Gritos in the deck, Gritos in the deck + resolved + being resolved >= 3 while "
+        f"the round goes on and at most 2 are resolved, so a Grito (a card) is always left to draw: "
+        f"the deck never runs out and L25 never applies",
+        frame, "deck = cards in the main deck, gd = Gritos in it, res = Gritos resolved this round, "
+        "pend = a Grito being resolved, playing = the round goes on, ran_out = it ended on an empty deck",
+        abstraction, init, invariant, actions,
+        assumptions=lambda f: And(f["deck"] >= 0, f["res"] >= 0, f["playing"] >= 0, f["playing"] <= 1))
 
 
-# ---- L04's readings ---------------------------------------------------------------------------------------
-def l04_readings(ex, limits: Limits = NO_LIMITS) -> PropertyResult:
-    """A reachable end of round where 'fewer point cards' and 'fewer bathroom cards' disagree."""
-    from model.loira.scoring import round_winners
-    from model.loira.state import PH, Phase
-    start = time.perf_counter()
-    game = ex.game
-    other = "bathroom-cards" if game.cfg.rulings["L04"] == "point-cards" else "point-cards"
-    rulings = dict(game.cfg.rulings, L04=other)
-    alt = type(game)(Config(**{**game.cfg.__dict__, "rulings": rulings}), symmetry=False)
-    stop = ex.stop_reason if not ex.complete else ""
-    for node, key in enumerate(ex.keys):
-        if node & 4095 == 0 and limits.expired():
-            stop = stop or f"time limit reached after {node} states were searched"
-            break
-        if key[PH] == Phase.END and round_winners(game, key) != round_winners(alt, key):
-            return PropertyResult("L04-readings-part", HOLDS,
-                                  f"a reachable end where the readings pick different winners: "
-                                  f"{round_winners(game, key)} ({game.cfg.rulings['L04']}) vs "
-                                  f"{round_winners(alt, key)} ({other}); trace in data.trace",
-                                  None, "exhaustive", time.perf_counter() - start,
-                                  {"trace": ex.narrate(node)})
-    if stop:  # a partial search proves nothing about the states it did not reach
-        return PropertyResult("L04-readings-part", UNKNOWN,
-                              f"no end of round where L04's readings pick different winners among "
-                              f"{ex.num_states} states explored ({stop})",
-                              kind="exhaustive", seconds=time.perf_counter() - start)
-    return PropertyResult("L04-readings-part", HOLDS,
-                          f"no reachable end of round ({ex.num_states} states) where L04's readings "
-                          f"pick different winners in this configuration",
-                          kind="exhaustive", seconds=time.perf_counter() - start)
-
-
-def checks(ruleset: Ruleset, limits: Limits | None = None) -> Sequence[PropertyResult]:
-    """Every property above; ``limits`` (the user's ``--max-states`` and ``--timeout``) caps each
-    exploration and Z3 call, and whatever they stop is reported unknown."""
-    from model.loira.game import LoiraGame
-    from solver.explore import explore
-    limits = limits or NO_LIMITS
-    cfg = config_from(ruleset)
-    game = LoiraGame(cfg, symmetry=False)  # traces narrated in the seats' own terms
-    ex = explore(game, max_states=limits.states(EXPLORE_LIMIT), timeout=limits.remaining(),
-                 check_invariants=False)
-    out: list[PropertyResult] = []
-    res, _, _ = score_bounds(cfg, "this ruleset", limits)
-    out.append(res)
-    out.append(reachable_score_range(ex, limits))
-    if cfg.deck != config_from(_base_ruleset(ruleset)).deck:
-        full, _, _ = score_bounds(config_from(_base_ruleset(ruleset)), "full game, these rulings", limits)
-        out.append(full)
-    out.extend(tie_break(cfg.players, limits))
-    out.extend(conservation(cfg, limits))
-    out.extend(termination(cfg, limits))
-    base = config_from(_base_ruleset(ruleset))
-    full_deck = deck_never_empty(base, limits)
-    full_deck.name = "deck-never-empty (full game)"
-    out.append(full_deck)
+def loira_proofs(ruleset: Ruleset, game) -> list[RuleProof]:
+    """The rule proofs that apply to this ruleset (the others are explorer checks, see below)."""
+    cfg = game.cfg
+    out = [card_conservation(game), roll_conservation(game), centre_belief(game)]
+    if cfg.rulings["L25"] == "round-ends":
+        out.append(round_termination(game))
+    if cfg.objective == "match" and cfg.rulings["L15"] == "all-tied-win":
+        out.append(match_termination(game))
     if cfg.deck[Kind.GRITO] >= GRITO_END:
-        out.append(deck_never_empty(cfg, limits))
-    elif cfg.rulings["L25"] == "round-ends":
-        out.append(deck_exhaustion_trace(ex, limits=limits))
-    elif limits.expired():
-        out.append(limits.not_run("deck-exhaustion-matches-proof", "exhaustive"))
-    else:  # the deck running out is only visible where it ends the round: explore that reading
-        ends = Config(**{**cfg.__dict__, "rulings": dict(cfg.rulings, L25="round-ends")})
-        ex_ends = explore(LoiraGame(ends, symmetry=False), max_states=limits.states(EXPLORE_LIMIT),
-                          timeout=limits.remaining(), check_invariants=False)
-        out.append(deck_exhaustion_trace(ex_ends, cfg.rulings["L25"], limits))
-    out.append(l04_readings(ex, limits))
+        out.append(deck_never_empty(game))
     return out
-
-
-def _base_ruleset(ruleset: Ruleset) -> Ruleset:
-    """The same rulings and player count with the standard components."""
-    from model.loira import SPEC
-    p, _ = SPEC.schema.defaults()
-    p = dict(p, players=ruleset["players"], expansions=ruleset["expansions"])
-    return Ruleset("loira", "standard", p, dict(ruleset.rulings), ruleset.source)

@@ -1,49 +1,92 @@
-"""Z3 proofs for Pig: the state invariant is inductive over the three moves, and each turn's
-progress measure (the turn total) rises on every scoring roll."""
+"""Z3 proofs for Pig, bound to ``model.pig.game`` by a refinement mapping.
+
+The frame is the mover's view of a state: ``s0`` the mover's banked score, ``s1..`` the other
+seats' in turn order, ``turn`` the turn total, ``rolling`` whether the die is in the air. Four
+actions relate frames (roll, score, bust, hold) and one exit leaves them (a scoring roll that
+reaches the goal wins). ``proofs.refinement`` checks that every transition of the real game maps to
+one of them, so the invariant and the progress ranking speak about the code, not about a copy.
+"""
 from __future__ import annotations
 
 import z3
 
-from proofs.harness import Action, check_inductive, prove
-from solver.report import PropertyResult
+from model.pig.game import Pig
+from proofs.harness import Action
+from proofs.logic import And, Unchanged
+from proofs.refinement import Exit, RuleProof
 
 
-def _frame(suffix: str) -> dict[str, z3.ArithRef]:
-    return {"score": z3.Int("score" + suffix), "other": z3.Int("other" + suffix),
-            "turn": z3.Int("turn" + suffix), "face": z3.Int("face" + suffix)}
+def _frame_factory(n: int):
+    def frame(sfx: str) -> dict[str, z3.ExprRef]:
+        f = {f"s{i}": z3.Int(f"s{i}{sfx}") for i in range(n)}
+        f.update(turn=z3.Int("turn" + sfx), rolling=z3.Bool("rolling" + sfx), face=z3.Int("face" + sfx))
+        return f
+    return frame
 
 
-def pig_proofs(goal: int, faces: int) -> list[PropertyResult]:
+def _abstraction(game: Pig):
+    n = game.num_players
+
+    def of_state(s):
+        if s[game._winner] >= 0:
+            return None   # somebody won: the game has left the frame
+        m = s[game._mover]
+        f = {f"s{i}": s[(m + i) % n] for i in range(n)}
+        f.update(turn=s[game._turn], rolling=bool(s[game._rolling]))
+        return f
+    return of_state
+
+
+def pig_proofs(game: Pig) -> list[RuleProof]:
+    goal, faces, n = game.goal, game.faces, game.num_players
+    frame = _frame_factory(n)
+    scores = [f"s{i}" for i in range(n)]
+
     def invariant(s):
-        return z3.And(s["score"] >= 0, s["score"] < goal, s["other"] >= 0, s["other"] < goal,
-                      s["turn"] >= 0, s["score"] + s["turn"] < goal)
+        return And([And(s[x] >= 0, s[x] < goal) for x in scores], s["turn"] >= 0, s["s0"] + s["turn"] < goal)
 
     def init(s):
-        return z3.And(s["score"] == 0, s["other"] == 0, s["turn"] == 0)
+        return And([s[x] == 0 for x in scores], s["turn"] == 0, s["rolling"] == False)  # noqa: E712
 
-    def valid_face(s):
-        return z3.And(s["face"] >= 1, s["face"] <= faces)
+    def roll(s, t):
+        return And(s["rolling"] == False, t["rolling"] == True,  # noqa: E712
+                   Unchanged(s, t, "rolling", "face"))
 
-    def roll_and_score(s, t):
-        # a face > 1 that does not reach the goal (reaching it ends the game)
-        return z3.And(valid_face(s), s["face"] >= 2, s["score"] + s["turn"] + s["face"] < goal,
-                      t["score"] == s["score"], t["other"] == s["other"], t["turn"] == s["turn"] + s["face"])
+    def score(s, t):
+        # a face above 1 that does not reach the goal (reaching it wins: the exit below)
+        return And(s["rolling"] == True, s["face"] >= 2, s["face"] <= faces,  # noqa: E712
+                   s["s0"] + s["turn"] + s["face"] < goal, t["turn"] == s["turn"] + s["face"],
+                   t["rolling"] == False, [t[x] == s[x] for x in scores])  # noqa: E712
+
+    def pass_die(s, t, banked):
+        # the next seat moves: the frame rotates, the old mover's score goes last
+        return And([t[f"s{i}"] == s[f"s{i + 1}"] for i in range(n - 1)],
+                   t[f"s{n - 1}"] == s["s0"] + banked, t["turn"] == 0, t["rolling"] == False)  # noqa: E712
 
     def bust(s, t):
-        # a 1: the turn total is lost and the other player moves (the frame is the mover's view)
-        return z3.And(s["face"] == 1, t["score"] == s["other"], t["other"] == s["score"], t["turn"] == 0)
+        return And(s["rolling"] == True, s["face"] == 1, pass_die(s, t, 0))  # noqa: E712
 
     def hold(s, t):
-        return z3.And(t["score"] == s["other"], t["other"] == s["score"] + s["turn"], t["turn"] == 0)
+        return And(s["rolling"] == False, pass_die(s, t, s["turn"]))  # noqa: E712
 
-    results = [check_inductive(
-        "pig-state-invariant", _frame, init, invariant,
-        [Action("roll-and-score", roll_and_score), Action("bust", bust), Action("hold", hold)],
-        detail=f"0 <= scores < {goal} and score + turn total < {goal}: holds at the start and is "
-               "preserved by scoring rolls, busts and holds")]
-    results.append(prove(
-        "pig-turn-progress", _frame,
-        lambda s: z3.Implies(z3.And(valid_face(s), s["face"] >= 2), s["turn"] + s["face"] >= s["turn"] + 2),
-        detail="every scoring roll raises the turn total by at least 2, so a turn that never busts "
-               f"reaches the goal within {(goal + 1) // 2} rolls"))
-    return results
+    faces_range = {"face": range(1, faces + 1)}
+    actions = [Action("roll", roll), Action("score", score, faces_range), Action("bust", bust, faces_range),
+               Action("hold", hold)]
+    win = Exit("win", lambda s: And(s["rolling"], s["face"] >= 2, s["s0"] + s["turn"] + s["face"] >= goal),
+               faces_range)
+    typing = lambda s: And(s["face"] >= 1, s["face"] <= faces)  # noqa: E731
+    doc = ("s0 = the mover's banked score, s1.. = the next seats' in turn order, turn = the turn total, "
+           "rolling = the die is in the air; a state where somebody won is outside the frame")
+    common = dict(frame=frame, abstraction_doc=doc, abstraction=_abstraction(game), init=init,
+                  invariant=invariant, actions=actions, exits=[win], assumptions=typing)
+    return [
+        RuleProof("pig-state-invariant",
+                  f"0 <= every score < {goal} and score + turn total < {goal} while nobody has won",
+                  **common),
+        RuleProof("pig-turn-progress",
+                  f"goal - score - turn total ({goal} at the start) is a ranking that every scoring roll "
+                  f"lowers by at least 2, so a turn that never busts wins within {(goal + 1) // 2} rolls",
+                  ranking=lambda s: goal - s["s0"] - s["turn"], decreasing=("score",), decrease=2,
+                  resets=("bust", "hold"),
+                  **common),
+    ]

@@ -226,10 +226,20 @@ def _own_move(a, b, k):
 
 
 def no_effect_proof(k: int, sneak_range: int, sneak_ahead_only: bool, sneak_without_gift: bool,
-                    limits: Limits = NO_LIMITS, own_leader: bool = False) -> list[PropertyResult]:
+                    limits: Limits = NO_LIMITS, own_leader: bool = False,
+                    leader_by_gift: bool = False) -> list[PropertyResult]:
     """``own_leader`` (P07): a gift holder with nobody on the track strictly ahead draws the
-    no-op Lugar, so the empty draw also needs some (shielded) player on the track ahead."""
+    no-op Lugar, so the empty draw also needs some (shielded) player on the track ahead.
+    P20 'leader-then-gift' (unless ``leader_by_gift``): ``t`` is the leader drawn among the front
+    runners (any seat when there is none), and Lugar needs that player to hold a gift and be
+    targetable; the claim holds for every such draw."""
     frame = _gift_frame(k)
+
+    def front(f, who):  # on the track, strictly ahead of the mover, nobody on the track above
+        pw = _sel(f, "pos", who, k)
+        top = z3.And([z3.Implies(z3.And(z3.IntVal(i) != f["m"], f[f"st{i}"] == ON), f[f"pos{i}"] <= pw)
+                      for i in range(k)])
+        return z3.And(who != f["m"], _sel(f, "st", who, k) == ON, pw > _sel(f, "pos", f["m"], k), top)
 
     def someone_ahead(f):
         pm = _sel(f, "pos", f["m"], k)
@@ -245,7 +255,11 @@ def no_effect_proof(k: int, sneak_range: int, sneak_ahead_only: bool, sneak_with
         behind = z3.Or([z3.And(hold[i], f[f"pos{i}"] < pm) for i in range(k)])
         reach = z3.Or([z3.And(hold[i], f[f"pos{i}"] - pm >= lo, f[f"pos{i}"] - pm <= sneak_range)
                        for i in range(k)])
-        lugar = z3.Or(ahead, z3.And(h, z3.Not(someone_ahead(f)))) if own_leader else ahead
+        if leader_by_gift:
+            lugar = ahead
+        else:
+            lugar = z3.And(front(f, f["t"]), _targetable(f, f["t"], k), _sel(f, "gift", f["t"], k) >= 0)
+        lugar = z3.Or(lugar, z3.And(h, z3.Not(someone_ahead(f)))) if own_leader else lugar
         luck = [z3.Not(h), lugar, z3.And(z3.Or(h, sneak_without_gift), reach), z3.And(h, ahead),
                 z3.And(h, behind), z3.And(h, ahead), z3.And(h, z3.Or(targ))]
         return h, targ, luck
@@ -262,7 +276,8 @@ def no_effect_proof(k: int, sneak_range: int, sneak_ahead_only: bool, sneak_with
         return z3.Or(z3.Not(h), h)  # Volte 3 casas without a gift, De volta à árvore with one
 
     def assume(f):
-        return z3.And(_types(k)(f), _sel(f, "st", f["m"], k) == ON)
+        drawn = z3.Or(front(f, f["t"]), z3.Not(someone_ahead(f)))  # P20: t is a drawn leader
+        return z3.And(_types(k)(f), _sel(f, "st", f["m"], k) == ON, drawn)
 
     detail = ("a ★ square has no eligible effect exactly when the mover holds a gift and no other "
               "player on the track is targetable (all shielded)")

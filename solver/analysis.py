@@ -7,17 +7,16 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections import deque
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
 
-from model.protocol import TERMINAL
 from model.registry import get_spec
 from model.ruleset import Ruleset, RulesetError
 
 from .explore import explore
 from .graph import decision_graph, policy_table, write_table
+from .rulings import ruling_diff  # noqa: F401 - re-exported for callers of analysis
 from .solve import solve
 
 #: graphs up to this many states are solved in exact rational arithmetic by default
@@ -98,98 +97,6 @@ def write_solution_files(sol, out_dir: Path, picture: Callable | None = None) ->
     return out
 
 
-def _signature(game, state) -> tuple:
-    """What a state offers: whose move, the moves with their probabilities and results' keys."""
-    seat = game.current_player(state)
-    if seat == TERMINAL:
-        return ("end", tuple(game.returns(state)))
-    moves = tuple((a, p, game.key(game.canonicalize(s)[0])) for a, p, s in game.successors(state))
-    return (seat, moves)
-
-
-def ruling_diff(ruleset: Ruleset, ruling_id: str, option: str, *, max_states: int = 500_000
-                ) -> dict[str, Any]:
-    """The shortest reachable situation where ``option`` plays differently from the ruleset's
-    reading of ``ruling_id``, and the change in optimal values (when both solve)."""
-    spec = get_spec(ruleset.game)
-    if ruling_id not in spec.schema.ruling_index:
-        raise RulesetError("command line", "ruling",
-                           f"unknown ruling id {ruling_id!r} for {spec.name} "
-                           f"(known: {', '.join(spec.schema.ruling_index) or 'none'})")
-    ruling = spec.schema.ruling_index[ruling_id]
-    if option not in ruling.options:
-        raise RulesetError("command line", "option", f"{option!r} is not an option of {ruling_id} "
-                           f"(options: {', '.join(ruling.options)})")
-    base_option = ruleset.rulings[ruling_id]
-    other = ruleset.with_overrides(rulings={ruling_id: option}, spec=spec.schema)
-    game_a, game_b = spec.build(ruleset), spec.build(other)
-    # breadth-first over the states reachable under either reading, in lockstep
-    start = game_a.canonicalize(game_a.initial_state())[0]
-    seen = {game_a.key(start): None}
-    queue = deque([(start, [])])
-    parting, complete = None, True
-    while queue:
-        state, path = queue.popleft()
-        sig_a, sig_b = _signature(game_a, state), _signature(game_b, state)
-        if sig_a != sig_b:
-            parting = (state, path, sig_a, sig_b)
-            break
-        if sig_a[0] == "end":
-            continue
-        for act, _, nxt in game_a.successors(state):
-            nxt = game_a.canonicalize(nxt)[0]
-            k = game_a.key(nxt)
-            if k not in seen:
-                seen[k] = None
-                queue.append((nxt, path + [(state, act)]))
-        if len(seen) > max_states:
-            complete = False
-            break
-    out: dict[str, Any] = {"ruling": ruling_id, "question": ruling.question, "default": base_option,
-                           "alternative": option, "states_compared": len(seen)}
-    if parting is not None:
-        state, path, sig_a, sig_b = parting
-        trace = [f"start: {game_a.describe_state(game_a.initial_state())}"]
-        for i, (s, a) in enumerate(path, 1):
-            trace.append(f"{i}. {game_a.seat_name(game_a.current_player(s))}: {game_a.describe_action(s, a)}")
-        trace.append(f"situation: {game_a.describe_state(state)}")
-        trace.append(f"under {base_option}: {_narrate_signature(game_a, state, sig_a)}")
-        trace.append(f"under {option}: {_narrate_signature(game_b, state, sig_b)}")
-        out.update(parts=True, depth=len(path), situation=trace)
-    elif complete:
-        out.update(parts=False, proof=f"no reachable situation parts the readings "
-                   f"({len(seen)} states of this configuration compared exhaustively)")
-    else:
-        out.update(parts=None, note=f"no parting found within {max_states} states")
-    values = {}
-    for label, rs in ((base_option, ruleset), (option, other)):
-        try:
-            res = solve_ruleset(rs, max_states=max_states)
-            values[label] = res.get("values")
-        except Exception as exc:  # noqa: BLE001 - a reading the solver cannot handle is reported
-            values[label] = f"not solved: {exc}"
-    out["values"] = values
-    a, b = values.get(base_option), values.get(option)
-    if isinstance(a, list) and isinstance(b, list):
-        out["value_change"] = [
-            {"fraction": str(Fraction(y["fraction"]) - Fraction(x["fraction"]))
-             if x["fraction"] and y["fraction"] else None, "float": y["float"] - x["float"]}
-            for x, y in zip(a, b)]
-    return out
-
-
-def _narrate_signature(game, state, sig) -> str:
-    if sig[0] == "end":
-        return "the game ends with returns " + ", ".join(str(r) for r in sig[1])
-    seat, moves = sig
-    parts = []
-    for a, p, _ in moves:
-        text = game.describe_action(state, a)
-        parts.append(text + (f" ({p})" if p is not None else ""))
-    return f"{game.seat_name(seat)} chooses among: " + "; ".join(parts) if seat >= 0 else \
-        "chance: " + "; ".join(parts)
-
-
 # ---- regression scenarios ------------------------------------------------------------------------
 
 SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
@@ -252,6 +159,10 @@ def check_scenarios(game: str) -> list[dict[str, Any]]:
 _STATE_COUNT = re.compile(r"\d[\d,]*( reachable)? states")
 
 
+#: without a user --timeout, each side's solve in ``compare`` stops after this many seconds
+COMPARE_SOLVE_TIMEOUT = 60.0
+
+
 def _left(deadline: float | None) -> float | None:
     return None if deadline is None else max(0.001, deadline - time.perf_counter())
 
@@ -259,21 +170,56 @@ def _left(deadline: float | None) -> float | None:
 def _side(spec, ruleset: Ruleset, max_states: int | None, deadline: float | None) -> dict[str, Any]:
     from .verify import verify
     rep = verify(spec, ruleset, max_states=max_states, timeout=_left(deadline))
-    res = solve_ruleset(ruleset, max_states=max_states, timeout=_left(deadline))
+    left = _left(deadline)
+    res = solve_ruleset(ruleset, max_states=max_states,
+                        timeout=left if left is not None else COMPARE_SOLVE_TIMEOUT)
     res.pop("_solution", None)
     longest = next((p.data.get("longest_play") for p in rep.properties if p.name == "termination"), None)
     return {"ruleset": ruleset.name, "source": ruleset.source, "verify": rep.status,
             "properties": {p.name: p.status for p in rep.properties},
+            "evidence": {p.name: p.evidence for p in rep.properties},
             "property_details": {p.name: p.detail for p in rep.properties},
+            "counterexamples": {p.name: p.counterexample for p in rep.properties if p.counterexample},
+            "notes": rep.notes,
             "values": res.get("values"), "states": res.get("states"), "longest_play": longest,
-            "partial": bool(res.get("partial"))}
+            "partial": bool(res.get("partial")),
+            "values_note": None if res.get("values") else (res.get("reason") or "no values")}
+
+
+def _base_name(name: str) -> str:
+    """A property's name without the derived configuration it was checked on ("x [7 cards]" -> "x")."""
+    return name.split(" [", 1)[0]
+
+
+def find_regressions(sa: dict[str, Any], sb: dict[str, Any]) -> list[dict[str, Any]]:
+    """What got worse from A to B: a property A holds that B fails or cannot decide (or no longer
+    checks at all), a property B fails that A does not, and values that could not be computed."""
+    pa, pb = sa["properties"], sb["properties"]
+    b_bases = {_base_name(n) for n in pb}
+    out = []
+    for name, status in pa.items():
+        got = pb.get(name)
+        if status == "holds" and got in ("fails", "unknown"):
+            out.append({"property": name, "a": status, "b": got,
+                        "why": "B fails it" if got == "fails" else "B cannot decide it"})
+        elif status == "holds" and got is None and _base_name(name) not in b_bases:
+            out.append({"property": name, "a": status, "b": None, "why": "B no longer checks it"})
+    for name, got in pb.items():
+        if got == "fails" and pa.get(name) not in ("fails", "holds"):
+            out.append({"property": name, "a": pa.get(name), "b": got, "why": "B fails it"})
+    for label, side in (("A", sa), ("B", sb)):
+        if not side["values"]:
+            out.append({"property": "values", "a": None, "b": None,
+                        "why": f"{label}'s values could not be computed ({side['values_note']})"})
+    return out
 
 
 def compare_rulesets(a: Ruleset, b: Ruleset, *, max_states: int | None = None,
                      timeout: float | None = None) -> dict[str, Any]:
     """What a rule edit changes: parameters and rulings, each property's status and detail, the
     optimal values and the longest play. ``details`` lists every detail whose text differs;
-    ``substantive_details`` only those that differ beyond their state counts."""
+    ``substantive_details`` only those that differ beyond their state counts; ``regressions``
+    what got worse (the CLI exits 1 when it is not empty)."""
     if a.game != b.game:
         raise RulesetError(b.source, "game", f"rulesets are for different games ({a.game} vs {b.game})")
     spec = get_spec(a.game)
@@ -286,6 +232,7 @@ def compare_rulesets(a: Ruleset, b: Ruleset, *, max_states: int | None = None,
     details = {k: [da[k], db[k]] for k in shared if da[k] != db[k]}
     return {
         "a": sa, "b": sb,
+        "regressions": find_regressions(sa, sb),
         "changes": {
             "params": {k: [a.params.get(k), b.params.get(k)] for k in a.params
                        if a.params.get(k) != b.params.get(k)},

@@ -536,7 +536,6 @@ def _exact_scc(ex: Exploration, members: list[int], exact: list, choice: np.ndar
 def _exact_linear_solve(ex, members, policy, exact, seats, perms) -> None:
     """Gauss-Jordan elimination over Fractions for the SCC's values under ``policy``."""
     local = {v: i for i, v in enumerate(members)}
-    m = len(members) * seats
     rows: list[dict[int, Fraction]] = []
     rhs: list[Fraction] = []
     for v in members:
@@ -554,6 +553,15 @@ def _exact_linear_solve(ex, members, policy, exact, seats, perms) -> None:
                     b += w * exact[c][col]
             rows.append(row)
             rhs.append(b)
+    rhs = gauss_jordan(rows, rhs)
+    for v in members:
+        exact[v] = tuple(rhs[local[v] * seats + s] for s in range(seats))
+
+
+def gauss_jordan(rows: list[dict[int, Fraction]], rhs: list[Fraction]) -> list[Fraction]:
+    """Solve the sparse square system (rows as {column: coefficient}) over Fractions, in place;
+    returns the solution."""
+    m = len(rows)
     for pivot in range(m):
         r = next((r for r in range(pivot, m) if rows[r].get(pivot, 0) != 0), None)
         if r is None:
@@ -576,8 +584,7 @@ def _exact_linear_solve(ex, members, policy, exact, seats, perms) -> None:
                         else:
                             row2.pop(k, None)
                     rhs[r2] -= f * pb
-    for v in members:
-        exact[v] = tuple(rhs[local[v] * seats + s] for s in range(seats))
+    return rhs
 
 
 def _exact_choices(ex: Exploration, exact: list, choice: np.ndarray) -> np.ndarray:

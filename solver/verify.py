@@ -11,11 +11,12 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from model.protocol import TERMINAL
+from model.protocol import CHANCE, TERMINAL
 from model.ruleset import Ruleset
 from model.spec import GameSpec
+from proofs.refinement import check_rule_proof
 
-from .explore import Exploration, explore
+from .explore import Exploration, _distribution_problem, explore
 from .limits import Limits
 from .report import FAILS, HOLDS, UNKNOWN, PropertyResult
 
@@ -35,6 +36,10 @@ class VerifyReport:
     properties: list[PropertyResult] = field(default_factory=list)
     states: int = 0
     seconds: float = 0.0
+    #: what the reader should know about how the verdict was reached (too big to explore, ...)
+    notes: list[str] = field(default_factory=list)
+    #: the smaller configurations explored in its place, each {label, config, states}
+    derived: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def status(self) -> str:
@@ -113,6 +118,63 @@ def termination_property(ex: Exploration) -> PropertyResult:
                           data={"cyclic_states": int(cyclic_nodes.size)})
 
 
+def shortest_lasso(ex: Exploration, final_note: str = "") -> list[str] | None:
+    """A play that can go on for ever: the shortest path from the start to a reachable cycle, then
+    the shortest cycle through that state, narrated move by move; None when the explored graph has
+    no cycle. (A cycle never contains an end: terminal states have no moves.)"""
+    if not ex.complete:
+        return None
+    n = ex.num_states
+    offsets = np.frombuffer(ex.offsets, dtype=np.int64)
+    child = np.frombuffer(ex.child, dtype=np.int64)
+    source = np.repeat(np.arange(n), np.diff(offsets))
+    graph = csr_matrix((np.ones(len(child), np.int8), (source, child)), shape=(n, n))
+    _, label = connected_components(graph, directed=True, connection="strong")
+    sizes = np.bincount(label)
+    on_cycle = (sizes[label] > 1)
+    on_cycle[source[source == child]] = True
+    if not on_cycle.any():
+        return None
+    depth = np.frombuffer(ex.depth, np.int64)
+    candidates = np.flatnonzero(on_cycle)
+    entry = int(candidates[np.argmin(depth[candidates])])
+    # BFS inside the entry's component, back to the entry
+    comp = label[entry]
+    back: dict[int, int] = {}
+    queue, found = deque([entry]), None
+    while queue and found is None:
+        v = queue.popleft()
+        for e in range(int(offsets[v]), int(offsets[v + 1])):
+            c = int(child[e])
+            if label[c] != comp:
+                continue
+            if c == entry:
+                found = e
+                break
+            if c not in back:
+                back[c] = e
+                queue.append(c)
+    cycle = [found]
+    v = ex.source_of(found)
+    while v != entry:
+        e = back[v]
+        cycle.append(e)
+        v = ex.source_of(e)
+    cycle.reverse()
+    lines = ex.narrate(entry)
+    lines.append(f"-- from here the play can repeat for ever ({len(cycle)} moves per lap):")
+    game = ex.game
+    for step, e in enumerate(cycle, 1):
+        src = ex.source_of(e)
+        move = game.describe_action(ex.state(src), ex.action[e])
+        if ex.prob[e] is not None:
+            move += f" (probability {ex.prob[e]})"
+        lines.append(f"  {step}. {game.seat_name(int(ex.kind[src]))}: {move} -> "
+                     f"{game.describe_state(ex.state(int(child[e])))}")
+    lines.append(final_note or "-- back at the state the lap started from")
+    return lines
+
+
 def _longest_path(n: int, offsets: np.ndarray, child: np.ndarray) -> int:
     longest = np.zeros(n, dtype=np.int64)
     # BFS numbering is not topological in general; process by reverse topological order (DFS)
@@ -140,18 +202,204 @@ def _longest_path(n: int, offsets: np.ndarray, child: np.ndarray) -> int:
     return int(longest[0])
 
 
+#: without a user --timeout, a ruleset too big to explore gets this many seconds in all: the direct
+#: exploration gets a share, then the Z3 proofs, the derived configurations and sampled plays
+DEFAULT_BUDGET = 110.0
+#: the share of the budget the direct exploration may use before verify switches to that path
+DIRECT_SHARE = 0.25
+#: sampled plays at full size (each checks every invariant at every visited state)
+DEFAULT_PLAYS = 2_000
+
+
+def config_label(spec: GameSpec, ruleset: Ruleset) -> str:
+    """The configuration a result is about: ruleset name and the parameters that differ from the
+    game's defaults, and the rulings that differ from the catalog's defaults."""
+    params, rulings = spec.schema.defaults()
+    changed = [f"{k}={_short(v)}" for k, v in ruleset.params.items() if params.get(k) != v]
+    changed += [f"{k}={v}" for k, v in ruleset.rulings.items() if rulings.get(k) != v]
+    return ruleset.name + (f" ({', '.join(changed)})" if changed else "")
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return f"[{len(value)} items]" if len(value) > 6 else "[" + " ".join(map(str, value)) + "]"
+    return str(value)
+
+
 def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
-           timeout: float | None = None, progress: Callable | None = None) -> VerifyReport:
+           timeout: float | None = None, progress: Callable | None = None,
+           plays: int | None = None, seed: int = 0) -> VerifyReport:
+    """Every property of ``ruleset`` with its evidence.
+
+    The configuration is explored exhaustively when it fits (the state cap, and a share of the time
+    budget). When it does not, the ruleset still gets a verdict: (a) the Z3 proofs on its own
+    parameters, their mapping checked on sampled plays; (b) exhaustive checks on the smaller
+    configurations the game derives from it while keeping the edit (``GameSpec.shrink``), each
+    named; (c) ``plays`` sampled full-size plays with every invariant checked at every state.
+    """
     start = time.perf_counter()
+    budget = timeout if timeout is not None else None
     limits = Limits.starting_now(max_states, timeout)
     game = spec.build(ruleset)
+    label = config_label(spec, ruleset)
     limit = max_states if max_states is not None else spec.verify_max_states
-    ex = explore(game, max_states=limit, timeout=timeout, progress=progress)
+    direct_time = (budget if budget is not None else DEFAULT_BUDGET) * (1.0 if budget is not None and max_states
+                                                                          else DIRECT_SHARE)
+    ex = explore(game, max_states=limit, timeout=direct_time, progress=progress)
     report = VerifyReport(ruleset, dict(ruleset.params))
     report.states = ex.num_states
-    report.properties.extend(exploration_properties(ex))
-    report.properties.append(termination_property(ex))
-    if spec.checks is not None:
-        report.properties.extend(spec.checks(ruleset, limits=limits))
+    if ex.complete:
+        _verify_explored(spec, ruleset, game, ex, label, limits, report)
+    else:
+        rest = (limits if budget is not None else
+                Limits.starting_now(max_states, DEFAULT_BUDGET - (time.perf_counter() - start)))
+        _verify_too_big(spec, ruleset, game, ex, label, rest, report, plays or DEFAULT_PLAYS, seed, progress)
     report.seconds = time.perf_counter() - start
     return report
+
+
+def _verify_explored(spec, ruleset, game, ex, label, limits, report) -> None:
+    scope = f"{label}: {ex.num_states:,} states"
+    for prop in exploration_properties(ex) + [termination_property(ex)]:
+        prop.scope = prop.scope or scope
+        report.properties.append(prop)
+    for proof in (spec.proofs(ruleset, game) if spec.proofs else ()):
+        report.properties.append(check_rule_proof(proof, game, exploration=ex, scope=scope, limits=limits))
+    if "explored_checks" in spec.hooks:   # game checks that read this very exploration
+        for prop in spec.hooks["explored_checks"](ruleset, ex, limits):
+            prop.scope = prop.scope or scope
+            report.properties.append(prop)
+    if spec.checks is not None:
+        for prop in spec.checks(ruleset, limits=limits):
+            prop.scope = prop.scope or label
+            report.properties.append(prop)
+
+
+def _verify_too_big(spec, ruleset, game, ex, label, limits, report, plays, seed, progress) -> None:
+    """(a) proofs on the ruleset's own parameters, (b) derived configurations, (c) sampled plays.
+    The time left is split: a third for the derived configurations, the rest for the plays (the
+    proofs take seconds)."""
+    why = f"{label} is too big to explore within the limits ({ex.num_states:,} states explored, {ex.stop_reason})"
+    report.notes.append(why)
+    # (c) first builds the sample the proofs' mappings are checked on
+    left = limits.remaining()
+    sample_limits = Limits.starting_now(None, None if left is None else left * 0.45)
+    sampled = sample_properties(game, plays, seed, sample_limits, label)
+    report.properties.extend(sampled)
+    n_plays = next((p.data.get("plays", 0) for p in sampled), 0)
+    for proof in (spec.proofs(ruleset, game) if spec.proofs else ()):
+        report.properties.append(check_rule_proof(proof, game, plays=max(1, min(n_plays, 300)), seed=seed,
+                                                  scope=f"{label}: Z3 on its own parameters", limits=limits))
+    # the game's own checks at full size, within a share of the time: those that need no complete
+    # exploration answer, the others say they could not (unknown), so no property is dropped
+    left = limits.remaining()
+    check_limits = Limits(limits.max_states, None if left is None else time.perf_counter() + left * 0.4)
+    if "full_size_checks" in spec.hooks:
+        report.properties.extend(spec.hooks["full_size_checks"](ruleset, game, label, check_limits,
+                                                                max(1, min(n_plays, 300)), seed))
+    elif spec.checks is not None:
+        for prop in spec.checks(ruleset, limits=check_limits):
+            prop.scope = prop.scope or label
+            report.properties.append(prop)
+    if spec.shrink is None:
+        report.notes.append(f"{spec.name} derives no smaller configurations; evidence is proofs and sampling")
+        return
+    for derived_label, derived in spec.shrink(ruleset):
+        if limits.expired():
+            report.notes.append(f"derived configuration {derived_label!r} not explored: time limit")
+            continue
+        sub = Limits.starting_now(limits.max_states, limits.remaining())
+        dgame = spec.build(derived)
+        dex = explore(dgame, max_states=sub.states(spec.verify_max_states), timeout=sub.remaining(),
+                      progress=progress)
+        dlabel = f"derived: {derived_label}"
+        if not dex.complete:
+            report.notes.append(f"{dlabel}: not explored completely ({dex.stop_reason})")
+            continue
+        report.derived.append({"label": derived_label, "config": derived.as_dict(), "states": dex.num_states})
+        scope = f"{dlabel}: {dex.num_states:,} states"
+        for prop in exploration_properties(dex) + [termination_property(dex)]:
+            prop.name, prop.scope = f"{prop.name} [{derived_label}]", scope
+            report.properties.append(prop)
+        for proof in (spec.proofs(derived, dgame) if spec.proofs else ()):
+            res = check_rule_proof(proof, dgame, exploration=dex, scope=scope, limits=sub)
+            res.name = f"{res.name} [{derived_label}]"
+            report.properties.append(res)
+        for prop in (spec.hooks["explored_checks"](derived, dex, sub) if "explored_checks" in spec.hooks else ()):
+            prop.name, prop.scope = f"{prop.name} [{derived_label}]", prop.scope or scope
+            report.properties.append(prop)
+        if spec.checks is not None:
+            for prop in spec.checks(derived, limits=sub):
+                prop.name, prop.scope = f"{prop.name} [{derived_label}]", prop.scope or dlabel
+                report.properties.append(prop)
+
+
+def sample_properties(game, plays: int, seed: int, limits: Limits, label: str) -> list[PropertyResult]:
+    """Every invariant and protocol rule at every state of ``plays`` seeded random plays (uniform
+    decisions, chance by its probabilities). Not a proof: the results say so."""
+    from proofs.refinement import random_play
+    import random
+    start = time.perf_counter()
+    rng = random.Random(seed)
+    invariants = list(game.invariants())
+    failures: dict[str, list[str]] = {}
+    states = done = unfinished = 0
+    max_moves = game.max_game_length or 100_000
+    for done in range(1, plays + 1):
+        if limits.expired():
+            done -= 1
+            break
+        steps = random_play(game, rng, max_moves)
+        visited = [game.initial_state()] + [t for _, _, t in steps]
+        states += len(visited)
+        last = visited[-1]
+        if game.current_player(last) != TERMINAL:
+            unfinished += 1
+        for j, state in enumerate(visited):
+            for inv in invariants:
+                if inv.name in failures:
+                    continue
+                reason = inv.check(state)
+                if reason is not None:
+                    failures[inv.name] = _sample_trace(game, steps, j, done, seed) + [f"violated: {reason}"]
+            seat = game.current_player(state)
+            if seat == TERMINAL:
+                ret = game.returns(state)
+                if any(not game.min_utility <= r <= game.max_utility for r in ret) or (
+                        game.constant_sum is not None and sum(ret) != game.constant_sum):
+                    failures.setdefault("utility-bounds", _sample_trace(game, steps, j, done, seed)
+                                        + [f"returns {tuple(map(str, ret))}"])
+            elif seat == CHANCE:
+                problem = _distribution_problem(tuple(p for _, p in game.chance_outcomes(state)))
+                if problem:
+                    failures.setdefault("chance-distribution", _sample_trace(game, steps, j, done, seed) + [problem])
+            elif not game.legal_actions(state):
+                failures.setdefault("legal-actions", _sample_trace(game, steps, j, done, seed) + ["no legal move"])
+    seconds = time.perf_counter() - start
+    scope = f"{label}: {done:,} sampled plays (seed {seed}), {states:,} states visited"
+    named = [(inv.name, inv.description) for inv in invariants] + list(PROTOCOL_PROPERTIES.items())
+    out = []
+    for name, description in named:
+        if name in failures:
+            out.append(PropertyResult(name, FAILS, description, failures[name], "sampled", seconds,
+                                      {"plays": done}, scope))
+        elif done == 0:
+            out.append(PropertyResult(name, UNKNOWN, f"{description}: no play sampled before the time limit",
+                                      kind="sampled", scope=scope))
+        else:
+            out.append(PropertyResult(name, HOLDS, f"{description}: no violation in {done:,} plays "
+                                      f"({states:,} states) -- sampled, not a proof", kind="sampled",
+                                      seconds=seconds, data={"plays": done, "states": states}, scope=scope))
+    ended = done - unfinished
+    out.append(PropertyResult("termination", HOLDS if done and not unfinished else UNKNOWN,
+                              f"{ended:,} of {done:,} sampled plays ended (within {max_moves:,} moves each)"
+                              + (" -- sampled, not a proof" if done and not unfinished else
+                                 "; a play that does not end may loop: explore a derived configuration"),
+                              kind="sampled", seconds=seconds, data={"plays": done, "unfinished": unfinished},
+                              scope=scope))
+    return out
+
+
+def _sample_trace(game, steps, upto: int, play: int, seed: int) -> list[str]:
+    from proofs.refinement import narrate_play
+    return narrate_play(game, steps, upto, f"sampled play {play} (seed {seed})")

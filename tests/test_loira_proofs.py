@@ -1,69 +1,107 @@
-"""Loira proofs: every check holds on the default small configuration; known bounds; ruling
-alternatives that break a property are reported as such."""
+"""Loira proofs: every property holds on the default small configuration with its evidence; known
+bounds; ruling alternatives that break a property are reported from the explorer; shrink keeps the
+edit; the two-Grito deck runs out."""
 from __future__ import annotations
+
+from pathlib import Path
 
 from model.loira import SPEC
 from model.loira.bounds import score_bounds as closed
 from model.loira.config import config_from
-from proofs.loira import checks, conservation, deck_never_empty, score_bounds, termination, tie_break
+from model.loira.game import LoiraGame
+from model.spec import load_ruleset_file
+from proofs.loira_checks import directed_deck_run_out, score_bounds_opt, shrink, tie_break
+from solver.verify import verify
 from test_loira_helpers import ruleset
 
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "loira"
 
-def test_verify_checks_all_hold_on_the_small_configuration():
-    results = checks(ruleset(dict(SPEC.verify_overrides)))
-    names = {r.name for r in results}
-    assert {"score-bounds (this ruleset)", "score-bounds-reachable", "tie-break-total",
-            "tie-break-symmetric", "round-termination", "match-termination",
-            "deck-never-empty (full game)", "deck-exhaustion-matches-proof"} <= names
-    bad = [(r.name, r.status, r.detail) for r in results if r.status != "holds"]
-    assert not bad
+
+def _verify(params=None, rulings=None):
+    rs = ruleset({**SPEC.verify_overrides, **(params or {})}, rulings)
+    return {p.name: p for p in verify(SPEC, rs).properties}
+
+
+def test_verify_holds_on_the_small_configuration_with_every_proof_bound():
+    props = _verify()
+    assert all(p.status == "holds" for p in props.values()), [(p.name, p.detail) for p in props.values()
+                                                               if p.status != "holds"]
+    for name in ("card-conservation-inductive", "roll-conservation-inductive", "centre-belief-inductive",
+                 "round-termination"):
+        ref = props[name].data["refinement"]
+        assert props[name].evidence == "proved" and ref["mode"] == "exhaustive" and ref["steps"] > 0, name
+        assert ref["transitions"] == 44998   # every move of the 31,213 explored states
+    # the small deck has one Grito: the deck-never-empty claim is about the standard deck (Z3 on
+    # its parameters), its mapping checked on a 3-Grito configuration, and says so
+    deck = props["deck-never-empty"]
+    assert deck.evidence == "proved" and "standard deck (29 cards, 3 Gritos)" in deck.scope
+    assert props["L25-exercised"].data["trace"][-1].startswith("the main deck is empty")
+    assert props["tie-break"].data["ends"] > 0 and props["score-bounds (this ruleset)"].data["max"] == 11
+    assert "opening-bounded" not in props and "match-termination" not in props   # no match here
 
 
 def test_full_game_score_bounds():
     # base game, 2 players (nulls removed): bathroom 3 doors x (1+1+1+2+2+2) = 27; 4 openings one
     # seat can win (3 Gritos + Fios) -> 4+4+3+3 = 14; Espelho copying a 4; Interruptor 2; 3 rolls.
-    res, lo, hi = score_bounds(config_from(ruleset()), "base")
+    res, lo, hi = score_bounds_opt(config_from(ruleset()), "base")
     assert res.status == "holds" and (lo, hi) == (0, 27 + 14 + 4 + 2 + 3)
     # with the Ralo the minimum is -2 (it is the only card held)
     cfg = config_from(ruleset({"players": 4, "expansions": ["ralo"]}))
-    res, lo, hi = score_bounds(cfg, "ralo")
+    res, lo, hi = score_bounds_opt(cfg, "ralo")
     assert res.status == "holds" and lo == -2 and (lo, hi) == closed(cfg)
 
 
-def test_tie_break_properties_for_several_seat_counts():
+def test_tie_break_specification_for_several_seat_counts():
     for n in (2, 3, 5):
-        assert all(r.status == "holds" for r in tie_break(n)), n
+        game = LoiraGame(config_from(ruleset({"players": n})))
+        res = tie_break(game, iter(()), "spec only")
+        assert res.status == "holds" and res.data["ends"] == 0, (n, res.detail)
 
 
-def test_conservation_is_inductive():
-    assert all(r.status == "holds" for r in conservation(config_from(ruleset({"players": 6}))))
+def test_reshuffle_and_replay_non_termination_come_from_the_explorer():
+    reshuffle = _verify({"deck": ["F1", "toc-toc", "descarga"]}, {"L25": "reshuffle"})
+    res = reshuffle["round-termination"]
+    assert res.status == "fails" and res.kind == "graph"
+    assert any("repeat for ever" in line for line in res.counterexample)
+    replay = _verify({"deck": ["F1", "grito", "toc-toc"], "objective": "match"}, {"L15": "replay"})
+    res = replay["match-termination"]
+    assert res.status == "fails" and res.kind == "graph"
+    lap = res.counterexample[res.counterexample.index(next(x for x in res.counterexample if "repeat" in x)):]
+    assert sum("stops" in line for line in lap) == 4   # both seats stop twice: a tied 0-0 replayed
+    tied_win = _verify({"deck": ["F1", "grito", "toc-toc"], "objective": "match"})
+    assert tied_win["match-termination"].status == "holds" and tied_win["match-termination"].evidence == "proved"
 
 
-def test_termination_and_its_ruling_sensitivity():
-    cfg = config_from(ruleset())
-    res = {r.name: r for r in termination(cfg)}
-    assert res["round-termination"].status == "holds" and res["round-termination"].data["turn_bound"] == 29 + 2
-    replay = {r.name: r for r in termination(config_from(ruleset(rulings={"L15": "replay"})))}
-    assert replay["match-termination"].status == "fails"
-    reshuffle = {r.name: r for r in termination(config_from(ruleset(rulings={"L25": "reshuffle"})))}
-    assert reshuffle["round-termination"].status == "unknown"
+def test_a_deck_with_fewer_than_three_gritos_runs_out_with_the_shortest_play():
+    props = _verify({"deck": ["F1", "F2", "M1", "grito", "grito", "toc-toc", "descarga"]})
+    res = props["deck-never-empty"]
+    assert res.status == "fails" and res.data["moves"] == 16
+    assert res.counterexample[-2].startswith("16. chance: draws")
+    three = _verify({"deck": ["F1", "F2", "grito", "grito", "grito", "toc-toc"]})["deck-never-empty"]
+    assert three.status == "holds" and three.data["refinement"]["steps"] > 0
 
 
-def test_deck_never_empty_needs_three_gritos():
-    assert deck_never_empty(config_from(ruleset())).status == "holds"
-    two = config_from(ruleset({"deck": ["F1", "grito", "grito"]}))
-    res = deck_never_empty(two)
-    assert res.status == "fails" and "initial" in res.detail
+def test_shrink_keeps_the_edit_and_names_each_configuration():
+    two = load_ruleset_file(EXAMPLES / "two-gritos.toml")
+    assert config_from(two).deck_size == 28 and two.rulings["L04"] == "bathroom-cards"
+    derived = shrink(two)
+    assert [label for label, _ in derived] == [
+        "7 cards: F1 F2 M1 grito grito toc-toc descarga; 2 players; stalls 2 4; 1 roll"]
+    assert derived[0][1].rulings["L04"] == "bathroom-cards"
+    three = shrink(ruleset({"players": 3}, {"L12": "bathroom-only"}))
+    assert [label for label, _ in three] == [
+        "9 cards: F1 F2 M1 grito grito grito toc-toc descarga espelho; 2 players; stalls 2 4; 1 roll",
+        "9 cards: F1 F2 M1 grito grito grito toc-toc descarga espelho; 3 players; stalls 2 4; 1 roll"]
 
 
-def test_deck_exhaustion_check_under_the_reshuffle_reading():
-    # QA: under L25 'reshuffle' the deck running out never ends the round, so the check found no
-    # deck-exhaustion end and reported 'fails' with no counterexample. It now shows the shortest
-    # trace to the empty deck (the readings play alike until then).
-    rs = ruleset(dict(SPEC.verify_overrides), {"L25": "reshuffle"})
-    res = {r.name: r for r in checks(rs)}["deck-exhaustion-matches-proof"]
-    assert res.status == "holds" and "reshuffle" in res.detail
-    assert len(res.data["trace"]) == 17  # the same 16-move trace as under 'round-ends'
+def test_a_directed_search_empties_the_full_two_grito_deck():
+    game = LoiraGame(config_from(load_ruleset_file(EXAMPLES / "two-gritos.toml")))
+    from solver.limits import NO_LIMITS
+    play = directed_deck_run_out(game, NO_LIMITS)
+    assert play is not None and "the main deck is empty" in play[-1]
+    assert "deck 0" in play[-2] and "round over (deck)" in play[-2]
+    standard = LoiraGame(config_from(ruleset()))
+    assert directed_deck_run_out(standard, NO_LIMITS, budget=20_000) is None   # 3 Gritos: never
 
 
 def test_escorts_stalls_count_towards_the_opener_bound():
@@ -77,7 +115,7 @@ def test_escorts_stalls_count_towards_the_opener_bound():
               "centre_rolls": 0, "first_seat": 0}
     for l18, l03 in [("opener", "any-opening"), ("opener", "grito-only"), ("escort", "any-opening")]:
         g = game(params, {"L18": l18, "L03": l03})
-        res, lo, hi = score_bounds(g.cfg, l18)
+        res, lo, hi = score_bounds_opt(g.cfg, l18)
         assert res.status == "holds" and (lo, hi) == closed(g.cfg), res.detail
         ex = explore(g)
         assert ex.complete and not ex.violations, ex.violations

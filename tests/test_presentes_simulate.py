@@ -86,6 +86,7 @@ def protocol_playout(game, games, seed, policy):
     ("eager", {"P05": "printed-order", "P07": "own-leader", "P08": "behind", "P14": "steal",
                "P15": "pick"}),
     ("random", {"P08": "behind", "P14": "steal", "P15": "pick", "P07": "own-leader"}),
+    ("random", {"P20": "gift-holder-ahead", "P34": "one-list", "P14": "steal"}),
 ])
 def test_simulator_matches_protocol_playout_with_host_events_and_alternatives(policy, rulings):
     rs = load_ruleset_file(EXAMPLE).with_overrides({"players": 4, "host_remove": [[9, 2]]},
@@ -158,6 +159,7 @@ def _roll_states(game, count, seed):
     (3, "eager", {"P05": "printed-order", "P07": "own-leader", "P08": "behind", "P14": "steal",
                   "P15": "pick"}),
     (4, "random", {"P08": "behind", "P14": "steal", "P15": "pick", "P07": "own-leader", "P17": "two"}),
+    (4, "random", {"P20": "gift-holder-ahead", "P34": "one-list", "P07": "own-leader"}),
     (2, "passive", {"P05": "printed-order", "P08": "behind", "P14": "steal", "P15": "pick",
                     "P16": "first-gift"}),
 ])
@@ -190,6 +192,29 @@ def test_one_turn_from_chosen_states_with_the_new_alternatives(policy):
     game = SPEC.build(rs)
     states = []
     for pos, gift, used in CHOSEN:
+        tree = sum(1 << g for g in range(3) if g not in gift)
+        states.append(St(Phase.ROLL, 0, 0, 0, tree, used, 0, tuple(pos), tuple(gift), ()))
+    _one_turn_agrees(game, policy, states)
+
+
+#: P20 and P34 situations on the hand-drawn board, 3 players, P0 to roll from square 1 (1: ★ 2,
+#: 5: ★ 6) or, giftless with its first-gift choice unused, from 0 (1: the ordinary square 1)
+CHOSEN_P20_P34 = [
+    ([1, 9, 7], [0, -1, 2], 0b111),   # the leader P1 has no gift, P2 behind it has one
+    ([1, 9, 9], [-1, 1, -1], 0b111),  # P1 and P2 tied in the lead, only P1 holds a gift
+    ([0, 4, 9], [-1, 1, 2], 0b110),   # the first-gift question with two possible victims
+]
+
+
+@pytest.mark.parametrize("policy", ["eager", "passive", "random"])
+@pytest.mark.parametrize("rulings", [{}, {"P20": "gift-holder-ahead", "P34": "one-list"}])
+def test_one_turn_from_chosen_states_p20_p34(policy, rulings):
+    from model.presentes.rules import St
+    rs = load_ruleset_file(EXAMPLE).with_overrides({"players": 3, "host_skip": []},
+                                                    {"P02": "swap-both", **rulings}, spec=SPEC.schema)
+    game = SPEC.build(rs)
+    states = []
+    for pos, gift, used in CHOSEN_P20_P34:
         tree = sum(1 << g for g in range(3) if g not in gift)
         states.append(St(Phase.ROLL, 0, 0, 0, tree, used, 0, tuple(pos), tuple(gift), ()))
     _one_turn_agrees(game, policy, states)

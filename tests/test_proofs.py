@@ -4,7 +4,6 @@ from __future__ import annotations
 import z3
 
 from proofs.harness import Action, check_inductive, optimize_bound, prove
-from proofs.pig import pig_proofs
 
 
 def frame(suffix):
@@ -33,7 +32,3 @@ def test_prove_and_optimize():
         lambda s: z3.And(s["x"] >= 0, s["x"] <= 4, s["y"] >= -1, s["y"] <= 2))
     assert (lo, hi) == (-2, 13) and result.status == "holds"
     assert "x=4" in witnesses["max"][0] and "y=-1" in witnesses["max"][0]
-
-
-def test_pig_proofs_hold_and_catch_a_broken_goal():
-    assert all(p.status == "holds" for p in pig_proofs(20, 6))

@@ -94,10 +94,13 @@ def test_verify_stops_near_its_time_limit(game, params, timeout):
     start = time.perf_counter()
     rep = verify(spec, rs, timeout=timeout)
     assert time.perf_counter() - start < timeout + SLACK
-    assert rep.status == UNKNOWN
     assert not [p.name for p in rep.properties if p.status == FAILS]
-    stopped = [p for p in rep.properties if p.status == UNKNOWN]
-    assert any("time limit" in p.detail or "not run" in p.detail for p in stopped)
+    # too little time to explore: nothing is claimed exhaustive for the ruleset's own configuration
+    # (derived configurations name themselves); what the time did not allow is unknown
+    own = [p for p in rep.properties if not p.scope.startswith("derived")]
+    assert all(p.evidence != "exhaustive" or "exhaustive" not in p.scope for p in own)
+    assert rep.status in (UNKNOWN, HOLDS)
+    assert any(p.status == UNKNOWN or p.evidence == "sampled" for p in rep.properties)
 
 
 def test_a_time_limit_keeps_every_property_name():
@@ -106,9 +109,9 @@ def test_a_time_limit_keeps_every_property_name():
     full = verify(spec, rs)
     assert full.status == HOLDS
     cut = verify(spec, rs, timeout=0.5)
-    assert [p.name for p in cut.properties] == [p.name for p in full.properties]
+    assert {p.name for p in full.properties} <= {p.name for p in cut.properties}
     assert all(p.status in (HOLDS, UNKNOWN) for p in cut.properties)
-    assert cut.properties[-1].status == UNKNOWN  # the last check starts seconds after the deadline
+    assert any(p.status == UNKNOWN for p in cut.properties)  # the deadline stopped something
 
 
 def test_presentes_checks_past_the_deadline_are_not_run_and_named():
@@ -124,10 +127,12 @@ def test_presentes_checks_past_the_deadline_are_not_run_and_named():
 
 def test_loira_max_states_makes_its_explorations_unknown():
     spec, rs = small("loira")
-    props = {p.name: p for p in verify(spec, rs, max_states=1000).properties}
-    for name in ("termination", "score-bounds-reachable", "deck-exhaustion-matches-proof"):
-        assert props[name].status == UNKNOWN and "state limit 1000" in props[name].detail, name
-    assert props["tie-break-total"].status == HOLDS  # Z3 proofs need no state limit
+    rep = verify(spec, rs, max_states=1000)
+    props = {p.name: p for p in rep.properties}
+    assert rep.status == UNKNOWN and any("state limit 1000" in note for note in rep.notes)
+    # the deck proof's mapping needs an exploration the limit stops: unknown, never holds
+    assert props["deck-never-empty"].status == UNKNOWN
+    assert props["tie-break"].status == HOLDS and props["tie-break"].evidence == "sampled"
 
 
 def test_presentes_max_states_makes_every_graph_unknown():
@@ -150,11 +155,12 @@ def test_bomb_busters_max_states_makes_its_missions_unknown():
 def test_loira_searches_of_a_partial_graph_never_hold():
     from model.loira.game import LoiraGame
     from model.loira.config import config_from
-    from proofs.loira import deck_exhaustion_trace, l04_readings
+    from proofs.loira_checks import deck_never_empty_failure, l04_readings
     _, rs = small("loira")
-    ex = explore(LoiraGame(config_from(rs), symmetry=False), max_states=10, check_invariants=False)
+    game = LoiraGame(config_from(rs), symmetry=False)
+    ex = explore(game, max_states=10, check_invariants=False)
     assert not ex.complete
-    for res in (l04_readings(ex), deck_exhaustion_trace(ex)):
+    for res in (l04_readings(ex), deck_never_empty_failure(game, ex, "", NO_LIMITS)):
         assert res.status == UNKNOWN and "state limit 10" in res.detail, res
 
 

@@ -53,18 +53,24 @@ def _hidden_reds(d: Deduction) -> int:
     return pos.red_in_play - seen
 
 
-def _explosion(d: Deduction, r: int, a: int, b: int) -> Fraction:
-    pa = d.prob(r, a, T.RED_ANY)
-    if pa == 0 or d.prob(r, b, T.RED_ANY) == 0:
+def _explosion(d: Deduction, r: int, a: int, b: int, given: dict) -> Fraction:
+    """P(slots a and b of rack r are both red) = P(a red) * P(b red | a red), or the same with a
+    and b swapped: the view conditioned on one slot being red is deduced once per slot and shared
+    by every pair that slot belongs to (``given``)."""
+    pa, pb = d.prob(r, a, T.RED_ANY), d.prob(r, b, T.RED_ANY)
+    if pa == 0 or pb == 0:
         return Fraction(0)
-    pos = d.position
-    hand, slots = pos.racks[r]
-    fixed = list(slots)
-    fixed[a] = Slot(category=T.RED_ANY)
-    racks = list(pos.racks)
-    racks[r] = (hand, tuple(fixed))
-    cond = deduce(replace(pos, racks=tuple(racks)))
-    return pa * cond.prob(r, b, T.RED_ANY)
+    if (r, a) not in given and (r, b) in given:
+        a, b, pa = b, a, pb
+    if (r, a) not in given:
+        pos = d.position
+        hand, slots = pos.racks[r]
+        fixed = list(slots)
+        fixed[a] = Slot(category=T.RED_ANY)
+        racks = list(pos.racks)
+        racks[r] = (hand, tuple(fixed))
+        given[(r, a)] = deduce(replace(pos, racks=tuple(racks)))
+    return pa * given[(r, a)].prob(r, b, T.RED_ANY)
 
 
 def duplo_plays(d: Deduction, top: int = 10) -> list[DuploPlay]:
@@ -94,6 +100,7 @@ def duplo_plays(d: Deduction, top: int = 10) -> list[DuploPlay]:
         # the exact explosion risk for the best ones (and those tied with the last), then re-rank
         cut = plays[min(top, len(plays)) - 1].success
         head = [p for p in plays[:2 * top] if p.success >= cut]
-        plays = [replace(p, explosion=_explosion(d, p.rack, *p.slots)) for p in head]
+        given: dict = {}
+        plays = [replace(p, explosion=_explosion(d, p.rack, *p.slots, given)) for p in head]
         plays.sort(key=lambda p: (-p.success, p.explosion, p.rack, p.slots, p.named))
     return plays[:top]

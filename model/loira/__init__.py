@@ -18,8 +18,28 @@ def build(ruleset: Ruleset) -> LoiraGame:
 
 
 def _checks(ruleset: Ruleset, limits=None):
-    from proofs.loira import checks
+    from proofs.loira_checks import checks
     return checks(ruleset, limits=limits)
+
+
+def _proofs(ruleset: Ruleset, game: LoiraGame):
+    from proofs.loira import loira_proofs
+    return loira_proofs(ruleset, game)
+
+
+def _shrink(ruleset: Ruleset):
+    from proofs.loira_checks import shrink
+    return shrink(ruleset)
+
+
+def _explored_checks(ruleset: Ruleset, ex, limits=None):
+    from proofs.loira_checks import explored_checks
+    return explored_checks(ruleset, ex, limits)
+
+
+def _full_size_checks(ruleset: Ruleset, game: LoiraGame, label: str, limits, plays: int, seed: int):
+    from proofs.loira_checks import full_size_checks
+    return full_size_checks(ruleset, game, label, limits, plays, seed)
 
 
 SPEC = GameSpec(
@@ -33,9 +53,23 @@ SPEC = GameSpec(
     verify_overrides={"players": 2, "deck": ("F1", "F2", "M1", "grito", "toc-toc", "descarga", "fios"),
                       "stalls": (2, 4), "centre_rolls": 1},
     checks=_checks,
-    verify_max_states=2_000_000,
+    proofs=_proofs,
+    shrink=_shrink,
+    # the generic explorer visits about 7,000 Loira states a second: beyond this many, verify
+    # switches to proofs on the ruleset's own parameters, derived configurations and sampling
+    verify_max_states=150_000,
+    # rulings the small round cannot exercise: a match (L15, L16, L37), more seats (L22, L24),
+    # mini-expansion cards (L19), the standard deck and stalls (the random set-up of L01, L02)
+    diff_configs=(
+        ("a match", {"objective": "match"}),
+        ("3 players", {"players": 3}),
+        ("3 players, a match", {"players": 3, "objective": "match"}),
+        ("mini-expansion cards", {"deck": ("F1", "F2", "M1", "grito", "toc-toc", "rapagote", "aluna",
+                                           "diretora")}),
+        ("the standard deck and stalls", {"deck": "standard", "stalls": "standard", "centre_rolls": -1}),
+    ),
     hooks={"picture": draw_policy, "simulate": simulate, "policies": POLICIES,
-           "solve": solve_hook},
+           "solve": solve_hook, "explored_checks": _explored_checks, "full_size_checks": _full_size_checks},
 )
 
 __all__ = ["SPEC", "LoiraGame", "build"]

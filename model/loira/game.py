@@ -208,6 +208,8 @@ class LoiraGame(Game):
             seats.append(f"s{seat}{tag}[{' '.join(cards) or '-'}; rolls {s[self.o_rolls + seat]}; "
                          f"score {score(self, s, seat)}]")
         centre = "/".join(f"{v}x{c}" for v, c in zip(self.cfg.stalls, self.centre_counts(s)) if c)
+        if self.cfg.objective == "match":   # the match score first: it is what a round changes
+            head = "round wins " + "-".join(str(s[self.o_wins + seat]) for seat in range(n)) + "; " + head
         return (f"{head}; deck {deck}; centre {s[PHYS]} cards (unopened {centre or 'none'}, "
                 f"P(Loira present)={loira_present(s[PHYS], s[SLOTS])}, P(Loira next)=1/{s[SLOTS]}); gritos {s[GRITOS]}; rolls in centre {s[CROLLS]}; "
                 + " ".join(seats))

@@ -5,7 +5,10 @@ Every entry is a named option; the first option is the default. ``cites`` quotes
 """
 from __future__ import annotations
 
-from model.ruleset import Ruling
+from dataclasses import replace
+from typing import Any, Mapping
+
+from model.ruleset import Needs, Ruling
 
 R = Ruling
 
@@ -165,3 +168,54 @@ RULINGS: tuple[Ruling, ...] = (
       {"clockwise": "every round starts clockwise", "carried": "the direction carries over"},
       '000: "No sentido horário, cada um compra uma carta na sua vez"'),
 )
+
+
+# ---- which configurations can exercise a ruling (``rulings diff`` searches those) -----------------
+_EXPANSIONS = ("rapagote", "zelador", "diretora", "tia", "aluna", "professora", "merendeira", "ralo")
+_NULLS = ("F-", "P-", "M-")
+
+
+def _has(params: Mapping[str, Any], name: str) -> bool:
+    deck = params["deck"]
+    if deck == "standard":   # base cards are all there (nulls only from 4 players); expansions if chosen
+        if name in _EXPANSIONS:
+            return name in params["expansions"]
+        return name not in _NULLS or params["players"] >= 4
+    return name in deck
+
+
+def _card(*names: str) -> Needs:
+    return Needs(f"a deck with {' or '.join(names)}", lambda p: any(_has(p, n) for n in names))
+
+
+_MATCH = Needs("a match (objective = match)", lambda p: p["objective"] == "match")
+NEEDS: dict[str, Needs] = {
+    "L01": Needs("the standard deck (built from the split)", lambda p: p["deck"] == "standard"),
+    "L02": Needs("the standard stalls (their values)", lambda p: p["stalls"] == "standard"),
+    "L05": _card("interruptor", *_NULLS),
+    "L09": Needs("a match (rolls carried from a round before)", lambda p: p["objective"] == "match"
+                 or p["rolls"] != "standard"),
+    "L10": _card("fios", "descarga", "toc-toc"),
+    "L11": _card("descarga"),
+    "L12": _card("espelho"),
+    "L13": _card("interruptor"),
+    "L14": _card("merendeira"),
+    "L15": _MATCH,
+    "L16": _MATCH,
+    "L19": _card(*_EXPANSIONS),
+    "L20": _card("ralo"),
+    "L25": Needs("a deck with fewer than 3 Gritos (it can run out)",
+                 lambda p: p["deck"] != "standard" and list(p["deck"]).count("grito") < 3),
+    "L29": _card("toc-toc", "descarga", "chute"),
+    "L30": _card("interruptor"),
+    "L33": _card("fios"),
+    "L34": Needs("8 or more score stalls (two boxes)", lambda p: p["stalls"] == "standard"
+                 and p["stall_count"] > 7),
+    "L35": Needs("the standard deck with two boxes (6 or more players)",
+                 lambda p: p["deck"] == "standard" and p["players"] >= 6),
+    "L36": _card("toc-toc"),
+    "L37": Needs("a match of 3 or more players (with 2 the direction does not matter, L24)",
+                 lambda p: p["objective"] == "match" and p["players"] >= 3),
+}
+RULINGS = tuple(replace(r, needs=NEEDS.get(r.id)) for r in RULINGS)
+

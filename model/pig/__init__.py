@@ -8,7 +8,6 @@ from pathlib import Path
 
 from model.ruleset import Param, RulesSchema, int_in
 from model.spec import GameSpec
-from solver.limits import NO_LIMITS
 
 from .game import Pig
 from .picture import draw_policy
@@ -28,11 +27,9 @@ def build(ruleset) -> Pig:
     return Pig(goal=ruleset["goal"], faces=ruleset["faces"], players=ruleset["players"])
 
 
-def checks(ruleset, limits=NO_LIMITS):
+def proofs(ruleset, game):
     from proofs.pig import pig_proofs
-    if limits.expired():   # the proofs take milliseconds; only a spent time limit stops them
-        return [limits.not_run("pig-proofs", "z3")]
-    return pig_proofs(ruleset["goal"], ruleset["faces"])
+    return pig_proofs(game)
 
 
 SPEC = GameSpec(
@@ -44,6 +41,6 @@ SPEC = GameSpec(
     default_ruleset="pig",
     build=build,
     verify_overrides={"goal": 20},
-    checks=checks,
+    proofs=proofs,
     hooks={"picture": draw_policy},
 )

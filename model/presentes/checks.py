@@ -34,7 +34,7 @@ def checks(ruleset: Ruleset, all_boards: bool = True, limits: Limits | None = No
     out: list[PropertyResult] = [zp.conservation_proof(k, limits), zp.tree_nonempty_proof(k, limits),
                                  zp.shield_proof(k, limits)]
     out += zp.no_effect_proof(k, rules.sneak_range, rules.sneak_ahead_only, rules.sneak_without_gift, limits,
-                              own_leader=rules.own_leader)
+                              own_leader=rules.own_leader, leader_by_gift=rules.leader_by_gift)
     out += zp.chain_bound_proof(rules.max_landings, limits)
     out += zp.termination_proof(rules.back, rules.dice, rules.players, rules.finish, rules.bounce, limits,
                                 redraw=rules.redraw)

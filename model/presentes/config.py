@@ -1,11 +1,13 @@
 """Parameters and rulings of Presentes, and the ruleset -> Rules/Game builder."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping
 
-from model.ruleset import Param, Ruleset, RulesetError, RulesSchema, Ruling, int_in, int_list, one_of
+from model.ruleset import Needs, Param, Ruleset, RulesetError, RulesSchema, Ruling, int_in, int_list, one_of
 
 from .board import Board, dice_distribution, make_board, parse_board_param
 from .rules import Rules
@@ -125,8 +127,17 @@ RULINGS = (
        not_eligible="not eligible", eligible="eligible: a plain steal"),
     _r("P19", "who can be targeted", "Casas 🛡: ninguém pode pegar o presente ... com essa pessoa",
        on_track_unshielded="only players on the track and not on a shield square"),
-    _r("P20", "'o mais adiantado'", "Pegue o presente mais perto da chegada",
-       gift_holder_ahead="the gift holders strictly ahead at the highest position, ties at random"),
+    _r("P20", "'o mais adiantado'",
+       "quando o mais adiantado tem um presente / Pegue o presente mais perto da chegada",
+       leader_then_gift="'Roube o presente e o lugar do mais adiantado' ('quando o mais adiantado "
+       "tem um presente'): the leader is the other player on the track strictly ahead at the "
+       "highest position, found without looking at gifts (ties: one at random, as P26); the "
+       "effect is eligible only when that player holds a gift and is targetable. 'Roube o "
+       "presente do mais adiantado' ('Pegue o presente mais perto da chegada'): the body names "
+       "a gift, so its leader is the targetable holder of the gift nearest the finish, strictly "
+       "ahead ('está à sua frente'), ties at random",
+       gift_holder_ahead="for both effects, the targetable gift holders strictly ahead at the "
+       "highest position, ties at random (a giftless or shielded leader is passed over)"),
     _r("P21", "'logo à frente / logo atrás'", "Pegue o presente mais próximo à sua frente",
        nearest_holder="the nearest eligible gift holder strictly ahead (behind)"),
     _r("P22", "a steal by a player holding a gift", "Em troca, ele fica com o seu", swap="a swap"),
@@ -155,7 +166,19 @@ RULINGS = (
        last="they arrive last"),
     _r("P33", "the first-gift question when nobody can be stolen from", "escolhe como ganhar um",
        tree="no question: a gift from the tree (P16 still uses the choice up)"),
+    _r("P34", "how the phone asks the first-gift choice (what a player choosing at random picks)",
+       "Seu primeiro presente: roube de alguém ou pegue da árvore",
+       two_questions="two questions: steal or take from the tree (1/2 each at random), then, to "
+       "steal, whom (uniformly among those who can be stolen from)",
+       one_list="one question listing the tree and each player who can be stolen from "
+       "(uniformly among them at random)"),
 )
+
+# P34 changes how the random policy answers, not the game's moves: no configuration of the rules
+# can tell its readings apart (``rulings diff`` says so; ``simulate --policy random`` shows it)
+RULINGS = tuple(replace(r, needs=Needs("a random policy: it changes how a player choosing at random "
+                                       "answers, not the rules", lambda _p: False))
+                if r.id == "P34" else r for r in RULINGS)
 
 SCHEMA = RulesSchema("presentes", PARAMS, RULINGS, _whole)
 
@@ -200,7 +223,8 @@ def rules_of(ruleset: Ruleset) -> tuple[Rules, Board]:
         sneak_without_gift=ru.get("P18") == "eligible", jumps_printed=ru.get("P05") == "printed-order",
         own_leader=ru.get("P07") == "own-leader", prev_behind=ru.get("P08") == "behind",
         finisher_steals=ru.get("P14") == "steal", tree_pick=ru.get("P15") == "pick",
-        redraw=ru.get("P23") == "redraw",
+        redraw=ru.get("P23") == "redraw", leader_by_gift=ru.get("P20") == "gift-holder-ahead",
+        first_one_list=ru.get("P34") == "one-list",
         skips=frozenset(p["host_skip"]),
         removals=removals, values=_values(n, tuple(p["gift_values"])))
     return rules, board

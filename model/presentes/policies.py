@@ -8,7 +8,10 @@ simulators sample it; the simulator in ``simulate.py`` implements the same three
   gift on ties).
 * ``passive``: take the first gift from the tree; target the lowest eligible seat; never take
   the revenge. Under P15 'pick': the lowest-numbered gift under the tree.
-* ``random``: uniform over the legal actions.
+* ``random``: each question the phone asks answered uniformly at random. The first-gift choice
+  is two questions under P34 'two-questions' (steal or tree, 1/2 each; then whom, uniformly),
+  one list under 'one-list' (the tree and each victim alike); every other choice is one question
+  (whom, take or decline, which gift), uniform over its options.
 """
 from __future__ import annotations
 
@@ -47,6 +50,9 @@ def passive(game, s: St) -> list[tuple[int, Fraction]]:
 
 def uniform(game, s: St) -> list[tuple[int, Fraction]]:
     actions = list(game.legal_actions(s))
+    if s.phase == Phase.FIRST and not game.rules.first_one_list:  # P34: steal or tree, then whom
+        victims = len(actions) - 1
+        return [(a, Fraction(1, 2) if a == TAKE_TREE else Fraction(1, 2 * victims)) for a in actions]
     return [(a, Fraction(1, len(actions))) for a in actions]
 
 

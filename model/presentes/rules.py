@@ -99,6 +99,8 @@ class Rules:
     finisher_steals: bool = False       # P14 tree / steal
     tree_pick: bool = False             # P15 random / pick
     redraw: bool = False                # P23 nothing / redraw
+    leader_by_gift: bool = False        # P20 leader-then-gift / gift-holder-ahead
+    first_one_list: bool = False        # P34 two-questions / one-list (how the phone asks)
     skips: frozenset[int] = frozenset()  # host "Pular vez": turn slots skipped
     removals: Mapping[int, tuple[int, ...]] = field(default_factory=dict)  # slot -> seats removed
     values: tuple[tuple[Fraction, ...], ...] = ()  # per seat, the utility of ending with each gift
@@ -137,13 +139,24 @@ def holders(r: Rules, s: St) -> list[int]:
 
 
 def leaders(r: Rules, s: St) -> list[int]:
-    """P20: the gift holders strictly ahead at the highest position (targetable ones only)."""
+    """P20 'gift-holder-ahead' (and always for "Pegue o presente mais perto da chegada"): the
+    targetable gift holders strictly ahead at the highest position."""
     p = s.pos[s.turn]
     ahead = [i for i in holders(r, s) if s.pos[i] > p]
     if not ahead:
         return []
     top = max(s.pos[i] for i in ahead)
     return [i for i in ahead if s.pos[i] == top]
+
+
+def front_runners(r: Rules, s: St) -> list[int]:
+    """P20 'leader-then-gift': "o mais adiantado" found without looking at gifts or shields: the
+    other players on the track at the highest position, if it is strictly ahead of the mover (else
+    the mover leads: P07). Several there: all listed; the draw takes one at random (P26)."""
+    p, fin = s.pos[s.turn], r.finish
+    others = [i for i in range(r.players) if i != s.turn and s.pos[i] < fin]
+    top = max((s.pos[i] for i in others), default=-1)
+    return [i for i in others if s.pos[i] == top] if top > p else []
 
 
 def nearest(r: Rules, s: St, direction: int) -> list[int]:
@@ -357,10 +370,20 @@ def leads(r: Rules, s: St) -> bool:
     return not any(i != s.turn and p < s.pos[i] < fin for i in range(r.players))
 
 
-def elig_lugar(r: Rules, s: St) -> Args:
-    """'com ou sem presente, quando o mais adiantado tem um presente.' P20 ties at random.
-    P07 'own-leader': a mover who leads holding a gift is the leader with a gift (a no-op)."""
-    found = leaders(r, s)
+def elig_lugar(r: Rules, s: St, leader: int | None = None) -> Args:
+    """'com ou sem presente, quando o mais adiantado tem um presente.' P20 'leader-then-gift':
+    ``leader`` is the front runner drawn (-1: nobody on the track ahead); eligible when that
+    player holds a gift and is targetable (P19). 'gift-holder-ahead': the targetable holders
+    strictly ahead at the top, ties at random. P07 'own-leader': a mover who leads holding a
+    gift is the leader with a gift (a no-op)."""
+    if r.leader_by_gift:
+        found = leaders(r, s)
+    elif leader is None:
+        raise ValueError("under P20 'leader-then-gift' the leader is drawn: use effect_draw()")
+    elif leader >= 0 and s.gift[leader] >= 0 and not shielded(r, s, leader):
+        found = [leader]
+    else:
+        found = []
     if not found and r.own_leader and s.gift[s.turn] >= 0 and leads(r, s):
         return [(s.turn, Fraction(1))]
     return _uniform(found)
@@ -403,7 +426,9 @@ def elig_atras(r: Rules, s: St) -> Args:
 
 
 def elig_adiantado(r: Rules, s: St) -> Args:
-    """'quando você tem presente e o mais adiantado está à sua frente' (P20)."""
+    """'Pegue o presente mais perto da chegada ... quando você tem presente e o mais adiantado está
+    à sua frente': the body names a gift, so "o mais adiantado" is the holder of the targetable
+    gift nearest the finish, which must be ahead (P20, under either option)."""
     return [] if s.gift[s.turn] < 0 else _uniform(leaders(r, s))
 
 
@@ -509,25 +534,36 @@ REVENGES = (Effect.REV_ROUBO, Effect.REV_TROCA)
 def effect_draw(r: Rules, s: St, square: Square) -> list[tuple[Outcome, Fraction]]:
     """The chance node of a special square: eligible effects by weight, then their random part.
 
-    P08 'behind': the previous player is one of ``behind()`` at random, drawn first, so the draw is
-    the mixture of the draws with each of them (the revenge outcomes carry their taker)."""
-    if square != Square.BAD or not r.prev_behind:
-        return _draw(r, s, square, None)
-    cands = behind(r, s) or [-1]
+    Some eligibility depends on a player drawn first, so the draw is the mixture of the draws
+    with each of them: on a ☠ under P08 'behind' the previous player (one of ``behind()``; the
+    revenge outcomes carry their taker); on a ★ under P20 'leader-then-gift' the leader (one of
+    ``front_runners()``, P26), whose gift decides whether Lugar is eligible at all."""
+    if square == Square.BAD and r.prev_behind:
+        cands, draw = behind(r, s), lambda c: _draw(r, s, square, prev=c)
+    elif square == Square.LUCK and not r.leader_by_gift:
+        cands, draw = front_runners(r, s), lambda c: _draw(r, s, square, leader=c)
+    else:
+        return _draw(r, s, square)
+    cands = cands or [-1]
     out: dict[Outcome, Fraction] = {}
     for c in cands:
-        for o, p in _draw(r, s, square, c):
+        for o, p in draw(c):
             out[o] = out.get(o, Fraction(0)) + p / len(cands)
     return list(out.items())
 
 
-def _draw(r: Rules, s: St, square: Square, prev: int | None) -> list[tuple[Outcome, Fraction]]:
+def _draw(r: Rules, s: St, square: Square, prev: int | None = None, leader: int | None = None
+          ) -> list[tuple[Outcome, Fraction]]:
     drawn = []
     for rule in EFFECTS:
         if rule.square != square:
             continue
-        args = rule.eligible(r, s, prev) if prev is not None and rule.effect in REVENGES else \
-            rule.eligible(r, s)
+        if prev is not None and rule.effect in REVENGES:
+            args = rule.eligible(r, s, prev)
+        elif leader is not None and rule.effect == Effect.LUGAR:
+            args = rule.eligible(r, s, leader)
+        else:
+            args = rule.eligible(r, s)
         if args:
             drawn.append((rule, rule.weight(r), args))
     if not drawn:  # P23: nothing happens, or 'redraw': the same empty draw again, forever

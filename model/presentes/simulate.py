@@ -250,10 +250,13 @@ class Batch:
         elif self.policy == "eager":
             steal = np.ones(len(games), dtype=bool)
             target = self._policy_pick(victims, pos)
-        else:  # uniform over {tree} and the victims
+        elif self.r.first_one_list:  # random, P34 'one-list': uniform over {tree} and the victims
             withtree = np.concatenate([victims, np.ones((len(games), 1), dtype=bool)], axis=1)
             target = self._uniform_pick(withtree)
             steal = target < self.n
+        else:  # random, P34 'two-questions': steal or tree 1/2 each, then a victim uniformly
+            steal = self.rng.random(len(games)) < 0.5
+            target = self._uniform_pick(victims)
         tg, ts = games[~steal], seats[~steal]
         self._take_tree(tg, ts)
         sg, ss, st = games[steal], seats[steal], target[steal]
@@ -282,11 +285,23 @@ class Batch:
         lo = 0 if r.sneak_ahead_only else -r.sneak_range
         reach = hold & (d >= lo) & (d <= r.sneak_range)
         any_lead, any_reach, any_ok = leaders.any(1), reach.any(1), ok.any(1)
+        if r.leader_by_gift:  # P20 'gift-holder-ahead': Lugar's target is one of ``leaders``
+            lugar = any_lead
+        else:  # P20 'leader-then-gift': the leader drawn among the front runners, gifts unseen
+            others = self.ontrack[games].copy()
+            others[rows, seats] = False
+            top_all = np.where(others, pos, -1).max(axis=1)
+            front = others & (pos == top_all[:, None]) & (top_all > pm)[:, None]
+            lead = np.argmax(front, axis=1)
+            tied = front.sum(axis=1) > 1
+            if tied.any():  # P26: one of the tied front runners at random
+                lead[tied] = self._uniform_pick(front[tied])
+            lugar = front.any(1) & ok[rows, lead] & (gifts[rows, lead] >= 0)
         W = np.zeros((k, 7), dtype=np.int64)
         W[:, 0] = ~h
         # P07 'own-leader': nobody on the track strictly ahead and a gift: a no-op Lugar
         own = (h & ~(self.ontrack[games] & (d > 0)).any(1)) if r.own_leader else np.zeros(k, dtype=bool)
-        W[:, 1] = (any_lead | own) * r.lugar_weight
+        W[:, 1] = (lugar | own) * r.lugar_weight
         W[:, 2] = ((h | r.sneak_without_gift) & any_reach) * 2
         W[:, 3] = h & near_a.any(1)
         W[:, 4] = h & near_b.any(1)
@@ -315,7 +330,10 @@ class Batch:
             sel = eff == int(e)
             if not sel.any():
                 continue
-            t = self._uniform_pick(mask[sel])
+            if e == Effect.LUGAR and not r.leader_by_gift:
+                t = lead[sel]
+            else:
+                t = self._uniform_pick(mask[sel])
             g, m = games[sel], seats[sel]
             if e == Effect.LUGAR:
                 t = np.where(own[sel], m, t)  # swapping with yourself: nothing changes

@@ -1,0 +1,397 @@
+"""Rulings: where two readings of one ruling part, and which rulings move the values.
+
+``ruling_diff`` answers exactly one of three things, never conflating them:
+
+* ``parts`` -- a shortest situation (breadth-first, in lockstep under both readings) where the
+  readings offer different moves, chances or results, on a named configuration, with the change in
+  optimal values when both readings solve there;
+* ``harmless`` -- an exhaustive search of every configuration tried found no such situation (a
+  proof for those configurations, and only those);
+* ``not-exercised`` -- the given configuration was searched exhaustively without a parting, and
+  the larger configurations where the ruling could apply were searched only in part (the numbers
+  say how far), so nothing is claimed about them.
+
+Before answering ``not-exercised`` it searches the configurations the game names as exercising
+rulings (``GameSpec.diff_configs``: a match, more players, expansions, the random set-up of the
+full game); a configuration too big to exhaust is searched breadth-first up to a state cap, then
+by seeded random plays that compare both readings at every visited state.
+
+``rank_rulings`` solves the game's small configuration under every alternative reading and ranks
+them by how far they move each seat's value and the expected length of play.
+"""
+from __future__ import annotations
+
+import random
+import time
+from collections import deque
+from fractions import Fraction
+from typing import Any, Callable, Mapping
+
+from model.protocol import CHANCE, TERMINAL
+from model.registry import get_spec
+from model.ruleset import Ruleset, RulesetError
+
+from .limits import Limits
+
+#: breadth-first states compared per configuration, then random plays
+DIFF_STATES = 100_000
+DIFF_PLAYS = 300
+#: each configuration's search stops after this many seconds (the BFS, then the plays)
+DIFF_SECONDS = 8.0
+#: ... and the configuration given, which is the one the user asked about
+GIVEN_SECONDS = 60.0
+#: values are computed for both readings only on configurations up to this size
+VALUE_STATES = 200_000
+
+
+def _signature(game, state) -> tuple:
+    """What a state offers: whose move, the moves with their probabilities and results' keys."""
+    seat = game.current_player(state)
+    if seat == TERMINAL:
+        return ("end", tuple(game.returns(state)))
+    moves = tuple((a, p, game.key(game.canonicalize(s)[0])) for a, p, s in game.successors(state))
+    return (seat, moves)
+
+
+def _narrate_signature(game, state, sig) -> str:
+    if sig[0] == "end":
+        return "the game ends with returns " + ", ".join(str(r) for r in sig[1])
+    seat, moves = sig
+    parts = []
+    for a, p, _ in moves:
+        text = game.describe_action(state, a)
+        parts.append(text + (f" ({p})" if p is not None else ""))
+    return f"{game.seat_name(seat)} chooses among: " + "; ".join(parts) if seat >= 0 else \
+        "chance: " + "; ".join(parts)
+
+
+def _witness(game_a, game_b, state, path, sig_a, sig_b, labels) -> list[str]:
+    trace = [f"start: {game_a.describe_state(game_a.initial_state())}"]
+    for i, (s, a) in enumerate(path, 1):
+        trace.append(f"{i}. {game_a.seat_name(game_a.current_player(s))}: {game_a.describe_action(s, a)}")
+    trace.append(f"situation: {game_a.describe_state(state)}")
+    text_a, text_b = _narrate_signature(game_a, state, sig_a), _narrate_signature(game_b, state, sig_b)
+    trace.append(f"under {labels[0]}: {text_a}")
+    trace.append(f"under {labels[1]}: {text_b}")
+    if text_a == text_b:   # the same moves, leading to different situations: say where they lead
+        for (a, _, _), (next_a, next_b) in zip(game_a.successors(state), _pairs(game_a, game_b, state)):
+            if game_a.key(game_a.canonicalize(next_a)[0]) != game_b.key(game_b.canonicalize(next_b)[0]):
+                move = game_a.describe_action(state, a)
+                trace.append(f"after '{move}' under {labels[0]}: {game_a.describe_state(next_a)}")
+                trace.append(f"after '{move}' under {labels[1]}: {game_b.describe_state(next_b)}")
+                break
+    return trace
+
+
+def _pairs(game_a, game_b, state):
+    return [(x[2], y[2]) for x, y in zip(game_a.successors(state), game_b.successors(state))]
+
+
+def search_parting(game_a, game_b, labels: tuple[str, str], *, max_states: int = DIFF_STATES,
+                   plays: int = DIFF_PLAYS, seconds: float = DIFF_SECONDS, seed: int = 0) -> dict[str, Any]:
+    """Breadth-first in lockstep (shortest parting), then random plays if the BFS did not finish.
+    Returns ``found`` (with ``situation`` and ``depth``), ``complete`` (the BFS exhausted the
+    configuration), ``states`` and ``plays`` searched."""
+    deadline = time.perf_counter() + seconds
+    start = game_a.canonicalize(game_a.initial_state())[0]
+    start_b = game_b.canonicalize(game_b.initial_state())[0]
+    if game_a.key(start) != game_b.key(start_b):   # a set-up ruling: the games start apart
+        return {"found": True, "complete": False, "states": 1, "plays": 0, "how": "the set-up", "depth": 0,
+                "situation": [f"start under {labels[0]}: {game_a.describe_state(start)}",
+                              f"start under {labels[1]}: {game_b.describe_state(start_b)}"]
+                + _first_chance(game_a, game_b, start, start_b, labels)}
+    seen = {game_a.key(start)}
+    queue = deque([(start, [])])
+    complete = True
+    while queue:
+        if len(seen) > max_states or (len(seen) & 255 == 0 and time.perf_counter() > deadline):
+            complete = False
+            break
+        state, path = queue.popleft()
+        sig_a, sig_b = _signature(game_a, state), _signature(game_b, state)
+        if sig_a != sig_b:
+            return {"found": True, "complete": False, "states": len(seen), "plays": 0, "how": "breadth-first",
+                    "depth": len(path), "situation": _witness(game_a, game_b, state, path, sig_a, sig_b, labels)}
+        if sig_a[0] == "end":
+            continue
+        for act, _, nxt in game_a.successors(state):
+            nxt = game_a.canonicalize(nxt)[0]
+            k = game_a.key(nxt)
+            if k not in seen:
+                seen.add(k)
+                queue.append((nxt, path + [(state, act)]))
+    if complete:
+        return {"found": False, "complete": True, "states": len(seen), "plays": 0}
+    rng = random.Random(seed)
+    done = 0
+    for done in range(1, plays + 1):
+        if time.perf_counter() > deadline + seconds / 2:
+            done -= 1
+            break
+        state, path = game_a.initial_state(), []
+        for _ in range(game_a.max_game_length or 10_000):
+            sig_a, sig_b = _signature(game_a, state), _signature(game_b, state)
+            if sig_a != sig_b:
+                return {"found": True, "complete": False, "states": len(seen), "plays": done,
+                        "how": f"random play {done} (seed {seed}; not the shortest)", "depth": len(path),
+                        "situation": _witness(game_a, game_b, state, path, sig_a, sig_b, labels)}
+            seat = sig_a[0]
+            if seat == "end":
+                break
+            moves = game_a.successors(state)
+            if seat == CHANCE:
+                r, acc, pick = rng.random(), 0.0, moves[-1]
+                for m in moves:
+                    acc += float(m[1])
+                    if r < acc:
+                        pick = m
+                        break
+            else:
+                pick = rng.choice(moves)
+            path.append((state, pick[0]))
+            state = pick[2]
+    return {"found": False, "complete": False, "states": len(seen), "plays": done}
+
+
+def _first_chance(game_a, game_b, a, b, labels, steps: int = 6) -> list[str]:
+    """Where set-ups differ, the first chance event both games reach by the same first moves (what
+    the different set-up does to the odds)."""
+    for _ in range(steps):
+        seat_a, seat_b = game_a.current_player(a), game_b.current_player(b)
+        if TERMINAL in (seat_a, seat_b):
+            break
+        if seat_a == CHANCE and seat_b == CHANCE:
+            return [f"first chance under {labels[0]}: {_narrate_signature(game_a, a, _signature(game_a, a))}",
+                    f"first chance under {labels[1]}: {_narrate_signature(game_b, b, _signature(game_b, b))}"]
+        if seat_a != seat_b or seat_a == CHANCE:
+            break
+        move = game_a.legal_actions(a)[0]
+        if move not in game_b.legal_actions(b):
+            break
+        a, b = game_a.apply(a, move), game_b.apply(b, move)
+    return []
+
+
+def _config_label(spec, base: Ruleset, rs: Ruleset, name: str) -> str:
+    changed = [f"{k}={v if not isinstance(v, (list, tuple)) else ' '.join(map(str, v))}"
+               for k, v in rs.params.items() if base.params.get(k) != v]
+    return name + (f" ({', '.join(changed)})" if changed else "")
+
+
+def _candidates(spec, ruleset: Ruleset) -> list[tuple[str, Ruleset, bool]]:
+    """(name, ruleset, supplementary): the configuration given, then the game's configurations that
+    exercise more rulings, then -- supplementary: searched for a witness, never required to be
+    exhausted for a "harmless" verdict -- the full game with the same readings."""
+    out = [("the configuration given", ruleset, False)]
+    for name, overrides in spec.diff_configs:
+        try:
+            rs = ruleset.with_overrides(dict(overrides), spec=spec.schema, source=f"diff config {name}")
+        except RulesetError:
+            continue   # e.g. more players than this ruleset's components allow
+        if rs.params != ruleset.params:
+            out.append((name, rs, False))
+    full = spec.default()
+    if full.params != ruleset.params:
+        out.append(("the full game", full.with_overrides(rulings=dict(ruleset.rulings), spec=spec.schema), True))
+    return out
+
+
+def ruling_diff(ruleset: Ruleset, ruling_id: str, option: str, *, max_states: int = DIFF_STATES,
+                seconds: float = DIFF_SECONDS, seed: int = 0, solve_values: bool = True,
+                progress: Callable | None = None) -> dict[str, Any]:
+    """The verdict for one alternative reading ``option`` of ``ruling_id`` against the ruleset's."""
+    spec = get_spec(ruleset.game)
+    if ruling_id not in spec.schema.ruling_index:
+        raise RulesetError("command line", "ruling",
+                           f"unknown ruling id {ruling_id!r} for {spec.name} "
+                           f"(known: {', '.join(spec.schema.ruling_index) or 'none'})")
+    ruling = spec.schema.ruling_index[ruling_id]
+    if option not in ruling.options:
+        raise RulesetError("command line", "option", f"{option!r} is not an option of {ruling_id} "
+                           f"(options: {', '.join(ruling.options)})")
+    base_option = ruleset.rulings[ruling_id]
+    labels = (base_option, option)
+    out: dict[str, Any] = {"ruling": ruling_id, "question": ruling.question, "default": base_option,
+                           "alternative": option, "searched": []}
+    candidates = []
+    for name, rs, extra in _candidates(spec, ruleset):
+        if name != "the configuration given" and not ruling.exercised_by(rs.params):
+            continue   # cannot come into play there: not worth searching
+        other = rs.with_overrides(rulings={ruling_id: option}, spec=spec.schema)
+        candidates.append((_config_label(spec, ruleset, rs, name), rs, other, extra,
+                           spec.build(rs), spec.build(other), ruling.exercised_by(rs.params)))
+    # a set-up ruling parts at the very start: check every configuration for that first (cheap)
+    order = sorted(range(len(candidates)), key=lambda i: not _starts_apart(*candidates[i][4:6]))
+    parted = None
+    for i in order:
+        label, rs, other, extra, game_a, game_b, exercised = candidates[i]
+        if progress:
+            progress(f"{ruling_id}={option}: {label}", len(out["searched"]), len(candidates))
+        # the configuration given is searched to the end when it fits; the others get ``seconds``
+        budget = max(seconds, GIVEN_SECONDS) if label == candidates[0][0] else seconds
+        found = search_parting(game_a, game_b, labels, max_states=max_states, seconds=budget, seed=seed)
+        out["searched"].append({"config": label, "states": found["states"], "complete": found["complete"],
+                                "plays": found["plays"], "supplementary": extra, "exercised": exercised})
+        if found["found"]:
+            parted = (label, rs, other, found)
+            break
+    given = candidates[0][0]
+    first = next(s for s in out["searched"] if s["config"] == given) if not parted or \
+        any(s["config"] == given for s in out["searched"]) else None
+    needs = ruling.needs.doc if ruling.needs else None
+    if parted is not None:
+        label, rs, other, found = parted
+        out.update(verdict="parts", parts=True, configuration=label, depth=found["depth"],
+                   how=found["how"], situation=found["situation"])
+        if label != given and first is not None:
+            out["note"] = ((f"harmless on {given} (exhaustive: {first['states']:,} states)"
+                            if first["exercised"] and first["complete"] else
+                            f"not exercised by {given}" + (f" (it needs {needs})" if needs else ""))
+                           + f"; parts on {label}")
+        if solve_values:
+            out.update(_value_change(rs, other, labels, 60.0 if label == given else 15.0))
+        return out
+    proved = [s for s in out["searched"] if s["complete"] and s["exercised"]]
+    partial = [s for s in out["searched"] if not s["complete"]]
+    if proved:
+        out.update(verdict="harmless", parts=False,
+                   proof="no reachable situation parts the readings: exhaustive over "
+                   + "; ".join(f"{s['config']} ({s['states']:,} states)" for s in proved))
+        if partial:
+            out["note"] = "also searched in part without a parting: " + _partial_text(partial)
+    else:
+        why = (f"it needs {needs}" if needs and not first["exercised"] else
+               f"{first['states']:,} states" + (" exhaustively" if first["complete"] else ""))
+        out.update(verdict="not-exercised", parts=None,
+                   note=f"not exercised by {given} ({why})"
+                   + ("; where it could apply, searched in part without a parting: " + _partial_text(partial)
+                      if partial else "; no configuration the game offers exercises it"))
+    return out
+
+
+def _partial_text(rows: list[dict[str, Any]]) -> str:
+    return "; ".join(f"{s['config']} ({s['states']:,} states breadth-first, {s['plays']} random plays)"
+                     for s in rows)
+
+
+def _starts_apart(game_a, game_b) -> bool:
+    a = game_a.canonicalize(game_a.initial_state())[0]
+    b = game_b.canonicalize(game_b.initial_state())[0]
+    return game_a.key(a) != game_b.key(b)
+
+
+def _value_change(a: Ruleset, b: Ruleset, labels: tuple[str, str], seconds: float) -> dict[str, Any]:
+    from .analysis import solve_ruleset
+    values = {}
+    for label, rs in zip(labels, (a, b)):
+        try:
+            res = solve_ruleset(rs, max_states=VALUE_STATES, timeout=seconds)
+            values[label] = res.get("values") or f"not solved: {res.get('reason', 'no values')}"
+        except RulesetError as exc:
+            values[label] = f"not solved: {exc.reason}"
+    out: dict[str, Any] = {"values": values}
+    x, y = values.get(labels[0]), values.get(labels[1])
+    if isinstance(x, list) and isinstance(y, list):
+        out["value_change"] = [
+            {"fraction": str(Fraction(q["fraction"]) - Fraction(p["fraction"]))
+             if p["fraction"] and q["fraction"] else None, "float": q["float"] - p["float"]}
+            for p, q in zip(x, y)]
+    return out
+
+
+# ---- which rulings matter ------------------------------------------------------------------------
+
+def expected_moves(sol) -> float | None:
+    """Expected number of moves from the start under the solved (optimal) policy: a sparse linear
+    solve of E = 1 + P E on the chain the policy induces (None if it does not end surely)."""
+    import numpy as np
+    from scipy.sparse import csr_matrix, identity
+    from scipy.sparse.linalg import spsolve
+    ex = sol.exploration
+    n = ex.num_states
+    offsets = np.frombuffer(ex.offsets, dtype=np.int64)
+    child = np.frombuffer(ex.child, dtype=np.int64)
+    kind = np.frombuffer(ex.kind, dtype=np.int8)
+    rows, cols, data = [], [], []
+    probs = [float(p) if p is not None else 0.0 for p in ex.prob]
+    for v in range(n):
+        if kind[v] == TERMINAL:
+            continue
+        if kind[v] == CHANCE:
+            for e in range(offsets[v], offsets[v + 1]):
+                rows.append(v)
+                cols.append(int(child[e]))
+                data.append(probs[e])
+        else:
+            e = int(sol.choice[v])
+            if e >= 0:
+                rows.append(v)
+                cols.append(int(child[e]))
+                data.append(1.0)
+    P = csr_matrix((data, (rows, cols)), shape=(n, n))
+    rhs = (kind != TERMINAL).astype(float)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a singular system (play need not end) is answered below
+        try:
+            e = spsolve((identity(n, format="csr") - P).tocsc(), rhs)
+        except Exception:   # noqa: BLE001
+            return None
+    value = float(e[0])
+    return value if np.isfinite(value) else None
+
+
+def _solve_small(rs: Ruleset, limits: Limits) -> dict[str, Any]:
+    from .explore import explore
+    from .solve import solve
+    spec = get_spec(rs.game)
+    game = spec.build(rs)
+    ex = explore(game, max_states=limits.states(VALUE_STATES), timeout=limits.remaining())
+    if not ex.complete:
+        return {"error": ex.stop_reason, "states": ex.num_states}
+    from .verify import termination_property
+    ends = termination_property(ex)
+    if ends.status == "fails":
+        return {"error": f"play can hang: {ends.detail}", "states": ex.num_states}
+    try:
+        sol = solve(ex)
+    except Exception as exc:  # noqa: BLE001 - e.g. a reading under which play can hang
+        return {"error": f"not solved: {exc}", "states": ex.num_states}
+    return {"values": [float(v) for v in sol.initial], "length": expected_moves(sol),
+            "states": ex.num_states}
+
+
+def rank_rulings(game: str, *, ruleset: Ruleset | None = None, only: list[str] | None = None,
+                 timeout: float | None = None, progress: Callable | None = None) -> dict[str, Any]:
+    """Every alternative reading of every ruling, solved on the game's small configuration, ranked
+    by the largest change of any seat's value, then by the change in expected moves."""
+    spec = get_spec(game)
+    base = ruleset or spec.default().with_overrides(dict(spec.verify_overrides), spec=spec.schema,
+                                                    source="verify configuration")
+    limits = Limits.starting_now(None, timeout)
+    ref = _solve_small(base, limits)
+    rows = []
+    todo = [(r, o) for r in spec.schema.rulings if not only or r.id in only
+            for o in r.options if o != base.rulings[r.id]]
+    for i, (ruling, option) in enumerate(todo):
+        if progress:
+            progress("rank rulings", i, len(todo))
+        row = {"ruling": ruling.id, "question": ruling.question, "reading": base.rulings[ruling.id],
+               "alternative": option}
+        if limits.expired():
+            row["error"] = "not run: the time limit was reached"
+            rows.append(row)
+            continue
+        got = _solve_small(base.with_overrides(rulings={ruling.id: option}, spec=spec.schema), limits)
+        if "error" in got or "error" in ref:
+            row["error"] = got.get("error") or f"the default reading did not solve: {ref['error']}"
+        else:
+            delta = [b - a for a, b in zip(ref["values"], got["values"])]
+            row.update(values=got["values"], value_change=delta, max_value_change=max(map(abs, delta)),
+                       length=got["length"],
+                       length_change=None if got["length"] is None or ref["length"] is None
+                       else got["length"] - ref["length"], states=got["states"])
+        rows.append(row)
+    rows.sort(key=lambda r: ("error" in r, -r.get("max_value_change", 0.0),
+                             -abs(r.get("length_change") or 0.0), r["ruling"]))
+    return {"configuration": base.as_dict(), "reference": ref, "rows": rows}

@@ -1,0 +1,112 @@
+"""rulings diff (parts / harmless / not-exercised), rulings rank and compare's regressions."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from cli import app
+from model.registry import get_spec
+from solver.analysis import find_regressions
+from solver.rulings import rank_rulings, ruling_diff
+
+runner = CliRunner()
+
+
+def small(game: str):
+    spec = get_spec(game)
+    return spec.default().with_overrides(dict(spec.verify_overrides), spec=spec.schema)
+
+
+def test_a_set_up_ruling_parts_at_the_start_of_the_standard_game():
+    # L01 cannot matter with the small configuration's explicit deck; the standard deck is built
+    # from it, so the first draw's odds differ: F1 3/29 (even split) vs 4/29 (more ones)
+    d = ruling_diff(small("loira"), "L01", "more-ones", solve_values=False)
+    assert d["verdict"] == "parts" and d["depth"] == 0 and "standard deck" in d["configuration"]
+    text = "\n".join(d["situation"])
+    assert "draws F1 (3/29)" in text and "draws F1 (4/29)" in text
+
+
+def test_a_match_ruling_is_not_exercised_by_one_round_and_parts_in_a_match():
+    d = ruling_diff(small("loira"), "L15", "replay", solve_values=False)
+    assert d["verdict"] == "parts" and d["configuration"].startswith("a match")
+    assert d["note"].startswith("not exercised by the configuration given")
+    assert d["searched"][0] == {"config": "the configuration given", "states": 31213, "complete": True,
+                                "plays": 0, "supplementary": False, "exercised": False}
+    assert any("round wins 1-1" in line for line in d["situation"])
+    assert any("round wins 0-0" in line for line in d["situation"])
+
+
+def test_a_ruling_exercised_without_any_parting_is_harmless_there():
+    # L23: who picks the stall Fios de Cabelo opens; the pick is uniform, so the catalog expects no
+    # difference. The small deck holds a Fios, so the search there is a proof for that configuration.
+    d = ruling_diff(small("loira"), "L23", "inviter-picks", solve_values=False, seconds=1)
+    assert d["verdict"] == "harmless", d
+    assert "exhaustive over the configuration given (31,213 states)" in d["proof"]
+
+
+def test_a_ruling_the_configuration_cannot_exercise_is_said_so():
+    # L12 (Espelho's value): the small deck has no Espelho; the 3-player and match configurations
+    # have none either, so only the standard deck and the full game are searched, in part
+    d = ruling_diff(small("loira"), "L12", "bathroom-only", solve_values=False, seconds=1)
+    assert d["verdict"] in ("not-exercised", "parts"), d
+    if d["verdict"] == "not-exercised":
+        assert d["note"].startswith("not exercised by the configuration given (it needs a deck with espelho)")
+    assert all(s["exercised"] for s in d["searched"][1:])
+
+
+def test_a_parting_found_in_a_bigger_configuration_wins_over_harmless_on_the_small_one():
+    d = ruling_diff(small("bomb-busters"), "B10", "rightmost", solve_values=False, seconds=3)
+    assert d["verdict"] in ("parts", "harmless")
+    if d["verdict"] == "parts" and d["configuration"] != "the configuration given":
+        assert "the configuration given" in d["note"]
+
+
+def test_rank_orders_alternatives_by_their_effect_on_the_values():
+    res = rank_rulings("presentes", only=["P23", "P08", "P03"])
+    rows = {r["alternative"]: r for r in res["rows"]}
+    assert "error" in rows["redraw"]          # play can hang: no values, ranked last
+    assert res["rows"][-1]["alternative"] == "redraw"
+    moved = [r for r in res["rows"] if "error" not in r]
+    assert moved == sorted(moved, key=lambda r: -r["max_value_change"])
+    assert res["reference"]["length"] > 0
+
+
+def test_rank_on_the_cli_for_each_game():
+    for game in ("pig", "bomb-busters"):
+        result = runner.invoke(app, ["rulings", "rank", game, "--json"])
+        assert result.exit_code == 0, result.output
+        doc = json.loads(result.stdout)
+        assert doc["game"] == game and "configuration" in doc and isinstance(doc["rows"], list)
+    bad = runner.invoke(app, ["rulings", "rank", "loira", "--only", "L99"])
+    assert bad.exit_code == 2
+
+
+def test_regressions_are_what_b_fails_or_cannot_decide():
+    a = {"properties": {"x": "holds", "y": "holds", "z": "fails", "w": "holds"}, "values": [1],
+         "values_note": None}
+    b = {"properties": {"x": "fails", "y": "unknown", "z": "fails", "w [small]": "holds", "v": "fails"},
+         "values": None, "values_note": "state limit"}
+    found = {(r["property"], r["why"]) for r in find_regressions(a, b)}
+    assert found == {("x", "B fails it"), ("y", "B cannot decide it"), ("v", "B fails it"),
+                     ("values", "B's values could not be computed (state limit)")}
+    assert find_regressions(a, a | {"values": [1]}) == []
+
+
+def test_compare_with_overrides_and_exit_codes():
+    same = runner.invoke(app, ["compare", "pig", "pig", "--goal", "8", "--json"])
+    assert same.exit_code == 0, same.output
+    assert json.loads(same.stdout)["regressions"] == []
+    edit = runner.invoke(app, ["compare", "pig", "--goal", "9"])
+    assert edit.exit_code == 2 or "goal" in edit.output   # A is the full goal-100 game here
+    missing = runner.invoke(app, ["compare", "pig"])
+    assert missing.exit_code == 2
+
+
+@pytest.mark.slow
+def test_compare_exits_1_on_the_p23_redraw_edit():
+    result = runner.invoke(app, ["compare", "presentes-mini", "examples/presentes/p23-redraw.toml", "--json"])
+    assert result.exit_code == 1, result.output
+    doc = json.loads(result.stdout)
+    assert any(r["property"] == "termination" and r["why"] == "B fails it" for r in doc["regressions"])
