@@ -44,6 +44,15 @@ class Case:
     timeout: float | None = None
 
 
+_names = iter(range(10**9))
+
+
+def _unique(rng: random.Random) -> int:
+    """A fresh file or folder number (random draws could repeat and collide)."""
+    rng.randrange(10**6)   # the draw the random names took: earlier seeds keep their cases
+    return next(_names)
+
+
 def _toml_value(rng: random.Random) -> str:
     return rng.choice(['1', '0', '-5', '3', '20', '100', '1000000000000', '"x"', '""', 'true', '1.5',
                        '[1, 2]', '[]', '{a = 1}', '"curta"', '"mini"', '"nope.txt"', '[[1, 0]]',
@@ -99,7 +108,7 @@ def _limits(rng: random.Random) -> tuple[list[str], float]:
 
 
 def case_ruleset(rng: random.Random, folder: Path) -> Case:
-    path = _write(folder, f"r{rng.randrange(10**6)}.toml", _ruleset_text(rng), rng)
+    path = _write(folder, f"r{_unique(rng)}.toml", _ruleset_text(rng), rng)
     limits, timeout = _limits(rng)
     command = rng.choice(["solve", "verify", "rulings-list"])
     if command == "rulings-list":
@@ -111,7 +120,7 @@ def case_ruleset(rng: random.Random, folder: Path) -> Case:
 
 def case_chain(rng: random.Random, folder: Path) -> Case:
     length = rng.choice([1, 2, 5, 30, 120])
-    sub = folder / f"chain{rng.randrange(10**6)}"
+    sub = folder / f"chain{_unique(rng)}"
     sub.mkdir()
     base = rng.choice(["pig", "presentes", "loira"])
     for i in range(length):
@@ -155,7 +164,7 @@ def case_view(rng: random.Random, folder: Path) -> Case:
     text = json.dumps(data)
     if rng.random() < 0.05:
         text = text[: rng.randint(0, len(text))]
-    path = _write(folder, f"v{rng.randrange(10**6)}.json", text, rng)
+    path = _write(folder, f"v{_unique(rng)}.json", text, rng)
     return Case("view", ["deduce", str(path), *(["--json"] if rng.random() < 0.5 else [])])
 
 
@@ -169,7 +178,7 @@ def case_layout(rng: random.Random, folder: Path) -> Case:
     text = "\n".join("".join(squares[i:i + width]) for i in range(0, len(squares), width))
     if rng.random() < 0.2:
         text = "# a board\n" + text
-    path = _write(folder, f"b{rng.randrange(10**6)}.txt", text, rng)
+    path = _write(folder, f"b{_unique(rng)}.txt", text, rng)
     limits, timeout = _limits(rng)
     command = rng.choice(["solve", "simulate"])
     if command == "simulate":
