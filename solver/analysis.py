@@ -175,11 +175,16 @@ _STATE_COUNT = re.compile(r"\d[\d,]*( reachable)? states")
 COMPARE_SOLVE_TIMEOUT = 60.0
 
 
-def _side(spec, ruleset: Ruleset, max_states: int | None, timeout: float | None) -> dict[str, Any]:
+def _left(deadline: float | None) -> float | None:
+    return None if deadline is None else max(0.001, deadline - time.perf_counter())
+
+
+def _side(spec, ruleset: Ruleset, max_states: int | None, deadline: float | None) -> dict[str, Any]:
     from .verify import verify
-    rep = verify(spec, ruleset, max_states=max_states, timeout=timeout)
+    rep = verify(spec, ruleset, max_states=max_states, timeout=_left(deadline))
+    left = _left(deadline)
     res = solve_ruleset(ruleset, max_states=max_states,
-                        timeout=timeout if timeout is not None else COMPARE_SOLVE_TIMEOUT)
+                        timeout=left if left is not None else COMPARE_SOLVE_TIMEOUT)
     res.pop("_solution", None)
     longest = next((p.data.get("longest_play") for p in rep.properties if p.name == "termination"), None)
     return {"ruleset": ruleset.name, "source": ruleset.source, "verify": rep.status,
@@ -230,7 +235,9 @@ def compare_rulesets(a: Ruleset, b: Ruleset, *, max_states: int | None = None,
     if a.game != b.game:
         raise RulesetError(b.source, "game", f"rulesets are for different games ({a.game} vs {b.game})")
     spec = get_spec(a.game)
-    sa, sb = _side(spec, a, max_states, timeout), _side(spec, b, max_states, timeout)
+    # ``timeout`` bounds the whole comparison: each phase gets what is left
+    deadline = None if timeout is None else time.perf_counter() + timeout
+    sa, sb = _side(spec, a, max_states, deadline), _side(spec, b, max_states, deadline)
     pa, pb = sa["properties"], sb["properties"]
     da, db = sa["property_details"], sb["property_details"]
     shared = sorted(set(pa) & set(pb))
