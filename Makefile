@@ -38,8 +38,10 @@ soak: setup
 fuzz: setup
 	$(BIN)/python tests/fuzz.py $${N:-1000} $(FUZZ_ARGS)
 
+# every game's benchmark (peers side by side where installed); a failing one is reported, the rest run
 bench: setup
-	$(BIN)/python bench/bench_pig.py
+	@failed=""; for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || failed="$$failed $$b"; done; \
+	if [ -n "$$failed" ]; then echo "failed:$$failed"; exit 1; fi
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
