@@ -161,13 +161,13 @@ def test_timeout_bounds_the_whole_command_as_a_real_process(argv, limit):
 
 def test_timeout_during_file_writing_keeps_no_files(tmp_path, monkeypatch):
     import solver.analysis
-    real = solver.analysis.write_table
+    real = solver.analysis.write_play_table
 
-    def slow_table(rows, out_dir, stem="policy"):
-        files = real(rows, out_dir, stem)
+    def slow_table(*args, **kwargs):
+        files = real(*args, **kwargs)
         time.sleep(5)   # the time limit strikes while the files are being written
         return files
-    monkeypatch.setattr(solver.analysis, "write_table", slow_table)
+    monkeypatch.setattr(solver.analysis, "write_play_table", slow_table)
     out = tmp_path / "o"
     res = cli("solve", "pig", "--goal", "5", "--out", out, "--timeout", "1")
     assert res.code == 1 and "partial result: time limit 1 s" in res.stdout
