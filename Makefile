@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup extras verify test test-all soak bench clean
+.PHONY: setup extras verify test test-all soak fuzz bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,8 +33,15 @@ soak: setup
 	for m in $$(cd tests && grep -l '@given' test_*.py | sed 's/\.py$$//'); do \
 		$(BIN)/python tests/soak.py $$m $${N:-1000} || exit 1; done
 
+# the command line's contract on N seeded cases (no exit 3, no traceback, one-line exit 2, --timeout
+# kept); FUZZ_ARGS="--seed 7 --processes 0.05" runs a share of them as real processes
+fuzz: setup
+	$(BIN)/python tests/fuzz.py $${N:-1000} $(FUZZ_ARGS)
+
+# every game's benchmark (peers side by side where installed); a failing one is reported, the rest run
 bench: setup
-	$(BIN)/python bench/bench_pig.py
+	@failed=""; for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || failed="$$failed $$b"; done; \
+	if [ -n "$$failed" ]; then echo "failed:$$failed"; exit 1; fi
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

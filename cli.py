@@ -1,16 +1,22 @@
 """ruleproof's command line: parse, call the library, print, map errors to exit codes.
 
-Exit codes: 0 success (every property holds); 1 a property fails or is unproven, or a regression
-scenario changed; 2 bad input (one line on stderr naming the file, key and reason); 3 internal error.
+Exit codes: 0 success (every property holds); 1 a property fails or is unproven, a regression
+scenario changed, or a limit (--max-states, --timeout, memory) stopped the command (the partial
+result is marked); 2 bad input (one line on stderr naming the file, key and reason), or stdout
+cannot be written; 3 internal error; 130 Ctrl-C; 141 stdout closed by its reader (quietly).
 Game parameters not named below are passed as ``--name value`` (e.g. ``--goal 100``) and validated
 by the game; rulings as ``--ruling ID=OPTION``.
 """
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
-from contextlib import contextmanager
+
+_STARTED = time.monotonic()  # --timeout counts from here: the whole command
+
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Optional
 
@@ -22,6 +28,7 @@ from rich.table import Table
 
 from model.registry import GAMES, all_specs, get_spec, load_ruleset
 from model.ruleset import Ruleset, RulesetError, did_you_mean
+from solver import runtime
 from solver.report import FAILS, HOLDS, UNKNOWN
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -32,6 +39,7 @@ app.add_typer(rulings_app, name="rulings")
 out = Console()
 err = Console(stderr=True)
 EXTRA = {"allow_extra_args": True, "ignore_unknown_options": True}
+MAX_GAMES = 100_000_000  # simulate --games: beyond this a run takes days; --timeout bounds the rest
 
 # Help screens: a flag takes no value, so it shows no "<bool>" type (Typer shows one by default).
 _display_type = typer.core.TyperOption.display_type_rich
@@ -96,6 +104,10 @@ def _options(version_: bool = typer.Option(False, "--version", callback=show_ver
 class Exit(Exception):
     def __init__(self, code: int):
         self.code = code
+
+
+#: the ruleset(s) the running command works on, for a result a limit cuts short
+_current: dict[str, Any] = {}
 
 
 def say_error(message: str) -> None:
@@ -171,6 +183,7 @@ def resolve(target: str, players: Optional[int], extra: list[str], rulings: list
         ruling_overrides[rid] = option
     if params or ruling_overrides:
         ruleset = ruleset.with_overrides(params, ruling_overrides, spec=spec.schema)
+    _current["ruleset"] = ruleset
     return ruleset
 
 
@@ -180,6 +193,13 @@ def check_limits(max_states: Optional[int], timeout: Optional[float]) -> None:
         fail_input(f"command line: --max-states: must be a positive integer, not {max_states}")
     if timeout is not None and not timeout > 0:
         fail_input(f"command line: --timeout: must be a positive number of seconds, not {timeout}")
+
+
+def time_left(timeout: Optional[float]) -> Optional[float]:
+    """What is left of --timeout, counted from the command's start (it bounds the whole command)."""
+    if timeout is None:
+        return None
+    return max(0.001, timeout - (time.monotonic() - runtime.command_started()))
 
 
 def emit(doc: dict[str, Any]) -> None:
@@ -201,15 +221,48 @@ def progress_bar(enabled: bool):
         yield update
 
 
-def run(fn, *args, **kwargs) -> None:
+def stopped_by_limit(reason: str, as_json: bool) -> None:
+    """A limit cut the command short: a marked partial result on stdout, exit 1."""
+    rs = _current.get("ruleset")
+    if as_json:
+        emit({"game": rs.game if rs else None, "ruleset": rs.name if rs else None,
+              "config": rs.as_dict() if rs else {}, "partial": True, "reason": reason, "values": None,
+              "seconds": round(time.monotonic() - runtime.command_started(), 4)})
+    else:
+        out.print(f"partial result: {reason}; no complete result", markup=False, highlight=False)
+    raise Exit(runtime.EXIT_LIMIT)
+
+
+def run(fn, *args, timeout: float | None = None, as_json: bool = False, **kwargs) -> None:
+    """Run a command body: bad input exits 2, a limit (``timeout`` bounds the whole command, see
+    solver/runtime.py; memory) exits 1 with a marked partial result, Ctrl-C exits 130."""
+    _current.clear()
+    out_of_memory = False
+
+    def hard_stop() -> None:  # the watchdog's last word when C code ignores the time limit
+        sys.stdout.flush()
+        os.write(1, f"partial result: time limit {timeout:g} s reached; no complete result\n".encode())
     try:
-        fn(*args, **kwargs)
+        try:
+            with runtime.time_limit(timeout, hard_stop):
+                fn(*args, **kwargs)
+        except runtime.TimeLimit as e:
+            stopped_by_limit(str(e), as_json)
+        except MemoryError:
+            out_of_memory = True   # handled below, once the exception's frames are freed
+        if out_of_memory:
+            import gc
+            gc.collect()
+            stopped_by_limit("out of memory (lower --max-states or raise memory)", as_json)
     except Exit as e:
         raise typer.Exit(e.code)
     except RulesetError as e:
         say_error(f"error: {e}")
         raise typer.Exit(2)
-    except typer.Exit:
+    except (runtime.Interrupted, KeyboardInterrupt):
+        say_error("interrupted")
+        raise typer.Exit(runtime.EXIT_INTERRUPTED)
+    except (typer.Exit, runtime.StdoutFailed):
         raise
     except Exception as e:  # noqa: BLE001 - the last resort: one line, no traceback
         say_error(f"internal error: {type(e).__name__}: {e}")
@@ -269,7 +322,7 @@ def verify(ctx: typer.Context,
            ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION"),
            max_states: Optional[int] = typer.Option(None, "--max-states", help="state limit"),
            timeout: Optional[float] = typer.Option(None, "--timeout",
-                                                   help="seconds for each game's whole verify"),
+                                                   help="seconds for the whole command (games share it)"),
            as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Exhaustive invariant checks and Z3 proofs on each game's default small configuration."""
     from solver.verify import verify as run_verify
@@ -285,7 +338,7 @@ def verify(ctx: typer.Context,
         for rs in rulesets:
             with progress_bar(not as_json) as bar:
                 explored, phase = verify_progress(bar, rs.game)
-                rep = run_verify(get_spec(rs.game), rs, max_states=max_states, timeout=timeout,
+                rep = run_verify(get_spec(rs.game), rs, max_states=max_states, timeout=time_left(timeout),
                                  progress=explored, phase=phase)
             reports.append(rep)
         statuses = {r.status for r in reports}
@@ -315,7 +368,7 @@ def verify(ctx: typer.Context,
                                              if status == UNKNOWN else ""))
         if status != HOLDS:
             raise Exit(1)
-    run(body)
+    run(body, timeout=timeout, as_json=as_json)
 
 
 def verify_progress(bar, game: str):
@@ -409,6 +462,7 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
     Files: play_table.csv (typed columns; play_table.meta.json says what each means and whose value
     it is), policy_summary.txt/.csv, policy.png and (small graphs) decision_graph.graphml."""
     from solver.analysis import solve_ruleset
+    from solver.outputs import staged_folder
 
     def body():
         check_limits(max_states, timeout)
@@ -416,10 +470,18 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
         where = None if no_files else (out_dir or Path("out") / rs.name)
         if where is not None and where.exists() and not where.is_dir():
             fail_input(f"command line: --out: {where} exists and is not a folder")
-        with progress_bar(not as_json) as bar:
+        # files go to a hidden sibling folder, renamed into place once complete (solver/outputs.py)
+        with staged_folder(where) as stage, progress_bar(not as_json) as bar:
             res = solve_ruleset(rs, exact=exact, max_states=max_states, timeout=timeout,
-                                out_dir=where, progress=bar, full=full)
-        res.pop("_solution", None)
+                                out_dir=stage.folder if stage else None, progress=bar, full=full)
+            res.pop("_solution", None)
+            if stage is not None and not res.get("partial") and res.get("files"):
+                res["files"] = stage.commit(
+                    {"command": "solve", "target": target, "arguments": ctx.args, "game": rs.game,
+                     "ruleset": rs.name, "config": rs.as_dict(), "exact": res.get("exact"),
+                     "values": res.get("values"), "states": res.get("states")}, res["files"])
+            else:
+                res.pop("files", None)  # a partial run keeps no files
         doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res}
         doc["seconds"] = round(doc["seconds"], 4)
         if as_json:
@@ -446,7 +508,7 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
         if where is not None and not res.get("files"):
             out.print(f"  no files written to {where}: {res.get('note') or 'this solver writes none'}",
                       markup=False, highlight=False)
-    run(body)
+    run(body, timeout=timeout, as_json=as_json)
 
 
 # ---- report -----------------------------------------------------------------------------------------
@@ -467,8 +529,8 @@ def report(ctx: typer.Context,
                                                       "with --against)"),
            max_states: Optional[int] = typer.Option(None, "--max-states", help="state limit for verify "
                                                     "and solve"),
-           timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for verify and for "
-                                                   "solve, each"),
+           timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for the whole report "
+                                                   "(each phase gets what is left)"),
            rank_timeout: float = typer.Option(60.0, "--rank-timeout", help="seconds for ranking the "
                                               "rulings (the page names those left unranked; 0 skips)"),
            as_json: bool = typer.Option(False, "--json", help="print the page's data as one JSON document")) -> None:
@@ -489,7 +551,7 @@ def report(ctx: typer.Context,
             if path is not None and path.is_dir():
                 fail_input(f"command line: {flag}: {path} is a folder; give a file name")
         with progress_bar(not as_json) as bar:
-            doc = build_report(rs, against=other, max_states=max_states, timeout=timeout,
+            doc = build_report(rs, against=other, max_states=max_states, timeout=time_left(timeout),
                                rank_timeout=rank_timeout, progress=bar)
         written = []
         for flag, path, render in (("--html", html_file, render_html), ("--md", md_file, render_markdown)):
@@ -515,7 +577,7 @@ def report(ctx: typer.Context,
                          if regressions else ""), markup=False, highlight=False)
         if exit_code(doc):
             raise Exit(1)
-    run(body)
+    run(body, timeout=timeout, as_json=as_json)
 
 
 # ---- sweep ------------------------------------------------------------------------------------------
@@ -537,17 +599,21 @@ def sweep(ctx: typer.Context,
           ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION (fixed)"),
           max_states: Optional[int] = typer.Option(None, "--max-states", help="state limit of each "
                                                    "point's exact solve"),
-          timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for each point's exact "
-                                                  "solve (default 30); beyond it the point is simulated"),
+          point_timeout: float = typer.Option(30.0, "--point-timeout", help="seconds for each point's "
+                                              "exact solve; beyond it the point is simulated"),
+          timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for the whole sweep "
+                                                  "(points not reached are listed as not run)"),
           plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG: each seat's value "
                                               "against the first parameter"),
           as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Values and game length over a grid of parameter values: exact where the solver finishes
     within the per-point limits, simulated beyond (each row says which, and under which policy)."""
-    from solver.sweep import POINT_TIMEOUT, parse_param, plot_sweep, run_sweep
+    from solver.sweep import parse_param, plot_sweep, run_sweep
 
     def body():
         check_limits(max_states, timeout)
+        if not point_timeout > 0:
+            fail_input(f"command line: --point-timeout: must be a positive number of seconds, not {point_timeout}")
         axes = [parse_param(item) for item in param]
         fixed = parse_extra(split_positionals(ctx.args)[1])
         for name, _ in axes:
@@ -563,9 +629,9 @@ def sweep(ctx: typer.Context,
         if plot is not None and plot.is_dir():
             fail_input(f"command line: --plot: {plot} is a folder; give a file name")
         with progress_bar(not as_json) as bar:
-            res = run_sweep(rs, axes, max_states=max_states,
-                            timeout=timeout if timeout is not None else POINT_TIMEOUT, games=games_,
-                            seed=seed, policy=policy, simulate_only=simulate_only, progress=bar)
+            res = run_sweep(rs, axes, max_states=max_states, timeout=point_timeout, games=games_,
+                            seed=seed, policy=policy, simulate_only=simulate_only, progress=bar,
+                            deadline=None if timeout is None else time.perf_counter() + time_left(timeout))
         doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res}
         if plot is not None:
             try:
@@ -576,7 +642,7 @@ def sweep(ctx: typer.Context,
             emit(doc)
         else:
             print_sweep(doc)
-    run(body)
+    run(body, timeout=timeout, as_json=as_json)
 
 
 def print_sweep(doc: dict[str, Any]) -> None:
@@ -621,7 +687,7 @@ def print_sweep(doc: dict[str, Any]) -> None:
         out.print(f"exact solve stopped ({reason}) at: {'; '.join(where)}", markup=False, highlight=False,
                   soft_wrap=True)
     for r in doc["points"]:
-        if r["method"] == "failed":
+        if r["method"] in ("failed", "not run"):
             out.print(f"no result at {r['point']}: {r['why']}", markup=False, highlight=False, soft_wrap=True)
     if doc.get("plot"):
         out.print(f"wrote {doc['plot']}", markup=False, highlight=False)
@@ -682,17 +748,19 @@ def export(ctx: typer.Context, target: str = typer.Argument(..., help="game, bui
 
 @app.command(**GAME_COMMAND)
 def simulate(ctx: typer.Context, target: str = typer.Argument(..., help="game, built-in ruleset or RULESET.toml"),
-             games_: int = typer.Option(1000, "--games", min=1, help="number of games"),
+             games_: int = typer.Option(1000, "--games", min=1, max=MAX_GAMES, help="number of games"),
              seed: int = typer.Option(0, "--seed", help="random seed (the same seed, the same games)"),
              policy: Optional[str] = typer.Option(None, "--policy", help="policy name (see the game)"),
              players: Optional[int] = typer.Option(None, "--players", help="number of players"),
              ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION"),
+             timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for the whole run"),
              as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Seeded Monte Carlo with 95% confidence intervals."""
     from solver import montecarlo
 
     def body():
         start = time.perf_counter()
+        check_limits(None, timeout)
         rs = resolve(target, players, ctx.args, ruling)
         with progress_bar(not as_json) as bar:
             prog = (lambda d, t: bar("simulate", d, t)) if bar else None
@@ -703,7 +771,7 @@ def simulate(ctx: typer.Context, target: str = typer.Argument(..., help="game, b
             emit(doc)
         else:
             print_simulation(doc)
-    run(body)
+    run(body, timeout=timeout, as_json=as_json)
 
 
 def _metric_rows(value: Any, label: str, rows: list, facts: list) -> None:
@@ -752,6 +820,8 @@ def rulings_list(game: Optional[str] = typer.Argument(None, help="game or rulese
                  as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Every ruling: id, question, default, alternatives and the sentence it interprets."""
     def body():
+        if game is not None and not game.strip():
+            fail_input("command line: GAME: empty; give a game, a built-in ruleset or a .toml file")
         specs = [get_spec(load_ruleset(game).game)] if game else all_specs()
         docs = [{"game": s.name, "rulings": [{"id": r.id, "question": r.question, "default": r.default,
                                               "alternatives": list(r.alternatives),
@@ -953,7 +1023,7 @@ def compare(ctx: typer.Context,
             ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION (B only when B is "
                                                        "omitted, else both sides)"),
             max_states: Optional[int] = typer.Option(None, "--max-states", help="state limit per side"),
-            timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds per side's verify and solve"),
+            timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for the whole command (both sides share it)"),
             as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """What a rule edit changes: properties with their evidence, optimal values, game length.
     Exit 1 when B fails or cannot decide a property A holds, or when values could not be computed."""
@@ -971,7 +1041,8 @@ def compare(ctx: typer.Context,
         else:
             rsa = resolve(a, players, ctx.args, ruling)
             rsb = resolve(b, players, ctx.args, ruling)
-        res = compare_rulesets(rsa, rsb, max_states=max_states, timeout=timeout)
+        _current["ruleset"] = rsa
+        res = compare_rulesets(rsa, rsb, max_states=max_states, timeout=time_left(timeout))
         doc = {"game": rsa.game, "ruleset": f"{rsa.name} vs {rsb.name}",
                "config": {"a": rsa.as_dict(), "b": rsb.as_dict()}, **res,
                "seconds": round(time.perf_counter() - start, 4)}
@@ -981,7 +1052,7 @@ def compare(ctx: typer.Context,
             print_comparison(doc)
         if res["regressions"]:
             raise Exit(1)
-    run(body)
+    run(body, timeout=timeout, as_json=as_json)
 
 
 def _values_text(values) -> str:
@@ -1032,20 +1103,70 @@ def print_comparison(doc: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """The console script: Typer's own usage errors (unknown options, values of the wrong type)
-    become one line on stderr with exit code 2, like every other bad input."""
+    become one line on stderr with exit code 2, like every other bad input; nothing escapes as a
+    traceback (see ``_guarded``)."""
+    import errno
+    real_stdout = sys.stdout
+    sys.stdout = runtime.GuardedStdout(real_stdout)
+    # the console script arms the watchdogs (Ctrl-C, --timeout); in-process callers (tests) do not
+    watchdogs = runtime.armed(_STARTED, lambda line: os.write(2, (line + "\n").encode())) \
+        if argv is None else nullcontext()
+    try:
+        with watchdogs:
+            code = _guarded(argv)
+            sys.stdout.flush()
+    except runtime.StdoutFailed as exc:
+        if exc.error.errno == errno.EPIPE:  # the reader went away (`| head`): quietly, like Unix tools
+            try:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), real_stdout.fileno())
+            except OSError:
+                pass
+            code = runtime.EXIT_BROKEN_PIPE
+        else:
+            try:  # nothing more can reach the full stdout: keep the interpreter from retrying
+                os.dup2(os.open(os.devnull, os.O_WRONLY), real_stdout.fileno())
+            except OSError:
+                pass
+            say_error(f"error: cannot write to standard output ({exc})")
+            code = 2
+    finally:
+        sys.stdout = real_stdout
+    if argv is None:  # the console script: skip the interpreter's teardown (freeing a large graph
+        sys.stderr.flush()  # object by object takes a second), the streams flushed first
+        os._exit(code)
+    sys.exit(code)
+
+
+def _guarded(argv: list[str] | None) -> int:
+    """Run the command line; every exception becomes an exit code and at most one line."""
     command = typer.main.get_command(app)
     try:
         code = command.main(args=argv, prog_name="ruleproof", standalone_mode=False)
     except typer.TyperException as exc:
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
         if type(exc).__name__ == "NoArgsIsHelpError":
-            sys.exit(0)  # no command given: the help has been shown
+            return 0  # no command given: the help has been shown
         say_error(f"error: command line: {message}")
-        sys.exit(getattr(exc, "exit_code", 2) or 2)
-    except typer.Abort:
-        say_error("aborted")
-        sys.exit(1)
-    sys.exit(code if isinstance(code, int) else 0)
+        return getattr(exc, "exit_code", 2) or 2
+    except (typer.Abort, runtime.Interrupted, KeyboardInterrupt):
+        say_error("interrupted")
+        return runtime.EXIT_INTERRUPTED
+    except runtime.StdoutFailed:
+        raise
+    except runtime.TimeLimit as exc:  # outside a command body (e.g. while loading a library)
+        say_error(f"partial result: {exc}; no complete result")
+        return runtime.EXIT_LIMIT
+    except MemoryError:
+        say_error("error: out of memory before the command could finish (lower --max-states or raise memory)")
+        return runtime.EXIT_LIMIT
+    except ImportError as exc:  # a library that cannot load (e.g. under a tight memory limit)
+        hint = " (out of memory? raise memory)" if "memory" in str(exc).lower() or "allocate" in str(exc).lower() else ""
+        say_error(f"error: cannot load a library: {exc}{hint}")
+        return runtime.EXIT_LIMIT if hint else 3
+    except Exception as exc:  # noqa: BLE001 - the last resort: one line, no traceback
+        say_error(f"internal error: {type(exc).__name__}: {exc}")
+        return 3
+    return code if isinstance(code, int) else 0
 
 
 if __name__ == "__main__":

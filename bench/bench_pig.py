@@ -48,18 +48,24 @@ def child_openspiel(goal: int) -> dict:
     result: dict = {}
 
     def run() -> None:
-        import pyspiel
-        from open_spiel.python.algorithms import value_iteration
-        game = pyspiel.load_game("pig", {"winscore": goal})
-        start = time.perf_counter()
-        values = value_iteration.value_iteration(game, depth_limit=-1, threshold=1e-6, cyclic_game=True)
-        seconds = time.perf_counter() - start
-        v0 = values[str(game.new_initial_state())]
-        result.update(engine="openspiel", goal=goal, states=len(values), seconds=seconds,
-                      p_first=(v0 + 1) / 2, peak_mib=peak_mib())
+        try:
+            import pyspiel
+            from open_spiel.python.algorithms import value_iteration
+            game = pyspiel.load_game("pig", {"winscore": goal})
+            start = time.perf_counter()
+            values = value_iteration.value_iteration(game, depth_limit=-1, threshold=1e-6, cyclic_game=True)
+            seconds = time.perf_counter() - start
+            v0 = values[str(game.new_initial_state())]
+            result.update(engine="openspiel", goal=goal, states=len(values), seconds=seconds,
+                          p_first=(v0 + 1) / 2, peak_mib=peak_mib())
+        except BaseException as exc:  # noqa: BLE001 - a thread swallows exceptions: report it instead
+            result["error"] = f"{type(exc).__name__}: {exc}"
     thread = threading.Thread(target=run)
     thread.start()
     thread.join()
+    if "error" in result:
+        sys.stderr.write(result["error"] + "\n")
+        sys.exit(1)
     return result
 
 
@@ -72,7 +78,14 @@ def run_child(engine: str, goal: int, timeout: float) -> dict:
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         return {"engine": engine, "goal": goal, "error": last}
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    try:
+        row = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (IndexError, json.JSONDecodeError):
+        return {"engine": engine, "goal": goal, "error": "the child printed no result"}
+    needed = {"engine", "goal", "states", "seconds", "p_first", "peak_mib"}
+    if not needed <= set(row):
+        return {"engine": engine, "goal": goal, "error": f"incomplete result: {sorted(row)}"}
+    return row
 
 
 def main() -> None:

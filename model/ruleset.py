@@ -99,12 +99,19 @@ class Ruleset:
     rulings: Mapping[str, str]
     source: str
     description: str = ""
+    #: parameter -> where its value was set (a file of an ``extends`` chain, "command line");
+    #: parameters not listed come from ``source``. Errors about a value blame where it was set.
+    origins: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     def __getitem__(self, param: str) -> Any:
         return self.params[param]
 
     def ruling(self, ruling_id: str) -> str:
         return self.rulings[ruling_id]
+
+    def origin(self, param: str) -> str:
+        """Where ``param``'s value was set (see ``origins``)."""
+        return self.origins.get(param, self.source)
 
     def with_overrides(self, params: Mapping[str, Any] | None = None,
                        rulings: Mapping[str, str] | None = None, *, source: str = "command line",
@@ -119,8 +126,11 @@ class Ruleset:
         else:
             new_params.update(params or {})
             new_rulings.update(rulings or {})
+        origins = dict(self.origins)
+        origins.update({k: source for k in params or {}})
         return Ruleset(self.game, self.name, MappingProxyType(new_params),
-                       MappingProxyType(new_rulings), self.source, self.description)
+                       MappingProxyType(new_rulings), self.source, self.description,
+                       MappingProxyType(origins))
 
     def as_dict(self) -> dict[str, Any]:
         return {"game": self.game, "name": self.name, "source": self.source,
@@ -166,6 +176,8 @@ class RulesSchema:
                                    f"{did_you_mean(key, self.param_index)} (known: {', '.join(self.param_index)})")
             try:
                 out[key] = param.parse(value)
+            except RulesetError:  # the parser read a file and names it (e.g. a board layout)
+                raise
             except (ValueError, TypeError) as exc:
                 raise RulesetError(source, f"params.{key}", str(exc) or "bad value") from None
         return out
@@ -195,17 +207,43 @@ class RulesSchema:
 _TOP_KEYS = {"game", "extends", "name", "description", "params", "rulings"}
 
 
-def read_input_text(path: Path) -> str:
-    """An input file's UTF-8 text; a missing, unreadable or binary file is bad input (RulesetError)."""
+#: input files (rulesets, layouts, views) are small text files; anything bigger is not one of them
+MAX_INPUT_BYTES = 1 << 20
+
+
+def read_input_text(path: Path, max_bytes: int = MAX_INPUT_BYTES) -> str:
+    """An input file's UTF-8 text (a leading byte-order mark is dropped). A missing, unreadable,
+    binary, oversized or non-regular file (a FIFO, a device such as /dev/zero, a folder) is bad
+    input: :class:`RulesetError` naming the file. Only regular files are opened, so a FIFO never
+    blocks, and at most ``max_bytes + 1`` bytes are read (files in /proc report size 0)."""
+    import os
+    import stat
+
     source = str(path)
     try:
-        return Path(path).read_text(encoding="utf-8")
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            what = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            raise RulesetError(source, "-", f"{what}; give a text file")
+        if info.st_size > max_bytes:
+            raise RulesetError(source, "-", f"too large ({info.st_size:,} bytes; input files are at "
+                                            f"most {max_bytes:,} bytes)")
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
     except FileNotFoundError:
         raise RulesetError(source, "-", "file not found") from None
+    except OSError as exc:
+        raise RulesetError(source, "-", f"cannot read ({exc.strerror or exc})") from None
+    except ValueError as exc:  # e.g. an embedded NUL character in the path
+        if isinstance(exc, RulesetError):
+            raise
+        raise RulesetError(source, "-", f"not a usable path ({exc})") from None
+    if len(data) > max_bytes:
+        raise RulesetError(source, "-", f"too large (more than {max_bytes:,} bytes)")
+    try:
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise RulesetError(source, "-", "not UTF-8 text") from None
-    except OSError as exc:
-        raise RulesetError(source, "-", f"cannot read ({exc.strerror})") from None
 
 
 def read_toml(path: Path) -> dict[str, Any]:

@@ -233,7 +233,7 @@ def refinement_check(proof: RuleProof, game: Game, transitions: Iterator[Transit
             if name is None:
                 return tr.narrate() + [
                     f"then: {move} -> {game.describe_state(tr.after)}",
-                    f"this move leaves the proof's frame, but no exit of the proof allows it from "
+                    "this move leaves the proof's frame, but no exit of the proof allows it from "
                     + "; ".join(_frame_text(f) for f in before.values())], counts, ""
             counts["exits"] += 1
             continue

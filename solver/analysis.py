@@ -16,7 +16,6 @@ from model.ruleset import Ruleset, RulesetError
 
 from .explore import explore
 from .graph import decision_graph
-from .rulings import ruling_diff  # noqa: F401 - re-exported for callers of analysis
 from .solve import solve
 from .tables import occupancy, write_play_table, write_summary
 
@@ -176,11 +175,16 @@ _STATE_COUNT = re.compile(r"\d[\d,]*( reachable)? states")
 COMPARE_SOLVE_TIMEOUT = 60.0
 
 
-def _side(spec, ruleset: Ruleset, max_states: int | None, timeout: float | None) -> dict[str, Any]:
+def _left(deadline: float | None) -> float | None:
+    return None if deadline is None else max(0.001, deadline - time.perf_counter())
+
+
+def _side(spec, ruleset: Ruleset, max_states: int | None, deadline: float | None) -> dict[str, Any]:
     from .verify import verify
-    rep = verify(spec, ruleset, max_states=max_states, timeout=timeout)
+    rep = verify(spec, ruleset, max_states=max_states, timeout=_left(deadline))
+    left = _left(deadline)
     res = solve_ruleset(ruleset, max_states=max_states,
-                        timeout=timeout if timeout is not None else COMPARE_SOLVE_TIMEOUT)
+                        timeout=left if left is not None else COMPARE_SOLVE_TIMEOUT)
     return side_summary(ruleset, rep, res)
 
 
@@ -237,8 +241,10 @@ def compare_rulesets(a: Ruleset, b: Ruleset, *, max_states: int | None = None,
     if a.game != b.game:
         raise RulesetError(b.source, "game", f"rulesets are for different games ({a.game} vs {b.game})")
     spec = get_spec(a.game)
-    sa = _side(spec, a, max_states, timeout)
-    sb = b_side if b_side is not None else _side(spec, b, max_states, timeout)
+    # ``timeout`` bounds the whole comparison: each phase gets what is left
+    deadline = None if timeout is None else time.perf_counter() + timeout
+    sa = _side(spec, a, max_states, deadline)
+    sb = b_side if b_side is not None else _side(spec, b, max_states, deadline)
     pa, pb = sa["properties"], sb["properties"]
     da, db = sa["property_details"], sb["property_details"]
     shared = sorted(set(pa) & set(pb))

@@ -19,6 +19,9 @@ from model.protocol import CHANCE, TERMINAL, Game
 
 from .explore import Exploration, Progress, Violation, _distribution_problem
 
+#: states expanded per numpy call at most (bounds each call's time and memory between the checks)
+CHUNK = 1 << 20
+
 
 class CodedProbabilities(Sequence):
     """``Exploration.prob`` without a Python object per edge: None for decisions, else the
@@ -88,55 +91,71 @@ def explore_levels(game: Game, root_key: int, *, max_states: int | None, timeout
     n_states, n_edges, first_id, level = 1, 0, 0, 0
     complete, stop_reason = True, ""
     symmetric = None
+    ratio = 1.0   # new states per expanded state, last seen: sizes the chunks near the state limit
     while len(frontier):
-        if n_states > state_limit:
-            complete, stop_reason = False, f"state limit {max_states} reached"
+        # a level is expanded in chunks, in order (the same numbering as one expansion): small
+        # ones near the state limit, so that the exploration stops within a state's successors
+        # of it (the limit and the clock are checked between chunks)
+        next_parts = []
+        at = 0
+        while at < len(frontier):
+            if n_states > state_limit:
+                complete, stop_reason = False, f"state limit {max_states} reached"
+                break
+            if timeout is not None and time.perf_counter() - start > timeout:
+                complete, stop_reason = False, f"time limit {timeout:g} s reached"
+                break
+            size = CHUNK
+            if max_states is not None:
+                size = min(size, max(1, int((state_limit - n_states) / (2 * max(ratio, 1e-3)))))
+            chunk = frontier[at:at + size]
+            at += len(chunk)
+            batch = game.expand_keys(chunk)
+            kind = batch.kind.astype(np.int8)
+            counts = batch.counts.astype(np.int64)
+            symmetric = batch.perm is not None
+            kind_parts.append(kind)
+            count_parts.append(counts)
+            _terminal_returns(game, chunk, kind, first_id, returns, violate, lo_u, hi_u, const_sum)
+            stuck = np.flatnonzero((kind != TERMINAL) & (counts == 0))
+            if len(stuck):
+                violate("legal-actions", "a non-terminal state has no legal move", first_id + int(stuck[0]))
+            _check_chance_rows(kind, counts, batch.prob, table, first_id, violate)
+            children = batch.child.astype(np.int64)
+            uniq, first_edge, inverse = np.unique(children, return_index=True, return_inverse=True)
+            where = np.minimum(np.searchsorted(sorted_keys, uniq), len(sorted_keys) - 1)
+            known = sorted_keys[where] == uniq
+            ids = np.empty(len(uniq), np.int64)
+            ids[known] = sorted_ids[where[known]]
+            fresh = np.flatnonzero(~known)
+            order = fresh[np.argsort(first_edge[fresh], kind="stable")]   # in order of discovery
+            ids[order] = n_states + np.arange(len(order))
+            child_parts.append(ids[inverse.ravel()])
+            action_parts.append(batch.action)
+            prob_parts.append(batch.prob.astype(np.int64))
+            if symmetric:
+                perm_parts.append(batch.perm.astype(np.int8))
+            new_keys = uniq[order]
+            parent_parts.append(n_edges + first_edge[order])
+            depth_parts.append(np.full(len(order), level + 1, np.int64))
+            key_parts.append(new_keys)
+            next_parts.append(new_keys)
+            # merge the new keys into the sorted index (they are absent from it, so insert is exact)
+            slots = np.searchsorted(sorted_keys, uniq[fresh])
+            sorted_keys = np.insert(sorted_keys, slots, uniq[fresh])
+            sorted_ids = np.insert(sorted_ids, slots, ids[fresh])
+            if invariants:
+                check_new(new_keys, n_states)
+            first_id += len(chunk)
+            n_edges += len(children)
+            n_states += len(order)
+            ratio = len(order) / len(chunk)
+            if progress is not None:
+                progress(n_states, n_states - first_id, time.perf_counter() - start)
+        if not complete:
             break
-        if timeout is not None and time.perf_counter() - start > timeout:
-            complete, stop_reason = False, f"time limit {timeout:g} s reached"
-            break
-        batch = game.expand_keys(frontier)
-        kind = batch.kind.astype(np.int8)
-        counts = batch.counts.astype(np.int64)
-        symmetric = batch.perm is not None
-        kind_parts.append(kind)
-        count_parts.append(counts)
-        _terminal_returns(game, frontier, kind, first_id, returns, violate, lo_u, hi_u, const_sum)
-        stuck = np.flatnonzero((kind != TERMINAL) & (counts == 0))
-        if len(stuck):
-            violate("legal-actions", "a non-terminal state has no legal move", first_id + int(stuck[0]))
-        _check_chance_rows(kind, counts, batch.prob, table, first_id, violate)
-        children = batch.child.astype(np.int64)
-        uniq, first_edge, inverse = np.unique(children, return_index=True, return_inverse=True)
-        where = np.minimum(np.searchsorted(sorted_keys, uniq), len(sorted_keys) - 1)
-        known = sorted_keys[where] == uniq
-        ids = np.empty(len(uniq), np.int64)
-        ids[known] = sorted_ids[where[known]]
-        fresh = np.flatnonzero(~known)
-        order = fresh[np.argsort(first_edge[fresh], kind="stable")]   # in order of discovery
-        ids[order] = n_states + np.arange(len(order))
-        child_parts.append(ids[inverse.ravel()])
-        action_parts.append(batch.action)
-        prob_parts.append(batch.prob.astype(np.int64))
-        if symmetric:
-            perm_parts.append(batch.perm.astype(np.int8))
-        new_keys = uniq[order]
-        parent_parts.append(n_edges + first_edge[order])
-        depth_parts.append(np.full(len(order), level + 1, np.int64))
-        key_parts.append(new_keys)
-        # merge the new keys into the sorted index (they are absent from it, so insert is exact)
-        slots = np.searchsorted(sorted_keys, uniq[fresh])
-        sorted_keys = np.insert(sorted_keys, slots, uniq[fresh])
-        sorted_ids = np.insert(sorted_ids, slots, ids[fresh])
-        if invariants:
-            check_new(new_keys, n_states)
-        first_id += len(frontier)
-        n_edges += len(children)
-        n_states += len(order)
-        frontier = new_keys
+        frontier = np.concatenate(next_parts) if next_parts else frontier[:0]
         level += 1
-        if progress is not None:
-            progress(n_states, len(frontier), time.perf_counter() - start)
     if not complete:
         # states never expanded keep no edges; marked as chance so solvers refuse a partial graph
         pending = n_states - first_id

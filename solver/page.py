@@ -83,21 +83,26 @@ def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states
                  timeout: float | None = None, rank_timeout: float | None = RANK_BUDGET,
                  progress: Callable[[str, int, int | None], None] | None = None) -> dict[str, Any]:
     """Everything the page shows about ``ruleset`` (see the module docstring). ``progress`` is
-    called as ``progress(phase, done, total)``; ``max_states``/``timeout`` bound verify and solve."""
+    called as ``progress(phase, done, total)``. ``timeout`` bounds the whole report: verify, solve,
+    the ranking (at most ``rank_timeout`` of it) and the comparison each get what is left."""
     from .analysis import compare_rulesets, side_summary, solve_ruleset
     from .verify import verify
     start = time.perf_counter()
+    deadline = None if timeout is None else start + timeout
+
+    def left() -> float | None:
+        return None if deadline is None else max(0.001, deadline - time.perf_counter())
     spec = get_spec(ruleset.game)
     say = progress or (lambda *_: None)
     say("verify", 0, None)
-    rep = verify(spec, ruleset, max_states=max_states, timeout=timeout,
+    rep = verify(spec, ruleset, max_states=max_states, timeout=left(),
                  progress=(lambda n, pending, _s: say("verify: explore", n, n + pending)) if progress else None,
                  phase=(lambda what, done, total: say(f"verify: {what or 'checks'}", done, total))
                  if progress else None)
     say("solve", 0, None)
     with tempfile.TemporaryDirectory(prefix="ruleproof-report-") as tmp:
         folder = Path(tmp)
-        res = solve_ruleset(ruleset, max_states=max_states, timeout=timeout, out_dir=folder, progress=progress)
+        res = solve_ruleset(ruleset, max_states=max_states, timeout=left(), out_dir=folder, progress=progress)
         summary_file = folder / "policy_summary.txt"
         summary = summary_file.read_text() if summary_file.exists() else None
         pictures = _pictures(folder)
@@ -123,10 +128,11 @@ def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states
         doc["rulings"] = {"budget_seconds": 0, "reference": {}, "rows": [],
                           "not_ranked": [r.id for r in spec.schema.rulings]}
     else:
-        doc["rulings"] = _rank(ruleset, rank_timeout, progress)
+        budgets = [x for x in (rank_timeout, left()) if x is not None]
+        doc["rulings"] = _rank(ruleset, min(budgets) if budgets else None, progress)
     if against is not None:
         say("compare", 0, None)
-        cmp = compare_rulesets(against, ruleset, max_states=max_states, timeout=timeout,
+        cmp = compare_rulesets(against, ruleset, max_states=max_states, timeout=left(),
                                b_side=side_summary(ruleset, rep, res))
         doc["against"] = {"ruleset": against.name, "source": against.source,
                           "verdict": cmp["a"]["verify"], "values": cmp["a"]["values"],

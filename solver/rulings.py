@@ -25,7 +25,7 @@ import random
 import time
 from collections import deque
 from fractions import Fraction
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 from model.protocol import CHANCE, TERMINAL
 from model.registry import get_spec

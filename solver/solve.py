@@ -56,7 +56,6 @@ class Solution:
     residual: float
     method: str
     seconds: float
-    levels: int
     cyclic_states: int
 
     @property
@@ -390,7 +389,6 @@ def solve(ex: Exploration, *, exact: bool = False, tolerance: float = 1e-12,
     order = np.argsort(node_level, kind="stable")
     bounds = np.searchsorted(node_level[order], np.arange(node_level.max() + 2))
     residual = 0.0
-    used_vi = False
     n_levels = len(bounds) - 1
     for lvl in range(n_levels):
         nodes = order[bounds[lvl]:bounds[lvl + 1]]
@@ -403,7 +401,6 @@ def solve(ex: Exploration, *, exact: bool = False, tolerance: float = 1e-12,
         else:
             chosen, change = _solve_cyclic_level(level, values, tolerance, max_policy_rounds, max_sweeps)
             residual = max(residual, change)
-            used_vi |= change < 0
         choice[level.dec] = chosen
         if progress is not None:
             progress("solve", lvl + 1, n_levels)
@@ -415,7 +412,7 @@ def solve(ex: Exploration, *, exact: bool = False, tolerance: float = 1e-12,
         choice = _exact_choices(ex, exact_values, choice)
         method += ", exact rational"
     return Solution(ex, values[:a.n_states], choice, exact_values, abs(residual), method,
-                    time.perf_counter() - start, n_levels, int(node_cyclic.sum()))
+                    time.perf_counter() - start, int(node_cyclic.sum()))
 
 
 def _solve_cyclic_level(level: _Level, values: np.ndarray, tolerance: float, rounds: int,

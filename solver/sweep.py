@@ -127,9 +127,12 @@ def _simulated_point(rs: Ruleset, games: int, seed: int, policy: str | None) -> 
 def run_sweep(base: Ruleset, axes: list[tuple[str, list[Any]]], *, max_states: int | None = None,
               timeout: float | None = POINT_TIMEOUT, games: int = 2000, seed: int = 0,
               policy: str | None = None, simulate_only: bool = False,
-              progress: Callable[[str, int, int | None], None] | None = None) -> dict[str, Any]:
+              progress: Callable[[str, int, int | None], None] | None = None,
+              deadline: float | None = None) -> dict[str, Any]:
     """One row per grid point: exact within ``max_states``/``timeout`` per point, else ``games``
-    seeded simulated games (``policy``: the game's default when None)."""
+    seeded simulated games (``policy``: the game's default when None). ``deadline`` (a
+    ``time.perf_counter()`` value) bounds the whole sweep: an exact solve gets at most what is
+    left, and the points after it are listed as not run."""
     start = time.perf_counter()
     points = grid_rulesets(base, axes)
     rows = []
@@ -138,7 +141,14 @@ def run_sweep(base: Ruleset, axes: list[tuple[str, list[Any]]], *, max_states: i
             progress("sweep " + " ".join(f"{k}={v}" for k, v in point.items()), i, len(points))
         t0 = time.perf_counter()
         row: dict[str, Any] = {"point": point}
-        got = None if simulate_only else _exact_point(rs, max_states, timeout)
+        left = None if deadline is None else deadline - t0
+        if left is not None and left <= 0:
+            row.update(method="not run", why="the time limit (--timeout) was reached first", values=[],
+                       seconds=0.0)
+            rows.append(row)
+            continue
+        budget = timeout if left is None else left if timeout is None else min(timeout, left)
+        got = None if simulate_only else _exact_point(rs, max_states, budget)
         if got is not None and "why" not in got:
             row.update(got)
         else:
@@ -174,7 +184,7 @@ def plot_sweep(doc: dict[str, Any], path: Path, title: str) -> Path:
         return row["point"][first] if numeric else xs_raw.index(_label(row["point"][first]))
     groups: dict[tuple, list[dict[str, Any]]] = {}
     for row in doc["points"]:
-        if row["method"] != "failed":
+        if row["method"] in ("exact", "simulated"):
             groups.setdefault(tuple(_label(row["point"][k]) for k in others), []).append(row)
     fig, ax = plt.subplots(figsize=(8, 5), dpi=100)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]

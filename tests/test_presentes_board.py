@@ -44,7 +44,8 @@ def test_bad_layouts_are_rejected(tmp_path, text, reason):
     path.write_text(text)
     with pytest.raises(RulesetError) as err:
         SPEC.default().with_overrides({"board": str(path)}, spec=SPEC.schema)
-    assert reason in str(err.value) and "params.board" in str(err.value)
+    # the error names the layout file itself, not the parameter that points at it (issue 15)
+    assert reason in str(err.value) and err.value.source == str(path)
 
 
 def test_unknown_board_name_is_a_ruleset_error():

@@ -95,12 +95,24 @@ def test_sweep_presentes_and_loira_simulated_utilities_agree_with_exact():
     assert lo <= 38 / 405 <= hi
 
 
+def test_sweep_timeout_bounds_the_whole_sweep():
+    """A deadline already passed: every point is listed as not run (nothing solved or simulated)."""
+    from model.registry import get_spec
+    from solver.sweep import run_sweep
+    spec = get_spec("pig")
+    doc = run_sweep(spec.default(), [("goal", [4, 5])], deadline=0.0)
+    assert [r["method"] for r in doc["points"]] == ["not run", "not run"]
+    result = run("sweep", "pig", "--param", "goal=4,5", "--point-timeout", "5", "--timeout", "60")
+    assert result.exit_code == 0 and result.stdout.count("exact") >= 2
+
+
 @pytest.mark.parametrize("args, needle", [
     (["--param", "goal"], "NAME=RANGE"),
     (["--param", "gaol=3..5"], "did you mean 'goal'"),
     (["--param", "goal=0..2"], "goal"),
     (["--param", "goal=3..5", "--goal", "4"], "also given as a fixed --goal"),
     (["--param", "goal=3,4", "--timeout", "0"], "--timeout"),
+    (["--param", "goal=3,4", "--point-timeout", "-1"], "--point-timeout"),
 ])
 def test_sweep_bad_input(args, needle):
     result = run("sweep", "pig", *args)

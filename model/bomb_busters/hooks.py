@@ -72,9 +72,11 @@ def solve(ruleset, options: dict, out_dir: Path | None, progress=None) -> dict[s
     game = build(ruleset)
     m = game.mission
     if m.total_wires > 9:
-        raise RulesetError(ruleset.source, "params",
-                           f"{m.total_wires} wires: exact policy values are for tiny missions (at most 9 "
-                           "wires); use 'ruleproof simulate' for this one")
+        # the ruleset is fine; this command cannot handle its size (the command is to blame)
+        raise RulesetError("command line", "solve",
+                           f"{ruleset.name} has {m.total_wires} wires: exact policy values are for tiny "
+                           "missions (at most 9 wires; e.g. 'ruleproof solve bomb-busters-tiny'); use "
+                           "'ruleproof simulate' for this one")
     if out_dir is not None:
         try:
             out_dir.mkdir(parents=True, exist_ok=True)

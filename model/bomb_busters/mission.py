@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 from model.ruleset import Param, Ruleset, RulesSchema, Ruling, boolean, int_in, int_list
 
-from .tiles import Tile, blue_pool, red, yellow
+from .tiles import Tile, blue_pool
 
 #: equipment cards the text describes, with the value printed on them (unlocks the card)
 EQUIPMENT_VALUES = {"comunicadores": 2, "estabilizador": 9}
@@ -202,6 +202,3 @@ class Mission:
 
     def blue_tiles(self) -> list[Tile]:
         return blue_pool(self.blue_values, self.blue_copies)
-
-    def colour_tiles(self, reds: tuple[int, ...], yellows: tuple[int, ...]) -> list[Tile]:
-        return [red(v) for v in reds] + [yellow(v) for v in yellows]

@@ -152,6 +152,8 @@ def parse_slot(src: str, key: str, raw: Any, max_blue: int, own: bool) -> tuple[
         if T.colour(tile) != T.Colour.BLUE:
             raise ValueError("an info token shows a blue value or 'Y'; use '?Y' for a yellow token")
         return Slot(tile=tile)
+    except RulesetError:  # already names the file and the slot
+        raise
     except ValueError as exc:
         raise _err(src, key, str(exc)) from None
 

@@ -54,18 +54,6 @@ EXPANSION_KINDS = tuple(range(Kind.RAPAGOTE, Kind.RALO + 1))
 KEPT_KINDS = frozenset(BATHROOM_KINDS) | {Kind.ESPELHO, Kind.INTERRUPTOR, Kind.RALO}
 
 
-def is_bathroom(kind: int) -> bool:
-    return kind < 9
-
-
-def door_of(kind: int) -> int:
-    return kind // 3
-
-
-def value_of(kind: int) -> int:
-    return kind % 3
-
-
 def bathroom(door: int, value: int) -> int:
     return door * 3 + value
 

@@ -12,7 +12,6 @@ This is the game-specific exact solver used by the tests, the regret measurement
 """
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -128,5 +127,3 @@ def regret(game: LoiraGame, policy_factory, optimum: Solution | None = None) -> 
         out[seat] = {"optimal": best[seat], "policy": got[seat], "regret": best[seat] - got[seat]}
     return out
 
-
-sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))

@@ -13,9 +13,12 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from functools import cache
 from pathlib import Path
+
+from solver.runtime import run_interruptible
 
 from .cards import Kind
 from .config import Config
@@ -67,6 +70,9 @@ def _library() -> ctypes.CDLL:
     return dll
 
 
+_CALL_LOCK = threading.Lock()
+
+
 class FastLimit(RuntimeError):
     """The state or time limit was reached before the value was known."""
 
@@ -87,9 +93,19 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
     cnts = (ctypes.c_int * 8)(*cfg.stall_counts)
     out = [ctypes.c_double() for _ in range(4)]
     start = time.perf_counter()
-    rc = dll.loira_solve(deck, S, vals, cnts, cfg.rolls[0], cfg.rolls[1], cfg.centre_rolls,
-                         cfg.first_seat, ctypes.c_double(max_states or 0), ctypes.c_double(timeout or 0),
-                         *[ctypes.byref(o) for o in out])
+    stop_flag = ctypes.c_int.in_dll(dll, "loira_stop_requested")
+
+    def call() -> int:
+        with _CALL_LOCK:   # the C solver keeps its table in globals: one search at a time
+            return dll.loira_solve(deck, S, vals, cnts, cfg.rolls[0], cfg.rolls[1], cfg.centre_rolls,
+                                   cfg.first_seat, ctypes.c_double(max_states or 0),
+                                   ctypes.c_double(timeout or 0), *[ctypes.byref(o) for o in out])
+
+    def stop() -> None:
+        stop_flag.value = 1
+    # in a worker thread, so that Ctrl-C and the command's time limit reach Python at once and
+    # set the flag the C search checks at every turn state
+    rc = run_interruptible(call, stop)
     seconds = time.perf_counter() - start
     if rc == -1:
         raise FastUnavailable("the configuration does not fit the 128-bit state key")
@@ -99,6 +115,8 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
         raise FastLimit(f"state limit {max_states:,} turn states reached after {seconds:.1f} s")
     if rc == -4:
         raise FastLimit(f"time limit reached after {seconds:.1f} s")
+    if rc == -5:
+        raise FastLimit(f"stopped after {seconds:.1f} s")
     value, states, visits, table = (o.value for o in out)
     return {"value": value, "states": int(states), "visits": int(visits), "seconds": seconds,
             "table_bytes": int(table), "bytes_per_state": table / max(states, 1),

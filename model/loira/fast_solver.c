@@ -89,6 +89,8 @@ static Slot *find(uint64_t lo, uint64_t hi) {
 static int oom;
 static uint64_t limit;  /* stop after this many stored states (0: no limit) */
 static double deadline; /* stop after this monotonic time in seconds (0: no limit) */
+/* set from another thread (Ctrl-C, the command's time limit): unwind at once, no value */
+volatile int loira_stop_requested;
 
 static double now_seconds(void) {
     struct timespec ts;
@@ -243,6 +245,7 @@ static double turn_value(const St *s) {
     pack(s, swap, &lo, &hi);
     Slot *slot = find(lo, hi);
     if (slot->hi) return swap ? -slot->v : slot->v;
+    if (loira_stop_requested && !oom) oom = 5;
     if (oom) return 0.0;   /* aborting: unwind without more work */
     int me = s->turn;
     /* stop */
@@ -274,7 +277,7 @@ static double turn_value(const St *s) {
 /* cfg: deck[16], S, values[S], counts[S], rolls0, rolls1, crolls, first, max states (0: none),
  * max seconds (0: none).
  * out: value, states, visits, table bytes. Returns 0, or -1 (key too wide), -2 (out of memory),
- * -3 (state limit reached: no value), -4 (time limit reached: no value). */
+ * -3 (state limit reached: no value), -4 (time limit reached: no value), -5 (stopped: no value). */
 int loira_solve(const int *deck, int S, const int *vals, const int *cnts, int r0, int r1, int crolls,
                 int first, double max_states, double max_seconds, double *value, double *states,
                 double *visit_count, double *bytes) {
@@ -295,12 +298,12 @@ int loira_solve(const int *deck, int S, const int *vals, const int *cnts, int r0
     if (total_bits > 127) return -1;
     s.rolls[0] = r0; s.rolls[1] = r1; s.turn = first;
     s.phys = s.slots = m0 + 1;
-    free(table); table = NULL; cap = used = visits = 0; oom = 0;
+    free(table); table = NULL; cap = used = visits = 0; oom = 0; loira_stop_requested = 0;
     limit = (uint64_t)max_states;
     deadline = max_seconds > 0 ? now_seconds() + max_seconds : 0;
     if (grow()) return -2;
     double v = turn_value(&s);
     *value = v; *states = (double)used; *visit_count = (double)visits; *bytes = (double)(cap * sizeof(Slot));
     free(table); table = NULL; cap = 0;
-    return oom == 3 ? -3 : oom == 4 ? -4 : oom ? -2 : 0;
+    return oom == 3 ? -3 : oom == 4 ? -4 : oom == 5 ? -5 : oom ? -2 : 0;
 }

@@ -111,8 +111,6 @@ def simulate(ruleset, games: int, seed: int, policy: str | None, progress) -> di
     return out
 
 
-HOOKS = {"simulate": simulate, "policies": POLICIES}
-
 #: generic-exploration probe before the specialised solver takes over (when it applies)
 PROBE_STATES = 100_000
 #: generic-exploration limit when the specialised solver does not apply
@@ -217,5 +215,3 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
     res["seconds"] = _time.perf_counter() - start
     return res
 
-
-HOOKS["solve"] = solve_hook

@@ -54,7 +54,7 @@ class Pig(Game):
         self.seat_permutations = tuple(tuple((s - r) % n for s in range(n)) for r in range(n))
         self.batch_probabilities = (self._roll_outcomes[0][1],)
         width = (goal + faces).bit_length()
-        self._width, self._field = width, (1 << width) - 1
+        self._field = (1 << width) - 1
         self._mover_shift = 4 + width
         self._score_shift = tuple(7 + width * (1 + seat) for seat in range(n))
 

@@ -25,6 +25,8 @@ from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
+from model.ruleset import RulesetError, read_input_text
+
 
 class Square(IntEnum):
     ORDINARY = 0
@@ -128,14 +130,12 @@ def parse_board_param(value: object) -> str:
 
 
 def _read_layout_file(path: Path) -> tuple[Square, ...]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"cannot read layout file {str(path)!r} ({exc.strerror})") from None
+    """A layout file's squares; a bad file is bad input naming the file (RulesetError)."""
+    text = read_input_text(path)
     try:
         return parse_layout(text)
     except ValueError as exc:
-        raise ValueError(f"layout file {str(path)!r}: {exc}") from None
+        raise RulesetError(str(path), "layout", str(exc)) from None
 
 
 @cache
@@ -150,7 +150,8 @@ def make_board(board: str, layout_seed: int, base_dir: str = ".") -> Board:
     if not path.is_absolute() and not path.exists():
         path = Path(base_dir) / board
     if not path.exists():
-        raise ValueError(f"no layout file {board!r} (looked in the current folder and {base_dir})")
+        raise ValueError(f"no layout file {board!r} (looked in the current folder"
+                         + ("" if base_dir == "." else f" and {base_dir}") + ")")
     return Board(path.stem, _read_layout_file(path))
 
 

@@ -192,11 +192,16 @@ def _values(n: int, raw: tuple[int, ...]) -> tuple[tuple[Fraction, ...], ...]:
 
 
 def board_of(ruleset: Ruleset) -> Board:
-    base = str(Path(ruleset.source).parent) if ruleset.source not in ("", "command line") else "."
+    # a relative layout path is looked up beside the file that set it (the command line: the
+    # current folder), and a missing layout blames that file or the command line
+    origin = ruleset.origin("board")
+    base = str(Path(origin).parent) if Path(origin).is_file() else "."
     try:
         return make_board(ruleset["board"], ruleset["layout_seed"], base)
+    except RulesetError:  # the layout file itself is bad: the error names it
+        raise
     except ValueError as exc:
-        raise RulesetError(ruleset.source, "params.board", str(exc)) from None
+        raise RulesetError(origin, "params.board", str(exc)) from None
 
 
 def rules_of(ruleset: Ruleset) -> tuple[Rules, Board]:

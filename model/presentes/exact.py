@@ -83,8 +83,12 @@ class TurnChain:
         self.counts: dict[St, dict[int, Fraction]] = counts if counts is not None else {}
         start = game.initial_state()
         self.start = start
-        frontier = [start] if start.phase == Phase.ROLL and build else []
-        if start.phase == Phase.ROLL:
+        #: host removals at turn slot 1 can end the game before the first roll: the start is then
+        #: the reveal itself (OVER) or the last player's tree gift, a pre-turn node whose kernel
+        #: leads to the reveal without a roll (it counts no turn)
+        self.pre_turn = start.phase not in (Phase.ROLL, Phase.OVER)
+        frontier = [start] if start.phase != Phase.OVER and build else []
+        if start.phase != Phase.OVER:
             self.kernel[start] = {}
         steps = 0
         while frontier:
@@ -175,6 +179,9 @@ class TurnChain:
         """
         constant = not callable(per_turn)  # integer rewards, the same every turn
         reward = per_turn if callable(per_turn) else (lambda _s, c=tuple(int(x) for x in per_turn): c)
+        if constant and self.pre_turn:  # the pre-turn node is no turn: it earns no per-turn reward
+            reward = (lambda s, c=tuple(int(x) for x in per_turn), z=(0,) * len(per_turn), s0=self.start:
+                      z if s == s0 else c)
         k = len(reward(self.start))
         num: dict[St, list[int]] = {}
         den: dict[St, int] = {}
@@ -224,6 +231,8 @@ class TurnChain:
                     d = lcm(*(v.denominator for v in vec))
                     num[s] = [int(v * d) for v in vec]
                     den[s] = d
+        if self.start.phase == Phase.OVER:
+            known(self.start)
         return _Values(num, den)
 
     def _solve_component(self, comp, num, den, reward, k):
@@ -254,7 +263,7 @@ class TurnChain:
         probabilities), propagated modulo enough word-size primes with numpy sparse products and
         rebuilt by the Chinese remainder theorem; pure Python integers when D is too large.
         """
-        if self.start.phase != Phase.ROLL:
+        if self.start.phase == Phase.OVER:
             return [ONE] + [ZERO] * horizon
         states = list(self.kernel)
         index = {s: i for i, s in enumerate(states)}
@@ -271,21 +280,32 @@ class TurnChain:
                     rows.append(i)
                     cols.append(index[t])
                     weights.append(w)
+        # the mass before the first roll, as integers over d0: the start itself, or (a pre-turn
+        # start) its kernel, whose reveals end the game after 0 turns
+        if self.pre_turn:
+            d0 = self.kden[self.start]
+            k0 = self.kernel[self.start]
+            init = {index[t]: w for t, w in k0.items() if t.phase != Phase.OVER}
+            dist0 = Fraction(sum(w for t, w in k0.items() if t.phase == Phase.OVER), d0)
+        else:
+            d0, init, dist0 = 1, {index[self.start]: 1}, ZERO
         if tail > 0:
             horizon = self._float_horizon(horizon, tail, D, rows, cols, weights, len(states),
-                                          index[self.start], self.check_time)
+                                          init, d0, self.check_time)
         indeg = int(np.bincount(np.array(cols, dtype=np.int64), minlength=1).max(initial=1))
         pbits = 62 - max(D.bit_length() + indeg.bit_length(), len(states).bit_length())
         if pbits < 20:
-            return self._distribution_python(horizon, states, index, D, rows, cols, weights, absorb)
-        primes = _primes_below(1 << pbits, (D.bit_length() * horizon) // (pbits - 1) + 2)
+            return self._distribution_python(horizon, states, D, rows, cols, weights, absorb,
+                                             init, d0, dist0)
+        primes = _primes_below(1 << pbits, (D.bit_length() * horizon + d0.bit_length()) // (pbits - 1) + 2)
         ps = np.array(primes, dtype=np.int64)
         mat = sparse.csr_matrix((np.array(weights, dtype=np.int64), (np.array(cols), np.array(rows))),
                                 shape=(len(states), len(states)), dtype=np.int64)
         mass = np.zeros((len(states), len(primes)), dtype=np.int64)
-        mass[index[self.start], :] = 1
+        for i, w in init.items():
+            mass[i, :] = [w % p for p in primes]
         ab = np.array(absorb, dtype=np.int64)[:, None]
-        dist = [ZERO]
+        dist = [dist0]
         modulus = 1
         for p in primes:
             modulus *= p
@@ -293,15 +313,16 @@ class TurnChain:
             self.check_time("computing the turn distribution")
             ended = ((mass * ab) % ps).sum(axis=0) % ps
             mass = (mat @ mass) % ps
-            dist.append(Fraction(_crt([int(x) for x in ended], primes, modulus), D ** t))
+            dist.append(Fraction(_crt([int(x) for x in ended], primes, modulus), d0 * D ** t))
         return dist
 
     @staticmethod
-    def _float_horizon(horizon, tail, D, rows, cols, weights, n, start, check_time) -> int:
+    def _float_horizon(horizon, tail, D, rows, cols, weights, n, init, d0, check_time) -> int:
         mat = sparse.csr_matrix((np.array([float(w) / D for w in weights]), (np.array(cols), np.array(rows))),
                                 shape=(n, n))
         mass = np.zeros(n)
-        mass[start] = 1.0
+        for i, w in init.items():
+            mass[i] = float(Fraction(w, d0))
         for t in range(1, horizon + 1):
             check_time("finding the horizon")
             mass = mat @ mass
@@ -309,12 +330,12 @@ class TurnChain:
                 return t
         return horizon
 
-    def _distribution_python(self, horizon, states, index, D, rows, cols, weights, absorb):
+    def _distribution_python(self, horizon, states, D, rows, cols, weights, absorb, init, d0, dist0):
         succ: list[list[tuple[int, int]]] = [[] for _ in states]
         for i, j, w in zip(rows, cols, weights):
             succ[i].append((j, w))
-        mass = {index[self.start]: 1}
-        dist = [ZERO]
+        mass = dict(init)
+        dist = [dist0]
         for t in range(1, horizon + 1):
             self.check_time("computing the turn distribution")
             nxt: dict[int, int] = {}
@@ -323,7 +344,7 @@ class TurnChain:
                 ended += m * absorb[i]
                 for j, w in succ[i]:
                     nxt[j] = nxt.get(j, 0) + m * w
-            dist.append(Fraction(ended, D ** t))
+            dist.append(Fraction(ended, d0 * D ** t))
             mass = nxt
         return dist
 

@@ -428,7 +428,8 @@ def _prop_ci(successes: int, n: int) -> dict:
 def run_games(rules: Rules, games: int, seed: int, policy: str = "eager",
               progress: Callable[[int, int], None] | None = None) -> dict[str, np.ndarray]:
     """Raw per-game results: turns, arrival rank per seat, final gift per seat, effect counts."""
-    rng = np.random.default_rng(seed)
+    # numpy seeds are non-negative: a negative seed (accepted by every game) becomes its own entropy
+    rng = np.random.default_rng(seed if seed >= 0 else [-seed, 1])
     parts: dict[str, list[np.ndarray]] = {"turns": [], "rank": [], "gift": [], "pos": [], "counts": []}
     done = 0
     while done < games:

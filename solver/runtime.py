@@ -1,0 +1,188 @@
+"""How a command stops: the whole-command time limit, Ctrl-C and out-of-memory, as exceptions the
+CLI's last-resort handler turns into one marked line and an exit code.
+
+* ``--timeout T`` bounds the whole command: the libraries stop gracefully at their own limits (an
+  exploration reports how far it got); a SIGALRM a little after T raises :class:`TimeLimit` in
+  whatever phase is still running (solving, checks, writing files); and, for code that holds the
+  interpreter in a long C call, a watchdog thread ends the process at ``1.1 T + 0.8 s``.
+* Ctrl-C raises :class:`Interrupted`; should the main thread be stuck in C code, a watchdog woken
+  by the signal itself (``signal.set_wakeup_fd``) ends the process 0.9 s later with exit 130.
+
+Both exceptions derive from BaseException, so no ``except Exception`` in a library swallows them.
+The watchdogs run only for the console script (``armed``), never inside a test runner.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import threading
+import time
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+#: exit codes (README: "Exit codes")
+EXIT_LIMIT = 1          # a limit stopped the command: the partial result is marked
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
+EXIT_BROKEN_PIPE = 141  # the reader of stdout went away (128 + SIGPIPE), quietly
+
+SOFT_GRACE = 0.6        # seconds after T (plus 3%) before SIGALRM: the graceful limits come first
+HARD_FACTOR, HARD_GRACE = 1.1, 0.8
+
+
+class TimeLimit(BaseException):
+    """The whole-command time limit was reached in a phase that does not stop by itself."""
+
+    def __init__(self, seconds: float):
+        super().__init__(f"time limit {seconds:g} s reached")
+        self.seconds = seconds
+
+
+class Interrupted(BaseException):
+    """Ctrl-C (SIGINT)."""
+
+
+_state = {"armed": False, "started": None}
+_done = threading.Event()   # set when the command has finished (the watchdogs stand down)
+
+
+def command_started() -> float:
+    """The monotonic time the command began (the process start for the console script)."""
+    return _state["started"] if _state["started"] is not None else time.monotonic()
+
+
+def _on_sigint(signum, frame) -> None:
+    raise Interrupted()
+
+
+def _sigint_watchdog(sock: socket.socket, write_line: Callable[[str], None]) -> None:
+    while True:
+        try:
+            data = sock.recv(64)
+        except OSError:
+            return
+        if not data:
+            return
+        if signal.SIGINT in data and not _done.wait(0.9):
+            write_line("interrupted")
+            os._exit(EXIT_INTERRUPTED)
+
+
+@contextmanager
+def armed(started: float, write_line: Callable[[str], None]) -> Iterator[None]:
+    """For the console script's whole run: Ctrl-C raises :class:`Interrupted` (and, should the main
+    thread not answer, ends the process within a second); ``time_limit`` may end it by force."""
+    _state.update(armed=True, started=started)
+    _done.clear()
+    old_handler = signal.signal(signal.SIGINT, _on_sigint)
+    reader, writer = socket.socketpair()
+    writer.setblocking(False)
+    old_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    threading.Thread(target=_sigint_watchdog, args=(reader, write_line), daemon=True).start()
+    try:
+        yield
+    finally:
+        _done.set()
+        signal.set_wakeup_fd(old_fd)
+        signal.signal(signal.SIGINT, old_handler)
+        writer.close()
+        _state.update(armed=False, started=None)
+
+
+def _on_alarm(seconds: float):
+    def handler(signum, frame) -> None:
+        raise TimeLimit(seconds)
+    return handler
+
+
+@contextmanager
+def time_limit(seconds: float | None, on_hard_stop: Callable[[], None] | None = None) -> Iterator[None]:
+    """Bound a command body by ``seconds`` counted from the command's start (see module doc)."""
+    if seconds is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    started = command_started()
+    soft = max(0.001, started + seconds * 1.03 + SOFT_GRACE - time.monotonic())
+    old = signal.signal(signal.SIGALRM, _on_alarm(seconds))
+    signal.setitimer(signal.ITIMER_REAL, soft)
+    finished = threading.Event()
+    if _state["armed"] and on_hard_stop is not None:
+        hard = started + seconds * HARD_FACTOR + HARD_GRACE
+
+        def watchdog() -> None:
+            if not finished.wait(max(0.0, hard - time.monotonic())):
+                on_hard_stop()
+                os._exit(EXIT_LIMIT)
+        threading.Thread(target=watchdog, daemon=True).start()
+    try:
+        yield
+    finally:
+        finished.set()
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def run_interruptible(fn: Callable[[], object], stop: Callable[[], None], poll: float = 0.05,
+                      stack_bytes: int = 64 << 20) -> object:
+    """Run ``fn`` (a long call into C that releases the interpreter lock) in a worker thread, so
+    that Ctrl-C and the time limit reach the main thread at once; on either, ``stop()`` asks the C
+    code to return (it checks a flag) and the exception goes on once the worker has stopped."""
+    box: dict[str, object] = {}
+    done = threading.Event()   # not Thread.join: a join cut short by Ctrl-C can report a live
+                               # thread as stopped (Python < 3.13)
+
+    def work() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread below
+            box["error"] = exc
+        finally:
+            done.set()
+    # deep recursion in C (the Loira solver): a roomy stack, 8 times the usual main thread's
+    old_size = threading.stack_size()
+    threading.stack_size(stack_bytes)
+    try:
+        threading.Thread(target=work, daemon=True).start()
+    finally:
+        threading.stack_size(old_size)
+    try:
+        while not done.wait(poll):
+            pass
+    except BaseException:
+        stop()
+        done.wait(5.0)
+        raise
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box.get("value")
+
+
+class StdoutFailed(BaseException):
+    """Writing the command's output to stdout failed (its reader went away, or a full device)."""
+
+    def __init__(self, error: OSError):
+        super().__init__(error.strerror or str(error))
+        self.error = error
+
+
+class GuardedStdout:
+    """sys.stdout for the console script: a failed write or flush raises :class:`StdoutFailed`,
+    which no library handler catches, so the CLI can answer it (quietly for a broken pipe)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as exc:
+            raise StdoutFailed(exc) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            raise StdoutFailed(exc) from None
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
