@@ -51,6 +51,17 @@ class Exit:
 
 
 @dataclass(frozen=True)
+class StepClaim:
+    """A property of single steps (a shield keeps its player's gift, a potential never falls):
+    Z3 proves that every listed action relation (all of them when ``actions`` is empty) implies
+    ``claim(pre, post)`` under the invariant; the refinement check then makes it a property of every
+    real transition, since each one is a stutter or a step of some relation."""
+    text: str
+    claim: Callable[[Values, Values], Any]
+    actions: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
 class RuleProof:
     name: str
     #: the claim, in words (shown when it holds)
@@ -72,6 +83,8 @@ class RuleProof:
     decrease: int = 1
     #: the abstraction returns frames by label (e.g. one per card kind), each checked on its own
     projected: bool = False
+    #: properties of single steps, proved on the action relations (see :class:`StepClaim`)
+    step_claims: Sequence[StepClaim] = ()
 
 
 @dataclass
@@ -275,6 +288,11 @@ def check_rule_proof(proof: RuleProof, game: Game, *, exploration=None, plays: i
         if ranked is not None:
             ranked.scope = scope
             return ranked
+    for step_claim in proof.step_claims:
+        stepped = _check_step_claim(proof, step_claim, timeout_ms, limits)
+        if stepped is not None:
+            stepped.scope = scope
+            return stepped
     if exploration is not None and exploration.complete:
         transitions = explored_transitions(exploration)
         how = f"every transition of the {exploration.num_states:,} explored states"
@@ -310,6 +328,8 @@ def check_rule_proof(proof: RuleProof, game: Game, *, exploration=None, plays: i
                           f"{', '.join(a.name for a in proof.actions)}"
                           + (f"; the ranking drops by >= {proof.decrease} on " + ", ".join(proof.decreasing)
                              if proof.ranking else "")
+                          + "".join(f"; every step of {', '.join(c.actions) or 'every action'}: {c.text}"
+                                    for c in proof.step_claims)
                           + f"; mapping checked on {how}: {counts['steps']:,} steps, "
                             f"{counts['stutters']:,} stutters, {counts['exits']:,} exits",
                           kind="z3" if mode == "exhaustive" else "sampled", seconds=seconds, data=data,
@@ -338,5 +358,31 @@ def _check_ranking(proof: RuleProof, timeout_ms: int, limits: Limits) -> Propert
                                   frames, "z3")
         if verdict != z3.unsat:
             return PropertyResult(proof.name, UNKNOWN, f"ranking on {action.name}: z3 {s.reason_unknown()}",
+                                  kind="z3")
+    return None
+
+
+def _check_step_claim(proof: RuleProof, step_claim: StepClaim, timeout_ms: int,
+                      limits: Limits) -> PropertyResult | None:
+    """None when every listed action relation implies the step claim (Z3), else the failure."""
+    import z3
+    pre, post = proof.frame(""), proof.frame("'")
+    assume = proof.assumptions or (lambda _f: True)
+    for action in proof.actions:
+        if step_claim.actions and action.name not in step_claim.actions:
+            continue
+        s = z3.Solver()
+        s.set("timeout", limits.z3_timeout_ms(timeout_ms))
+        s.add(And(assume(pre), assume(post), proof.invariant(pre), action.relation(pre, post)))
+        s.add(z3.Not(step_claim.claim(pre, post)))
+        verdict = s.check()
+        if verdict == z3.sat:
+            m = s.model()
+            frames = [f"{lab}: " + ", ".join(f"{k}={m.eval(v, model_completion=True)}" for k, v in fr.items())
+                      for lab, fr in (("before", pre), ("after", post))]
+            return PropertyResult(proof.name, FAILS, f"the abstract proof: a step of {action.name} breaks "
+                                  f"'{step_claim.text}'", frames, "z3", data={"action": action.name})
+        if verdict != z3.unsat:
+            return PropertyResult(proof.name, UNKNOWN, f"step claim on {action.name}: z3 {s.reason_unknown()}",
                                   kind="z3")
     return None
