@@ -185,39 +185,42 @@ class Table:
             return judge(f, t)
 
         def judge(f, t):
-            in_phase = Or([f["ph"] == int(x) for x in phases])
-            if in_phase is False:  # on values: the rest cannot hold (the same formula, sooner)
-                return False
+            """The conjunction of ``parts``: a Z3 formula, or on values False at the first false part
+            (the same formula, evaluated sooner)."""
+            if isinstance(f["m"], z3.ExprRef):
+                return And(list(parts(f, t)))
+            return all(parts(f, t))
+
+        def parts(f, t):
+            yield Or([f["ph"] == int(x) for x in phases])
             g = [f[f"g{i}"] for i in range(n)]
             p = [f[f"p{i}"] for i in range(n)]
             tr = [f[f"t{h}"] for h in range(n)]
-            guard, g, p, tr, tk = core(f, g, p, tr, f["tk"])
-            if guard is False:
-                return False
+            guard, effect = core(f, g, p, tr, f["tk"])
+            yield guard
+            g, p, tr, tk = effect()
             nobody_on = And([t[f"p{i}"] >= F for i in range(n)])
-            parts = [in_phase, guard]
             removed = []
             for i in range(n):
                 rem = And(p[i] < F, t[f"p{i}"] == out) if self.host else False
                 removed.append(rem)
-                parts.append(Or(t[f"p{i}"] == p[i], rem,             # the host removes them (P28)
-                                And(p[i] < F, t[f"p{i}"] == F, nobody_on)))  # the reveal (last one)
-                parts.append(t[f"g{i}"] == If(rem, NONE, g[i]))
+                yield Or(t[f"p{i}"] == p[i], rem,                     # the host removes them (P28)
+                         And(p[i] < F, t[f"p{i}"] == F, nobody_on))   # the reveal (the last one)
+                yield t[f"g{i}"] == If(rem, NONE, g[i])
             for h in range(n):
                 back = Or([And(removed[i], g[i] == h) for i in range(n)]) if self.host else False
-                parts.append(t[f"t{h}"] == Or(tr[h], back))
+                yield t[f"t{h}"] == Or(tr[h], back)
             new_tk = t["tk"]
-            parts.append(Or(new_tk == tk,   # somebody without a gift must now take one from the tree
-                            And(tk == NONE, new_tk >= 0, _sel(t, "g", new_tk, n, 0) == NONE,
-                                _sel(t, "p", new_tk, n, out) <= F)))
+            # somebody without a gift, still in the game, must take one from the tree
+            yield Or(new_tk == tk, And(tk == NONE, new_tk >= 0))
+            yield Implies(new_tk >= 0, And(_sel(t, "g", new_tk, n, 0) == NONE, _sel(t, "p", new_tk, n, out) <= F))
             drawing = Or(t["ph"] == int(Phase.LUCK), t["ph"] == int(Phase.BAD))
             if lands:  # the piece landed on a ★ or ☠ it still stands on: the same mover draws
-                parts.append(Implies(drawing, And(t["m"] == f["m"], _sel(t, "p", f["m"], n, out) < F)))
+                yield Implies(drawing, And(t["m"] == f["m"], _sel(t, "p", f["m"], n, out) < F))
             else:
-                parts.append(Not(drawing))
-            parts.append(Implies(t["ph"] == int(Phase.OVER), nobody_on))
-            parts.append(Or([t["ph"] == int(x) for x in TREES]) == (new_tk >= 0))
-            return And(parts)
+                yield Not(drawing)
+            yield Implies(t["ph"] == int(Phase.OVER), nobody_on)
+            yield Or([t["ph"] == int(x) for x in TREES]) == (new_tk >= 0)
         return relation
 
     def _set(self, xs: list, idx, value) -> list:
@@ -235,61 +238,61 @@ class Table:
                     dest = If(pm + r >= F, F, pm + r)
                 guard = And(pm < F, Or([r == v for v in values]),
                             self._pick(g, m) == NONE if giftless else True)
-                return guard, g, self._set(p, m, dest), tr, tk
+                return guard, lambda: (g, self._set(p, m, dest), tr, tk)
             return core
 
         def take(f, g, p, tr, tk):  # TREE / TREE_LAST: the taker gets gift h from under the tree
             h = f["h"]
             guard = And(tk >= 0, self._pick(g, tk) == NONE, self._pick(p, tk) <= F,
                         self._pick(tr, h) if isinstance(h, int) else _sel(f, "t", h, n, False))
-            return guard, self._set(g, tk, h), p, [And(tr[x], h != x) for x in range(n)], NONE
+            return guard, lambda: (self._set(g, tk, h), p, [And(tr[x], h != x) for x in range(n)], NONE)
 
         def first_steal(f, g, p, tr, tk):  # 'Roube o presente de alguém ... pega outro da árvore'
             m, b = f["m"], f["b"]
             gb = self._pick(g, b)
             guard = And(self._pick(g, m) == NONE, self._pick(p, m) <= F,
                         self._targetable(f, b), gb >= 0)
-            return guard, self._set(self._set(g, m, gb), b, NONE), p, tr, b
+            return guard, lambda: (self._set(self._set(g, m, gb), b, NONE), p, tr, b)
 
         def steal_or_swap(f, g, p, tr, tk):  # Roubo sorrateiro, logo à frente/atrás, do mais adiantado
             m, b = f["m"], f["b"]
             guard = And(self._on(f, m), self._targetable(f, b),
                         self._pick(g, b) >= 0, Or(self._pick(g, m) >= 0, self.sneak_without_gift))
-            return guard, self._swap(g, m, b), p, tr, tk
+            return guard, lambda: (self._swap(g, m, b), p, tr, tk)
 
         def lugar(f, g, p, tr, tk):  # gift and place of a targetable player ahead (P02, P20)
             m, b = f["m"], f["b"]
             guard = And(self._on(f, m), self._targetable(f, b),
                         self._pick(p, b) > self._pick(p, m))
-            return guard, self._swap(g, m, b), self._swap(p, m, b) if self.swap_places else p, tr, tk
+            return guard, lambda: (self._swap(g, m, b), self._swap(p, m, b) if self.swap_places else p, tr, tk)
 
         def troca(f, g, p, tr, tk):  # Troca de lugar: places only, with a targetable player
             m, b = f["m"], f["b"]
             guard = And(self._on(f, m), self._targetable(f, b),
                         self._pick(g, m) >= 0)
-            return guard, g, self._swap(p, m, b), tr, tk
+            return guard, lambda: (g, self._swap(p, m, b), tr, tk)
 
         def volte(f, g, p, tr, tk):  # 'Ande 3 casas para trás' (P09: not past the start)
             m = f["m"]
             pm = self._pick(p, m)
             guard = And(pm < F, self._pick(g, m) == NONE)
-            return guard, g, self._set(p, m, Max(0, pm - back)), tr, tk
+            return guard, lambda: (g, self._set(p, m, Max(0, pm - back)), tr, tk)
 
         def to_tree(f, g, p, tr, tk):  # De volta à árvore
             m = f["m"]
             gm = self._pick(g, m)
             guard = And(self._on(f, m), gm >= 0)
-            return guard, self._set(g, m, NONE), p, [Or(tr[x], gm == x) for x in range(n)], tk
+            return guard, lambda: (self._set(g, m, NONE), p, [Or(tr[x], gm == x) for x in range(n)], tk)
 
         def revenge(f, g, p, tr, tk):  # the previous player steals (none held) or swaps (P24)
             m, b = f["m"], f["b"]
             gb = self._pick(g, b)
             guard = And(b != m, self._on(f, b), self._pick(g, m) >= 0,
                         Implies(gb >= 0, Not(_sel(f, "s", b, n, True))))
-            return guard, self._swap(g, m, b), p, tr, tk
+            return guard, lambda: (self._swap(g, m, b), p, tr, tk)
 
         def nothing(f, g, p, tr, tk):  # a draw or choice that leaves the table as it is
-            return True, g, p, tr, tk
+            return True, lambda: (g, p, tr, tk)
 
         seats = {"b": range(n)}
         big = tuple(v for v in self.totals if v > back)
