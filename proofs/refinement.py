@@ -210,9 +210,38 @@ def _frames(proof: RuleProof, state: Any) -> Mapping[str, Values] | None:
     return got if proof.projected else {"": got}
 
 
+#: the last complete mapping pass, by (transition source, abstraction, relations, exits): proofs
+#: that share one frame and its relations (several claims about one abstract model) map the same
+#: transitions alike, so the pass runs once and each proof checks its own invariant on the frames
+#: it met (kept only up to this many distinct frames)
+_SHARED: dict = {}
+SHARED_FRAMES = 400_000
+
+
+def _shared_key(proof: RuleProof, source: tuple) -> tuple:
+    """By identity: the record keeps every object named here alive (see ``done`` below)."""
+    return (source[0], id(source[1]), id(proof.abstraction), tuple(id(a.relation) for a in proof.actions),
+            tuple((a.name, tuple((k, tuple(v)) for k, v in a.params.items())) for a in proof.actions),
+            tuple(id(e) for e in proof.exits), proof.projected)
+
+
+def _reuse(proof: RuleProof, game: Game, record: dict) -> tuple[list[str] | None, dict[str, int], str]:
+    for label, post, tr in record["frames"]:
+        if not proof.invariant(post):
+            tag = f" [{label}]" if label else ""
+            return tr.narrate() + [f"then: {game.describe_action(tr.before, tr.move)} -> "
+                                   f"{game.describe_state(tr.after)}",
+                                   f"the invariant fails on the frame{tag}: {_frame_text(post)}"
+                                   ], dict(record["counts"]), ""
+    return record["failure"], dict(record["counts"]), ""
+
+
 def refinement_check(proof: RuleProof, game: Game, transitions: Iterator[Transition_],
-                     limits: Limits = NO_LIMITS) -> tuple[list[str] | None, dict[str, int], str]:
-    """Check the mapping on every transition given; returns (failure trace or None, counts, stop)."""
+                     limits: Limits = NO_LIMITS, shared: tuple | None = None
+                     ) -> tuple[list[str] | None, dict[str, int], str]:
+    """Check the mapping on every transition given; returns (failure trace or None, counts, stop).
+    ``shared``: a key naming the transition source, to reuse a pass of a proof with the same frame
+    and relations (see ``_SHARED``)."""
     matcher = _Matcher(proof)
     counts = {"transitions": 0, "steps": 0, "stutters": 0, "exits": 0}
     init_frames = _frames(proof, game.initial_state())
@@ -224,6 +253,18 @@ def refinement_check(proof: RuleProof, game: Game, transitions: Iterator[Transit
                     f"{' (' + label + ')' if label else ''}: {_frame_text(f)}"], counts, ""
         if not proof.invariant(f):
             return [f"the invariant fails in the model's initial state: {_frame_text(f)}"], counts, ""
+    key = _shared_key(proof, shared) if shared is not None else None
+    if key is not None and key in _SHARED:
+        return _reuse(proof, game, _SHARED[key])
+    frames: list | None = [] if key is not None else None
+
+    def done(failure: list[str] | None) -> tuple[list[str] | None, dict[str, int], str]:
+        if frames is not None and len(frames) <= SHARED_FRAMES:
+            _SHARED.clear()
+            _SHARED[key] = {"frames": frames, "failure": failure, "counts": dict(counts),
+                            "keep": (shared, proof.abstraction, list(proof.actions), list(proof.exits))}
+        return failure, counts, ""
+
     checked_states: set = set()
     for n, tr in enumerate(transitions):
         if n & 1023 == 0 and limits.expired():
@@ -236,20 +277,22 @@ def refinement_check(proof: RuleProof, game: Game, transitions: Iterator[Transit
         if after is None:
             name = next((matcher.exit(f) for f in before.values()), None)
             if name is None:
-                return tr.narrate() + [
+                return done(tr.narrate() + [
                     f"then: {move} -> {game.describe_state(tr.after)}",
                     f"this move leaves the proof's frame, but no exit of the proof allows it from "
-                    + "; ".join(_frame_text(f) for f in before.values())], counts, ""
+                    + "; ".join(_frame_text(f) for f in before.values())])
             counts["exits"] += 1
             continue
         for label, pre in before.items():
             post = after.get(label)
             tag = f" [{label}]" if label else ""
             if post is None:
-                return tr.narrate() + [f"then: {move}", f"the projection{tag} disappears"], counts, ""
-            key = tuple(post.items())
-            if key not in checked_states:
-                checked_states.add(key)
+                return done(tr.narrate() + [f"then: {move}", f"the projection{tag} disappears"])
+            seen = (label, tuple(post.items()))
+            if seen not in checked_states:
+                checked_states.add(seen)
+                if frames is not None and len(frames) <= SHARED_FRAMES:
+                    frames.append((label, post, tr))
                 if not proof.invariant(post):
                     return tr.narrate() + [f"then: {move} -> {game.describe_state(tr.after)}",
                                            f"the invariant fails on the frame{tag}: {_frame_text(post)}"
@@ -258,14 +301,14 @@ def refinement_check(proof: RuleProof, game: Game, transitions: Iterator[Transit
                 counts["stutters"] += 1
                 continue
             if matcher.step(pre, post) is None:
-                return tr.narrate() + [
+                return done(tr.narrate() + [
                     f"then: {move} -> {game.describe_state(tr.after)}",
                     f"frame before{tag}: {_frame_text(pre)}",
                     f"frame after{tag}:  {_frame_text(post)}",
                     "no action relation of the proof allows this step ("
-                    + ", ".join(a.name for a in proof.actions) + ")"], counts, ""
+                    + ", ".join(a.name for a in proof.actions) + ")"])
             counts["steps"] += 1
-    return None, counts, ""
+    return done(None)
 
 
 def check_rule_proof(proof: RuleProof, game: Game, *, exploration=None, plays: int = 0, seed: int = 0,
@@ -297,16 +340,18 @@ def check_rule_proof(proof: RuleProof, game: Game, *, exploration=None, plays: i
         transitions = explored_transitions(exploration)
         how = f"every transition of the {exploration.num_states:,} explored states"
         mode = "exhaustive"
+        source: tuple | None = ("explored", exploration)
     elif plays > 0:
         counter: dict[str, int] = {}
         transitions = sampled_transitions(game, plays, seed, max_moves, limits, counter)
         how, mode = None, "sampled"
+        source = None  # the sample stops at the time limit: each proof maps its own
     else:
         return PropertyResult(proof.name, UNKNOWN,
                               "the abstract proof holds (Z3), but its mapping to the model was not "
                               "checked: the configuration was not explored completely and no plays "
                               "were sampled", kind="z3", seconds=time.perf_counter() - start, scope=scope)
-    failure, counts, stop = refinement_check(proof, game, transitions, limits)
+    failure, counts, stop = refinement_check(proof, game, transitions, limits, shared=source)
     seconds = time.perf_counter() - start
     data = {"refinement": dict(counts, mode=mode), "abstraction": proof.abstraction_doc,
             "actions": [a.name for a in proof.actions]}
