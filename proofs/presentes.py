@@ -97,9 +97,18 @@ class Table:
            "removed), s{i} = it stands on a shield square, t{h} = gift h is under the tree, m = the "
            "mover, tk = the seat taking a gift from the tree (-1 none), ph = the phase")
 
+    #: from this many seats on, Z3 pins the acting seats and gift (see ``types``)
+    PIN_FROM = 5
+
     def types(self, f) -> Any:
+        """Type bounds. With many seats Z3 is also told that the mover is seat 0, the target seat 1,
+        the seat taking from the tree one of 0, 1, 2 and the gift taken gift 0: every relation and invariant treats seats and gifts alike
+        (written uniformly over them, no seat or gift named), so renaming seats and gifts maps
+        any step to one with that choice -- a symmetry reduction that spares Z3 a case split over
+        every pair of seats. The refinement check maps real states, where nothing is pinned."""
         n = self.n
-        parts = [f["m"] >= 0, f["m"] < n, f["tk"] >= NONE, f["tk"] < n, f["ph"] >= 0, f["ph"] <= int(Phase.OVER),
+        pinned = [f["m"] == 0, f["b"] == 1, f["tk"] <= 2, f["h"] == 0] if n >= self.PIN_FROM else []
+        parts = pinned + [f["m"] >= 0, f["m"] < n, f["tk"] >= NONE, f["tk"] < n, f["ph"] >= 0, f["ph"] <= int(Phase.OVER),
                  f["b"] >= 0, f["b"] < n, f["h"] >= 0, f["h"] < n]
         for i in range(n):
             parts += [f[f"g{i}"] >= NONE, f[f"g{i}"] < n, f[f"p{i}"] >= 0, f[f"p{i}"] <= self.out,
@@ -115,10 +124,19 @@ class Table:
 
     # ---- invariants and claims ------------------------------------------------------------------
     def conservation(self, f) -> Any:
+        """Every gift in exactly one place: no two seats hold the same gift, a held gift is not
+        under the tree, and every gift is under the tree or held (pairwise, which Z3 handles far
+        better than counting); removed seats hold none."""
         n = self.n
-        once = [Sum(If(f[f"t{h}"], 1, 0), [If(f[f"g{i}"] == h, 1, 0) for i in range(n)]) == 1 for h in range(n)]
-        removed = [Implies(f[f"p{i}"] == self.out, f[f"g{i}"] == NONE) for i in range(n)]
-        return And(once, removed)
+        g = [f[f"g{i}"] for i in range(n)]
+        parts = [Implies(g[i] >= 0, g[i] != g[j]) for i in range(n) for j in range(i + 1, n)]
+        parts += [Implies(g[i] == h, Not(f[f"t{h}"])) for i in range(n) for h in range(n)]
+        parts += [Or(f[f"t{h}"], [g[i] == h for i in range(n)]) for h in range(n)]
+        parts += [Implies(f[f"p{i}"] == self.out, g[i] == NONE) for i in range(n)]
+        # a consequence, stated so that Z3 counts instead of searching pigeonholes: the gifts
+        # under the tree and the seats holding one add up to the number of gifts
+        parts.append(Sum([If(f[f"t{h}"], 1, 0) for h in range(n)] + [If(x >= 0, 1, 0) for x in g]) == n)
+        return And(parts)
 
     def taker_ok(self, f) -> Any:
         """Somebody takes from the tree exactly in the tree phases; they hold no gift and were not
