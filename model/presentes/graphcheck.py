@@ -8,6 +8,7 @@ One breadth-first exploration (shortest witnesses) gives:
   whatever the players choose (and from every reachable state an end is reachable);
 * **shield safety on every transition**: a player on a shield square, other than the one whose
   turn it is, never loses their gift or their place through an effect or a choice;
+* **bad-luck squares always draw an effect** (Volte without a gift, De volta à árvore with one);
 * **luck squares with no eligible effect** (P23): every reachable situation where a ★ draws from
   an empty list, with the shortest play reaching one; under P23 'redraw' such a draw comes back
   to itself forever, so reaching one fails termination (the game hangs there).
@@ -60,6 +61,7 @@ class Graph:
         self.succ: list[list[int]] = []
         self.parent: list[tuple[int, object]] = [(-1, None)]
         self.no_effect: list[int] = []
+        self.bad_no_effect: list[int] = []
         self.shield_breach: tuple[int, object, str] | None = None
         self.complete = True
         self.stop_reason = ""
@@ -93,6 +95,8 @@ class Graph:
                 kids.append(j)
             if s.phase == Phase.LUCK and acts and acts[0][0] == Effect.NOTHING:
                 self.no_effect.append(i)
+            if s.phase == Phase.BAD and acts and acts[0][0] == Effect.NOTHING:
+                self.bad_no_effect.append(i)
             self.succ.append(kids)
             i += 1
             if len(self.states) > max_states:
@@ -241,6 +245,14 @@ def graph_checks(game, label: str, max_states: int = 3_000_000, symmetric: bool 
     else:
         out.append(PropertyResult(f"luck-square-without-effect [{label}]", HOLDS,
                                   f"{scope}: never reachable", kind="exhaustive"))
+    if g.bad_no_effect:
+        out.append(PropertyResult(f"bad-luck-always-has-effect [{label}]", FAILS,
+                                  "a ☠ square with no eligible effect", g.trace(g.bad_no_effect[0]),
+                                  "exhaustive"))
+    else:
+        out.append(PropertyResult(f"bad-luck-always-has-effect [{label}]", HOLDS,
+                                  f"{scope}: every ☠ reached draws an effect (Volte 3 casas without a "
+                                  "gift, De volta à árvore with one)", kind="exhaustive"))
     bad = [u for u in g.no_effect if not _all_others_shielded(game.rules, g.states[u])]
     if bad:
         out.append(PropertyResult(f"luck-square-without-effect-characterised [{label}]", FAILS,
