@@ -358,14 +358,14 @@ def table_proofs(rules: Rules) -> list[RuleProof]:
     if not tb.bounce and q > 0:
         window = n * F + back + 1
         rolls = ("roll-beats-back", "roll-short")
+        ends = ("so play ends with probability 1 under every policy" if not rules.redraw else
+                "so play ends with probability 1 under every policy provided every turn ends -- under "
+                "P23 'redraw' a ★ with no eligible effect is redrawn forever (a stutter: a turn that "
+                "never ends), which the graph check decides")
         claim = (f"the potential (the seats' progress, less {back} while a draw is pending) lies in "
                  f"[-{back}, {n * F}]; no step lowers it but a roll, a roll r lowers it by at most "
                  f"{back} - r and a roll above {back} (probability {q} each turn) raises it: {window} "
-                 "consecutive turns with such a roll cannot all happen, so play ends with probability 1 "
-                 "under every policy")
-        if rules.redraw:
-            claim += (" -- for turns that end: under P23 'redraw' a ★ with no eligible effect is redrawn "
-                      "forever (a stutter), which the graph check decides")
+                 f"consecutive turns with such a roll cannot all happen, {ends}")
         proofs.append(RuleProof(
             "termination-every-policy (ranking)", claim,
             invariant=lambda f: And(tb.conservation(f), tb.potential(f) >= -back, tb.potential(f) <= n * F),

@@ -129,7 +129,7 @@ def test_p23_redraw_fails_termination_with_a_lasso_from_the_explorer():
     # the explorer's own termination check agrees: the redrawn state cannot reach an end
     assert props["termination"].status == "fails"
     # the ranking speaks only of turns that end, and says so
-    assert "for turns that end" in props["termination-every-policy (ranking)"].detail
+    assert "provided every turn ends" in props["termination-every-policy (ranking)"].detail
 
 
 def test_shrink_keeps_the_edit_and_labels_each_configuration():
