@@ -51,6 +51,17 @@ class Exit:
 
 
 @dataclass(frozen=True)
+class StepClaim:
+    """A property of single steps (a shield keeps its player's gift, a potential never falls):
+    Z3 proves that every listed action relation (all of them when ``actions`` is empty) implies
+    ``claim(pre, post)`` under the invariant; the refinement check then makes it a property of every
+    real transition, since each one is a stutter or a step of some relation."""
+    text: str
+    claim: Callable[[Values, Values], Any]
+    actions: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
 class RuleProof:
     name: str
     #: the claim, in words (shown when it holds)
@@ -75,6 +86,8 @@ class RuleProof:
     resets: Sequence[str] = ()
     #: the abstraction returns frames by label (e.g. one per card kind), each checked on its own
     projected: bool = False
+    #: properties of single steps, proved on the action relations (see :class:`StepClaim`)
+    step_claims: Sequence[StepClaim] = ()
 
 
 @dataclass
@@ -205,9 +218,38 @@ def _frames(proof: RuleProof, state: Any) -> Mapping[str, Values] | None:
     return got if proof.projected else {"": got}
 
 
+#: the last complete mapping pass, by (transition source, abstraction, relations, exits): proofs
+#: that share one frame and its relations (several claims about one abstract model) map the same
+#: transitions alike, so the pass runs once and each proof checks its own invariant on the frames
+#: it met (kept only up to this many distinct frames)
+_SHARED: dict = {}
+SHARED_FRAMES = 400_000
+
+
+def _shared_key(proof: RuleProof, source: tuple) -> tuple:
+    """By identity: the record keeps every object named here alive (see ``done`` below)."""
+    return (source[0], id(source[1]), id(proof.abstraction), tuple(id(a.relation) for a in proof.actions),
+            tuple((a.name, tuple((k, tuple(v)) for k, v in a.params.items())) for a in proof.actions),
+            tuple(id(e) for e in proof.exits), proof.projected)
+
+
+def _reuse(proof: RuleProof, game: Game, record: dict) -> tuple[list[str] | None, dict[str, int], str]:
+    for label, post, tr in record["frames"]:
+        if not proof.invariant(post):
+            tag = f" [{label}]" if label else ""
+            return tr.narrate() + [f"then: {game.describe_action(tr.before, tr.move)} -> "
+                                   f"{game.describe_state(tr.after)}",
+                                   f"the invariant fails on the frame{tag}: {_frame_text(post)}"
+                                   ], dict(record["counts"]), ""
+    return record["failure"], dict(record["counts"]), ""
+
+
 def refinement_check(proof: RuleProof, game: Game, transitions: Iterator[Transition_],
-                     limits: Limits = NO_LIMITS) -> tuple[list[str] | None, dict[str, int], str]:
-    """Check the mapping on every transition given; returns (failure trace or None, counts, stop)."""
+                     limits: Limits = NO_LIMITS, shared: tuple | None = None
+                     ) -> tuple[list[str] | None, dict[str, int], str]:
+    """Check the mapping on every transition given; returns (failure trace or None, counts, stop).
+    ``shared``: a key naming the transition source, to reuse a pass of a proof with the same frame
+    and relations (see ``_SHARED``)."""
     matcher = _Matcher(proof)
     counts = {"transitions": 0, "steps": 0, "stutters": 0, "exits": 0}
     init_frames = _frames(proof, game.initial_state())
@@ -219,6 +261,18 @@ def refinement_check(proof: RuleProof, game: Game, transitions: Iterator[Transit
                     f"{' (' + label + ')' if label else ''}: {_frame_text(f)}"], counts, ""
         if not proof.invariant(f):
             return [f"the invariant fails in the model's initial state: {_frame_text(f)}"], counts, ""
+    key = _shared_key(proof, shared) if shared is not None else None
+    if key is not None and key in _SHARED:
+        return _reuse(proof, game, _SHARED[key])
+    frames: list | None = [] if key is not None else None
+
+    def done(failure: list[str] | None) -> tuple[list[str] | None, dict[str, int], str]:
+        if frames is not None and len(frames) <= SHARED_FRAMES:
+            _SHARED.clear()
+            _SHARED[key] = {"frames": frames, "failure": failure, "counts": dict(counts),
+                            "keep": (shared, proof.abstraction, list(proof.actions), list(proof.exits))}
+        return failure, counts, ""
+
     checked_states: set = set()
     for n, tr in enumerate(transitions):
         if n & 1023 == 0 and limits.expired():
@@ -231,20 +285,22 @@ def refinement_check(proof: RuleProof, game: Game, transitions: Iterator[Transit
         if after is None:
             name = next((matcher.exit(f) for f in before.values()), None)
             if name is None:
-                return tr.narrate() + [
+                return done(tr.narrate() + [
                     f"then: {move} -> {game.describe_state(tr.after)}",
                     "this move leaves the proof's frame, but no exit of the proof allows it from "
-                    + "; ".join(_frame_text(f) for f in before.values())], counts, ""
+                    + "; ".join(_frame_text(f) for f in before.values())])
             counts["exits"] += 1
             continue
         for label, pre in before.items():
             post = after.get(label)
             tag = f" [{label}]" if label else ""
             if post is None:
-                return tr.narrate() + [f"then: {move}", f"the projection{tag} disappears"], counts, ""
-            key = tuple(post.items())
-            if key not in checked_states:
-                checked_states.add(key)
+                return done(tr.narrate() + [f"then: {move}", f"the projection{tag} disappears"])
+            seen = (label, tuple(post.items()))
+            if seen not in checked_states:
+                checked_states.add(seen)
+                if frames is not None and len(frames) <= SHARED_FRAMES:
+                    frames.append((label, post, tr))
                 if not proof.invariant(post):
                     return tr.narrate() + [f"then: {move} -> {game.describe_state(tr.after)}",
                                            f"the invariant fails on the frame{tag}: {_frame_text(post)}"
@@ -253,14 +309,14 @@ def refinement_check(proof: RuleProof, game: Game, transitions: Iterator[Transit
                 counts["stutters"] += 1
                 continue
             if matcher.step(pre, post) is None:
-                return tr.narrate() + [
+                return done(tr.narrate() + [
                     f"then: {move} -> {game.describe_state(tr.after)}",
                     f"frame before{tag}: {_frame_text(pre)}",
                     f"frame after{tag}:  {_frame_text(post)}",
                     "no action relation of the proof allows this step ("
-                    + ", ".join(a.name for a in proof.actions) + ")"], counts, ""
+                    + ", ".join(a.name for a in proof.actions) + ")"])
             counts["steps"] += 1
-    return None, counts, ""
+    return done(None)
 
 
 def check_rule_proof(proof: RuleProof, game: Game, *, exploration=None, plays: int = 0, seed: int = 0,
@@ -283,20 +339,27 @@ def check_rule_proof(proof: RuleProof, game: Game, *, exploration=None, plays: i
         if ranked is not None:
             ranked.scope = scope
             return ranked
+    for step_claim in proof.step_claims:
+        stepped = _check_step_claim(proof, step_claim, timeout_ms, limits)
+        if stepped is not None:
+            stepped.scope = scope
+            return stepped
     if exploration is not None and exploration.complete:
         transitions = explored_transitions(exploration)
         how = f"every transition of the {exploration.num_states:,} explored states"
         mode = "exhaustive"
+        source: tuple | None = ("explored", exploration)
     elif plays > 0:
         counter: dict[str, int] = {}
         transitions = sampled_transitions(game, plays, seed, max_moves, limits, counter)
         how, mode = None, "sampled"
+        source = None  # the sample stops at the time limit: each proof maps its own
     else:
         return PropertyResult(proof.name, UNKNOWN,
                               "the abstract proof holds (Z3), but its mapping to the model was not "
                               "checked: the configuration was not explored completely and no plays "
                               "were sampled", kind="z3", seconds=time.perf_counter() - start, scope=scope)
-    failure, counts, stop = refinement_check(proof, game, transitions, limits)
+    failure, counts, stop = refinement_check(proof, game, transitions, limits, shared=source)
     seconds = time.perf_counter() - start
     data = {"refinement": dict(counts, mode=mode), "abstraction": proof.abstraction_doc,
             "actions": [a.name for a in proof.actions]}
@@ -318,6 +381,8 @@ def check_rule_proof(proof: RuleProof, game: Game, *, exploration=None, plays: i
                           f"{', '.join(a.name for a in proof.actions)}"
                           + (f"; the ranking drops by >= {proof.decrease} on " + ", ".join(proof.decreasing)
                              if proof.ranking else "")
+                          + "".join(f"; every step of {', '.join(c.actions) or 'every action'}: {c.text}"
+                                    for c in proof.step_claims)
                           + f"; mapping checked on {how}: {counts['steps']:,} steps, "
                             f"{counts['stutters']:,} stutters, {counts['exits']:,} exits",
                           kind="z3" if mode == "exhaustive" else "sampled", seconds=seconds, data=data,
@@ -351,5 +416,31 @@ def _check_ranking(proof: RuleProof, timeout_ms: int, limits: Limits) -> Propert
             return PropertyResult(proof.name, FAILS, f"the ranking {what} on {action.name}", frames, "z3")
         if verdict != z3.unsat:
             return PropertyResult(proof.name, UNKNOWN, f"ranking on {action.name}: z3 {s.reason_unknown()}",
+                                  kind="z3")
+    return None
+
+
+def _check_step_claim(proof: RuleProof, step_claim: StepClaim, timeout_ms: int,
+                      limits: Limits) -> PropertyResult | None:
+    """None when every listed action relation implies the step claim (Z3), else the failure."""
+    import z3
+    pre, post = proof.frame(""), proof.frame("'")
+    assume = proof.assumptions or (lambda _f: True)
+    for action in proof.actions:
+        if step_claim.actions and action.name not in step_claim.actions:
+            continue
+        s = z3.Solver()
+        s.set("timeout", limits.z3_timeout_ms(timeout_ms))
+        s.add(And(assume(pre), assume(post), proof.invariant(pre), action.relation(pre, post)))
+        s.add(z3.Not(step_claim.claim(pre, post)))
+        verdict = s.check()
+        if verdict == z3.sat:
+            m = s.model()
+            frames = [f"{lab}: " + ", ".join(f"{k}={m.eval(v, model_completion=True)}" for k, v in fr.items())
+                      for lab, fr in (("before", pre), ("after", post))]
+            return PropertyResult(proof.name, FAILS, f"the abstract proof: a step of {action.name} breaks "
+                                  f"'{step_claim.text}'", frames, "z3", data={"action": action.name})
+        if verdict != z3.unsat:
+            return PropertyResult(proof.name, UNKNOWN, f"step claim on {action.name}: z3 {s.reason_unknown()}",
                                   kind="z3")
     return None

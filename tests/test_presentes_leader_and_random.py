@@ -152,19 +152,17 @@ def test_issue_board_three_players_random(tmp_path, rulings, turns):
     assert list(sol.initial_exact) == ours["first"] + ours["own_gift"]
 
 
-def test_checks_hold_under_both_p20_readings(tmp_path):
-    from model.presentes.checks import checks
-    from proofs import presentes as zp
-    for by_gift in (False, True):
-        for own in (False, True):
-            res = zp.no_effect_proof(3, 6, False, False, own_leader=own, leader_by_gift=by_gift)[0]
-            assert res.ok, res.detail
+def test_checks_and_bound_proofs_hold_under_both_p20_readings(tmp_path):
+    # verify maps every explored transition onto the proofs' relations, so the Lugar relation must
+    # admit both leader readings (and P07's own-leader no-op)
+    from solver.verify import verify
     path = tmp_path / "board.txt"
     path.write_text(ISSUE_BOARD)
-    for rulings in ({}, OLD_P20):
+    for rulings in ({}, OLD_P20, {"P07": "own-leader"}, {**OLD_P20, "P07": "own-leader"}):
         rs = SPEC.default().with_overrides({"board": str(path), "players": 3}, rulings, spec=SPEC.schema)
-        res = checks(rs, all_boards=False)
-        assert all(r.ok for r in res), [(r.name, r.detail) for r in res if not r.ok]
+        rep = verify(SPEC, rs)
+        assert rep.status == "holds", [(p.name, p.detail) for p in rep.properties if not p.ok]
+        assert any(p.evidence == "proved" for p in rep.properties)
 
 
 def test_two_players_see_no_difference():

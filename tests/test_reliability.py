@@ -237,10 +237,10 @@ def test_a_users_folder_is_never_replaced(tmp_path):
 def test_a_full_disk_leaves_no_file(tmp_path, monkeypatch):
     import solver.analysis
 
-    def full(rows, out_dir, stem="policy"):
-        (out_dir / "policy.json").write_text("[{\"state\": ")   # truncated, as on a full disk
+    def full(sol, out_dir, **kwargs):
+        (out_dir / "play_table.csv").write_text("seat,score\n0,")   # truncated, as on a full disk
         raise OSError(errno.ENOSPC, "No space left on device")
-    monkeypatch.setattr(solver.analysis, "write_table", full)
+    monkeypatch.setattr(solver.analysis, "write_play_table", full)
     line = one_error_line(cli("solve", "pig", "--goal", "5", "--out", tmp_path / "o"))
     assert "No space left" in line
     assert list(tmp_path.iterdir()) == []
@@ -254,7 +254,7 @@ def test_kill_9_while_writing_leaves_no_half_written_output(tmp_path):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     staging = tmp_path / f".k.partial-{proc.pid}"
     deadline = time.monotonic() + 90
-    while not (staging / "policy.csv").exists() and proc.poll() is None and time.monotonic() < deadline:
+    while not (staging / "play_table.csv").exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
     assert proc.poll() is None, "the run ended before it was caught writing"
     proc.send_signal(signal.SIGKILL)

@@ -12,7 +12,15 @@ from .analysis import solve_hook
 from .checks import checks
 from .config import SCHEMA, build
 from .policies import POLICIES
+from .shrink import shrink
 from .simulate import simulate_hook
+
+
+def proofs(ruleset, game):
+    """The Z3 proofs bound to the model (``proofs.presentes``), on this configuration's rules."""
+    from proofs.presentes import presentes_proofs
+    return presentes_proofs(game.rules)
+
 
 SPEC = GameSpec(
     name="presentes",
@@ -26,5 +34,7 @@ SPEC = GameSpec(
     verify_overrides={"players": 2, "board": "mini", "dice": 1},
     verify_max_states=2_000_000,
     checks=checks,
+    proofs=proofs,
+    shrink=shrink,
     hooks={"simulate": simulate_hook, "solve": solve_hook, "policies": POLICIES},
 )

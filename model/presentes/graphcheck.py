@@ -8,6 +8,7 @@ One breadth-first exploration (shortest witnesses) gives:
   whatever the players choose (and from every reachable state an end is reachable);
 * **shield safety on every transition**: a player on a shield square, other than the one whose
   turn it is, never loses their gift or their place through an effect or a choice;
+* **bad-luck squares always draw an effect** (Volte without a gift, De volta à árvore with one);
 * **luck squares with no eligible effect** (P23): every reachable situation where a ★ draws from
   an empty list, with the shortest play reaching one; under P23 'redraw' such a draw comes back
   to itself forever, so reaching one fails termination (the game hangs there).
@@ -60,6 +61,7 @@ class Graph:
         self.succ: list[list[int]] = []
         self.parent: list[tuple[int, object]] = [(-1, None)]
         self.no_effect: list[int] = []
+        self.bad_no_effect: list[int] = []
         self.shield_breach: tuple[int, object, str] | None = None
         self.complete = True
         self.stop_reason = ""
@@ -95,6 +97,8 @@ class Graph:
                 kids.append(j)
             if s.phase == Phase.LUCK and acts and acts[0][0] == Effect.NOTHING:
                 self.no_effect.append(i)
+            if s.phase == Phase.BAD and acts and acts[0][0] == Effect.NOTHING:
+                self.bad_no_effect.append(i)
             self.succ.append(kids)
             i += 1
             if len(self.states) > max_states:
@@ -117,6 +121,34 @@ class Graph:
         if note:
             lines.append(note)
         return lines
+
+    def lasso(self, node: int, keep: set[int]) -> tuple[list[str], bool]:
+        """The shortest play to ``node``, then a cycle through states of ``keep`` (a set chance
+        cannot leave and some choice stays in) that play can repeat forever; and whether that
+        cycle redraws an empty luck draw (P23 'redraw')."""
+        g, lines, redraw = self.game, self.trace(node), False
+        seen: dict[int, int] = {}
+        steps: list[tuple[int, object, int]] = []
+        u = node
+        while u not in seen:
+            seen[u] = len(steps)
+            s = self.states[u]
+            cp = self.kind[u]
+            acts = [a for a, _ in g.chance_outcomes(s)] if cp == CHANCE else list(g.legal_actions(s))
+            k = next(k for k, v in enumerate(self.succ[u]) if v in keep)
+            steps.append((u, acts[k], self.succ[u][k]))
+            u = self.succ[u][k]
+        lines.append("then forever:" if seen[u] == 0 else "then:")
+        for i, (a, act, b) in enumerate(steps):
+            if i == seen[u] and i:
+                lines.append("then forever:")
+            s = self.states[a]
+            redraw |= s.phase == Phase.LUCK and act == (Effect.NOTHING, 1)
+            lines.append(f"  {g.seat_name(self.kind[a])}: {g.describe_action(s, act)} -> "
+                         f"{g.describe_state(self.states[b])}")
+        if redraw:
+            lines.append("no eligible effect: redrawn forever (P23 'redraw')")
+        return lines, redraw
 
     def trapped(self) -> list[int] | None:
         """The greatest set of non-terminal states an adversary can keep play in forever
@@ -181,21 +213,15 @@ def graph_checks(game, label: str, max_states: int = 3_000_000, symmetric: bool 
     if trapped is None:
         g.stop_reason = f"{scope}: time limit reached while looking for end components"
         return _partial(g, label, time.perf_counter() - t0)
-    if game.rules.redraw and g.no_effect:
-        node = g.no_effect[0]
+    if trapped:
+        lasso, redraw = g.lasso(min(trapped), set(trapped))  # BFS order: the shallowest trapped state
+        why = ("P23 'redraw' redraws a ★ with no eligible effect forever and play reaches one: the "
+               "game hangs there" if redraw else "the players can keep the game going forever")
         out.append(PropertyResult(
             f"termination-every-policy [{label}]", FAILS,
-            f"{scope}: P23 'redraw' redraws a ★ with no eligible effect forever and play reaches one "
-            f"({len(g.no_effect)} states): the game hangs there",
-            g.trace(node, "no eligible effect: redrawn forever (P23 'redraw')"), "graph",
-            time.perf_counter() - t0))
-    elif trapped:
-        node = min(trapped)
-        out.append(PropertyResult(
-            f"termination-every-policy [{label}]", FAILS,
-            f"{len(trapped)} states from which the players can keep the game going forever",
-            g.trace(node, "from here some choices avoid the end with probability 1"), "graph",
-            time.perf_counter() - t0))
+            f"{scope}: {len(trapped)} reachable states lie in an end component that avoids the reveal "
+            f"({why}); the shortest play into it and a cycle it can repeat forever",
+            lasso, "graph", time.perf_counter() - t0, {"trapped_states": len(trapped)}))
     else:
         out.append(PropertyResult(
             f"termination-every-policy [{label}]", HOLDS,
@@ -221,6 +247,14 @@ def graph_checks(game, label: str, max_states: int = 3_000_000, symmetric: bool 
     else:
         out.append(PropertyResult(f"luck-square-without-effect [{label}]", HOLDS,
                                   f"{scope}: never reachable", kind="exhaustive"))
+    if g.bad_no_effect:
+        out.append(PropertyResult(f"bad-luck-always-has-effect [{label}]", FAILS,
+                                  "a ☠ square with no eligible effect", g.trace(g.bad_no_effect[0]),
+                                  "exhaustive"))
+    else:
+        out.append(PropertyResult(f"bad-luck-always-has-effect [{label}]", HOLDS,
+                                  f"{scope}: every ☠ reached draws an effect (Volte 3 casas without a "
+                                  "gift, De volta à árvore with one)", kind="exhaustive"))
     bad = [u for u in g.no_effect if not _all_others_shielded(game.rules, g.states[u])]
     if bad:
         out.append(PropertyResult(f"luck-square-without-effect-characterised [{label}]", FAILS,
