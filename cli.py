@@ -421,18 +421,22 @@ STATUS_SYMBOL = {HOLDS: "[green]✓[/]", FAILS: "[red]✗[/]", UNKNOWN: "[yellow
 
 
 def print_verify_summary(r) -> None:
-    """One line per property -- status, name, evidence, the configuration it is about -- cut to the
-    terminal's width, then the ruleset's verdict: the screen the reader ends on."""
+    """One line per property -- status, name, evidence, the configuration it is about (named once
+    above the lines when most share it) -- cut to the terminal's width, then the ruleset's verdict:
+    the screen the reader ends on."""
+    from collections import Counter
     width = max(out.width, 60)
-    name_w = min(max((len(p.name) for p in r.properties), default=8), 44)
-    out.print(f"[bold]summary of {escape(r.ruleset.game)} ({escape(r.ruleset.name)})[/bold]: "
-              "✓ holds, ✗ fails, ? unknown")
+    scopes = Counter(p.scope for p in r.properties)
+    common = scopes.most_common(1)[0][0] if scopes else ""
+    name_w = min(max((len(p.name) for p in r.properties), default=8), width // 2)
+    out.print(f"[bold]summary of {escape(r.ruleset.game)} ({escape(r.ruleset.name)})[/bold] "
+              f"(✓ holds, ✗ fails, ? unknown), about {escape(common)} unless named:", soft_wrap=True)
     for p in r.properties:
         name = p.name if len(p.name) <= name_w else p.name[:name_w - 1] + "…"
-        line = f"{name:<{name_w}}  {p.evidence:<10}  {p.scope}"
+        line = f"{name:<{name_w}}  {p.evidence:<10}" + (f"  {p.scope}" if p.scope != common else "")
         if len(line) + 2 > width:
             line = line[:width - 3] + "…"
-        out.print(f"{STATUS_SYMBOL[p.status]} {escape(line)}", highlight=False, soft_wrap=True)
+        out.print(f"{STATUS_SYMBOL[p.status]} {escape(line.rstrip())}", highlight=False, soft_wrap=True)
     counts = evidence_counts(r.properties)
     out.print(f"{r.ruleset.game}: {r.status} — " + ", ".join(f"{counts[k]} {k}" for k in
               ("proved", "exhaustive", "sampled", "fails", "unknown") if counts.get(k))

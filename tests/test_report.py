@@ -162,7 +162,7 @@ def test_loira_report_in_a_headless_browser(tmp_path):
 @pytest.mark.slow
 @needs_chromium
 def test_presentes_report_in_a_headless_browser(tmp_path):
-    """Presentes' small configuration (about 2 minutes: verify's graph checks on every board)."""
+    """Presentes' small configuration (about 13 s, most of it ranking the rulings)."""
     html = tmp_path / "presentes.html"
     result = run("report", "presentes", "--html", str(html), "--rank-timeout", "10")
     assert result.exit_code == 0, result.stdout
