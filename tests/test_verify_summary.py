@@ -22,7 +22,7 @@ def test_verify_text_ends_with_one_line_per_property_then_the_verdict():
     names = ["scores-below-goal", "turn-total-bounded", "legal-actions", "chance-distribution",
              "utility-bounds", "termination", "pig-state-invariant", "pig-turn-progress"]
     for line, name in zip(summary, names):
-        assert line.startswith(f"✓ {name} ") and "goal" not in line   # the scope is the header's
+        assert line.startswith(f"✓ {name} ") and "goal=8" not in line   # the scope is the header's
     assert "proved" in summary[-1] and "exhaustive" in summary[0]
     assert all(len(line) <= 80 for line in summary)   # CliRunner's console is 80 columns
 
