@@ -55,6 +55,8 @@ class _Census:
         self.m = m
         self.cache: dict[State, tuple] = {}
         self.labels: dict[int, str] = {}
+        #: models and abstractions shared by the proofs of one mission
+        self.shared: dict[tuple, Any] = {}
 
     def __call__(self, s: State):
         got = self.cache.get(s)
@@ -95,8 +97,66 @@ def _when(guard: Any, body: Callable[[], Any]) -> Any:
     return False if guard is False else And(guard, body())
 
 
+def _plain(f) -> bool:
+    """A frame of plain values (a model state's), not of Z3 constants."""
+    return not isinstance(next(iter(f.values())), z3.ExprRef)
+
+
+def _gated(gate: Callable[[Any], Any], action: Action) -> Action:
+    """The action with a cheap pre-check (the phase) tried first on plain values, and its verdicts
+    on plain values remembered: most transitions are set-up deals, each relation is tried for every
+    value of its parameters, and the proofs sharing a frame ask about the same steps."""
+    rel = action.relation
+    seen: dict[tuple, bool] = {}
+
+    def relation(a, b):
+        if _plain(a):
+            key = (tuple(a.values()), tuple(b.values()))
+            got = seen.get(key)
+            if got is None:
+                if len(seen) > 500_000:
+                    seen.clear()
+                got = seen[key] = bool(_when(gate(a), lambda: rel(a, b)))
+            return got
+        return And(gate(a), rel(a, b))
+    return Action(action.name, relation, action.params)
+
+
+def _remembered(predicate: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """A state predicate whose verdicts on plain frames are remembered (shared by the proofs)."""
+    seen: dict[tuple, bool] = {}
+
+    def check(f):
+        if _plain(f):
+            key = tuple(f.values())
+            got = seen.get(key)
+            if got is None:
+                if len(seen) > 500_000:
+                    seen.clear()
+                got = seen[key] = bool(predicate(f))
+            return got
+        return predicate(f)
+    return check
+
+
+def _memo(fn: Callable[[State], Any]) -> Callable[[State], Any]:
+    """A state's frames, computed once (the check reads each state before and after a move)."""
+    cache: dict[State, Any] = {}
+
+    def of(s: State) -> Any:
+        got = cache.get(s, cache)
+        if got is cache:
+            if len(cache) > 100_000:
+                cache.clear()
+            got = cache[s] = fn(s)
+        return got
+    return of
+
+
 def _at(param: Any, u: int) -> Any:
     """1 where the action's seat (or kind) parameter is ``u``, else 0."""
+    if isinstance(param, int):
+        return 1 if param == u else 0
     return If(param == u, 1, 0)
 
 
@@ -228,17 +288,30 @@ class KindModel:
 
 def _kind_proof(m: Mission, census: _Census, labels: list[str], name: str, claim: str,
                 invariant: Callable[[KindModel], Callable]) -> RuleProof:
-    km = KindModel(m, labels[0])
-    projected = len(labels) > 1 or km.blue
-    if projected:
-        abstraction = lambda s: {lab: km.of(census, s, lab) for lab in labels}  # noqa: E731
-    else:
-        abstraction = lambda s: km.of(census, s, labels[0])  # noqa: E731
-    doc = (f"one frame per kind ({', '.join(labels[:3])}{', ...' if len(labels) > 3 else ''}): h<seat> = uncut "
-           "wires of the kind in that seat's hand (all its racks), cut, deck = shown - set aside - dealt, "
-           "aside, shown = candidates on the table" + (", validated = its validation token" if km.blue else ""))
-    return RuleProof(name, claim, km.frame, doc, abstraction, km.init, invariant(km), km.actions(),
-                     assumptions=km.typing, projected=projected)
+    km, actions, abstraction = _kind_model(m, census, tuple(labels))
+    return RuleProof(name, claim, km.frame, _kind_doc(km, labels), abstraction, km.init, invariant(km), actions,
+                     assumptions=km.typing, projected=len(labels) > 1 or km.blue)
+
+
+def _kind_doc(km: KindModel, labels: list[str]) -> str:
+    return (f"one frame per kind ({', '.join(labels[:3])}{', ...' if len(labels) > 3 else ''}): h<seat> = "
+            "uncut wires of the kind in that seat's hand (all its racks), cut, deck = shown - set aside - "
+            "dealt, aside, shown = candidates on the table" + (", validated = its validation token" if km.blue else ""))
+
+
+def _kind_model(m: Mission, census: _Census, labels: tuple[str, ...]):
+    """The model, its actions and its abstraction for one group of kinds, shared by the proofs of
+    the group (so that their verdicts on real steps are computed once)."""
+    key = ("kinds", labels)
+    if key not in census.shared:
+        km = KindModel(m, labels[0])
+        actions = [_gated(lambda f: True, a) for a in km.actions()]
+        if len(labels) > 1 or km.blue:
+            abstraction = _memo(lambda s: {lab: km.of(census, s, lab) for lab in labels})
+        else:
+            abstraction = _memo(lambda s: km.of(census, s, labels[0]))
+        census.shared[key] = (km, actions, abstraction)
+    return census.shared[key]
 
 
 def kind_proofs(m: Mission, census: _Census | None = None) -> list[RuleProof]:
@@ -366,7 +439,9 @@ class TurnModel:
         return Sum([self.tot(f, u) for u in self.kinds])
 
     def of_kind(self, f, p, prefix: str) -> Any:
-        """f[prefix + kind] for the kind parameter p."""
+        """f[prefix + kind] for the kind parameter p (read at once when p is a plain value)."""
+        if isinstance(p, int):
+            return f[f"{prefix}{p}"] if 0 <= p < len(self.kinds) else 0
         return Sum([If(p == u, f[f"{prefix}{u}"], 0) for u in self.kinds])
 
     def others_red(self, f) -> Any:
@@ -376,6 +451,8 @@ class TurnModel:
         return f[f"m{self.red}"] if self.red is not None else 0
 
     def is_nonred(self, p) -> Any:
+        if isinstance(p, int):
+            return p in self.nonred
         return Or([p == u for u in self.nonred])
 
     # -- predicates
@@ -464,6 +541,9 @@ class TurnModel:
 
     def turn_actions(self) -> list[Action]:
         """The moves that end (or settle) a turn; each lowers ``phi`` by 2 at least."""
+        return [_gated(self._turn, a) for a in self._turn_actions()]
+
+    def _turn_actions(self) -> list[Action]:
         K = {"k": self.kinds}
         red, D = self.red, self.D
         cut_k = lambda a, n: lambda u: If(a["k"] == u, n, 0)  # noqa: E731
@@ -521,17 +601,23 @@ class TurnModel:
 
     def free_actions(self) -> list[Action]:
         """The moves that are no turn: set-up, equipment, the teammate's pick."""
+        gates = {"deal one wire": lambda f: f["phase"] == SETUP, "set-up info token (B09)": lambda f: f["phase"] == TOKENS,
+                 "the teammate's pick": lambda f: f["pending"] == 1}
+        return [_gated(gates.get(a.name, self._turn), a) for a in self._free_actions()]
+
+    def _free_actions(self) -> list[Action]:
         P = self.P
         acts = [
             Action("deal one wire", lambda a, b: _when(
-                And(a["phase"] == SETUP, Or([a["k"] == u for u in self.kinds]), self.of_kind(a, a["k"], "l") >= 1),
-                lambda: And([self.tot(b, u) == self.tot(a, u) + _at(a["k"], u) for u in self.kinds],
-                            [b[f"l{u}"] == a[f"l{u}"] - _at(a["k"], u) for u in self.kinds],
+                a["phase"] == SETUP,
+                lambda: And(Sum([a[f"l{u}"] - b[f"l{u}"] for u in self.kinds]) == 1,
+                            [Or(b[f"l{u}"] == a[f"l{u}"], b[f"l{u}"] == a[f"l{u}"] - 1) for u in self.kinds],
+                            [self.tot(b, u) == self.tot(a, u) + a[f"l{u}"] - b[f"l{u}"] for u in self.kinds],
                             [b[n] == a[n] for n in ("det", "stab_card", "stab_on", "comm", "duplo", "pending")],
                             Or(And(b["phase"] == SETUP, b["tokens"] == P),
                                And(b["phase"] == TOKENS, b["tokens"] >= 1, b["tokens"] <= P,
                                    [b[f"l{u}"] == 0 for u in self.kinds]),
-                               self._start(b)))), {"k": self.kinds}),
+                               self._start(b))))),
             Action("set-up info token (B09)", lambda a, b: _when(
                 a["phase"] == TOKENS,
                 lambda: And([self.tot(b, u) == self.tot(a, u) for u in self.kinds],
@@ -575,14 +661,18 @@ class TurnModel:
 def turn_proofs(m: Mission, census: _Census | None = None) -> list[RuleProof]:
     tm = TurnModel(m, census)
     turns, free = tm.turn_actions(), tm.free_actions()
+    # the set-up moves first: most transitions are deals, and the matcher takes the first that fits
+    setup = [a for a in free if a.name in ("deal one wire", "set-up info token (B09)")]
+    ordered = setup + turns + [a for a in free if a not in setup]
     doc = ("per kind u (" + ", ".join(tm.labels[:3]) + (", ..." if len(tm.labels) > 3 else "") + "): m<u>/o<u> = "
            "uncut wires of the active seat / of its teammates, l<u> = in play but not dealt yet; det = the "
            "detonator, stab_card/comm = unused Estabilizador/Comunicadores cards, stab_on = flipped for this "
            "cut, duplo = unused Detector Duplos, pending = a teammate's pick is due (its outcome already "
            "counted as cut), phase = set-up/tokens/play, tokens = seats still to place a set-up token; a "
            "won or lost game is outside the frame")
-    common = dict(frame=tm.frame, abstraction_doc=doc, abstraction=tm.of, init=tm.init, invariant=tm.invariant,
-                  actions=turns + free, exits=tm.exits(), assumptions=tm.typing)
+    common = dict(frame=tm.frame, abstraction_doc=doc, abstraction=_memo(tm.of), init=tm.init,
+                  invariant=_remembered(tm.invariant),
+                  actions=ordered, exits=tm.exits(), assumptions=tm.typing)
     bound = termination_bound(m)
     hand = f"hands of at most {tm.cap}"
     return [

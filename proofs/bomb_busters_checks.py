@@ -8,6 +8,7 @@ bigger, and a yellow "2 de 3" mission, each named in its results' scope. Within 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from proofs.bomb_busters import termination_bound
 from solver.limits import NO_LIMITS, Limits
@@ -17,8 +18,24 @@ from solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
 EXPLORE_STATES, EXPLORE_SECONDS = 200_000, 60.0
 
 
+#: finished checks by mission, so that the missions ``verify`` derives from one ruleset (each asks
+#: for the yellow mission again) are explored once per process
+_DONE: dict[tuple, list[PropertyResult]] = {}
+
+
 def exhaustive_checks(label: str, ruleset, limits: Limits = NO_LIMITS, where: str = "") -> list[PropertyResult]:
     """``where`` names the mission explored in the results' scope (default: the ruleset's name)."""
+    key = (label, where, ruleset.name, repr(sorted(ruleset.params.items())), repr(sorted(ruleset.rulings.items())),
+           limits.max_states)
+    if key not in _DONE:
+        results = _exhaustive_checks(label, ruleset, limits, where)
+        if any(r.status == UNKNOWN for r in results):
+            return results
+        _DONE[key] = results
+    return [replace(r, data=dict(r.data)) for r in _DONE[key]]
+
+
+def _exhaustive_checks(label: str, ruleset, limits: Limits, where: str) -> list[PropertyResult]:
     from model.bomb_busters import build
     from model.bomb_busters.rules import Kind
     from solver.explore import explore
