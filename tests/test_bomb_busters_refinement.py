@@ -143,6 +143,7 @@ def test_the_moved_win_trigger_is_an_exit_the_proof_does_not_allow():
     assert "defused" in p.counterexample[-2]
 
 
+@pytest.mark.slow
 def test_verify_reports_the_broken_rule_through_the_spec():
     spec = dataclasses.replace(SPEC, build=lambda rs: FailedCutKeepsDetonator(Mission.from_ruleset(rs)))
     props = {p.name: p for p in verify(spec, tiny()).properties}
@@ -177,6 +178,7 @@ def test_six_yellows_cannot_deadlock_when_no_hand_holds_six():
     assert res.status == "holds" and res.evidence == "proved", res.detail
 
 
+@pytest.mark.slow
 def test_full_size_proofs_hold_on_their_own_parameters_with_sampled_plays():
     rs = SPEC.default()
     game = SPEC.build(rs)
