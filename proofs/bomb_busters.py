@@ -1,378 +1,697 @@
-"""Z3 proofs for Bomb Busters, one function per invariant and one per action (mypyvy style).
+"""Z3 proofs for Bomb Busters, bound to ``model.bomb_busters`` by refinement mappings.
 
-The proofs count wires of one kind per hand (the abstraction the invariants need): every action
-is a relation between the counts before and after. Each is parameterised by the mission (players,
-copies per value, yellow and red counts, skull), so a rule edit is re-proved, or refuted with a
-concrete situation. ``checks(ruleset)`` gathers them with exhaustive checks on tiny missions,
-within the user's limits (what a limit stops is unknown).
+Two abstract models, each a frame read off the real state (``_Census``) with one relation per
+real move, written once with ``proofs.logic`` so that Z3 proves them and the refinement check
+(``proofs.refinement``) matches every explored or sampled transition against them:
+
+* the **kind frame** (one kind of wire: a blue value, yellow, or red): uncut wires of that kind in
+  each seat's hand, cut, still to deal, set aside, shown at set-up (and, for blue, the validation
+  token). Relations: draw, set aside, deal, dual cut (also the Detector Duplo's and the teammate's
+  pick), solo cut, Comunicadores swap, stabilized red cut (B12), red reveal. Proofs: wire
+  conservation, cut parity, three-never-left (B03), validation-at-all-copies. The blue proofs are
+  projected: one frame per value, each checked on its own.
+* the **turn frame** (the whole table from the active seat's side): per kind the active seat's
+  uncut wires, the teammates', the undealt; the detonator, unused equipment, the flipped
+  Estabilizador, a pending pick. A pending Detector Duplo pick is mapped to its outcome (the two
+  right wires, or the red one under the Estabilizador, count as cut), so that a turn is one abstract
+  step. Relations: one per way a turn can go, plus the set-up steps and the free actions; the game
+  leaves the frame by the exits "defused" and "explodes". Proofs: deadlock-freedom (the active seat
+  always has a dual cut, a solo cut or the reveal), termination (a ranking every move lowers) and
+  the termination bound (a ranking every turn lowers by 2: at most ``termination_bound`` turns).
+
+Seats and kinds an action acts on are its ``params`` (existential inputs with finite ranges).
+Relations test their guard first and stop early on plain values (``_when``), which keeps the
+refinement check fast at full size; on Z3 terms they build the whole formula.
 """
 from __future__ import annotations
 
-import time
-from typing import Callable
+from collections import Counter
+from typing import Any, Callable
 
 import z3
 
+from model.bomb_busters import rules as R
+from model.bomb_busters import state as S
+from model.bomb_busters import tiles as T
 from model.bomb_busters.mission import Mission
-from proofs.harness import Action, Frame, check_inductive, prove
-from solver.limits import NO_LIMITS, Limits
-from solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
-
-#: each exhaustive check of a tiny mission stops (unknown) beyond this many states or seconds
-EXPLORE_STATES, EXPLORE_SECONDS = 200_000, 60.0
+from model.bomb_busters.state import Phase, State
+from proofs.harness import Action
+from proofs.logic import And, If, Implies, Not, Or, Sum
+from proofs.refinement import Exit, RuleProof
 
 
-# ---- one kind of wire, counted per hand ---------------------------------------------------------
+# ---- the census: counts read off a real state -------------------------------------------------------
 
-def kind_frame(players: int) -> Callable[[str], Frame]:
-    def frame(suffix: str) -> Frame:
-        f = {f"hand{i}": z3.Int(f"hand{i}{suffix}") for i in range(players)}
-        f["cut"] = z3.Int(f"cut{suffix}")
-        f["aside"] = z3.Int(f"aside{suffix}")
-        f["validated"] = z3.Bool(f"validated{suffix}")
+def kind_of(tile: int) -> str:
+    c = T.colour(tile)
+    return f"blue {T.value(tile)}" if c == T.Colour.BLUE else "yellow" if c == T.Colour.YELLOW else "red"
+
+
+class _Census:
+    """Per kind: uncut wires per seat, cut, dealt, set aside, shown; cached per state (one census
+    serves every proof of a mission, so each state is counted once)."""
+
+    def __init__(self, m: Mission):
+        self.m = m
+        self.cache: dict[State, tuple] = {}
+        self.labels: dict[int, str] = {}
+        #: models and abstractions shared by the proofs of one mission
+        self.shared: dict[tuple, Any] = {}
+
+    def __call__(self, s: State):
+        got = self.cache.get(s)
+        if got is None:
+            if len(self.cache) > 200_000:
+                self.cache.clear()
+            got = self.cache[s] = self._count(s)
+        return got
+
+    def _label(self, code: int) -> str:
+        got = self.labels.get(code)
+        if got is None:
+            got = self.labels[code] = kind_of(code)
+        return got
+
+    def _count(self, s: State):
+        m = self.m
+        hands: list[dict[str, int]] = [{} for _ in range(m.players)]
+        cut: dict[str, int] = {}
+        dealt: dict[str, int] = {}
+        for r, rack in enumerate(s.racks):
+            hand = hands[m.rack_owner[r]]
+            for w in rack:
+                k = self._label(w & S.CODE_MASK)
+                dealt[k] = dealt.get(k, 0) + 1
+                if w & S.CUT_BIT:
+                    cut[k] = cut.get(k, 0) + 1
+                else:
+                    hand[k] = hand.get(k, 0) + 1
+        aside = Counter(self._label(t) for t in s.aside)
+        shown = {f"blue {v}": m.blue_copies for v in range(1, m.blue_values + 1)}
+        shown["yellow"], shown["red"] = len(s.yellows), len(s.reds)
+        return hands, cut, dealt, aside, shown
+
+
+def _when(guard: Any, body: Callable[[], Any]) -> Any:
+    """``guard and body``: on plain values a false guard stops before the body is evaluated."""
+    return False if guard is False else And(guard, body())
+
+
+def _plain(f) -> bool:
+    """A frame of plain values (a model state's), not of Z3 constants."""
+    return not isinstance(next(iter(f.values())), z3.ExprRef)
+
+
+def _gated(gate: Callable[[Any], Any], action: Action) -> Action:
+    """The action with a cheap pre-check (the phase) tried first on plain values, and its verdicts
+    on plain values remembered: most transitions are set-up deals, each relation is tried for every
+    value of its parameters, and the proofs sharing a frame ask about the same steps."""
+    rel = action.relation
+    seen: dict[tuple, bool] = {}
+
+    def relation(a, b):
+        if _plain(a):
+            key = (tuple(a.values()), tuple(b.values()))
+            got = seen.get(key)
+            if got is None:
+                if len(seen) > 500_000:
+                    seen.clear()
+                got = seen[key] = bool(_when(gate(a), lambda: rel(a, b)))
+            return got
+        return And(gate(a), rel(a, b))
+    return Action(action.name, relation, action.params)
+
+
+def _remembered(predicate: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """A state predicate whose verdicts on plain frames are remembered (shared by the proofs)."""
+    seen: dict[tuple, bool] = {}
+
+    def check(f):
+        if _plain(f):
+            key = tuple(f.values())
+            got = seen.get(key)
+            if got is None:
+                if len(seen) > 500_000:
+                    seen.clear()
+                got = seen[key] = bool(predicate(f))
+            return got
+        return predicate(f)
+    return check
+
+
+def _memo(fn: Callable[[State], Any]) -> Callable[[State], Any]:
+    """A state's frames, computed once (the check reads each state before and after a move)."""
+    cache: dict[State, Any] = {}
+
+    def of(s: State) -> Any:
+        got = cache.get(s, cache)
+        if got is cache:
+            if len(cache) > 100_000:
+                cache.clear()
+            got = cache[s] = fn(s)
+        return got
+    return of
+
+
+def _at(param: Any, u: int) -> Any:
+    """1 where the action's seat (or kind) parameter is ``u``, else 0."""
+    if isinstance(param, int):
+        return 1 if param == u else 0
+    return If(param == u, 1, 0)
+
+
+# ---- the kind frame -----------------------------------------------------------------------------------
+
+class KindModel:
+    """One kind of wire: ``n`` in play of ``shown`` candidates (``aside`` set aside), ``P`` seats."""
+
+    def __init__(self, m: Mission, label: str):
+        self.m, self.label, self.P = m, label, m.players
+        if label == "yellow":
+            self.shown, self.aside, random = m.yellow_drawn, m.yellow_drawn - m.yellow_in_play, not m.yellow_values
+        elif label == "red":
+            self.shown, self.aside, random = m.red_drawn, m.red_drawn - m.red_in_play, not m.red_values
+        else:
+            self.shown, self.aside, random = m.blue_copies, 0, False
+        self.n = self.shown - self.aside
+        self.blue = label.startswith("blue")
+        self.red = label == "red"
+        self.drawn_at_setup = random and self.shown > 0
+        self.hands = [f"h{i}" for i in range(self.P)]
+        self.state_vars = self.hands + ["cut", "deck", "aside", "shown"] + (["validated"] if self.blue else [])
+
+    def frame(self, sfx: str) -> dict[str, z3.ExprRef]:
+        f = {n: z3.Int(n + sfx) for n in self.state_vars if n != "validated"}
+        if self.blue:
+            f["validated"] = z3.Bool("validated" + sfx)
+        f.update({p: z3.Int(p + sfx) for p in ("i", "j", "g", "t")})   # action inputs
         return f
-    return frame
+
+    def of(self, census: _Census, s: State, label: str) -> dict[str, Any]:
+        hands, cut, dealt, aside, shown = census(s)
+        f = {f"h{i}": hands[i].get(label, 0) for i in range(self.P)}
+        f.update(cut=cut.get(label, 0), aside=aside[label], shown=shown[label],
+                 deck=shown[label] - aside[label] - dealt.get(label, 0))
+        if self.blue:
+            f["validated"] = bool(s.validated >> (int(label.split()[1]) - 1) & 1)
+        return f
+
+    # -- predicates
+    def uncut(self, f) -> Any:
+        return Sum([f[h] for h in self.hands])
+
+    def typing(self, f) -> Any:
+        return And([f[n] >= 0 for n in self.state_vars if n != "validated"])
+
+    def init(self, f) -> Any:
+        return And([f[h] == 0 for h in self.hands], f["cut"] == 0, f["aside"] == 0,
+                   Or(f["shown"] == 0, f["shown"] == self.shown), f["deck"] == f["shown"],
+                   Not(f["validated"]) if self.blue else True)
+
+    def conservation(self, f) -> Any:
+        return And(self.uncut(f) + f["cut"] + f["deck"] + f["aside"] == f["shown"],
+                   Or(f["shown"] == 0, f["shown"] == self.shown), Or(f["aside"] == 0, f["aside"] == self.aside),
+                   Implies(self.uncut(f) + f["cut"] > 0, f["aside"] == self.aside))
+
+    def dealt_out(self, f) -> Any:
+        """The deal is over for this kind: every wire in play is in a hand or cut."""
+        return And(f["shown"] == self.shown, f["deck"] == 0)
+
+    def parity(self, f) -> Any:
+        return And(f["cut"] % 2 == 0, Implies(self.dealt_out(f), self.uncut(f) % 2 == 0))
+
+    # -- the relations
+    def _step(self, pre, post, **changes) -> Any:
+        eqs = [post[n] == changes.get(n, pre[n]) for n in self.state_vars if n != "validated"]
+        if self.blue:   # the token goes down when the last copy is cut (model: rules.cut)
+            eqs.append(post["validated"] == Or(pre["validated"], post["cut"] == self.shown))
+        return And(eqs)
+
+    def _seat(self, p) -> Any:
+        return And(p >= 0, p < self.P)
+
+    def _hands_minus(self, pre, delta: Callable[[int], Any]) -> dict[str, Any]:
+        return {f"h{u}": pre[f"h{u}"] - delta(u) for u in range(self.P)}
+
+    def actions(self) -> list[Action]:
+        P = self.P
+        seats = {"i": range(P), "j": range(P)}
+        acts = []
+        if self.drawn_at_setup:
+            acts.append(Action("draw the candidates", lambda a, b: _when(
+                And(a["shown"] == 0, self.uncut(a) == 0, a["cut"] == 0, a["deck"] == 0, a["aside"] == 0),
+                lambda: self._step(a, b, shown=self.shown, deck=self.shown))))
+        if self.aside:
+            acts.append(Action("set candidates aside", lambda a, b: _when(
+                And(a["shown"] == self.shown, a["aside"] == 0, a["deck"] == self.shown, self.uncut(a) == 0),
+                lambda: self._step(a, b, aside=self.aside, deck=self.shown - self.aside))))
+        acts.append(Action("deal one wire", lambda a, b: _when(
+            And(self._seat(a["i"]), a["shown"] == self.shown, a["aside"] == self.aside, a["deck"] >= 1),
+            lambda: self._step(a, b, deck=a["deck"] - 1, **self._hands_minus(a, lambda u: -_at(a["i"], u)))),
+            {"i": range(P)}))
+        played = lambda a: self.dealt_out(a)  # noqa: E731 - play starts once the deal is over
+        if not self.red:
+            acts.append(Action("dual cut succeeds (one wire of the active seat, one of a teammate)",
+                               lambda a, b: _when(
+                And(self._seat(a["i"]), self._seat(a["j"]), a["i"] != a["j"], played(a),
+                    Sum([If(a["i"] == u, a[f"h{u}"], 0) for u in range(P)]) >= 1,
+                    Sum([If(a["j"] == u, a[f"h{u}"], 0) for u in range(P)]) >= 1),
+                lambda: self._step(a, b, cut=a["cut"] + 2,
+                                   **self._hands_minus(a, lambda u: _at(a["i"], u) + _at(a["j"], u)))), seats))
+            acts.append(Action("solo cut (the last 2 or 4, all in one hand)", lambda a, b: _when(
+                And(self._seat(a["i"]), played(a),
+                    Or([And(a["i"] == u, Or(a[f"h{u}"] == 2, a[f"h{u}"] == 4), self.uncut(a) == a[f"h{u}"])
+                        for u in range(P)])),
+                lambda: self._step(a, b, cut=a["cut"] + self.uncut(a),
+                                   **self._hands_minus(a, lambda u: If(a["i"] == u, a[f"h{u}"], 0)))),
+                {"i": range(P)}))
+        else:
+            acts.append(Action("stabilized red cut (B12): a teammate's red wire", lambda a, b: _when(
+                And(self._seat(a["j"]), played(a), Sum([If(a["j"] == u, a[f"h{u}"], 0) for u in range(P)]) >= 1),
+                lambda: self._step(a, b, cut=a["cut"] + 1, **self._hands_minus(a, lambda u: _at(a["j"], u)))),
+                {"j": range(P)}))
+            acts.append(Action("reveal the red wires of one hand", lambda a, b: _when(
+                And(self._seat(a["i"]), played(a), Sum([If(a["i"] == u, a[f"h{u}"], 0) for u in range(P)]) >= 1),
+                lambda: self._step(a, b, cut=a["cut"] + Sum([If(a["i"] == u, a[f"h{u}"], 0) for u in range(P)]),
+                                   **self._hands_minus(a, lambda u: If(a["i"] == u, a[f"h{u}"], 0)))),
+                {"i": range(P)}))
+        acts.append(Action("comunicadores swap (at most one wire of the kind each way)", lambda a, b: _when(
+            And(self._seat(a["i"]), self._seat(a["j"]), a["i"] != a["j"], played(a),
+                Or(a["g"] == 0, a["g"] == 1), Or(a["t"] == 0, a["t"] == 1),
+                Sum([If(a["i"] == u, a[f"h{u}"], 0) for u in range(P)]) >= a["g"],
+                Sum([If(a["j"] == u, a[f"h{u}"], 0) for u in range(P)]) >= a["t"]),
+            lambda: self._step(a, b, **self._hands_minus(
+                a, lambda u: If(a["i"] == u, a["g"] - a["t"], 0) + If(a["j"] == u, a["t"] - a["g"], 0)))),
+            {"i": range(P), "j": range(P), "g": (0, 1), "t": (0, 1)}))
+        return acts
 
 
-def _hands(f: Frame, players: int) -> list[z3.ArithRef]:
-    return [f[f"hand{i}"] for i in range(players)]
+def _kind_proof(m: Mission, census: _Census, labels: list[str], name: str, claim: str,
+                invariant: Callable[[KindModel], Callable]) -> RuleProof:
+    km, actions, abstraction = _kind_model(m, census, tuple(labels))
+    return RuleProof(name, claim, km.frame, _kind_doc(km, labels), abstraction, km.init, invariant(km), actions,
+                     assumptions=km.typing, projected=len(labels) > 1 or km.blue)
 
 
-def _same(pre: Frame, post: Frame, names) -> z3.BoolRef:
-    return z3.And(*[pre[n] == post[n] for n in names]) if names else z3.BoolVal(True)
+def _kind_doc(km: KindModel, labels: list[str]) -> str:
+    return (f"one frame per kind ({', '.join(labels[:3])}{', ...' if len(labels) > 3 else ''}): h<seat> = "
+            "uncut wires of the kind in that seat's hand (all its racks), cut, deck = shown - set aside - "
+            "dealt, aside, shown = candidates on the table" + (", validated = its validation token" if km.blue else ""))
 
 
-def _kind_actions(players: int, copies: int, cut_sizes=(2, 4), red: bool = False) -> list[Action]:
-    """Every action as it changes the counts of one kind (the kind cut, or any other kind)."""
-    P = players
-    acts = []
-
-    def only(changed: dict[str, Callable[[Frame], z3.ArithRef]], guard: Callable[[Frame], z3.BoolRef]):
-        def rel(pre: Frame, post: Frame) -> z3.BoolRef:
-            keep = [n for n in pre if n not in changed and n != "validated"]
-            cut_after = changed["cut"](pre) if "cut" in changed else pre["cut"]
-            return z3.And(guard(pre), *[post[n] == e(pre) for n, e in changed.items()], _same(pre, post, keep),
-                          post["validated"] == z3.Or(pre["validated"], cut_after == copies))
-        return rel
-
-    for i in range(P):
-        for j in range(P):
-            if i == j:
-                continue
-            hi, hj = f"hand{i}", f"hand{j}"
-            if not red:  # dual cut (or Detector Duplo) succeeding on this kind: one wire each
-                acts.append(Action(f"dual-cut p{i} on p{j}", only(
-                    {hi: lambda f, hi=hi: f[hi] - 1, hj: lambda f, hj=hj: f[hj] - 1, "cut": lambda f: f["cut"] + 2},
-                    lambda f, hi=hi, hj=hj: z3.And(f[hi] >= 1, f[hj] >= 1))))
-            else:  # a red cut under the Estabilizador (B12): one wire of a teammate
-                acts.append(Action(f"stabilized red cut p{i} on p{j}", only(
-                    {hj: lambda f, hj=hj: f[hj] - 1, "cut": lambda f: f["cut"] + 1},
-                    lambda f, hj=hj: f[hj] >= 1)))
-            # Comunicadores: at most one wire of this kind moves each way
-            for give, take in ((1, 0), (0, 1), (1, 1)):
-                acts.append(Action(f"swap p{i}->p{j} ({give},{take})", only(
-                    {hi: lambda f, hi=hi, g=give, t=take: f[hi] - g + t,
-                     hj: lambda f, hj=hj, g=give, t=take: f[hj] + g - t},
-                    lambda f, hi=hi, hj=hj, g=give, t=take: z3.And(f[hi] >= g, f[hj] >= t))))
-    for i in range(P):
-        hi = f"hand{i}"
-        others = [f"hand{j}" for j in range(P) if j != i]
-        if not red:
-            for k in cut_sizes:  # solo cut: the last k of the kind, all in one hand
-                acts.append(Action(f"solo-cut {k} p{i}", only(
-                    {hi: lambda f: 0, "cut": lambda f, hi=hi: f["cut"] + f[hi]},
-                    lambda f, hi=hi, k=k, others=others: z3.And(f[hi] == k, *[f[o] == 0 for o in others]))))
-        else:  # reveal reds: every red in the hand
-            acts.append(Action(f"reveal p{i}", only(
-                {hi: lambda f: 0, "cut": lambda f, hi=hi: f["cut"] + f[hi]}, lambda f, hi=hi: f[hi] >= 1)))
-    acts.append(Action("any other action (failed cut, token, other kinds)",
-                       lambda pre, post: _same(pre, post, list(pre))))
-    return acts
+def _kind_model(m: Mission, census: _Census, labels: tuple[str, ...]):
+    """The model, its actions and its abstraction for one group of kinds, shared by the proofs of
+    the group (so that their verdicts on real steps are computed once)."""
+    key = ("kinds", labels)
+    if key not in census.shared:
+        km = KindModel(m, labels[0])
+        actions = [_gated(lambda f: True, a) for a in km.actions()]
+        if len(labels) > 1 or km.blue:
+            abstraction = _memo(lambda s: {lab: km.of(census, s, lab) for lab in labels})
+        else:
+            abstraction = _memo(lambda s: km.of(census, s, labels[0]))
+        census.shared[key] = (km, actions, abstraction)
+    return census.shared[key]
 
 
-def _bounds(players: int) -> Callable[[Frame], z3.BoolRef]:
-    return lambda f: z3.And(*[h >= 0 for h in _hands(f, players)], f["cut"] >= 0, f["aside"] >= 0)
-
-
-def prove_conservation(m: Mission, limits: Limits = NO_LIMITS) -> list[PropertyResult]:
-    out = []
-    P = m.players
-    kinds = [("blue value", m.blue_copies, 0, False)]
+def kind_proofs(m: Mission, census: _Census | None = None) -> list[RuleProof]:
+    census = census or _Census(m)
+    blues = [f"blue {v}" for v in range(1, m.blue_values + 1)]
+    K = m.blue_copies
+    out = [_kind_proof(m, census, blues, "wire-conservation (blue)",
+                       f"for every blue value: uncut + cut + undealt = {K}, in every state",
+                       lambda km: km.conservation)]
+    for label, drawn, n in (("yellow", m.yellow_drawn, m.yellow_in_play), ("red", m.red_drawn, m.red_in_play)):
+        if drawn:
+            out.append(_kind_proof(m, census, [label], f"wire-conservation ({label})",
+                                   f"{label}: uncut + cut + undealt + set aside = the {drawn} shown; "
+                                   f"once dealt, {n} in play and {drawn - n} set aside for good",
+                                   lambda km: km.conservation))
+    out.append(_kind_proof(m, census, blues, "cut-parity (blue)",
+                           f"cut wires of each blue value are even, and so are the uncut ones after the deal",
+                           lambda km: lambda f: And(km.conservation(f), km.parity(f))))
     if m.yellow_in_play:
-        kinds.append(("yellow", m.yellow_in_play, m.yellow_drawn - m.yellow_in_play, False))
-    if m.red_in_play:
-        kinds.append(("red", m.red_in_play, m.red_drawn - m.red_in_play, True))
-    for label, n, aside, red in kinds:
-        def init(f, n=n, aside=aside):
-            return z3.And(sum(_hands(f, P)) == n, f["cut"] == 0, f["aside"] == aside,
-                          z3.Not(f["validated"]))
-
-        def inv(f, n=n, aside=aside):
-            return z3.And(sum(_hands(f, P)) + f["cut"] == n, f["aside"] == aside)
-        out.append(check_inductive(f"wire-conservation ({label})", kind_frame(P), init, inv,
-                                   _kind_actions(P, n, red=red), assumptions=_bounds(P),
-                                   detail=f"{label}: uncut in hands + cut = {n}, set-aside stays {aside}, "
-                                          "under every action", limits=limits))
+        out.append(_kind_proof(m, census, ["yellow"], "cut-parity (yellow)",
+                               f"cut yellow wires are even, and so are the uncut ones after the deal",
+                               lambda km: lambda f: And(km.conservation(f), km.parity(f))))
+    out.append(_kind_proof(
+        m, census, blues, "three-never-left (B03)",
+        f"after the deal, 3 uncut wires of a blue value never remain, so a solo cut never faces 3 (B03)",
+        lambda km: lambda f: And(km.conservation(f), km.parity(f),
+                                 Implies(km.dealt_out(f), km.uncut(f) != 3))))
+    out.append(_kind_proof(
+        m, census, blues, "validation-at-all-copies",
+        f"a blue value's validation token is down exactly when all {K} of its wires are cut",
+        lambda km: lambda f: And(km.conservation(f), f["validated"] == (f["cut"] == K))))
     return out
 
 
-def prove_parity(m: Mission, limits: Limits = NO_LIMITS) -> list[PropertyResult]:
-    P, K = m.players, m.blue_copies
-    out = []
-    for label, n in (("blue", K), ("yellow", m.yellow_in_play)):
-        if n == 0:
-            continue
+# ---- the turn frame -----------------------------------------------------------------------------------
 
-        def init(f, n=n):
-            return z3.And(sum(_hands(f, P)) == n, f["cut"] == 0, z3.Not(f["validated"]))
+SETUP, TOKENS, PLAY = 0, 1, 2
 
-        def inv(f, n=n):
-            return z3.And(f["cut"] % 2 == 0, sum(_hands(f, P)) + f["cut"] == n, f["cut"] <= n)
-        out.append(check_inductive(f"cut-parity ({label})", kind_frame(P), init, inv, _kind_actions(P, n),
-                                   assumptions=_bounds(P),
-                                   detail=f"cut {label} wires of a value stay even (of {n})", limits=limits))
-    # the consequence B03 names: with an even number of copies, 3 never remain
-    left = lambda f: sum(_hands(f, P))
-    out.append(prove("three-never-left (B03)", kind_frame(P), lambda f: left(f) != 3,
-                     lambda f: z3.And(_bounds(P)(f), f["cut"] % 2 == 0, left(f) + f["cut"] == K),
-                     detail=f"with cut wires even and {K} copies, 3 wires of a value are never left",
-                     limits=limits))
-    return out
-
-
-def prove_validation(m: Mission, limits: Limits = NO_LIMITS) -> PropertyResult:
-    P, K = m.players, m.blue_copies
-    return check_inductive(
-        "validation-at-all-copies", kind_frame(P),
-        lambda f: z3.And(sum(_hands(f, P)) == K, f["cut"] == 0, z3.Not(f["validated"])),
-        lambda f: z3.And(f["validated"] == (f["cut"] == K), sum(_hands(f, P)) + f["cut"] == K),
-        _kind_actions(P, K), assumptions=_bounds(P),
-        detail=f"a validation token exactly when all {K} wires of a value are cut", limits=limits)
-
-
-# ---- deadlock freedom --------------------------------------------------------------------------
-
-def prove_deadlock_freedom(m: Mission, limits: Limits = NO_LIMITS) -> PropertyResult:
-    """Whenever the active player holds wires, one of the three actions is legal."""
-    V, K, Y, Rn = m.blue_values, m.blue_copies, m.yellow_in_play, m.red_in_play
-    sizes = m.sizes()
-    capacity = max(sum(n for n, owner in zip(sizes, m.rack_owner) if owner == seat) for seat in range(m.players))
-
-    def frame(suffix: str) -> Frame:
-        f = {}
-        for v in range(1, V + 1):
-            f[f"mine{v}"] = z3.Int(f"mine{v}{suffix}")
-            f[f"others{v}"] = z3.Int(f"others{v}{suffix}")
-        for c in ("y", "r"):
-            f[f"mine_{c}"] = z3.Int(f"mine_{c}{suffix}")
-            f[f"others_{c}"] = z3.Int(f"others_{c}{suffix}")
-        return f
-
-    def reachable(f: Frame) -> z3.BoolRef:  # the invariants proved above, and the counts' ranges
-        cs = []
-        for v in range(1, V + 1):
-            mine, oth = f[f"mine{v}"], f[f"others{v}"]
-            cs += [mine >= 0, oth >= 0, mine + oth <= K, (mine + oth) % 2 == 0]
-        cs += [f["mine_y"] >= 0, f["others_y"] >= 0, f["mine_y"] + f["others_y"] <= Y,
-               (f["mine_y"] + f["others_y"]) % 2 == 0,
-               f["mine_r"] >= 0, f["others_r"] >= 0, f["mine_r"] + f["others_r"] <= Rn]
-        mine_all = sum(f[f"mine{v}"] for v in range(1, V + 1)) + f["mine_y"] + f["mine_r"]
-        cs += [mine_all > 0, mine_all <= capacity]  # a hand never holds more than it was dealt
-        return z3.And(*cs)
-
-    def some_action(f: Frame) -> z3.BoolRef:
-        blue_mine = sum(f[f"mine{v}"] for v in range(1, V + 1))
-        others_all = sum(f[f"others{v}"] for v in range(1, V + 1)) + f["others_y"] + f["others_r"]
-        dual = z3.And(others_all > 0, blue_mine + f["mine_y"] > 0)
-        solos = [z3.And(f[f"others{v}"] == 0, z3.Or(f[f"mine{v}"] == 2, f[f"mine{v}"] == 4))
-                 for v in range(1, V + 1)]
-        solos.append(z3.And(f["others_y"] == 0, z3.Or(f["mine_y"] == 2, f["mine_y"] == 4)))
-        reveal = z3.And(blue_mine + f["mine_y"] == 0, f["mine_r"] > 0)
-        return z3.Or(dual, reveal, *solos)
-
-    return prove("deadlock-freedom", frame, some_action, reachable,
-                 detail=f"a player holding wires always has a dual cut, a solo cut or the red reveal "
-                        f"({V} values x {K}, {Y} yellow, {Rn} red, hands of at most {capacity})",
-                 limits=limits)
-
-
-# ---- termination ---------------------------------------------------------------------------------
 
 def termination_bound(m: Mission) -> int:
-    """The bound ``prove_termination`` proves: (non-red wires)/2 + reds + skull + Estabilizador."""
+    """Turns at most: (non-red wires)/2 + reds + skull + Estabilizador cards (``termination-bound``)."""
     nonred = m.blue_values * m.blue_copies + m.yellow_in_play
-    return nonred // 2 + m.red_in_play + m.skull + int(any(n == "estabilizador" for n, _ in m.equipment))
+    return nonred // 2 + m.red_in_play + m.skull + sum(1 for n, _ in m.equipment if n == "estabilizador")
 
 
-def prove_termination(m: Mission, limits: Limits = NO_LIMITS) -> PropertyResult:
-    """Turns <= (non-red wires)/2 + reds + skull + Estabilizador, by a ranking function."""
-    nonred = m.blue_values * m.blue_copies + m.yellow_in_play
-    D, S0 = m.skull, int(any(n == "estabilizador" for n, _ in m.equipment))
+class TurnModel:
+    """The table seen from the active seat: per kind u, m<u> = its uncut wires, o<u> = the
+    teammates', l<u> = still to deal; the detonator, unused cards, and where the turn stands."""
+
+    def __init__(self, m: Mission, census: _Census | None = None):
+        self.m, self.P, self.D = m, m.players, m.skull
+        self.labels = [f"blue {v}" for v in range(1, m.blue_values + 1)]
+        self.n = [m.blue_copies] * m.blue_values
+        if m.yellow_in_play:
+            self.labels.append("yellow")
+            self.n.append(m.yellow_in_play)
+        self.nonred = list(range(len(self.labels)))
+        self.red = None
+        if m.red_in_play:
+            self.red = len(self.labels)
+            self.labels.append("red")
+            self.n.append(m.red_in_play)
+        self.kinds = list(range(len(self.labels)))
+        self.stab0 = sum(1 for n, _ in m.equipment if n == "estabilizador")
+        self.comm0 = sum(1 for n, _ in m.equipment if n == "comunicadores")
+        self.duplo0 = m.players if m.detector_duplo else 0
+        sizes = m.sizes()
+        self.cap = max(sum(n for n, o in zip(sizes, m.rack_owner) if o == seat) for seat in range(m.players))
+        self.scalars = ["det", "stab_card", "stab_on", "comm", "duplo", "pending", "phase", "tokens"]
+        self.state_vars = [f"{c}{u}" for u in self.kinds for c in "mol"] + self.scalars
+        # the weight that makes a turn outweigh every free move in the termination ranking
+        self.free_max = sum(self.n) + self.P + self.stab0 + self.comm0 + self.duplo0 + 1
+        self.census = census or _Census(m)
+
+    def frame(self, sfx: str) -> dict[str, z3.ExprRef]:
+        f = {n: z3.Int(n + sfx) for n in self.state_vars}
+        f.update({p: z3.Int(p + sfx) for p in ("k", "a", "b")})   # action inputs: kinds
+        return f
+
+    # -- the abstraction
+    def of(self, s: State) -> dict[str, int] | None:
+        if s.phase in (Phase.WON, Phase.LOST):
+            return None
+        m = self.m
+        hands, _cut, dealt, _aside, _shown = self.census(s)
+        mine = Counter(hands[s.seat])
+        others: Counter = Counter()
+        for i in range(self.P):
+            if i != s.seat:
+                others.update(hands[i])
+        if s.pending:   # the pick's outcome is settled: count its wires as cut
+            kind, named = s.pending[0], s.pending[5]
+            if kind == R.PICK_CUT:
+                label = "yellow" if named == T.YELLOW else kind_of(named)
+                mine[label] -= 1
+                others[label] -= 1
+            elif kind == R.PICK_RED:
+                others["red"] -= 1
+        f: dict[str, int] = {}
+        for u, label in enumerate(self.labels):
+            f.update({f"m{u}": mine[label], f"o{u}": others[label], f"l{u}": self.n[u] - dealt.get(label, 0)})
+        phase = PLAY if s.phase == Phase.PLAY else TOKENS if s.phase == Phase.TOKENS else SETUP
+        unused = [name for i, (name, _) in enumerate(m.equipment) if not s.used >> i & 1]
+        f.update(det=s.detonator, stab_card=unused.count("estabilizador"), stab_on=int(bool(s.stabilized) and not s.pending),
+                 comm=unused.count("comunicadores"),
+                 duplo=(self.P - bin(s.duplo).count("1")) if m.detector_duplo else 0,
+                 pending=int(bool(s.pending)), phase=phase,
+                 tokens=self.P - s.seat if phase == TOKENS else self.P if phase == SETUP else 0)
+        return f
+
+    # -- sums over kinds
+    def tot(self, f, u) -> Any:
+        return f[f"m{u}"] + f[f"o{u}"]
+
+    def mine_all(self, f) -> Any:
+        return Sum([f[f"m{u}"] for u in self.kinds])
+
+    def mine_nonred(self, f) -> Any:
+        return Sum([f[f"m{u}"] for u in self.nonred])
+
+    def others_all(self, f) -> Any:
+        return Sum([f[f"o{u}"] for u in self.kinds])
+
+    def uncut(self, f) -> Any:
+        return Sum([self.tot(f, u) for u in self.kinds])
+
+    def of_kind(self, f, p, prefix: str) -> Any:
+        """f[prefix + kind] for the kind parameter p (read at once when p is a plain value)."""
+        if isinstance(p, int):
+            return f[f"{prefix}{p}"] if 0 <= p < len(self.kinds) else 0
+        return Sum([If(p == u, f[f"{prefix}{u}"], 0) for u in self.kinds])
+
+    def others_red(self, f) -> Any:
+        return f[f"o{self.red}"] if self.red is not None else 0
+
+    def mine_red(self, f) -> Any:
+        return f[f"m{self.red}"] if self.red is not None else 0
+
+    def is_nonred(self, p) -> Any:
+        if isinstance(p, int):
+            return p in self.nonred
+        return Or([p == u for u in self.nonred])
+
+    # -- predicates
+    def typing(self, f) -> Any:
+        return And([f[n] >= 0 for n in self.state_vars])
+
+    def init(self, f) -> Any:
+        return And([And(f[f"m{u}"] == 0, f[f"o{u}"] == 0, f[f"l{u}"] == self.n[u]) for u in self.kinds],
+                   f["det"] == 0, f["stab_card"] == self.stab0, f["stab_on"] == 0, f["comm"] == self.comm0,
+                   f["duplo"] == self.duplo0, f["pending"] == 0, f["phase"] == SETUP, f["tokens"] == self.P)
+
+    def dual_available(self, f) -> Any:
+        return And(self.mine_nonred(f) >= 1, self.others_all(f) >= 1)
+
+    def some_action(self, f) -> Any:
+        solos = [And(f[f"o{u}"] == 0, Or(f[f"m{u}"] == 2, f[f"m{u}"] == 4)) for u in self.nonred]
+        reveal = And(self.mine_nonred(f) == 0, self.mine_red(f) >= 1)
+        return If(f["stab_on"] == 1, self.dual_available(f), Or(self.dual_available(f), reveal, *solos))
+
+    def invariant(self, f) -> Any:
+        P = self.P
+        dealing = f["phase"] == SETUP
+        return And(
+            Or(f["phase"] == SETUP, f["phase"] == TOKENS, f["phase"] == PLAY),
+            [self.tot(f, u) + f[f"l{u}"] <= self.n[u] for u in self.kinds],
+            Implies(dealing, And([self.tot(f, u) + f[f"l{u}"] == self.n[u] for u in self.kinds],
+                                 f["tokens"] == P, f["det"] == 0)),
+            Implies(Not(dealing), And([f[f"l{u}"] == 0 for u in self.kinds],
+                                      [self.tot(f, u) % 2 == 0 for u in self.nonred])),
+            Implies(f["phase"] == TOKENS, And(f["tokens"] >= 1, f["tokens"] <= P)),
+            Implies(f["phase"] == PLAY, f["tokens"] == 0),
+            Implies(f["phase"] != PLAY, And(f["pending"] == 0, f["stab_on"] == 0)),
+            f["det"] < self.D, f["stab_card"] <= self.stab0, f["comm"] <= self.comm0, f["duplo"] <= self.duplo0,
+            f["pending"] <= 1, f["stab_on"] <= 1, f["stab_on"] + f["stab_card"] <= self.stab0,
+            Implies(f["pending"] == 1, f["stab_on"] == 0),
+            Implies(And(f["phase"] == PLAY, f["pending"] == 0),
+                    And(self.mine_all(f) >= 1, self.mine_all(f) <= self.cap, self.some_action(f))))
+
+    # -- ranking functions
+    def phi(self, f) -> Any:
+        """Twice the turns left at most: non-red wires left count 1, reds 2, detonator steps 2,
+        the Estabilizador 2 (unused or flipped)."""
+        left = lambda u: self.tot(f, u) + f[f"l{u}"]  # noqa: E731
+        return (Sum([left(u) for u in self.nonred]) + 2 * Sum([left(u) for u in self.kinds if u == self.red])
+                + 2 * (self.D - f["det"]) + 2 * f["stab_card"] + 2 * f["stab_on"])
+
+    def free_moves(self, f) -> Any:
+        """What the moves that are no turn use up: deal, set-up tokens, cards, a pending pick."""
+        return (Sum([f[f"l{u}"] for u in self.kinds]) + f["tokens"] + f["stab_card"] + f["comm"] + f["duplo"]
+                + f["pending"])
+
+    def ranking(self, f) -> Any:
+        return (self.free_max + 1) * self.phi(f) + self.free_moves(f)
+
+    # -- the relations
+    def _turn(self, f) -> Any:
+        return And(f["phase"] == PLAY, f["pending"] == 0)
+
+    def _end_turn(self, pre, post, cut: Callable[[int], Any] = lambda u: 0, det: Any = 0, duplo: Any = 0) -> Any:
+        """The turn ends: wires cut, the next seat holding wires acts (any split of what is left)."""
+        return And([self.tot(post, u) == self.tot(pre, u) - cut(u) for u in self.kinds],
+                   [post[f"l{u}"] == pre[f"l{u}"] for u in self.kinds],
+                   post["det"] == pre["det"] + det, post["stab_card"] == pre["stab_card"], post["stab_on"] == 0,
+                   post["comm"] == pre["comm"], post["duplo"] == pre["duplo"] - duplo, post["pending"] == 0,
+                   post["phase"] == PLAY, post["tokens"] == 0, self.mine_all(post) >= 1,
+                   self.mine_all(post) <= self.cap)
+
+    def _same_seat(self, pre, post, dm: Callable[[int], Any] = lambda u: 0,
+                   do: Callable[[int], Any] = lambda u: 0, **scalars) -> Any:
+        return And([And(post[f"m{u}"] == pre[f"m{u}"] + dm(u), post[f"o{u}"] == pre[f"o{u}"] + do(u),
+                        post[f"l{u}"] == pre[f"l{u}"]) for u in self.kinds],
+                   [post[n] == scalars.get(n, pre[n]) for n in self.scalars])
+
+    def _named(self, pre) -> Any:
+        """The active seat names kind k, a non-red kind it holds."""
+        return And(self.is_nonred(pre["k"]), self.of_kind(pre, pre["k"], "m") >= 1)
+
+    def _wrong(self, pre) -> Any:
+        """Non-red wires of teammates that are not of the named kind."""
+        return Sum([If(pre["k"] == u, 0, pre[f"o{u}"]) for u in self.nonred])
+
+    def _start(self, post) -> Any:
+        """Play starts: the captain's side (or the next seat with wires) acts."""
+        return And(post["phase"] == PLAY, post["tokens"] == 0, [post[f"l{u}"] == 0 for u in self.kinds],
+                   self.mine_all(post) >= 1, self.mine_all(post) <= self.cap)
+
+    def turn_actions(self) -> list[Action]:
+        """The moves that end (or settle) a turn; each lowers ``phi`` by 2 at least."""
+        return [_gated(self._turn, a) for a in self._turn_actions()]
+
+    def _turn_actions(self) -> list[Action]:
+        K = {"k": self.kinds}
+        red, D = self.red, self.D
+        cut_k = lambda a, n: lambda u: If(a["k"] == u, n, 0)  # noqa: E731
+        acts = [
+            Action("dual cut succeeds", lambda a, b: _when(
+                And(self._turn(a), self._named(a), self.of_kind(a, a["k"], "o") >= 1),
+                lambda: self._end_turn(a, b, cut_k(a, 2))), K),
+            Action("dual cut fails (the detonator advances)", lambda a, b: _when(
+                And(self._turn(a), a["stab_on"] == 0, self._named(a), self._wrong(a) >= 1, a["det"] + 1 < D),
+                lambda: self._end_turn(a, b, det=1)), K),
+            Action("stabilized dual cut fails", lambda a, b: _when(
+                And(self._turn(a), a["stab_on"] == 1, self._named(a), self._wrong(a) >= 1),
+                lambda: self._end_turn(a, b)), K),
+            Action("solo cut", lambda a, b: _when(
+                And(self._turn(a), a["stab_on"] == 0, self.is_nonred(a["k"]), self.of_kind(a, a["k"], "o") == 0,
+                    Or(self.of_kind(a, a["k"], "m") == 2, self.of_kind(a, a["k"], "m") == 4)),
+                lambda: self._end_turn(a, b, lambda u: If(a["k"] == u, a[f"m{u}"], 0))), K),
+        ]
+        if red is not None:
+            acts += [
+                Action("stabilized red cut (B12)", lambda a, b: _when(
+                    And(self._turn(a), a["stab_on"] == 1, self._named(a), a[f"o{red}"] >= 1),
+                    lambda: self._end_turn(a, b, lambda u: 1 if u == red else 0)), K),
+                Action("reveal red wires", lambda a, b: _when(
+                    And(self._turn(a), a["stab_on"] == 0, self.mine_nonred(a) == 0, a[f"m{red}"] >= 1),
+                    lambda: self._end_turn(a, b, lambda u: a[f"m{red}"] if u == red else 0))),
+            ]
+        if self.duplo0:
+            missed = lambda a: a["det"] + 1 - a["stab_on"]  # noqa: E731 - fail() unless stabilized
+            acts += [
+                Action("detector duplo: one wire right", lambda a, b: _when(
+                    And(self._turn(a), a["duplo"] >= 1, self._named(a), self.of_kind(a, a["k"], "o") >= 1),
+                    lambda: self._end_turn(a, b, cut_k(a, 2), duplo=1)), K),
+                Action("detector duplo: both right, the teammate picks one (B08)", lambda a, b: _when(
+                    And(self._turn(a), a["duplo"] >= 1, self._named(a), self.of_kind(a, a["k"], "o") >= 2),
+                    lambda: self._same_seat(a, b, lambda u: -_at(a["k"], u), lambda u: -_at(a["k"], u),
+                                            duplo=a["duplo"] - 1, pending=1, stab_on=0)), K),
+                Action("detector duplo: both wrong, the teammate places the token", lambda a, b: _when(
+                    And(self._turn(a), a["duplo"] >= 1, self._named(a), self._wrong(a) >= 2, missed(a) < D),
+                    lambda: self._same_seat(a, b, det=missed(a), duplo=a["duplo"] - 1, pending=1,
+                                            stab_on=0)), K),
+            ]
+            if red is not None:
+                acts += [
+                    Action("detector duplo: both wrong, one red (B17)", lambda a, b: _when(
+                        And(self._turn(a), a["duplo"] >= 1, self._named(a), self._wrong(a) >= 1,
+                            a[f"o{red}"] >= 1, missed(a) < D),
+                        lambda: self._end_turn(a, b, det=1 - a["stab_on"], duplo=1)), K),
+                    Action("detector duplo: both red, stabilized (B12)", lambda a, b: _when(
+                        And(self._turn(a), a["stab_on"] == 1, a["duplo"] >= 1, self._named(a), a[f"o{red}"] >= 2),
+                        lambda: self._same_seat(a, b, do=lambda u: -1 if u == red else 0, duplo=a["duplo"] - 1,
+                                                pending=1, stab_on=0)), K),
+                ]
+        return acts
+
+    def free_actions(self) -> list[Action]:
+        """The moves that are no turn: set-up, equipment, the teammate's pick."""
+        gates = {"deal one wire": lambda f: f["phase"] == SETUP, "set-up info token (B09)": lambda f: f["phase"] == TOKENS,
+                 "the teammate's pick": lambda f: f["pending"] == 1}
+        return [_gated(gates.get(a.name, self._turn), a) for a in self._free_actions()]
+
+    def _free_actions(self) -> list[Action]:
+        P = self.P
+        acts = [
+            Action("deal one wire", lambda a, b: _when(
+                a["phase"] == SETUP,
+                lambda: And(Sum([a[f"l{u}"] - b[f"l{u}"] for u in self.kinds]) == 1,
+                            [Or(b[f"l{u}"] == a[f"l{u}"], b[f"l{u}"] == a[f"l{u}"] - 1) for u in self.kinds],
+                            [self.tot(b, u) == self.tot(a, u) + a[f"l{u}"] - b[f"l{u}"] for u in self.kinds],
+                            [b[n] == a[n] for n in ("det", "stab_card", "stab_on", "comm", "duplo", "pending")],
+                            Or(And(b["phase"] == SETUP, b["tokens"] == P),
+                               And(b["phase"] == TOKENS, b["tokens"] >= 1, b["tokens"] <= P,
+                                   [b[f"l{u}"] == 0 for u in self.kinds]),
+                               self._start(b))))),
+            Action("set-up info token (B09)", lambda a, b: _when(
+                a["phase"] == TOKENS,
+                lambda: And([self.tot(b, u) == self.tot(a, u) for u in self.kinds],
+                            [b[f"l{u}"] == a[f"l{u}"] for u in self.kinds],
+                            [b[n] == a[n] for n in ("det", "stab_card", "stab_on", "comm", "duplo", "pending")],
+                            Or(And(b["phase"] == TOKENS, b["tokens"] >= 1, b["tokens"] < a["tokens"]),
+                               self._start(b))))),
+            Action("flip the estabilizador", lambda a, b: _when(
+                And(self._turn(a), a["stab_card"] >= 1, a["stab_on"] == 0, self.dual_available(a)),
+                lambda: self._same_seat(a, b, stab_card=a["stab_card"] - 1, stab_on=1))),
+            Action("comunicadores swap", lambda a, b: _when(
+                And(self._turn(a), a["stab_on"] == 0, a["comm"] >= 1, Or([a["a"] == u for u in self.kinds]),
+                    Or([a["b"] == u for u in self.kinds]), self.of_kind(a, a["a"], "m") >= 1,
+                    self.of_kind(a, a["b"], "o") >= 1),
+                lambda: self._same_seat(a, b, lambda u: _at(a["b"], u) - _at(a["a"], u),
+                                        lambda u: _at(a["a"], u) - _at(a["b"], u), comm=a["comm"] - 1)),
+                {"a": self.kinds, "b": self.kinds}),
+        ]
+        if self.duplo0:
+            acts.append(Action("the teammate's pick", lambda a, b: _when(
+                And(a["phase"] == PLAY, a["pending"] == 1), lambda: self._end_turn(a, b))))
+        return acts
+
+    def exits(self) -> list[Exit]:
+        red = self.red
+
+        def explodes(f):
+            hit_red = And(self.mine_nonred(f) >= 1, f[f"o{red}"] >= 1) if red is not None else False
+            return And(self._turn(f), f["stab_on"] == 0, Or(hit_red, f["det"] + 1 == self.D))
+
+        def defused(f):
+            left = self.uncut(f)
+            last = Or(And(left == 2, Or([And(f[f"m{u}"] >= 1, f[f"o{u}"] >= 1) for u in self.nonred])),
+                      And(f["stab_on"] == 0, Or(left == 2, left == 4),
+                          Or([f[f"m{u}"] == left for u in self.nonred])),
+                      And(f["stab_on"] == 0, left >= 1, self.mine_red(f) == left))
+            return And(f["phase"] == PLAY, Or(And(f["pending"] == 1, left == 0), And(f["pending"] == 0, last)))
+        return [Exit("the bomb explodes", explodes), Exit("the bomb is defused (every wire cut)", defused)]
+
+
+def turn_proofs(m: Mission, census: _Census | None = None) -> list[RuleProof]:
+    tm = TurnModel(m, census)
+    turns, free = tm.turn_actions(), tm.free_actions()
+    # the set-up moves first: most transitions are deals, and the matcher takes the first that fits
+    setup = [a for a in free if a.name in ("deal one wire", "set-up info token (B09)")]
+    ordered = setup + turns + [a for a in free if a not in setup]
+    doc = ("per kind u (" + ", ".join(tm.labels[:3]) + (", ..." if len(tm.labels) > 3 else "") + "): m<u>/o<u> = "
+           "uncut wires of the active seat / of its teammates, l<u> = in play but not dealt yet; det = the "
+           "detonator, stab_card/comm = unused Estabilizador/Comunicadores cards, stab_on = flipped for this "
+           "cut, duplo = unused Detector Duplos, pending = a teammate's pick is due (its outcome already "
+           "counted as cut), phase = set-up/tokens/play, tokens = seats still to place a set-up token; a "
+           "won or lost game is outside the frame")
+    common = dict(frame=tm.frame, abstraction_doc=doc, abstraction=_memo(tm.of), init=tm.init,
+                  invariant=_remembered(tm.invariant),
+                  actions=ordered, exits=tm.exits(), assumptions=tm.typing)
     bound = termination_bound(m)
-
-    def frame(suffix: str) -> Frame:
-        return {n: z3.Int(n + suffix) for n in ("turns", "uncut", "reds", "detonator", "stab_card", "stab_on", "over")}
-
-    def phi(f):
-        return f["uncut"] / 2 + f["reds"] + (D - f["detonator"]) + f["stab_card"] + f["stab_on"]
-
-    def inv(f):  # a finished game keeps its turn count; a running one has phi turns left at most
-        return z3.And(z3.If(f["over"] == 1, f["turns"] <= bound, f["turns"] + phi(f) <= bound),
-                      f["uncut"] % 2 == 0, f["detonator"] <= D)
-
-    def assume(f):
-        return z3.And(*[f[n] >= 0 for n in f], f["stab_card"] <= 1, f["stab_on"] <= 1, f["over"] <= 1)
-
-    def turn(pre, post, guard, **changes):
-        names = ("uncut", "reds", "detonator", "stab_card", "stab_on", "over")
-        eqs = [post[n] == changes.get(n, lambda f, n=n: f[n])(pre) for n in names]
-        return z3.And(pre["over"] == 0, guard, post["turns"] == pre["turns"] + 1, *eqs)
-
-    def free(pre, post, guard, **changes):
-        names = ("turns", "uncut", "reds", "detonator", "stab_card", "stab_on", "over")
-        eqs = [post[n] == changes.get(n, lambda f, n=n: f[n])(pre) for n in names]
-        return z3.And(pre["over"] == 0, guard, *eqs)
-
-    def failed(pre, post):
-        stays = turn(pre, post, z3.And(pre["stab_on"] == 0, pre["detonator"] + 1 < D),
-                     detonator=lambda f: f["detonator"] + 1)
-        ends = turn(pre, post, z3.And(pre["stab_on"] == 0, pre["detonator"] + 1 == D),
-                    detonator=lambda f: f["detonator"] + 1, over=lambda f: 1)
-        return z3.Or(stays, ends)
-
-    actions = [
-        Action("dual cut succeeds", lambda a, b: turn(a, b, a["uncut"] >= 2, uncut=lambda f: f["uncut"] - 2,
-                                                       stab_on=lambda f: 0)),
-        Action("dual cut fails", failed),
-        Action("stabilized dual cut fails", lambda a, b: turn(a, b, a["stab_on"] == 1, stab_on=lambda f: 0)),
-        Action("stabilized red cut", lambda a, b: turn(a, b, z3.And(a["stab_on"] == 1, a["reds"] >= 1),
-                                                        reds=lambda f: f["reds"] - 1, stab_on=lambda f: 0)),
-        Action("red explodes", lambda a, b: turn(a, b, z3.And(a["stab_on"] == 0, a["reds"] >= 1),
-                                                 over=lambda f: 1)),
-        Action("solo cut 2", lambda a, b: turn(a, b, a["uncut"] >= 2, uncut=lambda f: f["uncut"] - 2)),
-        Action("solo cut 4", lambda a, b: turn(a, b, a["uncut"] >= 4, uncut=lambda f: f["uncut"] - 4)),
-        Action("reveal reds", lambda a, b: z3.Exists([z3.Int("k")], z3.And(
-            z3.Int("k") >= 1, turn(a, b, a["reds"] >= z3.Int("k"), reds=lambda f: f["reds"] - z3.Int("k"))))),
-        Action("flip the estabilizador", lambda a, b: free(a, b, z3.And(a["stab_card"] == 1, a["stab_on"] == 0),
-                                                           stab_card=lambda f: 0, stab_on=lambda f: 1)),
-        Action("comunicadores swap, token, pick", lambda a, b: free(a, b, z3.BoolVal(True))),
+    hand = f"hands of at most {tm.cap}"
+    return [
+        RuleProof("deadlock-freedom",
+                  f"the active seat always holds wires ({hand}) and has a dual cut, a solo cut or the red "
+                  "reveal; under the Estabilizador, a dual cut", **common),
+        RuleProof("termination",
+                  f"every move lowers {tm.free_max + 1} x (twice the turns left) + (deal, tokens, cards and "
+                  "picks left): every play ends", ranking=tm.ranking,
+                  decreasing=tuple(a.name for a in turns + free), **common),
+        RuleProof("termination-bound",
+                  f"every turn lowers twice the turns left (non-red wires + 2 x reds + 2 x detonator steps "
+                  f"+ 2 x Estabilizador) by 2, and no other move raises it (the termination ranking): every "
+                  f"game ends within {bound} turns", ranking=tm.phi,
+                  decreasing=tuple(a.name for a in turns), decrease=2, **common),
     ]
 
-    def init(f):
-        return z3.And(f["turns"] == 0, f["uncut"] == nonred, f["reds"] == m.red_in_play, f["detonator"] == 0,
-                      f["stab_card"] == S0, f["stab_on"] == 0, f["over"] == 0)
 
-    res = check_inductive("termination-bound", frame, init, inv, actions, assumptions=assume,
-                          detail=f"every game ends within {bound} turns = {nonred}/2 non-red pairs + "
-                                 f"{m.red_in_play} red + {D} detonator steps + {S0} stabilized failure",
-                          limits=limits)
-    res.data.update({"bound_turns": bound, "issue_bound": f"{m.total_wires}/2 + {D}"})
-    return res
-
-
-# ---- exhaustive checks on tiny missions ------------------------------------------------------------
-
-def exhaustive_checks(label: str, ruleset, limits: Limits = NO_LIMITS) -> list[PropertyResult]:
-    from model.bomb_busters import build
-    from model.bomb_busters.rules import Kind
-    from solver.explore import explore
-
-    names = (f"exhaustive invariants ({label})", f"termination-within-bound ({label})")
-    if limits.expired():
-        return [limits.not_run(name, "exhaustive") for name in names]
-    start = time.perf_counter()
-    game = build(ruleset)
-    left = limits.remaining()
-    ex = explore(game, max_states=limits.states(EXPLORE_STATES),
-                 timeout=EXPLORE_SECONDS if left is None else min(EXPLORE_SECONDS, left))
-    out = []
-    if not ex.complete:
-        reason = f"{ex.num_states} states explored before the {ex.stop_reason}"
-        return [PropertyResult(name, UNKNOWN, reason, kind="exhaustive") for name in names]
-    bad = dict(ex.violations)
-    status = FAILS if bad else HOLDS
-    trace = None
-    if bad:
-        v = next(iter(bad.values()))
-        trace = ex.narrate(v.node, f"violated {v.name}: {v.reason}")
-    out.append(PropertyResult(f"exhaustive invariants ({label})", status,
-                              f"{ex.num_states} states: {', '.join(i.name for i in game.invariants())}, "
-                              "legal-actions (deadlock freedom)", trace, "exhaustive",
-                              time.perf_counter() - start, {"states": ex.num_states}))
-    # the longest play, counted in turns (dual/solo cut, reveal, Detector Duplo)
-    turn_kinds = (Kind.DUAL, Kind.SOLO, Kind.REVEAL, Kind.DUPLO)
-    longest = [0] * ex.num_states
-    order = _topological(ex)
-    for node in reversed(order):
-        best = 0
-        for e in ex.edges(node):
-            a = ex.action[e]
-            step = 1 if ex.prob[e] is None and isinstance(a, tuple) and a[0] in turn_kinds else 0
-            best = max(best, step + longest[ex.child[e]])
-        longest[node] = best
-    m = game.mission
-    bound = termination_bound(m)
-    ok = longest[0] <= bound
-    out.append(PropertyResult(f"termination-within-bound ({label})", HOLDS if ok else FAILS,
-                              f"longest play {longest[0]} turns; proved bound {bound}; "
-                              f"the issue's wires/2 + skull = {m.total_wires / 2 + m.skull:g}",
-                              kind="exhaustive", data={"longest_turns": longest[0], "bound": bound,
-                                                       "longest_play": _longest_trace(ex, longest, turn_kinds)}))
-    return out
-
-
-def _longest_trace(ex, longest: list[int], turn_kinds) -> list[str]:
-    """One play of maximal length in turns, narrated (chance and choices alike)."""
-    game, node, lines = ex.game, 0, []
-    while True:
-        edges = list(ex.edges(node))
-        if not edges:
-            lines.append(f"end: {game.describe_state(ex.state(node))}")
-            return lines
-        def gain(e):
-            a = ex.action[e]
-            step = 1 if ex.prob[e] is None and isinstance(a, tuple) and a[0] in turn_kinds else 0
-            return step + longest[ex.child[e]]
-        best = max(edges, key=gain)
-        who = game.seat_name(int(ex.kind[node]))
-        lines.append(f"{who}: {game.describe_action(ex.state(node), ex.action[best])}")
-        node = ex.child[best]
-
-
-def _topological(ex) -> list[int]:
-    n = ex.num_states
-    seen = bytearray(n)
-    order = []
-    for root in range(n):
-        if seen[root]:
-            continue
-        seen[root] = 1
-        stack = [(root, iter(ex.edges(root)))]
-        while stack:
-            node, it = stack[-1]
-            for e in it:
-                c = ex.child[e]
-                if not seen[c]:
-                    seen[c] = 1
-                    stack.append((c, iter(ex.edges(c))))
-                    break
-            else:
-                order.append(node)
-                stack.pop()
-    return order[::-1]
-
-
-def checks(ruleset, limits: Limits | None = None) -> list[PropertyResult]:
-    from model.bomb_busters import SPEC, YELLOW_OVERRIDES
-
-    limits = limits or NO_LIMITS
-    m = Mission.from_ruleset(ruleset)
-    out = prove_conservation(m, limits) + prove_parity(m, limits) + [
-        prove_validation(m, limits), prove_deadlock_freedom(m, limits), prove_termination(m, limits)]
-    if m.total_wires <= 6:
-        out += exhaustive_checks("this mission", ruleset, limits)
-    else:
-        out += exhaustive_checks("bomb-busters-tiny", SPEC.ruleset("bomb-busters-tiny"), limits)
-    yellow = SPEC.default().with_overrides(YELLOW_OVERRIDES, spec=SPEC.schema, source="yellow mission")
-    out += exhaustive_checks("yellow '2 de 3' mission", yellow, limits)
-    return out
+def bomb_busters_proofs(ruleset, game) -> list[RuleProof]:
+    """The proofs ``verify`` runs for a ruleset, on the game built from it."""
+    census = _Census(game.mission)
+    return kind_proofs(game.mission, census) + turn_proofs(game.mission, census)

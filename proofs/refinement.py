@@ -154,11 +154,15 @@ def narrate_play(game: Game, steps: Sequence[tuple[Any, Any, Any]], upto: int, l
 
 def sampled_transitions(game: Game, plays: int, seed: int, max_moves: int,
                         limits: Limits = NO_LIMITS, counter: dict | None = None) -> Iterator[Transition_]:
-    rng = random.Random(seed)
+    # the plays of one seed are the same for every proof: drawn once per game (and kept on it)
+    cache = game.__dict__.setdefault("_sampled_plays", {})
+    rng, drawn = cache.setdefault((seed, max_moves), (random.Random(seed), []))
     for i in range(plays):
         if limits.expired():
             break
-        steps = random_play(game, rng, max_moves)
+        if i == len(drawn):
+            drawn.append(random_play(game, rng, max_moves))
+        steps = drawn[i]
         if counter is not None:
             counter["plays"] = i + 1
         for j, (s, a, t) in enumerate(steps):

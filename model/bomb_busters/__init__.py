@@ -1,8 +1,9 @@
 """Bomb Busters (seeds/004_cf0d8baf3038c827.txt): a cooperative deduction game with hidden wires.
 
-What the tool offers for it: the protocol game (:mod:`game`), its invariants, Z3 proofs
-(``proofs/bomb_busters.py``), the exact deduction engine (:mod:`deduce`) reading position files
-(:mod:`view`), and play evaluation (:mod:`policy`).
+What the tool offers for it: the protocol game (:mod:`game`), its invariants, Z3 proofs bound to
+the model (``proofs/bomb_busters.py``), smaller missions keeping an edit (:mod:`shrink`), the exact
+deduction engine (:mod:`deduce`) reading position files (:mod:`view`), and play evaluation
+(:mod:`policy`).
 """
 from __future__ import annotations
 
@@ -36,8 +37,18 @@ def _solve(ruleset, options, out_dir, progress=None) -> dict[str, Any]:
 
 
 def _checks(ruleset, limits=None):
-    from proofs.bomb_busters import checks
+    from proofs.bomb_busters_checks import checks
     return checks(ruleset, limits=limits)
+
+
+def _proofs(ruleset, game):
+    from proofs.bomb_busters import bomb_busters_proofs
+    return bomb_busters_proofs(ruleset, game)
+
+
+def _shrink(ruleset):
+    from .shrink import shrink
+    return shrink(ruleset)
 
 
 def _simulate(ruleset, games: int, seed: int, policy: str | None, progress=None) -> dict[str, Any]:
@@ -70,6 +81,11 @@ SPEC = GameSpec(
     build=build,
     verify_overrides=VERIFY_OVERRIDES,
     checks=_checks,
+    proofs=_proofs,
+    shrink=_shrink,
+    # the tiny missions have at most tens of thousands of states; a full-size mission never fits, so
+    # verify stops trying early and spends its time on proofs, derived missions and sampled plays
+    verify_max_states=100_000,
     hooks={"deduce": _deduce, "deduce_text": _deduce_text, "simulate": _simulate, "solve": _solve,
            "policies": POLICIES},
 )

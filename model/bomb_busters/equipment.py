@@ -50,7 +50,7 @@ class Estabilizador(Item):
     def actions(self, m, s, card):
         if s.stabilized or not R.nameable(m, s, s.seat) or not R.targets(m, s, s.seat):
             return []
-        return [(Kind.STABILIZE, card)]
+        return [(int(Kind.STABILIZE), card)]
 
     def apply(self, m, s, action):
         return s.evolve(used=s.used | 1 << action[1], stabilized=1)
@@ -65,7 +65,8 @@ class Comunicadores(Item):
         if s.stabilized:
             return []
         mine = [(r, j) for r, j, _ in R.uncut(m, s, s.seat)]
-        return [(Kind.SWAP, card, r1, j1, r2, j2) for r1, j1 in mine for r2, j2 in R.targets(m, s, s.seat)]
+        swap = int(Kind.SWAP)
+        return [(swap, card, r1, j1, r2, j2) for r1, j1 in mine for r2, j2 in R.targets(m, s, s.seat)]
 
     def apply(self, m, s, action):
         _, card, r1, j1, r2, j2 = action
@@ -93,12 +94,13 @@ class DetectorDuplo(Item):
     def actions(self, m, s, card):
         out = []
         names = R.nameable(m, s, s.seat)
+        duplo = int(Kind.DUPLO)
         for r, owner in enumerate(m.rack_owner):
             if owner == s.seat:
                 continue
             free = [j for j, w in enumerate(s.racks[r]) if not S.is_cut(w)]
             for j1, j2 in combinations(free, 2):
-                out.extend((Kind.DUPLO, r, j1, j2, n) for n in names)
+                out.extend((duplo, r, j1, j2, n) for n in names)
         return out
 
     def apply(self, m, s, action):

@@ -58,14 +58,18 @@ class BombBusters(Game):
             return [(int(Kind.TOKEN), r, j) for r, j in R.token_slots(m, s)]
         if s.pending:
             return [(int(Kind.PICK), s.pending[3]), (int(Kind.PICK), s.pending[4])]
+        # plain ints, not the enum (no enum reprs in tables), built so at once: a full-size hand
+        # has thousands of Detector Duplo and Comunicadores moves
         names = R.nameable(m, s, s.seat)
-        out: list[Action] = [(Kind.DUAL, r, j, n) for r, j in R.targets(m, s, s.seat) for n in names]
+        dual = int(Kind.DUAL)
+        out: list[Action] = [(dual, r, j, n) for r, j in R.targets(m, s, s.seat) for n in names]
         if not s.stabilized:
-            out += [(Kind.SOLO, n) for n in names if R.solo_ok(m, s, n)]
+            out += [(int(Kind.SOLO), n) for n in names if R.solo_ok(m, s, n)]
             if R.reveal_ok(m, s):
-                out.append((Kind.REVEAL,))
+                out.append((int(Kind.REVEAL),))
         out += E.equipment_actions(m, s)
-        return sorted(tuple(map(int, a)) for a in out)  # plain ints (no enum reprs in tables)
+        out.sort()
+        return out
 
     def chance_outcomes(self, s: State):
         m = self.mission
