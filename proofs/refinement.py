@@ -34,6 +34,7 @@ from model.protocol import CHANCE, TERMINAL, Game
 from proofs.harness import Action, FrameFactory, StatePredicate, check_inductive
 from proofs.logic import And
 from solver.limits import NO_LIMITS, Limits
+from solver.montecarlo import sample_outcome
 from solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
 
 Values = Mapping[str, Any]
@@ -129,13 +130,7 @@ def random_play(game: Game, rng: random.Random, max_moves: int) -> list[tuple[An
         if seat == TERMINAL:
             break
         if seat == CHANCE:
-            outcomes = game.chance_outcomes(state)
-            r, acc, move = rng.random(), 0.0, outcomes[-1][0]
-            for o, p in outcomes:
-                acc += float(p)
-                if r < acc:
-                    move = o
-                    break
+            move = sample_outcome(game.chance_outcomes(state), rng)
         else:
             move = rng.choice(list(game.legal_actions(state)))
         nxt = game.apply(state, move)

@@ -32,6 +32,7 @@ from model.registry import get_spec
 from model.ruleset import Ruleset, RulesetError
 
 from .limits import Limits
+from .montecarlo import sample_outcome
 
 #: breadth-first states compared per configuration, then random plays
 DIFF_STATES = 100_000
@@ -140,12 +141,7 @@ def search_parting(game_a, game_b, labels: tuple[str, str], *, max_states: int =
                 break
             moves = game_a.successors(state)
             if seat == CHANCE:
-                r, acc, pick = rng.random(), 0.0, moves[-1]
-                for m in moves:
-                    acc += float(m[1])
-                    if r < acc:
-                        pick = m
-                        break
+                pick = sample_outcome([(m, m[1]) for m in moves], rng)
             else:
                 pick = rng.choice(moves)
             path.append((state, pick[0]))
