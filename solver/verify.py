@@ -243,20 +243,20 @@ def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
     sampled plays), so a progress bar moves in every phase.
     """
     start = time.perf_counter()
-    budget = timeout if timeout is not None else None
     limits = Limits.starting_now(max_states, timeout, phase)
     game = spec.build(ruleset)
     label = config_label(spec, ruleset)
     limit = max_states if max_states is not None else spec.verify_max_states
-    direct_time = (budget if budget is not None else DEFAULT_BUDGET) * (1.0 if budget is not None and max_states
-                                                                          else DIRECT_SHARE)
+    # with both a time and a state limit from the user, the state limit says when to stop exploring
+    share = 1.0 if timeout is not None and max_states else DIRECT_SHARE
+    direct_time = (timeout if timeout is not None else DEFAULT_BUDGET) * share
     ex = explore(game, max_states=limit, timeout=direct_time, progress=progress)
     report = VerifyReport(ruleset, dict(ruleset.params))
     report.states = ex.num_states
     if ex.complete:
         _verify_explored(spec, ruleset, game, ex, label, limits, report)
     else:
-        rest = (limits if budget is not None else
+        rest = (limits if timeout is not None else
                 Limits.starting_now(max_states, DEFAULT_BUDGET - (time.perf_counter() - start), phase))
         _verify_too_big(spec, ruleset, game, ex, label, rest, report, plays or DEFAULT_PLAYS, seed, progress)
     report.seconds = time.perf_counter() - start
