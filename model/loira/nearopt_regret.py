@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
@@ -86,6 +87,18 @@ def worst(rows: list[dict]) -> dict:
                key=lambda x: x["regret_float"])
 
 
+def markdown(rows: list[dict]) -> str:
+    """The regret table as docs/loira.md prints it (one line per configuration and seat)."""
+    out = ["| configuration | players | cards | exact states | seat | optimal U | policy U | regret |",
+           "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        for s in r["seats"]:
+            out.append(f"| {r['configuration']} | {r['players']} | {r['cards']} | {r['states']:,} | "
+                       f"{s['seat']} | {s['optimal']} ({float(Fraction(s['optimal'])):+.4f}) | "
+                       f"{float(Fraction(s['policy'])):+.4f} | {s['regret_float']:.4f} |")
+    return "\n".join(out)
+
+
 @cache
 def stored() -> dict:
     return json.loads(REGRET_FILE.read_text()) if REGRET_FILE.exists() else {}
@@ -94,7 +107,11 @@ def stored() -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description="measure the near-optimal Loira policy's exact regret")
     ap.add_argument("--upto", type=int, default=10, help="skip configurations with more cards")
+    ap.add_argument("--markdown", action="store_true", help="print the stored table for the docs")
     args = ap.parse_args()
+    if args.markdown:
+        print(markdown(stored()["rows"]))
+        return
     rows = measure(args.upto)
     REGRET_FILE.write_text(json.dumps({"policy": "near-optimal", "rows": rows, "worst": worst(rows)},
                                       indent=1) + "\n")
