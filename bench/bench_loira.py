@@ -72,7 +72,7 @@ def run_rung(rung: int, engine: str) -> dict:
             "peak_bytes": peak, **extra}
 
 
-REGRET_POLICIES = ["lookahead-margin", "lookahead", "lead", "never-before-grito", "stop-at-3",
+REGRET_POLICIES = ["near-optimal", "lookahead-margin", "lookahead", "lead", "never-before-grito", "stop-at-3",
                    "stop-at-5", "stop-at-7", "always-go"]
 
 
