@@ -126,12 +126,13 @@ def solve_near_optimal(ruleset, limits=None, progress: Callable | None = None,
     """The near-optimal policy's play table, its measured regret bound and self-play comparisons.
 
     ``limits``: a ``solver.limits.Limits``; its deadline bounds the Monte Carlo (else
-    ``DEFAULT_SECONDS``). ``progress(what, done, total)`` is told how far the self-play is."""
+    ``DEFAULT_SECONDS``); every match-up plays at least 20 games, so a deadline of a few seconds
+    is overrun. ``progress(what, done, total)`` is told how far the self-play is."""
     from . import SPEC, build
     start = time.perf_counter()
     left = limits.remaining() if limits is not None else None
     budget = DEFAULT_SECONDS if left is None else max(left - 1.0, 0.0)
-    game = build(ruleset)
+    game = build(ruleset.with_overrides({"objective": "round"}, spec=SPEC.schema))
     match = build(ruleset.with_overrides({"objective": "match"}, spec=SPEC.schema))
     regret = stored()
     table, escort = stop_table(), escort_summary()
