@@ -107,6 +107,7 @@ def learn(game, sol, table: dict) -> None:
                 gap = float(sol.value(game.apply(s, yes))[seat] - sol.value(game.apply(s, no))[seat])
                 feats = stop_features(game, s) if name == "stop" else escort_features(game, s, seat)
                 for key in _keys(feats, 2 if name == "stop" else 3):
+                    # [summed reach x advantage of yes, summed reach]: the sign decides
                     cell = table.setdefault(name, {}).setdefault(key, [0.0, 0.0])
                     cell[0] += p * gap
                     cell[1] += p
