@@ -19,6 +19,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 from scipy import sparse
+from scipy.sparse.linalg import splu
 
 from flint import fmpq
 
@@ -236,6 +237,40 @@ class TurnChain:
             known(self.start)
         return _Values(num, den)
 
+    def solve_float(self, terminal_value: Callable[[St], Sequence[Fraction]],
+                    per_turn: Sequence[int] | Callable[[St], Sequence[Fraction]]) -> "_FloatValues":
+        """``solve`` in floating point (``--float``): one sparse LU of I - P for every column."""
+        states = list(self.kernel)
+        index = {s: i for i, s in enumerate(states)}
+        n = len(states)
+        k = len(per_turn(self.start) if callable(per_turn) else per_turn)
+        rhs = np.zeros((n, k))
+        rows, cols, probs = [], [], []
+        over: dict[St, np.ndarray] = {}
+        for s, kern in self.kernel.items():
+            i, d = index[s], self.kden[s]
+            if i & 1023 == 0:
+                self.check_time("solving the turn chain")
+            if callable(per_turn):
+                rhs[i] = [float(x) for x in per_turn(s)]
+            elif not (self.pre_turn and s == self.start):  # the pre-turn node is no turn
+                rhs[i] = per_turn
+            for t, w in kern.items():
+                j = index.get(t)
+                if j is None:
+                    got = over.get(t)
+                    if got is None:
+                        got = over[t] = np.array([float(x) for x in terminal_value(t)])
+                    rhs[i] += (w / d) * got
+                else:
+                    rows.append(i)
+                    cols.append(j)
+                    probs.append(w / d)
+        matrix = (sparse.identity(n, format="csc")
+                  - sparse.csc_matrix((probs, (rows, cols)), shape=(n, n)))
+        x = splu(matrix).solve(rhs) if n else rhs
+        return _FloatValues(index, x.reshape(n, k), terminal_value)
+
     def _solve_component(self, comp, num, den, reward) -> dict[St, tuple[list[int], int]]:
         """x(s) - sum_{t in comp} P(s,t) x(t) = reward(s) + sum_{t outside} P(s,t) x(t), solved by
         the shared rational module; each solution as integers over one denominator."""
@@ -303,6 +338,43 @@ class TurnChain:
                                  lambda: self.check_time("computing the turn distribution"))
         return [dist0] + [Fraction(e, d0 * D ** t) for t, e in enumerate(ended, 1)]
 
+    def turn_distribution_float(self, horizon: int, tail: float = 0.0) -> list[float]:
+        """``turn_distribution`` in floating point (``--float``): the same horizon rule, the mass
+        carried by a sparse float matrix."""
+        if self.start.phase == Phase.OVER:
+            return [1.0] + [0.0] * horizon
+        states = list(self.kernel)
+        index = {s: i for i, s in enumerate(states)}
+        rows, cols, probs, absorb = [], [], [], np.zeros(len(states))
+        for s, k in self.kernel.items():
+            i, d = index[s], self.kden[s]
+            for t, w in k.items():
+                if t.phase == Phase.OVER:
+                    absorb[i] += w / d
+                else:
+                    rows.append(i)
+                    cols.append(index[t])
+                    probs.append(w / d)
+        mass = np.zeros(len(states))
+        dist = [0.0]
+        if self.pre_turn:
+            d0 = self.kden[self.start]
+            for t, w in self.kernel[self.start].items():
+                if t.phase == Phase.OVER:
+                    dist[0] += w / d0
+                else:
+                    mass[index[t]] += w / d0
+        else:
+            mass[index[self.start]] = 1.0
+        mat = sparse.csr_matrix((probs, (cols, rows)), shape=(len(states), len(states)))
+        for _ in range(horizon):
+            self.check_time("computing the turn distribution")
+            dist.append(float(mass @ absorb))
+            mass = mat @ mass
+            if tail > 0 and mass.sum() < tail:
+                break
+        return dist
+
     @staticmethod
     def _float_horizon(horizon, tail, D, rows, cols, weights, n, init, d0, check_time) -> int:
         mat = sparse.csr_matrix((np.array([float(w) / D for w in weights]), (np.array(cols), np.array(rows))),
@@ -350,6 +422,30 @@ class _Values:
         return Fraction(self.num[s][j], self.den[s])
 
 
+class _FloatValues:
+    """``_Values`` in floating point: turn starts from the solve, reveals from their outcome."""
+
+    def __init__(self, index: dict[St, int], x: np.ndarray, terminal_value):
+        self.index, self.x, self.terminal_value = index, x, terminal_value
+
+    def __contains__(self, s: St) -> bool:
+        return s in self.index or s.phase == Phase.OVER
+
+    def get(self, s: St, default=None):
+        return self[s] if s in self else default
+
+    def __getitem__(self, s: St) -> list[float]:
+        i = self.index.get(s)
+        if i is None:
+            if s.phase != Phase.OVER:
+                raise KeyError(s)
+            return [float(v) for v in self.terminal_value(s)]
+        return [float(v) for v in self.x[i]]
+
+    def component(self, s: St, j: int) -> float:
+        return self[s][j]
+
+
 def _components(kernel: dict[St, dict[St, int]]) -> list[list[St]]:
     """The turn chain's strongly connected components, each after every one it leads to."""
     states = list(kernel)
@@ -371,8 +467,9 @@ def outcome_vector(game, s: St) -> list[Fraction]:
 
 def analyse(game, policy: str = "eager", horizon: int = 60, focal: int | None = None,
             max_states: int = 2_000_000, progress=None, effects: bool = False,
-            limits: Limits = NO_LIMITS) -> dict:
+            limits: Limits = NO_LIMITS, exact: bool = True) -> dict:
     """Exact figures under a policy profile; with ``focal``, that seat plays optimally.
+    ``exact=False`` computes the same figures in floating point (the chain is built alike).
 
     Raises ``MemoryError`` beyond ``max_states`` turn starts and :class:`LimitReached` at the
     deadline of ``limits``."""
@@ -395,11 +492,13 @@ def analyse(game, policy: str = "eager", horizon: int = 60, focal: int | None = 
         iterations += 1
         chain = TurnChain(game, choice, max_states, progress, focal, cache, effects, counts,
                           limits=limits)
+        solve = chain.solve if exact else chain.solve_float
         per_turn = [1] + [0] * (3 * n)
-        values = chain.solve(lambda s: [ZERO] + outcome_vector(game, s), per_turn)
+        values = solve(lambda s: [ZERO] + outcome_vector(game, s), per_turn)
         if focal is None:
             break
-        improved = _improve(game, chain, values, focal, 1 + 2 * n + focal, chosen, choice)
+        improved = _improve(game, chain, values, focal, 1 + 2 * n + focal, chosen, choice,
+                            0 if exact else FLOAT_TIE)
         if not improved:
             break
     start = chain.start
@@ -412,9 +511,12 @@ def analyse(game, policy: str = "eager", horizon: int = 60, focal: int | None = 
         def per_turn(s: St) -> list[Fraction]:
             c = chain.counts.get(s, {})
             return [c.get(e, ZERO) for e in range(width)]
-        effect_means = chain.solve(lambda s: zero, per_turn)[start]
-    dist = chain.turn_distribution(horizon, tail=1e-15)
-    tail = ONE - sum(dist)
+        effect_means = solve(lambda s: zero, per_turn)[start]
+    if exact:
+        dist = chain.turn_distribution(horizon, tail=1e-15)
+    else:
+        dist = chain.turn_distribution_float(horizon, tail=1e-15)
+    tail = ONE - sum(dist) if exact else max(0.0, 1.0 - sum(dist))
     out = {
         "states": len(chain.kernel),
         "policy": policy,
@@ -435,12 +537,18 @@ def analyse(game, policy: str = "eager", horizon: int = 60, focal: int | None = 
     return out
 
 
-def _improve(game, chain: TurnChain, values, focal: int, col: int, chosen: dict, choice) -> bool:
-    """One exact policy-improvement sweep over the focal seat's decision nodes.
+#: in float mode an action must beat the current one by this much (relative) to replace it, so
+#: rounding noise between tied actions cannot make policy iteration cycle
+FLOAT_TIE = 1e-12
+
+
+def _improve(game, chain: TurnChain, values, focal: int, col: int, chosen: dict, choice,
+             tie: float = 0) -> bool:
+    """One policy-improvement sweep over the focal seat's decision nodes.
 
     The value of an action is its turn-start distribution (from the chain's kernels) against the
-    exact turn-start values; an action replaces the current one only when strictly better (so
-    policy iteration terminates).
+    turn-start values; an action replaces the current one only when strictly better (by more than
+    ``tie`` times the value's size, in float mode), so policy iteration terminates.
     """
     g = game
     cache: dict[St, Fraction] = {}
@@ -464,7 +572,7 @@ def _improve(game, chain: TurnChain, values, focal: int, col: int, chosen: dict,
         current = sum((p * qa[a] for a, p in choice(s)), ZERO)
         best_a, best_v = None, current
         for a in actions:
-            if qa[a] > best_v:
+            if qa[a] > (best_v + tie * max(1, abs(best_v)) if tie else best_v):
                 best_a, best_v = a, qa[a]
         if best_a is not None:
             chosen[s] = best_a
