@@ -46,6 +46,24 @@ def to_fraction(x: fmpq) -> Fraction:
     return Fraction(int(x.p), int(x.q))
 
 
+def fraction_rows(rows: Sequence[Sequence[fmpq]]) -> list[tuple[Fraction, ...]]:
+    """Rows of fmpq as tuples of Fractions, each value object converted once: solved games share
+    value objects between many nodes (a decision copies its child's), and building a Fraction
+    costs more than the solve's arithmetic. Keyed by identity (``rows`` keeps the objects alive):
+    fmpq's own hash goes through a Fraction."""
+    memo: dict[int, Fraction] = {}
+    out = []
+    for row in rows:
+        conv = []
+        for v in row:
+            f = memo.get(id(v))
+            if f is None:
+                f = memo[id(v)] = to_fraction(v)
+            conv.append(f)
+        out.append(tuple(conv))
+    return out
+
+
 # ---- graph orderings -----------------------------------------------------------------------------
 
 def condensation(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

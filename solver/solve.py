@@ -38,7 +38,7 @@ from scipy.sparse.linalg import splu
 from model.protocol import CHANCE, TERMINAL
 
 from .explore import Exploration
-from .rational import SingularSystem, condensation, solve_sparse_fmpq, to_fmpq, to_fraction
+from .rational import SingularSystem, condensation, fraction_rows, solve_sparse_fmpq, to_fmpq
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 PRE_SWEEPS = 20
@@ -376,8 +376,8 @@ def solve(ex: Exploration, *, exact: bool = False, tolerance: float = 1e-12,
         g = _ExactGraph(ex)
         exact_q = _exact_values(g, label, level_of_comp, node_cyclic, choice)
         choice = _exact_choices(g, exact_q, choice)
-        exact_values = [tuple(to_fraction(v) for v in row) for row in exact_q]
-        values[:a.n_states] = [[float(v) for v in row] for row in exact_values]
+        exact_values = fraction_rows(exact_q)
+        values[:a.n_states] = [[float(v) for v in row] for row in exact_q]
         method += ", exact rational"
     return Solution(ex, values[:a.n_states], choice, exact_values, abs(residual), method,
                     time.perf_counter() - start, int(node_cyclic.sum()))
