@@ -12,7 +12,8 @@
   the Chinese remainder theorem.
 
 Values enter and leave as ``fractions.Fraction`` so callers and their tests see one number type;
-flint's C arithmetic is only used inside (measured 7-24x faster than Fraction Gauss-Jordan).
+flint's C arithmetic is only used inside (``bench/bench_exact.py``: exact Pig goal 30 in 0.8 CPU
+seconds where Fraction Gauss-Jordan took 46).
 """
 from __future__ import annotations
 
