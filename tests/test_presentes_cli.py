@@ -39,3 +39,12 @@ def test_bad_input_exits_2_with_one_line():
         res = run(*args)
         assert res.exit_code == 2, (args, res.stdout)
         assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_solve_float_says_exact_false():
+    res = run("solve", "presentes-mini", "--float", "--json", "--no-files")
+    assert res.exit_code == 0, res.stdout
+    d = json.loads(res.stdout)
+    assert d["exact"] is False and d["mean_turns"]["fraction"] is None
+    exact = json.loads(run("solve", "presentes-mini", "--json", "--no-files").stdout)
+    assert abs(d["mean_turns"]["float"] - exact["mean_turns"]["float"]) < 1e-9

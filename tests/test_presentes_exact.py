@@ -132,3 +132,36 @@ def test_two_players_on_curta_exactly():
     res = analyse(g, focal=None, horizon=120)
     assert res["states"] > 20_000 and sum(res["turn_distribution"]) + res["tail_after_horizon"] == 1
     assert 19 < res["mean_turns"] < 21
+
+
+@pytest.mark.parametrize("p03,focal", [("reach-or-pass", 0), ("bounce", None)])
+def test_float_mode_agrees_with_exact_within_1e_9(p03, focal):
+    """``--float`` (sparse LU, float turn distribution, float policy iteration) against the exact
+    figures on the tiny board, with the focal seat optimising and under the long cycles of P03."""
+    game = SPEC.build(SPEC.default().with_overrides({"board": "tiny", "players": 2, "dice": 1},
+                                                    {"P03": p03}, spec=SPEC.schema))
+    exact = analyse(game, horizon=80, focal=focal, effects=True)
+    approx = analyse(game, horizon=80, focal=focal, effects=True, exact=False)
+    assert isinstance(exact["mean_turns"], F) and isinstance(approx["mean_turns"], float)
+    for key in ("first", "own_gift", "utility", "effects_per_game", "turn_distribution"):
+        assert len(exact[key]) == len(approx[key]), key
+        for e, a in zip(exact[key], approx[key]):
+            assert abs(float(e) - a) < 1e-9, key
+    assert abs(float(exact["mean_turns"]) - approx["mean_turns"]) < 1e-9
+    assert abs(float(exact["tail_after_horizon"]) - approx["tail_after_horizon"]) < 1e-9
+    assert exact["chosen"] == approx["chosen"]
+
+
+def test_solve_hook_honours_float():
+    rs = SPEC.default().with_overrides({"board": "mini", "players": 2, "dice": 1, "focal_seat": 0},
+                                       spec=SPEC.schema)
+    exact = solve_hook(rs, {"exact": None}, None, None)
+    approx = solve_hook(rs, {"exact": False}, None, None)
+    assert exact["exact"] is True and approx["exact"] is False
+    assert "floating point" in approx["method"] and "rational" in exact["method"]
+    for key in ("values", "finish_first", "own_gift"):
+        for e, a in zip(exact[key], approx[key]):
+            assert "/" in e["fraction"] or e["fraction"].lstrip("-").isdigit()
+            assert a["fraction"] is None and abs(e["float"] - a["float"]) < 1e-9
+    assert abs(exact["mean_turns"]["float"] - approx["mean_turns"]["float"]) < 1e-9
+    assert exact["turn_quantiles"] == approx["turn_quantiles"]

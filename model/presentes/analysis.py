@@ -1,6 +1,7 @@
 """The ``solve`` hook: exact analysis of a small configuration, with its files.
 
-``ruleproof solve presentes`` (2 players on Curta, 1 die by default) answers, exactly:
+``ruleproof solve presentes`` (2 players on Curta, 1 die by default) answers, exactly (or in
+floating point with ``--float``):
 the mean number of turns and its distribution, each seat's probability of finishing first and of
 ending with its own gift, every seat's expected utility (``gift_values``) when ``focal_seat`` plays
 optimally against the others' ``policy``, and the focal seat's optimal choices.
@@ -25,8 +26,9 @@ from .simulate import COUNTERS
 SMALL_BOARD = 30
 
 
-def _entry(x: Fraction) -> dict[str, Any]:
-    return {"fraction": str(x), "float": float(x)}
+def _entry(x: Fraction | float) -> dict[str, Any]:
+    """A value as the generic solver writes one: its fraction (None in float mode) and float."""
+    return {"fraction": str(x) if isinstance(x, Fraction) else None, "float": float(x)}
 
 
 def quantile(dist: list[Fraction], q: Fraction) -> int | None:
@@ -49,9 +51,11 @@ def solve_hook(ruleset: Ruleset, options: dict, out_dir: Path | None,
     effects = game.board.size <= SMALL_BOARD  # exact effect frequencies cost ~50% more time
     timeout = options.get("timeout")
     limits = Limits.starting_now(timeout=timeout)
+    exact = options.get("exact") is not False   # exact unless --float asks otherwise
     try:
         res = analyse(game, policy=ruleset["policy"], horizon=int(options.get("horizon") or 200),
-                      focal=focal, max_states=max_states, progress=prog, effects=effects, limits=limits)
+                      focal=focal, max_states=max_states, progress=prog, effects=effects, limits=limits,
+                      exact=exact)
     except MemoryError as exc:
         return {"partial": True, "reason": str(exc), "values": None, "states": max_states}
     except GameHangs as exc:  # P23 'redraw': reported like a limit (turn starts built so far)
@@ -62,9 +66,11 @@ def solve_hook(ruleset: Ruleset, options: dict, out_dir: Path | None,
     dist = res["turn_distribution"]
     out: dict[str, Any] = {
         "partial": False,
-        "exact": True,
-        "method": "turn-start Markov chain, SCCs with exact rational solves"
-                  + ("; exact policy iteration for the focal seat" if focal is not None else ""),
+        "exact": exact,
+        "method": ("turn-start Markov chain, SCCs with exact rational solves" if exact else
+                   "turn-start Markov chain, sparse LU in floating point")
+                  + (f"; {'exact ' if exact else ''}policy iteration for the focal seat"
+                     if focal is not None else ""),
         "board": game.board.name, "layout": game.board.drawing(),
         "policy": res["policy"], "focal_seat": focal,
         "states": res["states"],
@@ -105,7 +111,7 @@ def _write(game, res, summary: dict, out_dir: Path) -> list[str]:
         w = csv.writer(fh)
         w.writerow(["turns", "probability", "float"])
         for t, p in enumerate(res["turn_distribution"]):
-            w.writerow([t, str(p), float(p)])
+            w.writerow([t, str(p) if isinstance(p, Fraction) else "", float(p)])
     files.append(path)
     files += _write_choices(game, res, out_dir)
     path = out_dir / "summary.json"
