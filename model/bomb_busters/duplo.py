@@ -2,10 +2,11 @@
 
 Success is P(a matches or b matches) = P(a) + P(b) - P(a and b). On a sorted rack two positions
 hold the same blue value exactly when that value's block covers both, so the joint comes from
-the distribution of (block start, block length) of the value on the rack, read off the deduction
-engine's forward and backward tables at that value's layer: exact, and cheap. The explosion risk
-(both wires red, B17) is 0 when fewer than two red wires can be hidden; otherwise it is computed
-exactly for the listed pairs by conditioning the view on the first wire being red.
+the distribution of (block start, block length) of the value on the rack, which the engine's
+backward pass collects for the named values (``deduce(pos, pairs_for=...)``): exact, and cheap.
+The explosion risk (both wires red, B17) is 0 when fewer than two red wires can be hidden; otherwise it is computed
+exactly for the listed pairs by a forward pass seeded with the deals whose first wire is red, over
+the layers between the red kinds only (``both_red``): no second run of the engine.
 """
 from __future__ import annotations
 
@@ -15,8 +16,7 @@ from itertools import combinations
 
 from . import tiles as T
 from .deduce import Deduction, deduce
-from .tiles import Named
-from .view import Slot
+from .tiles import Named, Tile
 
 
 @dataclass(frozen=True)
@@ -28,23 +28,9 @@ class DuploPlay:
     explosion: Fraction  # both wires red
 
 
-def block_weights(d: Deduction, k: int) -> list[dict[tuple[int, int], int]]:
-    """Per hidden rack: (block start, block length) of kind index k -> weight of deals."""
-    pb, forward, backward = d.tables
-    out: list[dict[tuple[int, int], int]] = [{} for _ in range(pb.R)]
-    after = backward[k + 1]
-    for state, f in forward[k].items():
-        if state not in backward[k]:
-            continue
-        for delta, w, counts in pb.moves(k, state, with_counts=True):
-            b = after.get(state + delta)
-            if not b:
-                continue
-            for r, c in enumerate(counts):
-                if c:
-                    key = (pb.part(state, r), c)
-                    out[r][key] = out[r].get(key, 0) + f * w * b
-    return out
+def duplo_names(pos) -> frozenset[Tile]:
+    """The values a Detector Duplo can name: the blue values among the viewer's uncut wires."""
+    return frozenset(t for t in pos.own_uncut() if T.colour(t) == T.Colour.BLUE)
 
 
 def _hidden_reds(d: Deduction) -> int:
@@ -53,54 +39,86 @@ def _hidden_reds(d: Deduction) -> int:
     return pos.red_in_play - seen
 
 
-def _explosion(d: Deduction, r: int, a: int, b: int, given: dict) -> Fraction:
-    """P(slots a and b of rack r are both red) = P(a red) * P(b red | a red), or the same with a
-    and b swapped: the view conditioned on one slot being red is deduced once per slot and shared
-    by every pair that slot belongs to (``given``)."""
-    pa, pb = d.prob(r, a, T.RED_ANY), d.prob(r, b, T.RED_ANY)
-    if pa == 0 or pb == 0:
-        return Fraction(0)
-    if (r, a) not in given and (r, b) in given:
-        a, b, pa = b, a, pb
-    if (r, a) not in given:
-        pos = d.position
-        hand, slots = pos.racks[r]
-        fixed = list(slots)
-        fixed[a] = Slot(category=T.RED_ANY)
-        racks = list(pos.racks)
-        racks[r] = (hand, tuple(fixed))
-        given[(r, a)] = deduce(replace(pos, racks=tuple(racks)))
-    return pa * given[(r, a)].prob(r, b, T.RED_ANY)
+def both_red(d: Deduction, r: int, a: int) -> dict[int, int]:
+    """b -> weight of the deals whose slots a < b of rack r both hold red wires.
+
+    Red tiles are single copies, so the two are different kinds k1 < k2. A forward pass seeded
+    with the deals whose kind-k1 block on rack r is slot a alone runs over the layers up to the
+    last red kind only; where it places a later red kind alone on rack r, at the rack's prefix b,
+    its weight times the backward weight is the joint weight of (a, b)."""
+    tb = d.tables
+    pb = tb.problem
+    reds = [k for k, g in enumerate(pb.group) if g == 0]
+    base, radix = pb.base[r], pb.radix[r]
+    out: dict[int, int] = {}
+    seeded: dict[int, int] = {}  # partial deals (kinds < k) with a red on slot a
+    for k in range(reds[0] if reds else 0, reds[-1] + 1 if reds else 0):
+        moves, after, red = tb.moves[k], tb.backward[k + 1], pb.group[k] == 0
+        nxt: dict[int, int] = {}
+        get = nxt.get
+        for s, g in seeded.items():
+            j = s // base % radix
+            for delta, w, counts, _ in moves[s]:
+                b = after.get(s + delta)
+                if not b:
+                    continue
+                if red and counts[r] == 1:
+                    out[j] = out.get(j, 0) + g * w * b
+                n = s + delta
+                nxt[n] = get(n, 0) + g * w
+        if red:
+            live = tb.backward[k]
+            for s, f in tb.forward[k].items():
+                if s // base % radix != a or s not in live:
+                    continue
+                for delta, w, counts, _ in moves[s]:
+                    n = s + delta
+                    if counts[r] == 1 and n in after:
+                        nxt[n] = get(n, 0) + f * w
+        seeded = nxt
+    return out
 
 
 def duplo_plays(d: Deduction, top: int = 10) -> list[DuploPlay]:
     """The best Detector Duplo cuts naming a blue value the viewer holds, best first."""
     pos = d.position
-    pb = d.tables[0]
-    names = sorted({t for t in pos.own_uncut() if T.colour(t) == T.Colour.BLUE})
-    plays = []
+    names = sorted(duplo_names(pos))
+    pb = d.tables.problem
+    wanted = {pb.kinds.index(n) for n in names if n in pb.kinds}
+    if not wanted <= set(d.tables.blocks):  # deduced without asking for these joints
+        d = deduce(pos, pairs_for=frozenset(names))
+    ranked = []  # (-success weight, rack, slots, name): every weight is over d.deals
     for n in names:
         if n not in pb.kinds:
             continue
-        blocks = block_weights(d, pb.kinds.index(n))
+        blocks = d.tables.blocks[pb.kinds.index(n)]
         for r, (_, slots) in enumerate(pos.racks):
             both: dict[tuple[int, int], int] = {}  # weight of deals where the block covers a and b
             for (start, c), w in blocks[r].items():
                 for pair in combinations(range(start, start + c), 2):
                     both[pair] = both.get(pair, 0) + w
             free = [j for j, s in enumerate(slots) if not s.cut]
+            weights = d.weights[r]
             for a, b in combinations(free, 2):
-                pa, pb_ = d.probs[r][a].get(n, Fraction(0)), d.probs[r][b].get(n, Fraction(0))
-                if not (pa or pb_) or pa == 1 or pb_ == 1:  # nothing to gain over a single cut
+                wa, wb = weights[a].get(n, 0), weights[b].get(n, 0)
+                if not (wa or wb) or wa == d.deals or wb == d.deals:  # no gain over a single cut
                     continue
-                joint = Fraction(both.get((a, b), 0), d.deals)
-                plays.append(DuploPlay(r, (a, b), n, pa + pb_ - joint, Fraction(0)))
-    plays.sort(key=lambda p: (-p.success, p.rack, p.slots, p.named))
-    if _hidden_reds(d) >= 2 and plays:
+                ranked.append((both.get((a, b), 0) - wa - wb, r, (a, b), n))
+    ranked.sort()
+    risks = [0] * len(ranked)
+    if _hidden_reds(d) >= 2 and ranked:
         # the exact explosion risk for the best ones (and those tied with the last), then re-rank
-        cut = plays[min(top, len(plays)) - 1].success
-        head = [p for p in plays[:2 * top] if p.success >= cut]
-        given: dict = {}
-        plays = [replace(p, explosion=_explosion(d, p.rack, *p.slots, given)) for p in head]
-        plays.sort(key=lambda p: (-p.success, p.explosion, p.rack, p.slots, p.named))
-    return plays[:top]
+        cut = ranked[min(top, len(ranked)) - 1][0]
+        ranked = [p for p in ranked[:2 * top] if p[0] <= cut]
+        seeded: dict[tuple[int, int], dict[int, int]] = {}
+        risks = []
+        for _, r, (a, b), _ in ranked:
+            weight = 0
+            if d.weight(r, a, T.RED_ANY) and d.weight(r, b, T.RED_ANY):
+                if (r, a) not in seeded:
+                    seeded[(r, a)] = both_red(d, r, a)
+                weight = seeded[(r, a)].get(b, 0)
+            risks.append(weight)
+    best = sorted(((s, risk, r, slots, n) for (s, r, slots, n), risk in zip(ranked, risks)))[:top]
+    return [DuploPlay(r, slots, n, Fraction(-s, d.deals), Fraction(risk, d.deals))
+            for s, risk, r, slots, n in best]

@@ -17,13 +17,14 @@ from typing import Any
 from model.ruleset import RulesetError
 
 from .deduce import NoDeal, deduce, report
+from .duplo import duplo_names
 from .view import load_view
 
 
 def deduce_file(path) -> dict[str, Any]:
     pos = load_view(Path(path))
     try:
-        out = report(deduce(pos))
+        out = report(deduce(pos, pairs_for=duplo_names(pos)))
     except NoDeal as exc:
         raise RulesetError(str(path), "hands", f"{exc} (the facts contradict each other)") from None
     out["config"] = {"view": str(path), "viewer": out["viewer"],
