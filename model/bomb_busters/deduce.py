@@ -204,16 +204,28 @@ class Tables:
 def _forward(pb: _Problem) -> tuple[list[dict[int, int]], list[dict[int, list]]]:
     forward: list[dict[int, int]] = [{pb.start(): 1}]
     succ: list[dict[int, list]] = []
-    moves = pb.moves
+    moves, options, R = pb.moves, pb._options, pb.R
+    base, radix = pb.base, pb.radix
     for k in range(len(pb.kinds)):
         nxt: dict[int, int] = {}
         here: dict[int, list] = {}
         get = nxt.get
-        for state, f in forward[k].items():
-            here[state] = opts = moves(k, state)
-            for delta, w, _, _ in opts:
-                new = state + delta
-                nxt[new] = get(new, 0) + f * w
+        if pb.claims or pb.group[k] >= 0:
+            for state, f in forward[k].items():
+                here[state] = opts = moves(k, state)
+                for delta, w, _, _ in opts:
+                    new = state + delta
+                    nxt[new] = get(new, 0) + f * w
+        else:  # a blue kind and no claims: ``moves`` without the call, the common case
+            cap, cache = pb.cap[k], pb._cache
+            m, key_k = pb.mult[k], k if pb.has_cut[k] else None
+            for state, f in forward[k].items():
+                caps = tuple([cap[r][state // base[r] % radix[r]] for r in range(R)])
+                opts = cache.get((m, caps, None, key_k)) or options(k, caps, False)
+                here[state] = opts
+                for delta, w, _, _ in opts:
+                    new = state + delta
+                    nxt[new] = get(new, 0) + f * w
         forward.append(nxt)
         succ.append(here)
     return forward, succ
@@ -228,24 +240,34 @@ def _backward(pb: _Problem, forward, succ, final: int, block_kinds: set[int]):
     base, radix = pb.base, pb.radix
     for k in range(K - 1, -1, -1):
         get, cur, fk = backward[k + 1].get, backward[k], forward[k]
-        per_rack = None
-        if k in block_kinds:
-            per_rack = blocks[k] = [{} for _ in range(pb.R)]
+        if k not in block_kinds:
+            for state, opts in succ[k].items():
+                b_sum = 0
+                for delta, w, _, _ in opts:
+                    b = get(state + delta)
+                    if b:
+                        b_sum += w * b
+                if b_sum:
+                    cur[state] = b_sum
+            continue
+        per_rack = blocks[k] = [{} for _ in range(pb.R)]
         for state, opts in succ[k].items():
             b_sum = 0
+            here: dict[tuple[int, int], int] = {}  # (rack, copies) -> sum of w * B, this state
             for delta, w, _, wide in opts:
                 b = get(state + delta)
                 if b:
                     wb = w * b
                     b_sum += wb
-                    if wide and per_rack is not None:
-                        fwb = fk[state] * wb
-                        for r, c in wide:
-                            key = (state // base[r] % radix[r], c)
-                            into = per_rack[r]
-                            into[key] = into.get(key, 0) + fwb
+                    for rc in wide:
+                        here[rc] = here.get(rc, 0) + wb
             if b_sum:
                 cur[state] = b_sum
+                f = fk[state]
+                for (r, c), wb in here.items():
+                    key = (state // base[r] % radix[r], c)
+                    into = per_rack[r]
+                    into[key] = into.get(key, 0) + f * wb
     return backward, blocks
 
 

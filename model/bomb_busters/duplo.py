@@ -39,13 +39,14 @@ def _hidden_reds(d: Deduction) -> int:
     return pos.red_in_play - seen
 
 
-def both_red(d: Deduction, r: int, a: int) -> dict[int, int]:
-    """b -> weight of the deals whose slots a < b of rack r both hold red wires.
+def both_red(d: Deduction, r: int, a: int, upto: int) -> dict[int, int]:
+    """b -> weight of the deals whose slots a < b <= upto of rack r both hold red wires.
 
     Red tiles are single copies, so the two are different kinds k1 < k2. A forward pass seeded
     with the deals whose kind-k1 block on rack r is slot a alone runs over the layers up to the
     last red kind only; where it places a later red kind alone on rack r, at the rack's prefix b,
-    its weight times the backward weight is the joint weight of (a, b)."""
+    its weight times the backward weight is the joint weight of (a, b). A rack prefix only grows,
+    so partial deals whose prefix passes ``upto`` are dropped: they can reach no asked-for b."""
     tb = d.tables
     pb = tb.problem
     reds = [k for k, g in enumerate(pb.group) if g == 0]
@@ -59,14 +60,15 @@ def both_red(d: Deduction, r: int, a: int) -> dict[int, int]:
         for s, g in seeded.items():
             j = s // base % radix
             for delta, w, counts, _ in moves[s]:
-                b = after.get(s + delta)
+                n = s + delta
+                b = after.get(n)
                 if not b:
                     continue
                 if red and counts[r] == 1:
                     out[j] = out.get(j, 0) + g * w * b
-                n = s + delta
-                nxt[n] = get(n, 0) + g * w
-        if red:
+                if j + counts[r] <= upto:
+                    nxt[n] = get(n, 0) + g * w
+        if red and a < upto:
             live = tb.backward[k]
             for s, f in tb.forward[k].items():
                 if s // base % radix != a or s not in live:
@@ -76,6 +78,60 @@ def both_red(d: Deduction, r: int, a: int) -> dict[int, int]:
                     if counts[r] == 1 and n in after:
                         nxt[n] = get(n, 0) + f * w
         seeded = nxt
+    return out
+
+
+def both_red_before(d: Deduction, r: int, b: int) -> dict[int, int]:
+    """a -> weight of the deals whose slots a < b of rack r both hold red wires: the same joint
+    as ``both_red``, by a backward pass seeded with the deals whose later red is slot b alone
+    (one pass serves every a; partial deals whose rack prefix passed b have no such red)."""
+    tb = d.tables
+    pb = tb.problem
+    reds = [k for k, g in enumerate(pb.group) if g == 0]
+    base, radix = pb.base[r], pb.radix[r]
+    out: dict[int, int] = {}
+    ahead: dict[int, int] = {}  # completions (kinds > k) that put a red alone on slot b
+    for k in range(reds[-1] if reds else -1, reds[0] - 1 if reds else -1, -1):
+        red, fwd, live, after = pb.group[k] == 0, tb.forward[k], tb.backward[k], tb.backward[k + 1]
+        here: dict[int, int] = {}
+        get = ahead.get
+        for s, opts in tb.moves[k].items():
+            j = s // base % radix
+            if j > b or s not in live:
+                continue
+            h = 0
+            for delta, w, counts, _ in opts:
+                n = s + delta
+                x = get(n)
+                if x:
+                    h += w * x
+                    if red and counts[r] == 1:  # this red is the earlier one, on slot a = j
+                        out[j] = out.get(j, 0) + fwd[s] * w * x
+                elif red and j == b and counts[r] == 1:  # seed: this red lands on slot b
+                    y = after.get(n)
+                    if y:
+                        h += w * y
+            if h:
+                here[s] = h
+        ahead = here
+    return out
+
+
+def _passes(asked: list[tuple[int, int, int]]) -> list[tuple[str, tuple[int, int], list]]:
+    """Seeded passes that answer every asked pair (rack, a, b): one pass per first slot (rack, a)
+    or per second slot (rack, b), chosen greedily, the slot that answers most pairs first (a
+    Detector Duplo table often pairs one slot with many: the first 1, the last 12)."""
+    left, out = set(asked), []
+    while left:
+        groups: dict[tuple[str, tuple[int, int]], list] = {}
+        for r, a, b in sorted(left):
+            groups.setdefault(("a", (r, a)), []).append((r, a, b))
+            groups.setdefault(("b", (r, b)), []).append((r, a, b))
+        # ties go to a forward pass: it drops partial deals past the pairs' last b, so a pass
+        # for near pairs (a, a + 1) touches few states; a backward pass keeps every prefix <= b
+        (side, key), pairs = max(groups.items(), key=lambda kv: (len(kv[1]), kv[0][0] == "a", kv[0][1]))
+        out.append((side, key, pairs))
+        left -= set(pairs)
     return out
 
 
@@ -110,15 +166,19 @@ def duplo_plays(d: Deduction, top: int = 10) -> list[DuploPlay]:
         # the exact explosion risk for the best ones (and those tied with the last), then re-rank
         cut = ranked[min(top, len(ranked)) - 1][0]
         ranked = [p for p in ranked[:2 * top] if p[0] <= cut]
-        seeded: dict[tuple[int, int], dict[int, int]] = {}
+        asked = [(r, a, b) for _, r, (a, b), _ in ranked
+                 if d.weight(r, a, T.RED_ANY) and d.weight(r, b, T.RED_ANY)]
+        joint: dict[tuple[int, int, int], int] = {}
+        for side, (r, slot), pairs in _passes(asked):
+            if side == "a":
+                got = both_red(d, r, slot, max(b for _, _, b in pairs))
+                joint.update(((r, a, b), got.get(b, 0)) for _, a, b in pairs)
+            else:
+                got = both_red_before(d, r, slot)
+                joint.update(((r, a, b), got.get(a, 0)) for _, a, b in pairs)
         risks = []
         for _, r, (a, b), _ in ranked:
-            weight = 0
-            if d.weight(r, a, T.RED_ANY) and d.weight(r, b, T.RED_ANY):
-                if (r, a) not in seeded:
-                    seeded[(r, a)] = both_red(d, r, a)
-                weight = seeded[(r, a)].get(b, 0)
-            risks.append(weight)
+            risks.append(joint.get((r, a, b), 0))
     best = sorted(((s, risk, r, slots, n) for (s, r, slots, n), risk in zip(ranked, risks)))[:top]
     return [DuploPlay(r, slots, n, Fraction(-s, d.deals), Fraction(risk, d.deals))
             for s, risk, r, slots, n in best]
