@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import factorial
-from typing import Any, Iterator
+from typing import Any
 
 from . import tiles as T
 from .tiles import Named, Tile
@@ -28,6 +28,38 @@ from .view import Position
 
 class NoDeal(ValueError):
     """No deal of the tiles matches the view (contradictory facts)."""
+
+
+class TooLarge(ValueError):
+    """The view is beyond the engine's size limit; the message names the size."""
+
+
+#: the engine's budget of work, in moves (edges of the dynamic programme) plus 25 per placement
+#: built (placements are shared by states whose racks have the same room; with many racks few
+#: are): a standard table (at most four other racks) needs under 300,000; the budget is about a
+#: second of work
+MAX_WORK = 3_000_000
+#: refused at once: the moves estimated from the rack sizes (prefix tuples at the widest layer
+#: times the placements of four copies) beyond this cannot finish within the budget
+MAX_ESTIMATE = 500_000
+
+
+def _estimate(sizes: list[int]) -> int:
+    """Largest number of rack-prefix tuples with one sum, times the ways to place 4 copies."""
+    poly = [1]
+    for n in sizes:
+        new = [0] * (len(poly) + n)
+        for i, c in enumerate(poly):
+            for j in range(n + 1):
+                new[i + j] += c
+        poly = new
+    R = len(sizes)
+    return max(poly) * (R + 3) * (R + 2) * (R + 1) // 6
+
+
+def _too_large(pos: Position, sizes: list[int], what: str) -> TooLarge:
+    return TooLarge(f"{len(sizes)} other racks of {'/'.join(map(str, sizes))} wires "
+                    f"({pos.hidden_count()} hidden) {what}; a standard table has at most 4 other racks")
 
 
 @dataclass
@@ -51,14 +83,24 @@ class Deduction:
         return Fraction(self.weight(rack, slot, named), self.deals)
 
 
-def _compositions(total: int, caps: list[int], i: int = 0) -> Iterator[tuple[int, ...]]:
-    if i == len(caps) - 1:
-        if total <= caps[i]:
-            yield (total,)
-        return
-    for c in range(min(total, caps[i]) + 1):
-        for rest in _compositions(total - c, caps, i + 1):
-            yield (c,) + rest
+def _compositions(total: int, caps: list[int]) -> list[tuple[int, ...]]:
+    """Every way to write ``total`` as counts per rack within ``caps`` (no dead branches: a rack
+    takes at least what the racks after it cannot hold)."""
+    room = [0] * (len(caps) + 1)
+    for i in range(len(caps) - 1, -1, -1):
+        room[i] = room[i + 1] + caps[i]
+    out: list[tuple[int, ...]] = []
+
+    def place(i: int, left: int, head: tuple[int, ...]) -> None:
+        if i == len(caps):
+            out.append(head)
+            return
+        for c in range(max(0, left - room[i + 1]), min(left, caps[i]) + 1):
+            place(i + 1, left - c, head + (c,))
+
+    if total <= room[0]:
+        place(0, total, ())
+    return out
 
 
 class _Problem:
@@ -107,6 +149,7 @@ class _Problem:
             raise NoDeal("a claim names a value no hidden wire can have")
         self.R = len(self.slots)
         self._cache: dict = {}
+        self.generated = 0  # placements built (a cache miss costs ~25 moves' work)
         # a DP state is one int in mixed radix: rack prefixes, set-aside piles, claim counters
         radices = [n + 1 for n in self.sizes] + [a + 1 for a in self.aside] + [need + 1 for *_, need in self.claims]
         self.base = []
@@ -157,6 +200,10 @@ class _Problem:
             wide = tuple((r, c) for r, c in enumerate(counts) if c > 1)
             out.append((sum(c * b for c, b in zip(counts, self.base)), w, counts, wide))
         self._cache[key] = out
+        self.generated += len(out)
+        if 25 * self.generated > MAX_WORK:  # many racks: few states share their placements
+            raise _too_large(self.pos, self.sizes, f"need more than the exact engine's budget of "
+                                                   f"{MAX_WORK:,} moves")
         return out
 
     def moves(self, k: int, state: int) -> list:
@@ -202,6 +249,11 @@ class Tables:
 
 
 def _forward(pb: _Problem) -> tuple[list[dict[int, int]], list[dict[int, list]]]:
+    estimate = _estimate(pb.sizes)
+    if estimate > MAX_ESTIMATE:
+        raise _too_large(pb.pos, pb.sizes, f"would need about {estimate:,} moves of the exact engine "
+                                           f"(limit {MAX_WORK:,})")
+    moves_done = 0
     forward: list[dict[int, int]] = [{pb.start(): 1}]
     succ: list[dict[int, list]] = []
     moves, options, R = pb.moves, pb._options, pb.R
@@ -228,6 +280,10 @@ def _forward(pb: _Problem) -> tuple[list[dict[int, int]], list[dict[int, list]]]
                     nxt[new] = get(new, 0) + f * w
         forward.append(nxt)
         succ.append(here)
+        moves_done += sum(map(len, here.values()))
+        if moves_done + 25 * pb.generated > MAX_WORK:
+            raise _too_large(pb.pos, pb.sizes, f"need more than the exact engine's budget of "
+                                               f"{MAX_WORK:,} moves")
     return forward, succ
 
 
