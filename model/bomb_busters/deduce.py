@@ -240,7 +240,8 @@ class Tables:
     """The dynamic programme, kept for joint queries (duplo.py): per kind layer k, the forward
     weight of each state before placing kind k, its moves, and the backward weight (completions
     with kinds >= k); ``blocks[k][r]`` maps (block start, length >= 2) of kind k on rack r to the
-    weight of the deals with that block, for the kinds asked for."""
+    weight of the deals with that block, for the kinds asked for (``deduce(pairs_for=...)``; the
+    Duplo table fills in others from the kept tables, ``layer_blocks``)."""
     problem: _Problem
     forward: list[dict[int, int]]
     moves: list[dict[int, list]]
@@ -288,43 +289,47 @@ def _forward(pb: _Problem) -> tuple[list[dict[int, int]], list[dict[int, list]]]
 
 
 def _backward(pb: _Problem, forward, succ, final: int, block_kinds: set[int]):
-    """B[k][state] = weight of completing the racks from ``state`` with kinds >= k; for the kinds
-    in ``block_kinds``, the weight F * w * B of every block of two or more copies on each rack."""
+    """B[k][state] = weight of completing the racks from ``state`` with kinds >= k; and the
+    blocks of the kinds in ``block_kinds`` (``layer_blocks``)."""
     K = len(pb.kinds)
     backward: list[dict[int, int]] = [{} for _ in range(K)] + [{final: 1}]
     blocks: dict[int, list[dict[tuple[int, int], int]]] = {}
-    base, radix = pb.base, pb.radix
     for k in range(K - 1, -1, -1):
-        get, cur, fk = backward[k + 1].get, backward[k], forward[k]
-        if k not in block_kinds:
-            for state, opts in succ[k].items():
-                b_sum = 0
-                for delta, w, _, _ in opts:
-                    b = get(state + delta)
-                    if b:
-                        b_sum += w * b
-                if b_sum:
-                    cur[state] = b_sum
-            continue
-        per_rack = blocks[k] = [{} for _ in range(pb.R)]
+        get, cur = backward[k + 1].get, backward[k]
         for state, opts in succ[k].items():
             b_sum = 0
-            here: dict[tuple[int, int], int] = {}  # (rack, copies) -> sum of w * B, this state
-            for delta, w, _, wide in opts:
+            for delta, w, _, _ in opts:
                 b = get(state + delta)
                 if b:
-                    wb = w * b
-                    b_sum += wb
-                    for rc in wide:
-                        here[rc] = here.get(rc, 0) + wb
+                    b_sum += w * b
             if b_sum:
                 cur[state] = b_sum
-                f = fk[state]
-                for (r, c), wb in here.items():
-                    key = (state // base[r] % radix[r], c)
-                    into = per_rack[r]
-                    into[key] = into.get(key, 0) + f * wb
+        if k in block_kinds:
+            blocks[k] = layer_blocks(pb, forward[k], succ[k], backward[k + 1], cur)
     return backward, blocks
+
+
+def layer_blocks(pb: _Problem, fk: dict[int, int], moves: dict[int, list], after: dict[int, int],
+                 live: dict[int, int]) -> list[dict[tuple[int, int], int]]:
+    """Per rack: (block start, length >= 2) of this layer's kind -> the weight F * w * B of the
+    deals with that block (the Detector Duplo's joints: one block covers both slots)."""
+    base, radix = pb.base, pb.radix
+    per_rack: list[dict[tuple[int, int], int]] = [{} for _ in range(pb.R)]
+    get = after.get
+    for state in live:
+        here: dict[tuple[int, int], int] = {}  # (rack, copies) -> sum of w * B from this state
+        for delta, w, _, wide in moves[state]:
+            if wide:
+                b = get(state + delta)
+                if b:
+                    for rc in wide:
+                        here[rc] = here.get(rc, 0) + w * b
+        f = fk[state]
+        for (r, c), wb in here.items():
+            key = (state // base[r] % radix[r], c)
+            into = per_rack[r]
+            into[key] = into.get(key, 0) + f * wb
+    return per_rack
 
 
 def deduce(pos: Position, pairs_for: frozenset[Tile] = frozenset()) -> Deduction:

@@ -15,7 +15,7 @@ from fractions import Fraction
 from itertools import combinations
 
 from . import tiles as T
-from .deduce import Deduction, deduce
+from .deduce import Deduction, layer_blocks
 from .tiles import Named, Tile
 
 
@@ -140,9 +140,10 @@ def duplo_plays(d: Deduction, top: int = 10) -> list[DuploPlay]:
     pos = d.position
     names = sorted(duplo_names(pos))
     pb = d.tables.problem
-    wanted = {pb.kinds.index(n) for n in names if n in pb.kinds}
-    if not wanted <= set(d.tables.blocks):  # deduced without asking for these joints
-        d = deduce(pos, pairs_for=frozenset(names))
+    tb = d.tables
+    for k in {pb.kinds.index(n) for n in names if n in pb.kinds} - set(tb.blocks):
+        # deduced without asking for these joints: read them off the kept tables
+        tb.blocks[k] = layer_blocks(pb, tb.forward[k], tb.moves[k], tb.backward[k + 1], tb.backward[k])
     ranked = []  # (-success weight, rack, slots, name): every weight is over d.deals
     for n in names:
         if n not in pb.kinds:
