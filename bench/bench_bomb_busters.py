@@ -70,7 +70,9 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "bomb-busters"
 #: session 17's shared-table Duplo and seeded both-red passes (this machine, best of 3): the ratio
 BEFORE_S17 = {"format-example.json": 0.0005, "midgame-3p.json": 0.0049, "slot-next-to-2.json": 0.0003,
               "start-4p.json": 0.0666, "start-5p-2of3-reds.json": 0.1859, "start-5p.json": 0.2264,
-              "training-2p.json": 0.0012}
+              "training-2p.json": 0.0012,
+              "untokened 2p, 2 of 3 red (seed 1)": 0.0329, "untokened 3p, 2 of 3 red (seed 1)": 0.0335,
+              "untokened 4p, 2 of 3 red (seed 1)": 0.1286, "untokened 5p, 2 of 3 red (seed 1)": 1.2148}
 
 
 def _deduce_command(pos) -> dict:
