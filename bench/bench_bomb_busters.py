@@ -77,8 +77,7 @@ BEFORE_S17 = {"format-example.json": 0.0005, "midgame-3p.json": 0.0049, "slot-ne
 
 def _deduce_command(pos) -> dict:
     from model.bomb_busters.deduce import report
-    from model.bomb_busters.duplo import duplo_names
-    return report(deduce(pos, pairs_for=duplo_names(pos)))
+    return report(deduce(pos))
 
 
 def deduce_command_times(counts: list[int], seed: int) -> None:

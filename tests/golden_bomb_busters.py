@@ -15,7 +15,6 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]
 
 from model.bomb_busters.deduce import deduce, report  # noqa: E402
-from model.bomb_busters.duplo import duplo_names  # noqa: E402
 from model.bomb_busters.view import load_view, parse_view  # noqa: E402
 from test_bomb_busters_deduce import _random_position, full_size_view  # noqa: E402
 
@@ -37,7 +36,7 @@ def cases():
 def record(pos) -> dict:
     """The engine's answer without its timings: deals, every slot's distribution, the dual cuts
     and the Detector Duplo table (fractions as text)."""
-    out = report(deduce(pos, pairs_for=duplo_names(pos)))
+    out = report(deduce(pos))
     return {"deals": out["deals"],
             "positions": [[e["hand"], e["rack"], e["slot"], {t: p["fraction"] for t, p in e["probabilities"].items()}]
                           for e in out["positions"]],
@@ -47,7 +46,7 @@ def record(pos) -> dict:
                        p["explosion"]["fraction"]] for p in out["duplo_plays"]]}
 
 
-if __name__ == "__main__":  # recorded with the engine of commit d9a97a6 (before pairs_for)
+if __name__ == "__main__":  # recorded with the engine of commit d9a97a6
     if sys.argv[1:] != ["--write"]:
         sys.exit("usage: golden_bomb_busters.py --write")
     data = {}

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from model.bomb_busters import tiles as T
 from model.bomb_busters.brute import brute_force
 from model.bomb_busters.deduce import NoDeal, TooLarge, deduce
-from model.bomb_busters.duplo import both_red, both_red_before, duplo_names, duplo_plays
+from model.bomb_busters.duplo import both_red, both_red_before, duplo_plays
 from model.bomb_busters.mission import racks_for
 from model.bomb_busters.view import Slot, parse_view
 from test_bomb_busters_deduce import _deal, _random_position
@@ -69,7 +69,7 @@ def _full_size(seed: int):
 @given(st.integers(0, 10**9))
 def test_full_size_duplo_table_matches_conditioning(seed):
     pos = _full_size(seed)
-    d = deduce(pos, pairs_for=duplo_names(pos))
+    d = deduce(pos)
     table = duplo_plays(d)
     assert table
     for p in table[:3]:
@@ -84,7 +84,7 @@ def test_full_size_duplo_table_matches_conditioning(seed):
 def test_both_red_passes_agree_with_brute_force(seed):
     pos = _random_position(random.Random(seed))
     try:
-        d = deduce(pos, pairs_for=duplo_names(pos))
+        d = deduce(pos)
     except NoDeal:
         return
     pairs: dict = {}

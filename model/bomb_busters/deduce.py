@@ -240,8 +240,8 @@ class Tables:
     """The dynamic programme, kept for joint queries (duplo.py): per kind layer k, the forward
     weight of each state before placing kind k, its moves, and the backward weight (completions
     with kinds >= k); ``blocks[k][r]`` maps (block start, length >= 2) of kind k on rack r to the
-    weight of the deals with that block, for the kinds asked for (``deduce(pairs_for=...)``; the
-    Duplo table fills in others from the kept tables, ``layer_blocks``)."""
+    weight of the deals with that block, filled in by the Duplo table for the values it needs
+    (``layer_blocks``)."""
     problem: _Problem
     forward: list[dict[int, int]]
     moves: list[dict[int, list]]
@@ -288,12 +288,10 @@ def _forward(pb: _Problem) -> tuple[list[dict[int, int]], list[dict[int, list]]]
     return forward, succ
 
 
-def _backward(pb: _Problem, forward, succ, final: int, block_kinds: set[int]):
-    """B[k][state] = weight of completing the racks from ``state`` with kinds >= k; and the
-    blocks of the kinds in ``block_kinds`` (``layer_blocks``)."""
+def _backward(pb: _Problem, succ, final: int) -> list[dict[int, int]]:
+    """B[k][state] = weight of completing the racks from ``state`` with kinds >= k."""
     K = len(pb.kinds)
     backward: list[dict[int, int]] = [{} for _ in range(K)] + [{final: 1}]
-    blocks: dict[int, list[dict[tuple[int, int], int]]] = {}
     for k in range(K - 1, -1, -1):
         get, cur = backward[k + 1].get, backward[k]
         for state, opts in succ[k].items():
@@ -304,9 +302,7 @@ def _backward(pb: _Problem, forward, succ, final: int, block_kinds: set[int]):
                     b_sum += w * b
             if b_sum:
                 cur[state] = b_sum
-        if k in block_kinds:
-            blocks[k] = layer_blocks(pb, forward[k], succ[k], backward[k + 1], cur)
-    return backward, blocks
+    return backward
 
 
 def layer_blocks(pb: _Problem, fk: dict[int, int], moves: dict[int, list], after: dict[int, int],
@@ -332,11 +328,10 @@ def layer_blocks(pb: _Problem, fk: dict[int, int], moves: dict[int, list], after
     return per_rack
 
 
-def deduce(pos: Position, pairs_for: frozenset[Tile] = frozenset()) -> Deduction:
-    """Exact marginals for every position of every other rack; raises NoDeal if none fits.
-
-    ``pairs_for``: blue tiles whose two-slot joints (one block covering both slots) the Detector
-    Duplo table will ask for; collected in the same backward pass (``Deduction.tables.blocks``)."""
+def deduce(pos: Position) -> Deduction:
+    """Exact marginals for every position of every other rack; raises NoDeal if none fits (and
+    TooLarge beyond the engine's size). The tables stay in ``Deduction.tables`` for the Detector
+    Duplo's joint questions (duplo.py)."""
     start_time = time.perf_counter()
     pb = _Problem(pos)
     K = len(pb.kinds)
@@ -345,8 +340,7 @@ def deduce(pos: Position, pairs_for: frozenset[Tile] = frozenset()) -> Deduction
     total = forward[K].get(final, 0)
     if total == 0:
         raise NoDeal("no deal of the tiles matches this view")
-    block_kinds = {k for k, t in enumerate(pb.kinds) if t in pairs_for}
-    backward, blocks = _backward(pb, forward, succ, final, block_kinds)
+    backward = _backward(pb, succ, final)
     # G[k][r][j] = weight of deals whose rack r holds at most j wires of kinds < k; the slot j of
     # rack r holds kind k exactly when G[k] counts it and G[k + 1] does not
     n_states = sum(len(b) for b in backward)
@@ -379,7 +373,7 @@ def deduce(pos: Position, pairs_for: frozenset[Tile] = frozenset()) -> Deduction
         weights.append(rows_w)
     probs = [[{t: Fraction(w, total) for t, w in slot.items()} for slot in rack] for rack in weights]
     return Deduction(pos, total, probs, time.perf_counter() - start_time, n_states, pb.kinds,
-                     Tables(pb, forward, succ, backward, blocks), weights)
+                     Tables(pb, forward, succ, backward, {}), weights)
 
 
 # ---- plays and report ------------------------------------------------------------------------

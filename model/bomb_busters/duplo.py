@@ -2,8 +2,9 @@
 
 Success is P(a matches or b matches) = P(a) + P(b) - P(a and b). On a sorted rack two positions
 hold the same blue value exactly when that value's block covers both, so the joint comes from
-the distribution of (block start, block length) of the value on the rack, which the engine's
-backward pass collects for the named values (``deduce(pos, pairs_for=...)``): exact, and cheap.
+the distribution of (block start, block length) of the value on the rack, read off the engine's
+kept forward and backward tables at that value's layer (``deduce.layer_blocks``), only for the
+values that can reach the table: exact, and cheap.
 The explosion risk (both wires red, B17) is 0 when fewer than two red wires can be hidden; otherwise it is computed
 exactly for the listed pairs by a forward pass seeded with the deals whose first wire is red, over
 the layers between the red kinds only (``both_red``): no second run of the engine.
@@ -59,14 +60,18 @@ def both_red(d: Deduction, r: int, a: int, upto: int) -> dict[int, int]:
         get = nxt.get
         for s, g in seeded.items():
             j = s // base % radix
+            room = upto - j
             for delta, w, counts, _ in moves[s]:
+                c = counts[r]
+                if c > room and not (red and c == 1):
+                    continue
                 n = s + delta
                 b = after.get(n)
                 if not b:
                     continue
-                if red and counts[r] == 1:
+                if red and c == 1:
                     out[j] = out.get(j, 0) + g * w * b
-                if j + counts[r] <= upto:
+                if c <= room:
                     nxt[n] = get(n, 0) + g * w
         if red and a < upto:
             live = tb.backward[k]
@@ -137,30 +142,36 @@ def _passes(asked: list[tuple[int, int, int]]) -> list[tuple[str, tuple[int, int
 
 def duplo_plays(d: Deduction, top: int = 10) -> list[DuploPlay]:
     """The best Detector Duplo cuts naming a blue value the viewer holds, best first."""
-    pos = d.position
-    names = sorted(duplo_names(pos))
-    pb = d.tables.problem
-    tb = d.tables
-    for k in {pb.kinds.index(n) for n in names if n in pb.kinds} - set(tb.blocks):
-        # deduced without asking for these joints: read them off the kept tables
-        tb.blocks[k] = layer_blocks(pb, tb.forward[k], tb.moves[k], tb.backward[k + 1], tb.backward[k])
-    ranked = []  # (-success weight, rack, slots, name): every weight is over d.deals
-    for n in names:
-        if n not in pb.kinds:
-            continue
-        blocks = d.tables.blocks[pb.kinds.index(n)]
-        for r, (_, slots) in enumerate(pos.racks):
-            both: dict[tuple[int, int], int] = {}  # weight of deals where the block covers a and b
-            for (start, c), w in blocks[r].items():
-                for pair in combinations(range(start, start + c), 2):
-                    both[pair] = both.get(pair, 0) + w
-            free = [j for j, s in enumerate(slots) if not s.cut]
-            weights = d.weights[r]
+    pos, tb = d.position, d.tables
+    pb = tb.problem
+    names = [n for n in sorted(duplo_names(pos)) if n in pb.kinds]
+    cands: dict[int, list] = {n: [] for n in names}  # (wa, wb, rack, a, b) per named value
+    for r, (_, slots) in enumerate(pos.racks):
+        free = [j for j, s in enumerate(slots) if not s.cut]
+        weights = d.weights[r]
+        for n in names:
             for a, b in combinations(free, 2):
                 wa, wb = weights[a].get(n, 0), weights[b].get(n, 0)
-                if not (wa or wb) or wa == d.deals or wb == d.deals:  # no gain over a single cut
-                    continue
-                ranked.append((both.get((a, b), 0) - wa - wb, r, (a, b), n))
+                if (wa or wb) and wa != d.deals and wb != d.deals:  # else no gain over a single cut
+                    cands[n].append((wa, wb, r, a, b))
+    # max(wa, wb) <= success <= wa + wb: a value whose best wa + wb is below the top-th best
+    # max(wa, wb) has no pair in the table, and its joints are not needed
+    lows = sorted((max(wa, wb) for c in cands.values() for wa, wb, *_ in c), reverse=True)
+    floor = lows[top - 1] if len(lows) >= top else 0
+    ranked = []  # (-success weight, rack, slots, name): every weight is over d.deals
+    for n, pairs in cands.items():
+        if not pairs or max(wa + wb for wa, wb, *_ in pairs) < floor:
+            continue
+        k = pb.kinds.index(n)
+        if k not in tb.blocks:
+            tb.blocks[k] = layer_blocks(pb, tb.forward[k], tb.moves[k], tb.backward[k + 1], tb.backward[k])
+        both: dict[tuple[int, int, int], int] = {}  # (rack, a, b) -> weight of one block covering both
+        for r, blocks in enumerate(tb.blocks[k]):
+            for (start, c), w in blocks.items():
+                for a, b in combinations(range(start, start + c), 2):
+                    both[(r, a, b)] = both.get((r, a, b), 0) + w
+        for wa, wb, r, a, b in pairs:
+            ranked.append((both.get((r, a, b), 0) - wa - wb, r, (a, b), n))
     ranked.sort()
     risks = [0] * len(ranked)
     if _hidden_reds(d) >= 2 and ranked:

@@ -17,7 +17,6 @@ from typing import Any
 from model.ruleset import RulesetError
 
 from .deduce import NoDeal, TooLarge, deduce, report
-from .duplo import duplo_names
 from .view import load_view
 
 
@@ -25,7 +24,7 @@ def deduce_file(path) -> dict[str, Any]:
     pos = load_view(Path(path))
     start = time.process_time()  # CPU time of the engine, the tables and the Duplo table
     try:
-        out = report(deduce(pos, pairs_for=duplo_names(pos)))
+        out = report(deduce(pos))
     except NoDeal as exc:
         raise RulesetError(str(path), "hands", f"{exc} (the facts contradict each other)") from None
     except TooLarge as exc:
