@@ -73,7 +73,8 @@ class Deduction:
     kinds: list[Tile] = field(default_factory=list)
     #: the dynamic programme (a ``Tables``), for joint queries (duplo.py)
     tables: Any = field(default=None, repr=False, compare=False)
-    #: weights[k][j] maps tile -> weight of the deals (of ``deals``) with that tile there
+    #: weights[r][j] maps tile -> weight of the deals (of ``deals``) with that tile at slot j of
+    #: rack r: every probability is one of these over ``deals``
     weights: list[list[dict[Tile, int]]] = field(default_factory=list, repr=False, compare=False)
 
     def weight(self, rack: int, slot: int, named: Named) -> int:
@@ -274,7 +275,9 @@ def _forward(pb: _Problem) -> tuple[list[dict[int, int]], list[dict[int, list]]]
             m, key_k = pb.mult[k], k if pb.has_cut[k] else None
             for state, f in forward[k].items():
                 caps = tuple([cap[r][state // base[r] % radix[r]] for r in range(R)])
-                opts = cache.get((m, caps, None, key_k)) or options(k, caps, False)
+                opts = cache.get((m, caps, None, key_k))
+                if opts is None:
+                    opts = options(k, caps, False)
                 here[state] = opts
                 for delta, w, _, _ in opts:
                     new = state + delta
