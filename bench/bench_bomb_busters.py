@@ -2,6 +2,10 @@
 
     .venv/bin/python bench/bench_bomb_busters.py [--games N] [--seed S] [--players 2,3,4,5]
 
+Part 0 times the whole ``deduce`` command's compute (the engine, the ranked play table and the
+Detector Duplo table with its both-red risks) on every example view and on untokened full-size
+set-ups of 2-5 players: DP states, CPU seconds, states/s, peak traced memory, and the ratio to the
+CPU seconds the same hook took before session 17 (``BEFORE_S17``). ``--deduce-only`` runs it alone.
 Part 1 plays seeded full-size games with the "most likely cut" policy and times the deduction
 engine on the acting player's view at every decision, bucketed by hidden wires (other players'
 uncut wires whose value is not shown), from the set-up position (36+ hidden at 4-5 players) down.
@@ -59,6 +63,47 @@ def deduction_times(players: int, games: int, seed: int) -> dict[int, list[float
                 a = policy(s)
             s = game.apply(s, a)
     return buckets
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "bomb-busters"
+#: CPU seconds of the deduce hook (engine, play table, Detector Duplo table) per example before
+#: session 17's shared-table Duplo and seeded both-red passes (this machine, best of 3): the ratio
+BEFORE_S17 = {"format-example.json": 0.0005, "midgame-3p.json": 0.0049, "slot-next-to-2.json": 0.0003,
+              "start-4p.json": 0.0666, "start-5p-2of3-reds.json": 0.1859, "start-5p.json": 0.2264,
+              "training-2p.json": 0.0012,
+              "untokened 2p, 2 of 3 red (seed 1)": 0.0329, "untokened 3p, 2 of 3 red (seed 1)": 0.0335,
+              "untokened 4p, 2 of 3 red (seed 1)": 0.1286, "untokened 5p, 2 of 3 red (seed 1)": 1.2148}
+
+
+def _deduce_command(pos) -> dict:
+    from model.bomb_busters.deduce import report
+    return report(deduce(pos))
+
+
+def deduce_command_times(counts: list[int], seed: int) -> None:
+    import tracemalloc
+    from model.bomb_busters.view import load_view
+    print("== the deduce command's compute: engine + play table + Detector Duplo table (CPU s, best of 3) ==")
+    print(f"{'view':<34} {'hidden':>6} {'states':>7} {'seconds':>8} {'states/s':>9} {'peak MB':>8} {'vs before':>9}")
+    cases = [(path.name, load_view(path)) for path in sorted(EXAMPLES.glob("*.json"))]
+    cases += [(f"untokened {p}p, 2 of 3 red (seed {seed})", untokened_view(p, seed, (2, 6, 10), 2, (3, 9), 2))
+              for p in counts]
+    for name, pos in cases:
+        times = []
+        for _ in range(3):
+            start = time.process_time()
+            out = _deduce_command(pos)
+            times.append(time.process_time() - start)
+        tracemalloc.start()
+        _deduce_command(pos)
+        peak = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+        best = min(times)
+        before = BEFORE_S17.get(name)
+        ratio = f"{before / best:.1f}x" if before else "-"
+        print(f"{name:<34} {out['hidden_wires']:>6} {out['dp_states']:>7} {best:>8.4f} "
+              f"{out['dp_states'] / max(best, 1e-9):>9.0f} {peak:>8.1f} {ratio:>9}", flush=True)
+    print()
 
 
 def untokened_view(players: int, seed: int, reds, red_in: int, yellows, yellow_in: int, blue_values: int = 12):
@@ -289,6 +334,7 @@ def main() -> None:
     ap.add_argument("--peer", metavar="PATH", help="folder with the peer calculator's source (part 3)")
     ap.add_argument("--peer-timeout", type=float, default=120.0, help="seconds per engine and position")
     ap.add_argument("--peer-only", action="store_true", help="run part 3 only")
+    ap.add_argument("--deduce-only", action="store_true", help="run part 0 only (the deduce command)")
     ap.add_argument("--_worker", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args._worker:
@@ -296,6 +342,9 @@ def main() -> None:
         return
     counts = [int(p) for p in args.players.split(",")]
     if not args.peer_only:
+        deduce_command_times(counts, args.seed)
+        if args.deduce_only:
+            return
         parts_1_2(counts, args)
     if args.peer:
         peer_comparison(str(Path(args.peer).resolve()), args.peer_timeout, args.seed)

@@ -8,16 +8,22 @@ deduction engine (:mod:`deduce`) reading position files (:mod:`view`), and play 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from model.lazy import LazyMapping
 from model.spec import GameSpec
 
-from .game import BombBusters
 from .mission import SCHEMA, Mission
-from .policy import POLICIES
+
+if TYPE_CHECKING:
+    from .game import BombBusters
+
+#: ``policy.POLICIES``, imported on first use (listing the names needs no game engine)
+POLICIES = LazyMapping("model.bomb_busters.policy", "POLICIES", ("likely", "likely-equipment", "random"))
 
 
 def build(ruleset) -> BombBusters:
+    from .game import BombBusters
     return BombBusters(Mission.from_ruleset(ruleset))
 
 

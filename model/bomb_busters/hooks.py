@@ -16,26 +16,30 @@ from typing import Any
 
 from model.ruleset import RulesetError
 
-from .deduce import NoDeal, deduce, report
+from .deduce import NoDeal, TooLarge, deduce, report
 from .view import load_view
 
 
 def deduce_file(path) -> dict[str, Any]:
     pos = load_view(Path(path))
+    start = time.process_time()  # CPU time of the engine, the tables and the Duplo table
     try:
         out = report(deduce(pos))
     except NoDeal as exc:
         raise RulesetError(str(path), "hands", f"{exc} (the facts contradict each other)") from None
+    except TooLarge as exc:
+        raise RulesetError(str(path), "hands", f"too large to deduce exactly: {exc}") from None
     out["config"] = {"view": str(path), "viewer": out["viewer"],
                      "mission": {"blue_values": pos.blue_values, "blue_copies": pos.blue_copies,
                                  "red_in_play": pos.red_in_play, "yellow_in_play": pos.yellow_in_play}}
     out["ruleset"] = "view file"
+    out["compute_seconds"] = round(time.process_time() - start, 4)
     return out
 
 
 def deduce_text(res: dict[str, Any], top: int = 12) -> str:
     lines = [f"viewer {res['viewer']}: {res['hidden_wires']} hidden wires, {res['deals']} consistent deals "
-             f"({res['engine_seconds']} s)"]
+             f"({res.get('compute_seconds', res['engine_seconds'])} s of compute)"]
     if res["facts"]:
         lines.append("certain: " + "; ".join(res["facts"]))
     if not res["plays"]:

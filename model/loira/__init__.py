@@ -2,19 +2,44 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from model.ruleset import Ruleset
 from model.spec import GameSpec
 
 from .config import SCHEMA, config_from
-from .game import LoiraGame
-from .hooks import simulate, solve_hook
-from .picture import draw_policy
 from .policies import POLICIES
+
+if TYPE_CHECKING:
+    from .game import LoiraGame
 
 
 def build(ruleset: Ruleset) -> LoiraGame:
+    from .game import LoiraGame  # imported on use, not at CLI start-up
     return LoiraGame(config_from(ruleset))
+
+
+def simulate(ruleset, games, seed, policy, progress):
+    from .hooks import simulate
+    return simulate(ruleset, games, seed, policy, progress)
+
+
+def solve_hook(ruleset, options, out_dir, progress):
+    from .hooks import solve_hook
+    return solve_hook(ruleset, options, out_dir, progress)
+
+
+def __getattr__(name: str):
+    if name == "LoiraGame":  # the game class, imported on first use
+        from .game import LoiraGame
+        return LoiraGame
+    raise AttributeError(name)
+
+
+def draw_policy(game, sol, path):
+    """``picture.draw_policy``, imported on use (scipy, matplotlib: not at CLI start-up)."""
+    from .picture import draw_policy
+    return draw_policy(game, sol, path)
 
 
 def _checks(ruleset: Ruleset, limits=None):

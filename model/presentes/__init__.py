@@ -8,12 +8,27 @@ from pathlib import Path
 
 from model.spec import GameSpec
 
-from .analysis import solve_hook
-from .checks import checks
 from .config import SCHEMA, build
 from .policies import POLICIES
 from .shrink import shrink
-from .simulate import simulate_hook
+
+
+def solve_hook(*args, **kwargs):
+    """``analysis.solve_hook``, imported on use (numpy and scipy: not at CLI start-up)."""
+    from .analysis import solve_hook
+    return solve_hook(*args, **kwargs)
+
+
+def checks(ruleset, all_boards=None, limits=None):
+    """``checks.checks``, imported on use (not at CLI start-up)."""
+    from .checks import checks
+    return checks(ruleset, all_boards, limits)
+
+
+def simulate_hook(ruleset, games, seed, policy, progress):
+    """``simulate.simulate_hook``, imported on use (numpy: not at CLI start-up)."""
+    from .simulate import simulate_hook
+    return simulate_hook(ruleset, games, seed, policy, progress)
 
 
 def proofs(ruleset, game):
