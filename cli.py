@@ -69,7 +69,8 @@ def _short(value: Any) -> str:
 
 def game_policies(spec) -> list[str]:
     """The names ``--policy`` accepts for a game (simulate)."""
-    return ["random", "optimal"] + [k for k in spec.hooks.get("policies", {}) if k not in ("random", "optimal")]
+    from solver.montecarlo import policy_names
+    return policy_names(spec)
 
 
 class GameCommand(typer.core.TyperCommand):
@@ -460,6 +461,8 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
                                                    "many states (the result is then partial, exit 1)"),
           timeout: Optional[float] = typer.Option(None, "--timeout", help="stop after this many seconds "
                                                   "(the result is then partial, exit 1)"),
+          engine: Optional[str] = typer.Option(None, "--engine", help="the engine to use (default: the "
+                                               "game's first that applies; `ruleproof games GAME` lists them)"),
           as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Exact values and the optimal policy, with a play table, a printable summary and a picture.
 
@@ -477,17 +480,16 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
         # files go to a hidden sibling folder, renamed into place once complete (solver/outputs.py)
         with staged_folder(where) as stage, progress_bar(not as_json) as bar:
             res = solve_ruleset(rs, exact=exact, max_states=max_states, timeout=timeout,
-                                out_dir=stage.folder if stage else None, progress=bar, full=full)
-            res.pop("_solution", None)
-            if stage is not None and not res.get("partial") and res.get("files"):
+                                out_dir=stage.folder if stage else None, progress=bar, full=full,
+                                engine=engine).doc()
+            if stage is not None and not res["partial"] and res["files"]:
                 res["files"] = stage.commit(
                     {"command": "solve", "target": target, "arguments": ctx.args, "game": rs.game,
-                     "ruleset": rs.name, "config": rs.as_dict(), "exact": res.get("exact"),
-                     "values": res.get("values"), "states": res.get("states")}, res["files"])
+                     "ruleset": rs.name, "config": rs.as_dict(), "exact": res["exact"],
+                     "values": res["values"], "states": res["states"]}, res["files"])
             else:
-                res.pop("files", None)  # a partial run keeps no files
-        doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res}
-        doc["seconds"] = round(doc["seconds"], 4)
+                res["files"] = []  # a partial run keeps no files
+        doc = res
         if as_json:
             emit(doc)
             if res.get("partial"):
@@ -497,20 +499,22 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
             out.print(f"partial result: {res['reason']}; explored {res['states']} states, no values")
             raise Exit(1)
         out.print(f"{rs.game} ({rs.name}): {res['states']} states, {doc['seconds']} s, "
-                  f"{res.get('method', '')}")
+                  f"{res['engine']}: {res['method']}", markup=False, highlight=False)
+        for skipped in res["skipped"]:
+            out.print(f"  ({skipped['engine']} passed over: {skipped['reason']})", markup=False, highlight=False)
         for seat, v in enumerate(res["values"]):
             frac = f" = {v['fraction']}" if v["fraction"] else ""
             out.print(f"  seat {seat}: {v['float']:.9f}{frac}", markup=False)
-        if res.get("value_meaning"):
-            out.print(f"  each seat's value above, and the play table's value for the seat to move: "
-                      f"{res['value_meaning']}", markup=False, highlight=False, soft_wrap=True)
-        constant = (res.get("policy_summary") or {}).get("constant")
+        if res["value_meaning"]:
+            out.print(f"  each seat's value above ({res['meaning']}), and the play table's value for the seat "
+                      f"to move: {res['value_meaning']}", markup=False, highlight=False, soft_wrap=True)
+        constant = (res["extras"].get("policy_summary") or {}).get("constant")
         if constant:
             out.print(f"  policy: {constant}", markup=False, highlight=False, soft_wrap=True)
-        for f in res.get("files", []):
+        for f in res["files"]:
             out.print(f"  wrote {f}", markup=False, highlight=False)
-        if where is not None and not res.get("files"):
-            out.print(f"  no files written to {where}: {res.get('note') or 'this solver writes none'}",
+        if where is not None and not res["files"]:
+            out.print(f"  no files written to {where}: {res['extras'].get('note') or 'this engine writes none'}",
                       markup=False, highlight=False)
     run(body, timeout=timeout, as_json=as_json)
 
@@ -763,14 +767,11 @@ def simulate(ctx: typer.Context, target: str = typer.Argument(..., help="game, b
     from solver import montecarlo
 
     def body():
-        start = time.perf_counter()
         check_limits(None, timeout)
         rs = resolve(target, players, ctx.args, ruling)
         with progress_bar(not as_json) as bar:
             prog = (lambda d, t: bar("simulate", d, t)) if bar else None
-            res = montecarlo.simulate_ruleset(rs, games_, seed, policy, prog)
-        doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), "policy": policy or "default",
-               **res, "seconds": round(time.perf_counter() - start, 4)}
+            doc = montecarlo.simulate_ruleset(rs, games_, seed, policy, prog)
         if as_json:
             emit(doc)
         else:
@@ -801,10 +802,9 @@ def _metric_rows(value: Any, label: str, rows: list, facts: list) -> None:
 def print_simulation(doc: dict[str, Any]) -> None:
     rows: list = []
     facts: list = []
-    skip = {"game", "ruleset", "config", "policy", "games", "seed", "seconds"}
-    for key, value in doc.items():
-        if key not in skip:
-            _metric_rows(value, "" if key == "seats" else key, rows, facts)
+    _metric_rows(doc["seats"], "", rows, facts)
+    _metric_rows(doc["metrics"], "", rows, facts)
+    _metric_rows(doc["extras"], "", rows, facts)
     out.print(f"{doc['game']} ({doc['ruleset']}): {doc['games']} games, seed {doc.get('seed')}, "
               f"policy {doc['policy']}, {doc['seconds']} s", markup=False, highlight=False)
     if facts:
@@ -1000,21 +1000,12 @@ def deduce(view: Path = typer.Argument(..., help="a Bomb Busters VIEW.json posit
            as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Bomb Busters: exact wire probabilities from one player's view."""
     def body():
-        if "bomb-busters" not in GAMES:
-            fail_input("deduce: the bomb-busters game is not installed")
-        start = time.perf_counter()
-        res = get_spec("bomb-busters").hooks["deduce"](view)
-        doc = {"game": "bomb-busters", "ruleset": res.get("ruleset", "bomb-busters"),
-               "config": res.get("config", {"view": str(view)}), **res,
-               "seconds": round(time.perf_counter() - start, 4)}
+        from solver.analysis import deduce_file
+        doc, text = deduce_file(view)
         if as_json:
             emit(doc)
         else:
-            formatter = get_spec("bomb-busters").hooks.get("deduce_text")
-            if formatter is not None:
-                out.print(formatter(res), markup=False, highlight=False)
-            else:
-                out.print_json(json.dumps(doc, default=str))
+            out.print(text, markup=False, highlight=False)
     run(body)
 
 

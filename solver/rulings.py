@@ -282,7 +282,7 @@ def _value_change(a: Ruleset, b: Ruleset, labels: tuple[str, str], seconds: floa
     for label, rs in zip(labels, (a, b)):
         try:
             res = solve_ruleset(rs, max_states=VALUE_STATES, timeout=seconds)
-            values[label] = res.get("values") or f"not solved: {res.get('reason', 'no values')}"
+            values[label] = res.values or f"not solved: {res.result.partial}"
         except RulesetError as exc:
             values[label] = f"not solved: {exc.reason}"
     out: dict[str, Any] = {"values": values}

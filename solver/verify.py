@@ -273,8 +273,8 @@ def _verify_explored(spec, ruleset, game, ex, label, limits, report) -> None:
         limits.report(f"proof {proof.name}", i, len(proofs))
         report.properties.append(check_rule_proof(proof, game, exploration=ex, scope=scope, limits=limits))
     limits.report("game checks", 0, None)
-    if "explored_checks" in spec.hooks:   # game checks that read this very exploration
-        for prop in spec.hooks["explored_checks"](ruleset, ex, limits):
+    if spec.explored_checks is not None:   # game checks that read this very exploration
+        for prop in spec.explored_checks(ruleset, ex, limits):
             prop.scope = prop.scope or scope
             report.properties.append(prop)
     if spec.checks is not None:
@@ -305,8 +305,8 @@ def _verify_too_big(spec, ruleset, game, ex, label, limits, report, plays, seed,
     left = limits.remaining()
     check_limits = replace(limits, deadline=None if left is None else time.perf_counter() + left * 0.4)
     limits.report("game checks (full size)", 0, None)
-    if "full_size_checks" in spec.hooks:
-        report.properties.extend(spec.hooks["full_size_checks"](ruleset, game, label, check_limits,
+    if spec.full_size_checks is not None:
+        report.properties.extend(spec.full_size_checks(ruleset, game, label, check_limits,
                                                                 max(1, min(n_plays, 300)), seed))
     elif spec.checks is not None:
         for prop in spec.checks(ruleset, limits=check_limits):
@@ -338,7 +338,7 @@ def _verify_too_big(spec, ruleset, game, ex, label, limits, report, plays, seed,
             res = check_rule_proof(proof, dgame, exploration=dex, scope=scope, limits=sub)
             res.name = f"{res.name} [{derived_label}]"
             report.properties.append(res)
-        for prop in (spec.hooks["explored_checks"](derived, dex, sub) if "explored_checks" in spec.hooks else ()):
+        for prop in (spec.explored_checks(derived, dex, sub) if spec.explored_checks is not None else ()):
             prop.name, prop.scope = f"{prop.name} [{derived_label}]", prop.scope or scope
             report.properties.append(prop)
         if spec.checks is not None:

@@ -8,9 +8,10 @@ from model.spec import GameSpec
 
 from .config import SCHEMA, config_from
 from .game import LoiraGame
-from .hooks import simulate, solve_hook
+from .engines import DEFAULT_POLICY, ENGINES, METRICS, optimal_policy
 from .picture import draw_policy
 from .policies import POLICIES
+from .summary import summary
 
 
 def build(ruleset: Ruleset) -> LoiraGame:
@@ -68,8 +69,15 @@ SPEC = GameSpec(
                                            "diretora")}),
         ("the standard deck and stalls", {"deck": "standard", "stalls": "standard", "centre_rolls": -1}),
     ),
-    hooks={"picture": draw_policy, "simulate": simulate, "policies": POLICIES,
-           "solve": solve_hook, "explored_checks": _explored_checks, "full_size_checks": _full_size_checks},
+    engines=ENGINES,
+    policies=POLICIES,
+    default_policy=DEFAULT_POLICY,
+    optimal_policy=optimal_policy,
+    metrics=METRICS,
+    picture=draw_policy,
+    policy_summary=summary,
+    explored_checks=_explored_checks,
+    full_size_checks=_full_size_checks,
 )
 
 __all__ = ["SPEC", "LoiraGame", "build"]

@@ -8,12 +8,12 @@ from pathlib import Path
 
 from model.spec import GameSpec
 
-from .analysis import solve_hook
+from .analysis import ENGINE
 from .checks import checks
 from .config import SCHEMA, build
 from .policies import POLICIES
 from .shrink import shrink
-from .simulate import simulate_hook
+from .simulate import simulate_playouts
 
 
 def proofs(ruleset, game):
@@ -36,5 +36,7 @@ SPEC = GameSpec(
     checks=checks,
     proofs=proofs,
     shrink=shrink,
-    hooks={"simulate": simulate_hook, "solve": solve_hook, "policies": POLICIES},
+    engines=(ENGINE,),
+    simulator=simulate_playouts,
+    policies=POLICIES,
 )
