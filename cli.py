@@ -73,6 +73,12 @@ def game_policies(spec) -> list[str]:
     return policy_names(spec)
 
 
+def game_engines(spec) -> list[str]:
+    """The engines ``solve`` tries for a game, in order."""
+    from solver.analysis import engines_of
+    return [e.name for e in engines_of(spec)]
+
+
 class GameCommand(typer.core.TyperCommand):
     """A command that takes game parameters: its help ends with every game's parameters, rulings
     and policies."""
@@ -288,7 +294,7 @@ def games(game: Optional[str] = typer.Argument(None, help="one game (or one of i
                            for p in spec.schema.params],
                 "rulings": [{"id": r.id, "question": r.question, "default": r.default,
                              "alternatives": list(r.alternatives)} for r in spec.schema.rulings],
-                "policies": game_policies(spec)})
+                "policies": game_policies(spec), "engines": game_engines(spec)})
         if as_json:
             emit({"games": docs})
             return
@@ -304,6 +310,8 @@ def games(game: Optional[str] = typer.Argument(None, help="one game (or one of i
                 out.print("  params: " + ", ".join(f"{p['name']}={p['default']}" for p in d["params"]))
             out.print(f"  policies (simulate --policy): {', '.join(d['policies'])}", markup=False,
                       highlight=False)
+            out.print(f"  engines (solve --engine, first that applies by default): {', '.join(d['engines'])}",
+                      markup=False, highlight=False)
             if d["rulings"]:
                 out.print(f"  rulings ({len(d['rulings'])}; default first, then the alternatives):")
             for r in d["rulings"]:
@@ -857,16 +865,12 @@ def rulings_diff(ctx: typer.Context, target: str = typer.Argument(..., help="gam
     """Where a ruling's readings part. One of three answers per alternative: parts (a shortest
     situation and the change in optimal values), harmless (exhaustive over the configurations
     named), or not exercised (by the configuration given; larger ones searched in part)."""
-    from solver.rulings import ruling_diff
+    from solver.rulings import known_ruling, ruling_diff
 
     def body():
         start = time.perf_counter()
         rs = resolve(target, players, ctx.args, small=True)
-        spec = get_spec(rs.game)
-        if ruling_id not in spec.schema.ruling_index:
-            fail_input(f"command line: RULING: unknown ruling id {ruling_id!r} for {spec.name} "
-                       f"(known: {', '.join(spec.schema.ruling_index) or 'none'})")
-        r = spec.schema.ruling_index[ruling_id]
+        r = known_ruling(get_spec(rs.game), ruling_id)
         current = rs.rulings[ruling_id]
         if option is not None and option == current:
             fail_input(f"command line: --option: {option!r} is already the reading of {ruling_id} in "
@@ -916,17 +920,15 @@ def rulings_rank(ctx: typer.Context,
                  as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Every ruling alternative ranked by how far it moves the values (each seat's optimal value)
     and the expected length of play, on one configuration (named in the output)."""
-    from solver.rulings import rank_rulings
+    from solver.rulings import known_ruling, rank_rulings
 
     def body():
         start = time.perf_counter()
         check_limits(None, timeout)
         rs = resolve(target, players, ctx.args, small=True)
-        spec = get_spec(rs.game)
         ids = [x.strip() for x in only.split(",")] if only else None
         for rid in ids or []:
-            if rid not in spec.schema.ruling_index:
-                fail_input(f"command line: --only: unknown ruling id {rid!r} for {spec.name}")
+            known_ruling(get_spec(rs.game), rid, "--only")
         with progress_bar(not as_json) as bar:
             res = rank_rulings(rs.game, ruleset=rs, only=ids, timeout=timeout, progress=bar)
         doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res,

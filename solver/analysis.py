@@ -79,6 +79,11 @@ def usable_out_dir(out_dir: Path | None) -> None:
                            f"folder ({exc.strerror or exc})") from None
 
 
+def engines_of(spec) -> tuple[Engine, ...]:
+    """A game's engines in preference order (the generic one when it names none)."""
+    return tuple(spec.engines) or (GENERIC,)
+
+
 def pick_engine(engines: tuple[Engine, ...], ruleset: Ruleset, options: SolveOptions,
                 name: str | None = None) -> tuple[Engine, list[tuple[str, str]]]:
     """The first engine that applies (or the one named), and why each earlier one did not."""
@@ -112,8 +117,7 @@ def solve_ruleset(ruleset: Ruleset, *, exact: bool | None = None, max_states: in
     usable_out_dir(out_dir)
     options = SolveOptions(exact=exact, max_states=max_states, out_dir=out_dir, full=full,
                            deadline=None if timeout is None else start + timeout, timeout=timeout)
-    engines = tuple(spec.engines) or (GENERIC,)
-    chosen, skipped = pick_engine(engines, ruleset, options, engine)
+    chosen, skipped = pick_engine(engines_of(spec), ruleset, options, engine)
     try:
         result = chosen.solve(ruleset, options, progress)
     except OSError as exc:

@@ -4,7 +4,8 @@ from fractions import Fraction as F
 import pytest
 
 from model.presentes import SPEC
-from model.presentes.analysis import quantile, solve_hook
+from model.presentes.analysis import quantile
+from solver.analysis import solve_ruleset
 from model.presentes.exact import analyse
 from model.presentes.policies import POLICY_DISTS
 from model.protocol import CHANCE, Game
@@ -109,14 +110,14 @@ def test_focal_seat_policy_iteration_beats_the_baseline_and_is_a_fixed_point():
                for s, a in best["chosen"].items())
 
 
-def test_solve_hook_output_and_files(tmp_path):
+def test_solve_engine_output_and_files(tmp_path):
     rs = SPEC.ruleset("presentes-mini")
-    out = solve_hook(rs, {}, tmp_path, None)
-    assert out["exact"] and out["states"] > 1000
+    out = solve_ruleset(rs, out_dir=tmp_path).doc()
+    assert out["exact"] and out["states"] > 1000 and out["engine"] == "markov-chain"
     v = [F(x["fraction"]) for x in out["values"]]
     assert v[0] == v[1] and 0 < v[0] < 1
-    assert F(out["mean_turns"]["fraction"]) > 4
-    assert sum(F(x["fraction"]) for x in out["finish_first"]) == 1
+    assert F(out["extras"]["mean_turns"]["fraction"]) > 4
+    assert sum(F(x["fraction"]) for x in out["extras"]["finish_first"]) == 1
     assert {p.split("/")[-1] for p in out["files"]} >= {"turn_distribution.csv", "play_table.csv",
                                                          "summary.json", "turns.png"}
 
