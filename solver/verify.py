@@ -19,6 +19,7 @@ from proofs.refinement import check_rule_proof
 from .explore import Exploration, _distribution_problem, explore
 from .limits import Limits
 from .report import FAILS, HOLDS, UNKNOWN, PropertyResult
+from .solve import scc_levels
 
 #: properties the explorer itself checks on every game, whatever its invariants
 PROTOCOL_PROPERTIES = {
@@ -101,7 +102,8 @@ def termination_property(ex: Exploration) -> PropertyResult:
                               ex.narrate(node, "from here no sequence of moves ends the game"),
                               "graph", seconds)
     if acyclic:
-        longest = _longest_path(n, offsets, child)
+        _, height, _ = scc_levels(n, source, child)   # the heights solve orders its levels by
+        longest = int(height[label[0]])
         return PropertyResult("termination", HOLDS, f"acyclic: every play ends within {longest} moves",
                               kind="graph", seconds=seconds, data={"longest_play": longest})
     only_chance_cycles = True
@@ -173,33 +175,6 @@ def shortest_lasso(ex: Exploration, final_note: str = "") -> list[str] | None:
                      f"{game.describe_state(ex.state(int(child[e])))}")
     lines.append(final_note or "-- back at the state the lap started from")
     return lines
-
-
-def _longest_path(n: int, offsets: np.ndarray, child: np.ndarray) -> int:
-    longest = np.zeros(n, dtype=np.int64)
-    # BFS numbering is not topological in general; process by reverse topological order (DFS)
-    order, seen = [], np.zeros(n, dtype=bool)
-    for root in range(n):
-        if seen[root]:
-            continue
-        stack = [(root, int(offsets[root]))]
-        seen[root] = True
-        while stack:
-            v, e = stack[-1]
-            if e < offsets[v + 1]:
-                stack[-1] = (v, e + 1)
-                c = int(child[e])
-                if not seen[c]:
-                    seen[c] = True
-                    stack.append((c, int(offsets[c])))
-            else:
-                order.append(v)
-                stack.pop()
-    for v in order:
-        kids = child[offsets[v]:offsets[v + 1]]
-        if kids.size:
-            longest[v] = 1 + longest[kids].max()
-    return int(longest[0])
 
 
 #: without a user --timeout, a ruleset too big to explore gets this many seconds in all: the direct

@@ -36,7 +36,7 @@ def test_solve_has_the_documented_keys(game):
     assert doc["engine"] in [e.name for e in engines_of(get_spec(game))] and doc["meaning"] in MEANINGS
     assert doc["partial"] is False and doc["reason"] is None and doc["values"] and doc["value_meaning"]
     assert all(set(v) == {"fraction", "float"} for v in doc["values"])
-    assert doc["exact"] and all(v["fraction"] is not None for v in doc["values"])
+    assert all((v["fraction"] is not None) == doc["exact"] for v in doc["values"])   # fractions when exact
     assert len(doc["values"]) == small(game)["players"]   # one value per seat
 
 
