@@ -334,6 +334,7 @@ def verify(ctx: typer.Context,
                                                    help="seconds for the whole command (games share it)"),
            as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Exhaustive invariant checks and Z3 proofs on each game's default small configuration."""
+    from solver.verify import overall_status, verify_document
     from solver.verify import verify as run_verify
 
     def body():
@@ -350,19 +351,9 @@ def verify(ctx: typer.Context,
                 rep = run_verify(get_spec(rs.game), rs, max_states=max_states, timeout=time_left(timeout),
                                  progress=explored, phase=phase)
             reports.append(rep)
-        statuses = {r.status for r in reports}
-        status = FAILS if FAILS in statuses else UNKNOWN if UNKNOWN in statuses else HOLDS
+        status = overall_status(reports)
         if as_json:
-            docs = [{"game": r.ruleset.game, "ruleset": r.ruleset.name, "config": r.ruleset.as_dict(),
-                     "states": r.states, "seconds": round(r.seconds, 4), "status": r.status,
-                     "evidence": evidence_counts(r.properties), "notes": r.notes, "derived": r.derived,
-                     "properties": [p.as_dict() for p in r.properties]} for r in reports]
-            if len(docs) == 1:
-                doc = docs[0]
-            else:
-                doc = {"game": "all", "ruleset": "defaults", "config": {"games": targets},
-                       "status": status, "games": docs, "properties":
-                       [dict(p, name=f"{d['game']}:{p['name']}") for d in docs for p in d["properties"]]}
+            doc = verify_document(reports, targets)
             doc["seconds"] = round(time.perf_counter() - start, 4)
             emit(doc)
         else:
@@ -394,13 +385,6 @@ def verify_progress(bar, game: str):
         step[0] = what or step[0]
         bar(f"verify {game}: {step[0]}", done, total)
     return explored, phase
-
-
-def evidence_counts(properties) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for p in properties:
-        counts[p.evidence] = counts.get(p.evidence, 0) + 1
-    return counts
 
 
 EVIDENCE_COLOUR = {"proved": "green", "exhaustive": "green", "sampled": "cyan", "fails": "red",
@@ -446,6 +430,7 @@ def print_verify_summary(r) -> None:
         if len(line) + 2 > width:
             line = line[:width - 3] + "…"
         out.print(f"{STATUS_SYMBOL[p.status]} {escape(line.rstrip())}", highlight=False, soft_wrap=True)
+    from solver.verify import evidence_counts
     counts = evidence_counts(r.properties)
     out.print(f"{r.ruleset.game}: {r.status} — " + ", ".join(f"{counts[k]} {k}" for k in
               ("proved", "exhaustive", "sampled", "fails", "unknown") if counts.get(k))

@@ -393,3 +393,32 @@ def sample_properties(game, plays: int, seed: int, limits: Limits, label: str) -
 def _sample_trace(game, steps, upto: int, play: int, seed: int) -> list[str]:
     from proofs.refinement import narrate_play
     return narrate_play(game, steps, upto, f"sampled play {play} (seed {seed})")
+
+
+# ---- the verdict of several reports -----------------------------------------------------------
+
+def evidence_counts(properties) -> dict[str, int]:
+    """How many properties rest on each kind of evidence (proved, exhaustive, sampled, ...)."""
+    counts: dict[str, int] = {}
+    for p in properties:
+        counts[p.evidence] = counts.get(p.evidence, 0) + 1
+    return counts
+
+
+def overall_status(reports) -> str:
+    """fails if any report fails, else unknown if any is undecided, else holds."""
+    statuses = {r.status for r in reports}
+    return FAILS if FAILS in statuses else UNKNOWN if UNKNOWN in statuses else HOLDS
+
+
+def verify_document(reports, targets: list[str]) -> dict[str, Any]:
+    """``verify --json``: one ruleset's report, or every game's with their properties named by game."""
+    docs = [{"game": r.ruleset.game, "ruleset": r.ruleset.name, "config": r.ruleset.as_dict(),
+             "states": r.states, "seconds": round(r.seconds, 4), "status": r.status,
+             "evidence": evidence_counts(r.properties), "notes": r.notes, "derived": r.derived,
+             "properties": [p.as_dict() for p in r.properties]} for r in reports]
+    if len(docs) == 1:
+        return docs[0]
+    return {"game": "all", "ruleset": "defaults", "config": {"games": targets},
+            "status": overall_status(reports), "games": docs, "properties":
+            [dict(p, name=f"{d['game']}:{p['name']}") for d in docs for p in d["properties"]]}
