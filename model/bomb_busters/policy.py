@@ -21,7 +21,6 @@ from model.seams import Metric, Play
 from .deduce import deduce, plays
 from .duplo import duplo_plays
 from .game import BombBusters
-from .mission import Mission
 from .observe import position
 from .rules import Kind
 from .state import Phase, State

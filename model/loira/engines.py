@@ -115,7 +115,10 @@ def _c_solve(ruleset, options: SolveOptions, progress) -> SolveResult:
         out = fast.solve(config_from(ruleset), max_states=fast_states, timeout=options.remaining())
     except (fast.FastUnavailable, fast.FastLimit) as exc:
         hint = "" if options.max_states or options.deadline else " (raise the limit with --max-states)"
-        return SolveResult.stopped(f"specialised C solver: {exc}{hint}", 0, method)
+        # at a state limit the table holds exactly that many turn states; otherwise the C solver
+        # does not say how many it stored
+        stored = fast_states if str(exc).startswith("state limit") else 0
+        return SolveResult.stopped(f"specialised C solver: {exc}{hint}", stored, method)
     v = out["value"]
     return SolveResult((v, -v), "optimal", False, out["states"], method,
                        extras={"states_per_second": round(out["states_per_second"]),
