@@ -2,7 +2,8 @@
 
 A game folder (``model/<game>/``) defines ``SPEC = GameSpec(...)`` in its ``__init__.py`` and keeps
 its built-in rulesets as TOML files in ``rulesets/``. The CLI and the solver reach a game only
-through its spec and the :class:`~model.protocol.Game` it builds.
+through its spec, the :class:`~model.protocol.Game` it builds, and the typed parts it declares
+(engines, policies, metrics, pictures, checks, a deduction: ``model/seams.py``).
 """
 from __future__ import annotations
 

@@ -117,6 +117,8 @@ def simulate(game: Game, policies: dict[int, Policy], games: int, seed: int,
     rng = random.Random(seed)
     n = game.num_players
     tallies = [_Tally(m, n) for m in (*metrics, MOVES)]
+    if len({t.metric.name for t in tallies}) != len(tallies):
+        raise ValueError(f"{game.name}: two metrics share a name (moves is measured for every game)")
     for i in range(games):
         play = playout(game, policies, rng)
         for t in tallies:

@@ -4,7 +4,6 @@ the outcomes a simulation measures.
 """
 from __future__ import annotations
 
-
 from model.ruleset import RulesetError
 from model.seams import Engine, Metric, Play, SolveOptions, SolveResult
 from solver.engines import generic_engine
@@ -52,8 +51,7 @@ METRICS = (
            per_seat=True, proportion=True),
     Metric("utility", lambda game, play: [float(r) for r in play.returns], per_seat=True),
     Metric("shared_win", lambda game, play: float(len(_winners(play)) != 1), proportion=True),
-    Metric("moves", lambda game, play: float(play.moves)),
-)
+)   # the number of moves is measured for every game
 
 
 #: generic-exploration limit when the specialised solver does not apply
