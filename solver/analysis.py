@@ -121,6 +121,9 @@ def solve_ruleset(ruleset: Ruleset, *, exact: bool | None = None, max_states: in
     try:
         result = chosen.solve(ruleset, options, progress)
     except OSError as exc:
+        where = getattr(exc, "filename", None)
+        if out_dir is None or (where and not str(where).startswith(str(out_dir))):
+            raise   # not the output folder's fault (e.g. a compiler cache elsewhere)
         raise RulesetError("command line", "--out", f"cannot write into {str(out_dir)!r} "
                            f"({exc.strerror or exc})") from None
     meaning = result.value_meaning or getattr(spec.build(ruleset), "value_meaning", "")
