@@ -87,3 +87,32 @@ def test_an_engine_that_does_not_apply_is_bad_input():
     assert res.exit_code == 2 and "c-solver does not apply" in res.stderr
     res = runner.invoke(app, ["solve", "pig", "--engine", "warp", "--no-files"])
     assert res.exit_code == 2 and "unknown engine 'warp'" in res.stderr
+
+
+def test_pick_engine_reports_every_engine_passed_over():
+    from model.registry import load_ruleset
+    from model.ruleset import RulesetError
+    from model.seams import Engine, SolveOptions, SolveResult
+    from solver.analysis import pick_engine
+
+    def answer(ruleset, options, progress):
+        return SolveResult((0.5, 0.5), "bound", False, 1, "made up")
+    never = Engine("never", lambda rs, o: "never applies", answer)
+    small_only = Engine("small", lambda rs, o: None if o.max_states else "needs --max-states", answer)
+    rs = load_ruleset("pig")
+    chosen, skipped = pick_engine((never, small_only), rs, SolveOptions(max_states=10))
+    assert chosen is small_only and skipped == [("never", "never applies")]
+    with pytest.raises(RulesetError, match="no engine applies.*never: never applies; small: needs --max-states"):
+        pick_engine((never, small_only), rs, SolveOptions())
+    with pytest.raises(RulesetError, match="never does not apply: never applies"):
+        pick_engine((never, small_only), rs, SolveOptions(), "never")
+
+
+def test_a_result_has_values_exactly_when_complete():
+    from model.seams import SolveResult
+    with pytest.raises(ValueError):
+        SolveResult(None, "optimal", False, 3, "m")             # no values, yet not partial
+    with pytest.raises(ValueError):
+        SolveResult((1,), "best", True, 3, "m")                 # not a documented meaning
+    stopped = SolveResult.stopped("state limit 3 reached", 3, "m")
+    assert stopped.values is None and stopped.partial == "state limit 3 reached"
