@@ -36,9 +36,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from model.bomb_busters import SPEC, build  # noqa: E402
 from model.bomb_busters.deduce import deduce, plays  # noqa: E402
 from model.bomb_busters.observe import position  # noqa: E402
-from model.bomb_busters.policy import POLICIES, simulate  # noqa: E402
+from model.bomb_busters.policy import POLICIES  # noqa: E402
 from model.bomb_busters.state import Phase  # noqa: E402
 from model.protocol import CHANCE, TERMINAL  # noqa: E402
+from solver.montecarlo import simulate_ruleset  # noqa: E402
 
 
 def deduction_times(players: int, games: int, seed: int) -> dict[int, list[float]]:
@@ -378,10 +379,11 @@ def parts_1_2(counts: list[int], args) -> None:
     print(f"{'players':>7} {'games':>6} {'games/s':>8} {'win rate':>9} {'95% CI':>20}")
     for players in counts:
         rs = SPEC.default().with_overrides({"players": players}, spec=SPEC.schema, source="bench")
-        out = simulate(rs, args.games, args.seed, "likely")
-        lo, hi = out["win_rate"]["ci95"]
+        out = simulate_ruleset(rs, args.games, args.seed, "likely")
+        win = out["metrics"]["win_rate"]
+        lo, hi = win["ci95"]
         print(f"{players:>7} {out['games']:>6} {out['games_per_second']:>8.2f} "
-              f"{out['win_rate']['mean']:>9.3f} {f'[{lo:.3f}, {hi:.3f}]':>20}")
+              f"{win['mean']:>9.3f} {f'[{lo:.3f}, {hi:.3f}]':>20}")
 
 
 if __name__ == "__main__":

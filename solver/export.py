@@ -399,7 +399,7 @@ def policy_chooser(spec, ex: Exploration, name: str) -> tuple[Chooser, object | 
     legal actions, exactly) or one of the game's named deterministic policies."""
     from model.ruleset import RulesetError
 
-    from .analysis import EXACT_CYCLIC_LIMIT, EXACT_LIMIT
+    from .engines import EXACT_CYCLIC_LIMIT, EXACT_LIMIT
     from .solve import solve
     if name == "optimal":
         sol = solve(ex)
@@ -408,7 +408,7 @@ def policy_chooser(spec, ex: Exploration, name: str) -> tuple[Chooser, object | 
         return optimal_chooser(sol), sol
     if name == "random":
         return uniform_chooser(ex), None
-    named = spec.hooks.get("policies", {})
+    named = spec.policies
     if name not in named:
         raise RulesetError("command line", "--policy", f"unknown policy {name!r} (known: optimal, "
                            f"random{''.join(', ' + k for k in named)})")

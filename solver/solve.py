@@ -143,6 +143,20 @@ def _levels(a: _Arrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return condensation(a.n_states, a.source, a.child)
 
 
+@dataclass(frozen=True)
+class _Edges:
+    n_states: int
+    source: np.ndarray
+    child: np.ndarray
+
+
+def scc_levels(n_states: int, source: np.ndarray, child: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What ``solve`` orders its work by, for any edge list: SCC labels, each SCC's height (the
+    longest path to a sink of the condensation, in edges) and whether it is cyclic. On an acyclic
+    graph a state's height is the longest play from it."""
+    return _levels(_Edges(n_states, source, child))
+
+
 # ---- float solving -------------------------------------------------------------------------------
 
 def _edge_slices(a: _Arrays, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

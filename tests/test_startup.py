@@ -33,14 +33,6 @@ def test_light_commands_import_no_heavy_library():
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
 
 
-def test_lazy_policy_names_match_the_policies():
-    from model.bomb_busters import SPEC
-    from model.bomb_busters.policy import POLICIES
-    lazy = SPEC.hooks["policies"]
-    assert list(lazy) == list(POLICIES) and len(lazy) == len(POLICIES)
-    assert all(lazy[name] is POLICIES[name] for name in POLICIES)
-
-
 def test_lazy_game_classes_still_import():
     import model.loira as loira
     from model.loira.game import LoiraGame

@@ -56,5 +56,6 @@ SPEC = GameSpec(
     build=build,
     verify_overrides={"goal": 20},
     proofs=proofs,
-    hooks={"picture": draw_policy, "summary": summary},
+    picture=draw_policy,
+    policy_summary=summary,
 )

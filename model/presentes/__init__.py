@@ -8,15 +8,21 @@ from pathlib import Path
 
 from model.spec import GameSpec
 
+from model.seams import Engine
+
 from .config import SCHEMA, build
 from .policies import POLICIES
 from .shrink import shrink
 
 
-def solve_hook(*args, **kwargs):
-    """``analysis.solve_hook``, imported on use (numpy and scipy: not at CLI start-up)."""
-    from .analysis import solve_hook
-    return solve_hook(*args, **kwargs)
+def solve_chain(ruleset, options, progress):
+    """``analysis.solve_chain``, imported on use (numpy and scipy: not at CLI start-up)."""
+    from .analysis import solve_chain
+    return solve_chain(ruleset, options, progress)
+
+
+#: the one engine: the turn-start Markov chain (every seat's value under the ruleset's policy)
+ENGINE = Engine("markov-chain", lambda ruleset, options: None, solve_chain)
 
 
 def checks(ruleset, all_boards=None, limits=None):
@@ -25,10 +31,10 @@ def checks(ruleset, all_boards=None, limits=None):
     return checks(ruleset, all_boards, limits)
 
 
-def simulate_hook(ruleset, games, seed, policy, progress):
-    """``simulate.simulate_hook``, imported on use (numpy: not at CLI start-up)."""
-    from .simulate import simulate_hook
-    return simulate_hook(ruleset, games, seed, policy, progress)
+def simulate_playouts(*args, **kwargs):
+    """``simulate.simulate_playouts``, imported on use (numpy: not at CLI start-up)."""
+    from .simulate import simulate_playouts
+    return simulate_playouts(*args, **kwargs)
 
 
 def proofs(ruleset, game):
@@ -51,5 +57,7 @@ SPEC = GameSpec(
     checks=checks,
     proofs=proofs,
     shrink=shrink,
-    hooks={"simulate": simulate_hook, "solve": solve_hook, "policies": POLICIES},
+    engines=(ENGINE,),
+    simulator=simulate_playouts,
+    policies=POLICIES,
 )
