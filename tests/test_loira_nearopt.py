@@ -9,7 +9,7 @@ import pytest
 
 from model.loira import SPEC
 from model.loira.exact import regret, solve
-from model.loira.hooks import simulate
+from solver.montecarlo import simulate_ruleset
 from model.loira.nearopt import _binary, choose, near_optimal, training_configs
 from model.loira.nearopt_play import OPPONENTS, solve_near_optimal, stop_table
 from model.loira.nearopt_regret import CONFIGS, _shape, build_config, stored
@@ -94,11 +94,11 @@ def test_full_deck_answer_is_marked_near_optimal():
 def test_simulate_accepts_the_policy_name():
     assert "near-optimal" in POLICIES
     rs = load_ruleset("loira-mini")
-    out = simulate(rs, 40, 2, "near-optimal:stop-at-5", None)
-    assert out["policies"] == ["near-optimal", "stop-at-5"] and out["games"] == 40
+    out = simulate_ruleset(rs, 40, 2, "near-optimal:stop-at-5", None)
+    assert out["seat_policies"] == ["near-optimal", "stop-at-5"] and out["games"] == 40
 
 
 def test_three_players_run():
     rs = load_ruleset("loira").with_overrides({"players": 3}, spec=SPEC.schema)
-    out = simulate(rs, 10, 4, "near-optimal", None)
+    out = simulate_ruleset(rs, 10, 4, "near-optimal", None)
     assert out["games"] == 10
