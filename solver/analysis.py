@@ -16,7 +16,7 @@ from model.ruleset import Ruleset, RulesetError
 
 from .explore import explore
 from .graph import decision_graph
-from .solve import solve
+from .graphmemo import memo_solve
 from .tables import occupancy, write_play_table, write_summary
 
 #: graphs up to this many states are solved in exact rational arithmetic by default
@@ -31,20 +31,24 @@ def value_entry(exact: Fraction | None, approx: float) -> dict[str, Any]:
 
 def solve_ruleset(ruleset: Ruleset, *, exact: bool | None = None, max_states: int | None = None,
                   timeout: float | None = None, out_dir: Path | None = None,
-                  progress: Callable | None = None, full: bool = False) -> dict[str, Any]:
+                  progress: Callable | None = None, full: bool = False, check_invariants: bool = True,
+                  solve_memo: dict | None = None) -> dict[str, Any]:
     """Exact (or float, for large graphs) optimal values, play table, summary, graph and picture
-    (``full``: the play table lists every decision state, not only those optimal play reaches)."""
+    (``full``: the play table lists every decision state, not only those optimal play reaches).
+    ``check_invariants=False`` skips the explorer's invariant checks (values do not depend on
+    them); ``solve_memo`` shares solutions between identical graphs (``solver.graphmemo``)."""
     spec = get_spec(ruleset.game)
     start = time.perf_counter()
     hook = spec.hooks.get("solve")
     if hook is not None:
-        result = hook(ruleset, {"exact": exact, "max_states": max_states, "timeout": timeout, "full": full},
+        result = hook(ruleset, {"exact": exact, "max_states": max_states, "timeout": timeout, "full": full,
+                                "check_invariants": check_invariants, "solve_memo": solve_memo},
                       out_dir, progress)
         if result is not None:  # None: the hook leaves this configuration to the generic solver
             result.setdefault("seconds", time.perf_counter() - start)
             return result
     game = spec.build(ruleset)
-    ex = explore(game, max_states=max_states, timeout=timeout,
+    ex = explore(game, max_states=max_states, timeout=timeout, check_invariants=check_invariants,
                  progress=(lambda n, pending, sec: progress("explore", n, n + pending)) if progress else None)
     result: dict[str, Any] = {"states": ex.num_states, "edges": ex.num_edges,
                               "explore_seconds": round(ex.seconds, 4)}
@@ -55,13 +59,13 @@ def solve_ruleset(ruleset: Ruleset, *, exact: bool | None = None, max_states: in
     if exact is None:
         # exact by default when small; cyclic parts cost far more in rational arithmetic (one
         # Gauss-Jordan elimination per component), so they have their own, lower limit
-        sol = solve(ex, progress=progress)
+        sol = memo_solve(ex, solve_memo, progress=progress)
         use_exact = ex.num_states <= EXACT_LIMIT and sol.cyclic_states <= EXACT_CYCLIC_LIMIT
         if use_exact:
-            sol = solve(ex, exact=True, progress=progress)
+            sol = memo_solve(ex, solve_memo, exact=True, progress=progress)
     else:
         use_exact = exact
-        sol = solve(ex, exact=exact, progress=progress)
+        sol = memo_solve(ex, solve_memo, exact=exact, progress=progress)
     exact_vals = sol.initial_exact
     result.update(
         partial=False, exact=use_exact, method=sol.method, residual=sol.residual,
@@ -128,42 +132,116 @@ def scenario_ruleset(game: str, params: dict[str, Any], rulings: dict[str, str],
     return spec.default().with_overrides(params, rulings, source=source, spec=spec.schema)
 
 
-def run_scenario(ruleset: Ruleset) -> dict[str, Any]:
-    res = solve_ruleset(ruleset, exact=True)
+#: worker processes for the scenarios (they are independent; at most one per core is used)
+SCENARIO_PROCESSES = 2
+
+
+def run_scenario(ruleset: Ruleset, memo: dict | None = None) -> dict[str, Any]:
+    """The exact values and state count a scenario stores. The explorer's invariant checks are
+    skipped (``verify`` checks them; values do not depend on them) and ``memo`` lets scenarios
+    whose readings explore to the same graph share one solve (``solver.graphmemo``)."""
+    res = solve_ruleset(ruleset, exact=True, check_invariants=False, solve_memo=memo)
     return {"states": res.get("states"),
             "values": [v["fraction"] for v in res["values"]] if res.get("values") else None}
 
 
-def record_scenarios(game: str) -> Path:
+#: one memo per process: a worker keeps the solutions of the graphs it has solved
+_MEMO: dict = {}
+
+
+def _scenario_job(job: tuple) -> tuple:
+    game, name, params, rulings, source = job
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        got = run_scenario(scenario_ruleset(game, params, rulings, source), _MEMO)
+    except RulesetError as exc:   # it does not pickle (three-argument constructor): send its parts
+        return game, name, None, (exc.source, exc.key, exc.reason)
+    got["_seconds"] = (round(time.perf_counter() - wall, 3), round(time.process_time() - cpu, 3))
+    return game, name, got, None
+
+
+def _run_jobs(jobs: list[tuple], processes: int | None, done: Callable[[str, str, dict], None]) -> None:
+    """Run scenario jobs (game, name, params, rulings, source, size) in ``processes`` workers,
+    calling ``done(game, name, got)`` as each finishes. The biggest (by ``size``, the stored state
+    count) go first, so a long one does not start last and keep one worker busy alone."""
+    import multiprocessing as mp
+    import os
+    work = [j[:-1] for j in sorted(jobs, key=lambda j: -j[-1])]
+    n = min(processes if processes is not None else SCENARIO_PROCESSES, os.cpu_count() or 1, len(work))
+    if n <= 1:
+        results = map(_scenario_job, work)
+        pool = None
+    else:
+        pool = mp.get_context("fork").Pool(n)
+        results = pool.imap_unordered(_scenario_job, work, chunksize=1)
+    try:
+        for game, name, got, error in results:
+            if error is not None:
+                raise RulesetError(*error)
+            done(game, name, got)
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+
+
+def _stored(game: str) -> tuple[Path, dict[str, Any]]:
+    path = SCENARIO_DIR / f"{game}.json"
+    if not path.exists():
+        return path, {}
+    try:
+        return path, json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise RulesetError(str(path), "-", f"not valid JSON ({exc})") from None
+
+
+def record_scenarios(game: str, processes: int | None = None) -> Path:
     SCENARIO_DIR.mkdir(exist_ok=True)
-    data = {}
-    for name, params, rulings in scenario_configs(game):
-        rs = scenario_ruleset(game, params, rulings, f"scenario {name}")
-        data[name] = {"params": params, "rulings": rulings, "expect": run_scenario(rs)}
+    jobs = [(game, name, params, rulings, f"scenario {name}", 0) for name, params, rulings in scenario_configs(game)]
+    data = {name: {"params": params, "rulings": rulings} for _, name, params, rulings, _, _ in jobs}
+    def done(g: str, name: str, got: dict) -> None:
+        got.pop("_seconds")
+        data[name]["expect"] = got
+    _run_jobs(jobs, processes, done)
     path = SCENARIO_DIR / f"{game}.json"
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     return path
 
 
-def check_scenarios(game: str, progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
-    """Re-run the stored scenarios; each row says whether the result still matches
-    (``progress(done, total)`` after each)."""
-    path = SCENARIO_DIR / f"{game}.json"
-    if not path.exists():
-        return []
-    try:
-        stored = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise RulesetError(str(path), "-", f"not valid JSON ({exc})") from None
-    rows = []
-    for name, entry in stored.items():
-        rs = scenario_ruleset(game, entry.get("params", {}), entry.get("rulings", {}), f"{path}:{name}")
-        got = run_scenario(rs)
-        rows.append({"scenario": name, "expected": entry["expect"], "got": got,
-                     "same": got == entry["expect"]})
+def check_games(games: list[str], progress: Callable[[str, int, int], None] | None = None,
+                processes: int | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Re-run the stored scenarios of several games in one pool of workers; per game, one row per
+    scenario (in the stored order) saying whether the result still matches exactly
+    (``progress(game, done, total)`` after each)."""
+    stored = {game: _stored(game) for game in games}
+    jobs = []
+    for game, (path, entries) in stored.items():
+        for name, entry in entries.items():
+            params, rulings = entry.get("params", {}), entry.get("rulings", {})
+            source = f"{path}:{name}"
+            scenario_ruleset(game, params, rulings, source)   # bad input stops here, before any worker
+            jobs.append((game, name, params, rulings, source, (entry.get("expect") or {}).get("states") or 0))
+    got: dict[str, dict[str, Any]] = {game: {} for game in games}
+
+    timing: dict[tuple[str, str], tuple[float, float]] = {}
+
+    def done(game: str, name: str, result: dict) -> None:
+        timing[game, name] = result.pop("_seconds")
+        got[game][name] = result
         if progress is not None:
-            progress(len(rows), len(stored))
-    return rows
+            progress(game, len(got[game]), len(stored[game][1]))
+    _run_jobs(jobs, processes, done)
+    return {game: [{"scenario": name, "expected": entry["expect"], "got": got[game][name],
+                    "same": got[game][name] == entry["expect"],
+                    "seconds": timing[game, name][0], "cpu_seconds": timing[game, name][1]}
+                   for name, entry in entries.items()]
+            for game, (_, entries) in stored.items()}
+
+
+def check_scenarios(game: str, progress: Callable[[int, int], None] | None = None,
+                    processes: int | None = None) -> list[dict[str, Any]]:
+    """Re-run one game's stored scenarios (see ``check_games``)."""
+    return check_games([game], (lambda g, d, t: progress(d, t)) if progress else None, processes)[game]
 
 
 # ---- rule edits --------------------------------------------------------------------------------

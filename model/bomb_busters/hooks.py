@@ -103,7 +103,8 @@ def solve(ruleset, options: dict, out_dir: Path | None, progress=None) -> dict[s
         policies[name] = {"fraction": str(value), "float": float(value), "states": visited}
         if progress is not None:
             progress("policies", len(policies), 2)
-    ex = explore(game, max_states=max_states or 500_000, timeout=left())
+    ex = explore(game, max_states=max_states or 500_000, timeout=left(),
+                 check_invariants=options.get("check_invariants", True))
     bound = None
     bound_note = None
     if ex.complete:

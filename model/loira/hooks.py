@@ -149,7 +149,7 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
 
     from solver.analysis import write_solution_files
     from solver.explore import explore
-    from solver.solve import solve
+    from solver.graphmemo import memo_solve
 
     from . import build, fast
     from .picture import draw_policy
@@ -167,12 +167,13 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
     else:
         limit = user_states or GENERIC_STATES
     ex = explore(game, max_states=limit, timeout=user_seconds,
+                 check_invariants=options.get("check_invariants", True),
                  progress=(lambda n, pending, sec: progress("explore", n, n + pending)) if progress else None)
     res: dict[str, Any] = {"states": ex.num_states, "edges": ex.num_edges}
     if ex.complete:
         exact = options.get("exact")
         use_exact = exact if exact is not None else ex.num_states <= 60_000
-        sol = solve(ex, exact=use_exact, progress=progress)
+        sol = memo_solve(ex, options.get("solve_memo"), exact=use_exact, progress=progress)
         init = sol.initial_exact
         res.update(partial=False, exact=use_exact, method=f"generic: {sol.method}",
                    values=[{"fraction": str(init[s]) if init else None, "float": float(sol.initial[s])}
