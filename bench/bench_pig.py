@@ -21,6 +21,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from benchlib import Report, add_arguments  # noqa: E402
 
 
 def peak_mib() -> float:
@@ -94,7 +97,10 @@ def main() -> None:
     parser.add_argument("--openspiel-goals", default="20,30")
     parser.add_argument("--openspiel-timeout", type=float, default=300)
     parser.add_argument("--child", nargs=2, metavar=("ENGINE", "GOAL"), help=argparse.SUPPRESS)
+    add_arguments(parser)
     args = parser.parse_args()
+    if args.quick:
+        args.goals, args.openspiel_goals = "20,50", "20"
     if args.child:
         engine, goal = args.child[0], int(args.child[1])
         print(json.dumps(child_ours(goal) if engine == "ruleproof" else child_openspiel(goal)))
@@ -103,10 +109,12 @@ def main() -> None:
     rows = [run_child("ruleproof", int(g), 3600) for g in args.goals.split(",") if g]
     try:
         import open_spiel  # noqa: F401
+    except ImportError:
+        rows += [{"engine": "openspiel", "goal": int(g), "error": "not installed (pip install open-spiel)"}
+                 for g in args.openspiel_goals.split(",") if g]
+    else:
         rows += [run_child("openspiel", int(g), args.openspiel_timeout)
                  for g in args.openspiel_goals.split(",") if g]
-    except ImportError:
-        print("(OpenSpiel not installed: pip install open-spiel)")
     print(f"{'engine':<10} {'goal':>4} {'states':>10} {'seconds':>9} {'states/s':>10} {'peak MiB':>9}  P(first wins)")
     for r in rows:
         if "error" in r:
@@ -121,6 +129,14 @@ def main() -> None:
             o = ours[r["goal"]]
             print(f"goal {r['goal']}: OpenSpiel/ruleproof time ratio {r['seconds'] / o['seconds']:.1f}x, "
                   f"value difference {abs(r['p_first'] - o['p_first']):.2e} (OpenSpiel threshold 1e-6)")
+    report = Report("pig")
+    for r in rows:
+        run = f"{r['engine']} goal {r['goal']}"
+        if "error" in r:
+            report.fail(run, r["error"])
+        else:
+            report.add(run, r["states"], r["seconds"], r["peak_mib"])
+    report.finish(args)
 
 
 if __name__ == "__main__":
