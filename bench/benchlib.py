@@ -10,6 +10,7 @@ why. ``--record-baseline`` writes this run's figures as the new baseline.
 from __future__ import annotations
 
 import json
+import os
 import resource
 from pathlib import Path
 
@@ -58,8 +59,11 @@ class Report:
         return f"{base['seconds'] / row['seconds']:.2f}x ({base['seconds']:.3g} s before)"
 
     def print(self) -> None:
+        load, cores = os.getloadavg()[0], os.cpu_count() or 1
         print(f"\n== {self.bench}: summary (ratio = baseline seconds / seconds now; "
               f"baseline: bench/baseline.json) ==")
+        if load > cores / 2:   # the machine is shared: say so beside the figures it inflates
+            print(f"(load average {load:.1f} on {cores} cores: wall-clock seconds here are inflated)")
         print(f"{'run':<34} {'states':>12} {'seconds':>9} {'per second':>12} {'peak MiB':>9}  vs baseline")
         for r in self.rows:
             if "error" in r:

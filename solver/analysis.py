@@ -160,6 +160,16 @@ def _scenario_job(job: tuple) -> tuple:
     return game, name, got, None
 
 
+def _quiet_worker() -> None:
+    """Ctrl-C is the parent's to answer (it stops the pool); a worker ignores it."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        signal.set_wakeup_fd(-1)   # the parent's wake-up socket, inherited by the fork
+    except ValueError:
+        pass
+
+
 def _run_jobs(jobs: list[tuple], processes: int | None, done: Callable[[str, str, dict], None]) -> None:
     """Run scenario jobs (game, name, params, rulings, source, size) in ``processes`` workers,
     calling ``done(game, name, got)`` as each finishes. The biggest (by ``size``, the stored state
@@ -172,7 +182,7 @@ def _run_jobs(jobs: list[tuple], processes: int | None, done: Callable[[str, str
         results = map(_scenario_job, work)
         pool = None
     else:
-        pool = mp.get_context("fork").Pool(n)
+        pool = mp.get_context("fork").Pool(n, initializer=_quiet_worker)
         results = pool.imap_unordered(_scenario_job, work, chunksize=1)
     try:
         for game, name, got, error in results:

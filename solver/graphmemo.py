@@ -45,8 +45,9 @@ def memo_solve(ex: Exploration, memo: dict[Any, Any] | None, **options: Any):
     if memo is None:
         return solve(ex, **options)
     key = (fingerprint(ex), tuple(sorted((k, v) for k, v in options.items() if k != "progress")))
-    sol = memo.get(key)
-    if sol is None:
-        sol = memo[key] = solve(ex, **options)
+    kept = memo.get(key)
+    if kept is None:
+        sol = solve(ex, **options)
+        memo[key] = dataclasses.replace(sol, exploration=None)   # the memo does not keep graphs alive
         return sol
-    return dataclasses.replace(sol, exploration=ex, seconds=0.0)
+    return dataclasses.replace(kept, exploration=ex, seconds=0.0)
