@@ -6,6 +6,7 @@ Prints states, seconds, states per second, peak memory and the first player's wi
 then, for goals both engines finish, the value difference and the time ratio.
 
     python bench/bench_pig.py                       # ruleproof at 20, 50, 100; OpenSpiel at 20, 30
+    python bench/bench_pig.py --quick               # what `make bench` runs: ruleproof 20, 50; OpenSpiel 20
     python bench/bench_pig.py --openspiel-goals 20,30,50 --openspiel-timeout 600
 
 OpenSpiel is optional (``pip install open-spiel``); its values are 2p - 1 for win probability p.
@@ -53,10 +54,13 @@ def child_openspiel(goal: int) -> dict:
     def run() -> None:
         try:
             import pyspiel
-            from open_spiel.python.algorithms import value_iteration
+            sys.path.insert(0, str(ROOT))
+            # OpenSpiel's own value_iteration, through the adapter's loader (without cvxpy, which it
+            # needs only at simultaneous moves, a refusing stand-in takes lp_solver's place)
+            from solver.openspiel_adapter import value_iteration
             game = pyspiel.load_game("pig", {"winscore": goal})
             start = time.perf_counter()
-            values = value_iteration.value_iteration(game, depth_limit=-1, threshold=1e-6, cyclic_game=True)
+            values = value_iteration(game, threshold=1e-6, cyclic=True)
             seconds = time.perf_counter() - start
             v0 = values[str(game.new_initial_state())]
             result.update(engine="openspiel", goal=goal, states=len(values), seconds=seconds,

@@ -80,11 +80,12 @@ class Report:
         except (OSError, json.JSONDecodeError):
             doc = {}
         mine = doc.setdefault(self.bench, {})
+        source = f"bench --record-baseline, load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
         for r in self.rows:
             if "error" not in r:
                 mine[r["run"]] = {"states": r["states"], "seconds": round(r["seconds"], 4),
                                   "peak_mib": None if r["peak_mib"] is None else round(r["peak_mib"], 1),
-                                  "source": "bench --record-baseline"}
+                                  "source": source}
         BASELINE.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
         print(f"(baseline for {self.bench} written to {BASELINE})")
 
