@@ -145,7 +145,7 @@ def run_scenario(ruleset: Ruleset, memo: dict | None = None) -> dict[str, Any]:
             "values": [v["fraction"] for v in res["values"]] if res.get("values") else None}
 
 
-#: one memo per process: a worker keeps the solutions of the graphs it has solved
+#: one memo per process, emptied as a run starts: a worker keeps the solutions of the graphs it solved
 _MEMO: dict = {}
 
 
@@ -163,6 +163,7 @@ def _scenario_job(job: tuple) -> tuple:
 def _quiet_worker() -> None:
     """Ctrl-C is the parent's to answer (it stops the pool); a worker ignores it."""
     import signal
+    _MEMO.clear()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         signal.set_wakeup_fd(-1)   # the parent's wake-up socket, inherited by the fork
@@ -179,6 +180,7 @@ def _run_jobs(jobs: list[tuple], processes: int | None, done: Callable[[str, str
     work = [j[:-1] for j in sorted(jobs, key=lambda j: -j[-1])]
     n = min(processes if processes is not None else SCENARIO_PROCESSES, os.cpu_count() or 1, len(work))
     if n <= 1:
+        _MEMO.clear()
         results = map(_scenario_job, work)
         pool = None
     else:
@@ -209,6 +211,7 @@ def record_scenarios(game: str, processes: int | None = None) -> Path:
     SCENARIO_DIR.mkdir(exist_ok=True)
     jobs = [(game, name, params, rulings, f"scenario {name}", 0) for name, params, rulings in scenario_configs(game)]
     data = {name: {"params": params, "rulings": rulings} for _, name, params, rulings, _, _ in jobs}
+
     def done(g: str, name: str, got: dict) -> None:
         got.pop("_seconds")
         data[name]["expect"] = got
@@ -227,12 +230,14 @@ def check_games(games: list[str], progress: Callable[[str, int, int], None] | No
     jobs = []
     for game, (path, entries) in stored.items():
         for name, entry in entries.items():
+            if not isinstance(entry, dict) or "expect" not in entry:
+                raise RulesetError(str(path), name, "a scenario needs 'params', 'rulings' and 'expect' "
+                                   "(store them with: ruleproof rulings check GAME --record)")
             params, rulings = entry.get("params", {}), entry.get("rulings", {})
             source = f"{path}:{name}"
             scenario_ruleset(game, params, rulings, source)   # bad input stops here, before any worker
-            jobs.append((game, name, params, rulings, source, (entry.get("expect") or {}).get("states") or 0))
+            jobs.append((game, name, params, rulings, source, (entry["expect"] or {}).get("states") or 0))
     got: dict[str, dict[str, Any]] = {game: {} for game in games}
-
     timing: dict[tuple[str, str], tuple[float, float]] = {}
 
     def done(game: str, name: str, result: dict) -> None:

@@ -60,7 +60,6 @@ def test_a_changed_value_is_caught_even_when_its_graph_was_solved_for_another_sc
     entries["third"]["expect"]["states"] += 1
     _write(tmp_path, entries)
     monkeypatch.setattr(analysis, "SCENARIO_DIR", tmp_path)
-    analysis._MEMO.clear()
     rows = analysis.check_games(["pig"], processes=processes)["pig"]
     assert [r["scenario"] for r in rows] == ["first", "second", "third"]
     assert [r["same"] for r in rows] == [True, False, False]
@@ -69,9 +68,11 @@ def test_a_changed_value_is_caught_even_when_its_graph_was_solved_for_another_sc
         assert len(analysis._MEMO) == 1
 
 
-def test_a_bad_scenario_is_one_line_before_any_work(tmp_path, monkeypatch):
-    _write(tmp_path, {"bad": {"params": {"goal": -3}, "rulings": {}, "expect": {}}})
+@pytest.mark.parametrize("entry,needle", [({"params": {"goal": -3}, "rulings": {}, "expect": {}}, "pig.json:bad"),
+                                          ({"params": {"goal": 6}, "rulings": {}}, "'expect'")])
+def test_a_bad_scenario_is_one_line_before_any_work(tmp_path, monkeypatch, entry, needle):
+    _write(tmp_path, {"bad": entry})
     monkeypatch.setattr(analysis, "SCENARIO_DIR", tmp_path)
     with pytest.raises(analysis.RulesetError) as err:
         analysis.check_games(["pig"], processes=2)
-    assert "pig.json:bad" in str(err.value)
+    assert needle in str(err.value) and "\n" not in str(err.value)
