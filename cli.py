@@ -950,7 +950,7 @@ def rulings_check(game: Optional[str] = typer.Argument(None, help="game; omitted
                   record: bool = typer.Option(False, "--record", help="store current results as expected"),
                   as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Re-run the stored ruling regression scenarios (scenarios/<game>.json); exit 1 on any change."""
-    from solver.analysis import check_scenarios, record_scenarios
+    from solver.analysis import check_games, record_scenarios
 
     def body():
         start = time.perf_counter()
@@ -963,8 +963,7 @@ def rulings_check(game: Optional[str] = typer.Argument(None, help="game; omitted
             emit({"game": game or "all", "recorded": paths}) if as_json else out.print(f"recorded {paths}")
             return
         with progress_bar(not as_json) as bar:
-            rows = {n: check_scenarios(n, progress=(lambda d, t, n=n: bar(f"rulings check {n}", d, t))
-                                       if bar else None) for n in names}
+            rows = check_games(names, progress=(lambda n, d, t: bar(f"rulings check {n}", d, t)) if bar else None)
         changed = [(n, r) for n, rs in rows.items() for r in rs if not r["same"]]
         if as_json:
             emit({"game": game or "all", "ruleset": "defaults", "config": {"games": names},

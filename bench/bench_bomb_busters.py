@@ -1,6 +1,7 @@
 """Bench for Bomb Busters: exact deduction time by number of hidden wires, and policy games/s.
 
     .venv/bin/python bench/bench_bomb_busters.py [--games N] [--seed S] [--players 2,3,4,5]
+    .venv/bin/python bench/bench_bomb_busters.py --quick   # what `make bench` runs: 1 timed game, 5 played
 
 Part 0 times the whole ``deduce`` command's compute (the engine, the ranked play table and the
 Detector Duplo table with its both-red risks) on every example view and on untokened full-size
@@ -32,6 +33,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from benchlib import Report, add_arguments, peak_mib  # noqa: E402
 
 from model.bomb_busters import SPEC, build  # noqa: E402
 from model.bomb_busters.deduce import deduce, plays  # noqa: E402
@@ -337,23 +341,29 @@ def main() -> None:
     ap.add_argument("--peer-only", action="store_true", help="run part 3 only")
     ap.add_argument("--deduce-only", action="store_true", help="run part 0 only (the deduce command)")
     ap.add_argument("--_worker", nargs=2, help=argparse.SUPPRESS)
+    add_arguments(ap)
     args = ap.parse_args()
     if args._worker:
         _worker(*args._worker, args.peer)
         return
+    if args.quick:
+        args.games, args.deduce_games = 5, 1
     counts = [int(p) for p in args.players.split(",")]
+    report = Report("bomb-busters")
     if not args.peer_only:
         deduce_command_times(counts, args.seed)
         if args.deduce_only:
             return
-        parts_1_2(counts, args)
+        parts_1_2(counts, args, report)
     if args.peer:
         peer_comparison(str(Path(args.peer).resolve()), args.peer_timeout, args.seed)
     else:
         print("\n(peer comparison skipped: pass --peer PATH, a folder with CzJLee/Bomb-Busters' source)")
+        report.fail("peer calculator", "skipped: pass --peer PATH (CzJLee/Bomb-Busters' source)")
+    report.finish(args)
 
 
-def parts_1_2(counts: list[int], args) -> None:
+def parts_1_2(counts: list[int], args, report: Report) -> None:
     print("== exact deduction (marginals + ranked play table), CPU seconds by hidden wires ==")
     print(f"{'players':>7} {'hidden':>6} {'n':>4} {'mean':>9} {'max':>9}")
     for players in counts:
@@ -373,13 +383,19 @@ def parts_1_2(counts: list[int], args) -> None:
             start = time.process_time()
             d = deduce(pos)
             plays(d)
+            cpu = time.process_time() - start
             print(f"{players:>7} {pos.hidden_count():>6} {f'{red_in}/{len(reds)}':>7} "
-                  f"{f'{yellow_in}/{len(yellows)}':>7} {d.states:>7} {time.process_time() - start:>8.3f}")
+                  f"{f'{yellow_in}/{len(yellows)}':>7} {d.states:>7} {cpu:>8.3f}")
+            report.add(f"deduce {players}p red {red_in}/{len(reds)} yellow {yellow_in}/{len(yellows)}",
+                       d.states, cpu, peak_mib())
     print("\n== policy 'likely' (most likely cut), standard set-up ==")
     print(f"{'players':>7} {'games':>6} {'games/s':>8} {'win rate':>9} {'95% CI':>20}")
     for players in counts:
         rs = SPEC.default().with_overrides({"players": players}, spec=SPEC.schema, source="bench")
+        start = time.perf_counter()
         out = simulate_ruleset(rs, args.games, args.seed, "likely")
+        report.add(f"simulate {players}p likely", out["games"], time.perf_counter() - start, peak_mib(),
+                   unit="games")
         win = out["metrics"]["win_rate"]
         lo, hi = win["ci95"]
         print(f"{players:>7} {out['games']:>6} {out['games_per_second']:>8.2f} "

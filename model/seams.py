@@ -34,6 +34,9 @@ class SolveOptions:
     timeout: float | None = None       #: the time limit as the user gave it (for messages)
     out_dir: Path | None = None        #: an existing folder for the engine's files; None: no files
     full: bool = False                 #: play table of every decision state
+    check_invariants: bool = True      #: the explorer's invariant checks (scenario runs skip them)
+    #: solutions shared between identical graphs (``solver.graphmemo``; the scenario runner's)
+    solve_memo: dict | None = field(default=None, compare=False)
 
     def remaining(self) -> float | None:
         """Seconds left of the time limit (at least a millisecond), or None without one."""

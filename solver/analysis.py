@@ -107,16 +107,20 @@ def pick_engine(engines: tuple[Engine, ...], ruleset: Ruleset, options: SolveOpt
 
 def solve_ruleset(ruleset: Ruleset, *, exact: bool | None = None, max_states: int | None = None,
                   timeout: float | None = None, out_dir: Path | None = None,
-                  progress: Callable | None = None, full: bool = False, engine: str | None = None) -> Solved:
+                  progress: Callable | None = None, full: bool = False, engine: str | None = None,
+                  check_invariants: bool = True, solve_memo: dict | None = None) -> Solved:
     """Solve a ruleset with the first of its game's engines that applies (``engine``: the one
     named): values, what they mean, and (``out_dir``) the engine's files. Limits are checked and
-    the output folder made here, once for every game."""
+    the output folder made here, once for every game. ``check_invariants=False`` skips the
+    explorer's invariant checks (values do not depend on them); ``solve_memo`` shares solutions
+    between identical graphs (``solver.graphmemo``)."""
     spec = get_spec(ruleset.game)
     start = time.perf_counter()
     check_solve_limits(max_states, timeout)
     usable_out_dir(out_dir)
     options = SolveOptions(exact=exact, max_states=max_states, out_dir=out_dir, full=full,
-                           deadline=None if timeout is None else start + timeout, timeout=timeout)
+                           deadline=None if timeout is None else start + timeout, timeout=timeout,
+                           check_invariants=check_invariants, solve_memo=solve_memo)
     chosen, skipped = pick_engine(engines_of(spec), ruleset, options, engine)
     try:
         result = chosen.solve(ruleset, options, progress)
@@ -152,42 +156,131 @@ def scenario_ruleset(game: str, params: dict[str, Any], rulings: dict[str, str],
     return spec.default().with_overrides(params, rulings, source=source, spec=spec.schema)
 
 
-def run_scenario(ruleset: Ruleset) -> dict[str, Any]:
-    res = solve_ruleset(ruleset, exact=True)
+#: worker processes for the scenarios (they are independent; at most one per core is used)
+SCENARIO_PROCESSES = 2
+
+
+def run_scenario(ruleset: Ruleset, memo: dict | None = None) -> dict[str, Any]:
+    """The exact values and state count a scenario stores. The explorer's invariant checks are
+    skipped (``verify`` checks them; values do not depend on them) and ``memo`` lets scenarios
+    whose readings explore to the same graph share one solve (``solver.graphmemo``)."""
+    res = solve_ruleset(ruleset, exact=True, check_invariants=False, solve_memo=memo)
     return {"states": res.result.states,
             "values": [v["fraction"] for v in res.values] if res.values else None}
 
 
-def record_scenarios(game: str) -> Path:
+#: one memo per process, emptied as a run starts: a worker keeps the solutions of the graphs it solved
+_MEMO: dict = {}
+
+
+def _scenario_job(job: tuple) -> tuple:
+    game, name, params, rulings, source = job
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        got = run_scenario(scenario_ruleset(game, params, rulings, source), _MEMO)
+    except RulesetError as exc:   # it does not pickle (three-argument constructor): send its parts
+        return game, name, None, (exc.source, exc.key, exc.reason)
+    got["_seconds"] = (round(time.perf_counter() - wall, 3), round(time.process_time() - cpu, 3))
+    return game, name, got, None
+
+
+def _quiet_worker() -> None:
+    """Ctrl-C is the parent's to answer (it stops the pool); a worker ignores it."""
+    import signal
+    _MEMO.clear()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        signal.set_wakeup_fd(-1)   # the parent's wake-up socket, inherited by the fork
+    except ValueError:
+        pass
+
+
+def _run_jobs(jobs: list[tuple], processes: int | None, done: Callable[[str, str, dict], None]) -> None:
+    """Run scenario jobs (game, name, params, rulings, source, size) in ``processes`` workers,
+    calling ``done(game, name, got)`` as each finishes. The biggest (by ``size``, the stored state
+    count) go first, so a long one does not start last and keep one worker busy alone."""
+    import multiprocessing as mp
+    import os
+    work = [j[:-1] for j in sorted(jobs, key=lambda j: -j[-1])]
+    n = min(processes if processes is not None else SCENARIO_PROCESSES, os.cpu_count() or 1, len(work))
+    if n <= 1:
+        _MEMO.clear()
+        results = map(_scenario_job, work)
+        pool = None
+    else:
+        pool = mp.get_context("fork").Pool(n, initializer=_quiet_worker)
+        results = pool.imap_unordered(_scenario_job, work, chunksize=1)
+    try:
+        for game, name, got, error in results:
+            if error is not None:
+                raise RulesetError(*error)
+            done(game, name, got)
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+
+
+def _stored(game: str) -> tuple[Path, dict[str, Any]]:
+    path = SCENARIO_DIR / f"{game}.json"
+    if not path.exists():
+        return path, {}
+    try:
+        return path, json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise RulesetError(str(path), "-", f"not valid JSON ({exc})") from None
+
+
+def record_scenarios(game: str, processes: int | None = None) -> Path:
     SCENARIO_DIR.mkdir(exist_ok=True)
-    data = {}
-    for name, params, rulings in scenario_configs(game):
-        rs = scenario_ruleset(game, params, rulings, f"scenario {name}")
-        data[name] = {"params": params, "rulings": rulings, "expect": run_scenario(rs)}
+    jobs = [(game, name, params, rulings, f"scenario {name}", 0) for name, params, rulings in scenario_configs(game)]
+    data = {name: {"params": params, "rulings": rulings} for _, name, params, rulings, _, _ in jobs}
+
+    def done(g: str, name: str, got: dict) -> None:
+        got.pop("_seconds")
+        data[name]["expect"] = got
+    _run_jobs(jobs, processes, done)
     path = SCENARIO_DIR / f"{game}.json"
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     return path
 
 
-def check_scenarios(game: str, progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
-    """Re-run the stored scenarios; each row says whether the result still matches
-    (``progress(done, total)`` after each)."""
-    path = SCENARIO_DIR / f"{game}.json"
-    if not path.exists():
-        return []
-    try:
-        stored = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise RulesetError(str(path), "-", f"not valid JSON ({exc})") from None
-    rows = []
-    for name, entry in stored.items():
-        rs = scenario_ruleset(game, entry.get("params", {}), entry.get("rulings", {}), f"{path}:{name}")
-        got = run_scenario(rs)
-        rows.append({"scenario": name, "expected": entry["expect"], "got": got,
-                     "same": got == entry["expect"]})
+def check_games(games: list[str], progress: Callable[[str, int, int], None] | None = None,
+                processes: int | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Re-run the stored scenarios of several games in one pool of workers; per game, one row per
+    scenario (in the stored order) saying whether the result still matches exactly
+    (``progress(game, done, total)`` after each)."""
+    stored = {game: _stored(game) for game in games}
+    jobs = []
+    for game, (path, entries) in stored.items():
+        for name, entry in entries.items():
+            if not isinstance(entry, dict) or "expect" not in entry:
+                raise RulesetError(str(path), name, "a scenario needs 'params', 'rulings' and 'expect' "
+                                   "(store them with: ruleproof rulings check GAME --record)")
+            params, rulings = entry.get("params", {}), entry.get("rulings", {})
+            source = f"{path}:{name}"
+            scenario_ruleset(game, params, rulings, source)   # bad input stops here, before any worker
+            jobs.append((game, name, params, rulings, source, (entry["expect"] or {}).get("states") or 0))
+    got: dict[str, dict[str, Any]] = {game: {} for game in games}
+    timing: dict[tuple[str, str], tuple[float, float]] = {}
+
+    def done(game: str, name: str, result: dict) -> None:
+        timing[game, name] = result.pop("_seconds")
+        got[game][name] = result
         if progress is not None:
-            progress(len(rows), len(stored))
-    return rows
+            progress(game, len(got[game]), len(stored[game][1]))
+    _run_jobs(jobs, processes, done)
+    return {game: [{"scenario": name, "expected": entry["expect"], "got": got[game][name],
+                    "same": got[game][name] == entry["expect"],
+                    "seconds": timing[game, name][0], "cpu_seconds": timing[game, name][1]}
+                   for name, entry in entries.items()]
+            for game, (_, entries) in stored.items()}
+
+
+def check_scenarios(game: str, progress: Callable[[int, int], None] | None = None,
+                    processes: int | None = None) -> list[dict[str, Any]]:
+    """Re-run one game's stored scenarios (see ``check_games``)."""
+    return check_games([game], (lambda g, d, t: progress(d, t)) if progress else None, processes)[game]
 
 
 # ---- rule edits --------------------------------------------------------------------------------

@@ -34,11 +34,11 @@ def generic_engine(*, default_states: int | None = None,
     def run(ruleset: Ruleset, options: SolveOptions, progress) -> SolveResult:
         from model.registry import get_spec   # the registry imports every game, which import this
         from .explore import explore          # numpy, scipy: imported on use, not at CLI start-up
-        from .solve import solve
+        from .graphmemo import memo_solve
         spec = get_spec(ruleset.game)
         game = spec.build(ruleset)
         ex = explore(game, max_states=options.states(default_states), timeout=options.remaining(),
-                     progress=(lambda n, pending, sec: progress("explore", n, n + pending)) if progress else None)
+                     check_invariants=options.check_invariants, progress=(lambda n, pending, sec: progress("explore", n, n + pending)) if progress else None)
         method = "generic exploration"
         if not ex.complete:
             hint = "" if options.max_states or options.deadline else "; raise the limit with --max-states"
@@ -46,13 +46,13 @@ def generic_engine(*, default_states: int | None = None,
         if options.exact is None:
             # exact by default when small; cyclic parts cost far more in rational arithmetic (one
             # elimination per component), so they have their own, lower limit
-            sol = solve(ex, progress=progress)
+            sol = memo_solve(ex, options.solve_memo, progress=progress)
             use_exact = ex.num_states <= EXACT_LIMIT and sol.cyclic_states <= EXACT_CYCLIC_LIMIT
             if use_exact:
-                sol = solve(ex, exact=True, progress=progress)
+                sol = memo_solve(ex, options.solve_memo, exact=True, progress=progress)
         else:
             use_exact = options.exact
-            sol = solve(ex, exact=use_exact, progress=progress)
+            sol = memo_solve(ex, options.solve_memo, exact=use_exact, progress=progress)
         values = sol.initial_exact if use_exact else sol.initial
         extras: dict[str, Any] = {"explore_seconds": round(ex.seconds, 4), "solve_seconds": round(sol.seconds, 4),
                                   "cyclic_states": sol.cyclic_states, "residual": sol.residual}

@@ -92,7 +92,8 @@ def solve(ruleset, options: SolveOptions, progress=None) -> SolveResult:
         policies[name] = {"fraction": str(value), "float": float(value), "states": visited}
         if progress is not None:
             progress("policies", len(policies), 2)
-    ex = explore(game, max_states=options.states(500_000), timeout=options.remaining())
+    ex = explore(game, max_states=options.states(500_000), timeout=options.remaining(),
+                 check_invariants=options.check_invariants)
     bound = None
     extras: dict[str, Any] = {"policy": "likely", "policies": policies}
     if ex.complete:
