@@ -1,4 +1,5 @@
-/* A specialised exact solver for the 2-player Loira round (base cards, default rulings).
+/* A specialised exact solver for the 2-player Loira round (base cards, every ruling option that
+ * can arise there: the flags R_* below, set from Python by loira_configure).
  *
  * The same rules as model/loira/effects.py, written for speed: only turn-start states are stored
  * (a 128-bit packed key -> the mover's value, open addressing); everything inside a turn (the draw,
@@ -26,9 +27,22 @@ typedef struct {
     int turn, gritos, phys, slots;
 } St;
 
-static int K_init[NK], S_n, S_val[NS], S_cnt[NS], R_total;
+static int S_n, S_val[NS], S_cnt[NS], R_total;
 static int w_deck[NK], w_bath[9], w_stall[NS], w_esp, w_sw, w_rolls, w_phys, w_grit = 2;
 static int total_bits;
+static int R_start[2];       /* rolls each seat held when the round started (L09 round-rolls) */
+
+/* ruling alternatives (model/loira/rulings.py; fast.py FLAGS lists them in this order); 0: default */
+enum { R_GRITO_ONLY, R_TIE_BATHROOM, R_TIE_WITH_INT, R_TIE_NO_NULLS, R_EMPTY_GOES_ON, R_NO_ESCAPE,
+       R_ROUND_ROLLS, R_SELF_TARGET, R_FLUSH_BATHROOM_ONLY, R_ESPELHO_BATHROOM_ONLY, R_ALSO_STOPPED,
+       R_ROLLS_RETURNED, R_OPENER_KEEPS, R_STOPPED_ESCORT, R_OPENING_CONTINUES, R_VICTIM_LOSES,
+       R_OPTIONAL, R_SWITCH_WHEN_DRAWN, R_INVITEE_KEEPS, R_COUNT };
+static int RF[R_COUNT];
+int loira_configure(const int *flags, int n) {
+    if (n != R_COUNT) return -1;
+    for (int i = 0; i < R_COUNT; i++) RF[i] = flags[i] != 0;
+    return 0;
+}
 
 typedef struct { uint64_t lo, hi; double v; } Slot;
 static Slot *table;
@@ -103,18 +117,23 @@ static int espelho_value(const St *s) {
     int best = 0;
     for (int i = 0; i < 2; i++) {
         for (int k = 0; k < 9; k++) if (s->bath[i][k] && k % 3 > best) best = k % 3;
-        for (int v = 0; v < S_n; v++) if (s->stall[i][v] && S_val[v] > best) best = S_val[v];
+        if (!RF[R_ESPELHO_BATHROOM_ONLY])                             /* L12 */
+            for (int v = 0; v < S_n; v++) if (s->stall[i][v] && S_val[v] > best) best = S_val[v];
     }
     return best;
 }
 static double terminal(const St *s) {
     int sc[2], cards[2], ev = espelho_value(s);
     for (int i = 0; i < 2; i++) {
-        int t = 0, c = 0;
-        for (int k = 0; k < 9; k++) { t += (k % 3) * s->bath[i][k]; c += s->bath[i][k]; }
-        for (int v = 0; v < S_n; v++) { t += S_val[v] * s->stall[i][v]; c += s->stall[i][v]; }
+        int t = 0, c = 0, stalls = 0;
+        for (int k = 0; k < 9; k++) {
+            t += (k % 3) * s->bath[i][k];
+            if (!(RF[R_TIE_NO_NULLS] && !RF[R_TIE_BATHROOM] && k % 3 == 0)) c += s->bath[i][k];
+        }
+        for (int v = 0; v < S_n; v++) { t += S_val[v] * s->stall[i][v]; stalls += s->stall[i][v]; }
         t += s->esp[i] * ev + 2 * s->sw[i] + s->rolls[i];
-        c += s->esp[i];
+        if (!RF[R_TIE_BATHROOM])                                       /* L04, L05 */
+            c += stalls + s->esp[i] + (RF[R_TIE_WITH_INT] ? s->sw[i] : 0);
         sc[i] = t; cards[i] = c;
     }
     if (sc[0] != sc[1]) return sc[0] > sc[1] ? 1.0 : -1.0;
@@ -132,11 +151,11 @@ static double best(int mover, double a, double b) { return mover == 0 ? (a > b ?
 static double end_turn(St *s) {
     if (deck_total(s) == 0 || s->stopped == 3) return terminal(s);   /* L25, L06 */
     int other = 1 - s->turn;
-    if (!((s->stopped >> other) & 1)) s->turn = other;
+    if (!((s->stopped >> other) & 1) || (RF[R_ALSO_STOPPED] && s->sw[other])) s->turn = other;  /* L13 */
     return turn_value(s);
 }
 static double card_done(St *s) {
-    if (s->phys == 0) return terminal(s);                             /* L07 */
+    if (s->phys == 0 && !RF[R_EMPTY_GOES_ON]) return terminal(s);     /* L07 */
     return end_turn(s);
 }
 static int can_escape(const St *s, int seat) {
@@ -148,7 +167,10 @@ static double loira_takes(St *s, int victim) {
     for (int k = 0; k < 9; k++) s->bath[victim][k] = 0;
     for (int v = 0; v < S_n; v++) { s->out[v] += s->stall[victim][v]; s->stall[victim][v] = 0; }
     s->esp[victim] = s->sw[victim] = 0;
-    s->rolls[victim] = 0;                                             /* L09: back to the centre */
+    /* L09: back to the centre (round-rolls: the carried-over ones stay) */
+    if (RF[R_ROUND_ROLLS] && s->rolls[victim] > R_start[victim]) s->rolls[victim] = R_start[victim];
+    else if (!RF[R_ROUND_ROLLS]) s->rolls[victim] = 0;
+    if (RF[R_VICTIM_LOSES]) return victim == 0 ? -1.0 : 1.0;          /* L28: the other wins */
     return terminal(s);
 }
 
@@ -180,14 +202,20 @@ static double reveal(const St *s, const int *picker, const int *keeper, int n, i
     double lose;
     { St u = t; lose = loira_takes(&u, victim); }
     double val = lose;
-    if (can_escape(&t, victim)) {
+    if (!RF[R_NO_ESCAPE] && can_escape(&t, victim)) {                 /* L08 */
         for (int d = 0; d < 3; d++) for (int v1 = 0; v1 < 3; v1++) for (int v2 = v1; v2 < 3; v2++) {
             int need = v1 == v2 ? 2 : 1;
             if (t.bath[victim][3 * d + v1] < need || t.bath[victim][3 * d + v2] < 1) continue;
             St u = t;
             u.bath[victim][3 * d + v1]--; u.bath[victim][3 * d + v2]--;
             u.phys++; u.slots = u.phys;
-            double e = after_opening(&u, card);                     /* L27: Susto, the turn goes on */
+            double e;
+            if (RF[R_OPENING_CONTINUES]) e = reveal(&u, picker, keeper, n, next + 1, card);   /* L27 */
+            else {                                                  /* L27: Susto, the turn goes on */
+                if (RF[R_ROLLS_RETURNED])                           /* L17: escorts' unopened picks */
+                    for (int i = next + 1; i < n; i++) u.rolls[picker[i]]++;
+                e = after_opening(&u, card);
+            }
             val = best(victim, val, e);
         }
     }
@@ -197,12 +225,33 @@ static double opening(const St *s, int first_picker, int first_keeper, int card)
     int picker[2] = {first_picker, -1}, keeper[2] = {first_keeper, -1};
     int cand = 1 - first_picker;                                      /* L22: the only other seat */
     double no = reveal(s, picker, keeper, 1, 0, card);
-    if (((s->stopped >> cand) & 1) || s->rolls[cand] == 0 || s->phys <= 1) return no;
+    if (RF[R_GRITO_ONLY] && card != GRITO) return no;                 /* L03 */
+    if ((((s->stopped >> cand) & 1) && !RF[R_STOPPED_ESCORT])         /* L21 */
+        || s->rolls[cand] == 0 || s->phys <= 1) return no;            /* L26 */
     St t = *s;
     t.rolls[cand]--;
-    picker[1] = cand; keeper[1] = cand;                               /* L18 */
+    picker[1] = cand; keeper[1] = RF[R_OPENER_KEEPS] ? first_keeper : cand;   /* L18 */
     double yes = reveal(&t, picker, keeper, 2, 0, card);
     return best(cand, no, yes);
+}
+/* Descarga on one seat's point cards (L11); any = whether it had one to flush */
+static double flush(const St *s, int me, int target, double val, int *any) {
+    for (int b = 0; b < 9; b++) if (s->bath[target][b]) {
+        St t = *s; t.bath[target][b]--;
+        double v = card_done(&t); val = *any ? best(me, val, v) : v; *any = 1;
+    }
+    if (!RF[R_FLUSH_BATHROOM_ONLY])
+        for (int v = 0; v < S_n; v++) if (s->stall[target][v]) {
+            St t = *s; t.stall[target][v]--; t.out[v]++;
+            double x = card_done(&t); val = *any ? best(me, val, x) : x; *any = 1;
+        }
+    return val;
+}
+static double toc_toc(St *s, int me, int other, int other_active) {
+    int centre_rolls = R_total - s->rolls[0] - s->rolls[1];
+    if (centre_rolls) s->rolls[me]++;
+    else if (other_active && s->rolls[other]) { s->rolls[other]--; s->rolls[me]++; }
+    return card_done(s);   /* L24, L36: the direction does not matter with 2 players */
 }
 static double resolve(const St *s0, int k) {
     St s = *s0;
@@ -211,43 +260,65 @@ static double resolve(const St *s0, int k) {
     if (k < 9) { s.bath[me][k]++; return card_done(&s); }
     switch (k) {
     case ESPELHO: s.esp[me]++; return card_done(&s);
-    case INTERRUPTOR: s.sw[me]++; return card_done(&s);
-    case GRITO: return opening(&s, me, me, GRITO);
-    case TOCTOC: {
-        int centre_rolls = R_total - s.rolls[0] - s.rolls[1];
-        if (centre_rolls) s.rolls[me]++;
-        else if (other_active && s.rolls[other]) { s.rolls[other]--; s.rolls[me]++; }
-        return card_done(&s);
+    case INTERRUPTOR: {
+        s.sw[me]++;
+        double v = card_done(&s);
+        if (RF[R_SWITCH_WHEN_DRAWN]) { St u = *s0; v = best(me, v, terminal(&u)); }   /* L30 */
+        return v;
     }
-    case CHUTE: if (s.phys) s.phys--; return card_done(&s);
+    case GRITO:
+        if (!s.phys) return after_opening(&s, GRITO);                /* L07 no: nothing to open */
+        return opening(&s, me, me, GRITO);
+    case TOCTOC: {
+        St u = s;
+        double v = toc_toc(&u, me, other, other_active);
+        if (RF[R_OPTIONAL]) v = best(me, v, card_done(&s));          /* L29 */
+        return v;
+    }
+    case CHUTE: {
+        if (!s.phys) return card_done(&s);
+        St u = s; u.phys--;
+        double v = card_done(&u);
+        if (RF[R_OPTIONAL]) v = best(me, v, card_done(&s));          /* L29 */
+        return v;
+    }
     case DESCARGA: {
-        if (!other_active) return card_done(&s);
         int any = 0; double val = 0;
-        for (int b = 0; b < 9; b++) if (s.bath[other][b]) {
-            St t = s; t.bath[other][b]--;
-            double v = card_done(&t); val = any ? best(me, val, v) : v; any = 1;
-        }
-        for (int v = 0; v < S_n; v++) if (s.stall[other][v]) {
-            St t = s; t.stall[other][v]--; t.out[v]++;
-            double x = card_done(&t); val = any ? best(me, val, x) : x; any = 1;
-        }
-        return any ? val : card_done(&s);
+        if (other_active) val = flush(&s, me, other, val, &any);
+        if (!any && RF[R_SELF_TARGET]) val = flush(&s, me, me, val, &any);   /* L10 */
+        if (!any) return card_done(&s);
+        if (RF[R_OPTIONAL]) val = best(me, val, card_done(&s));      /* L29 */
+        return val;
     }
     case FIOS:
-        if (!s.phys || !other_active) return card_done(&s);      /* L10 */
-        return opening(&s, other, me, FIOS);                      /* L23, L33 */
+        if (!s.phys) return card_done(&s);
+        if (!other_active)                                           /* L10 */
+            return RF[R_SELF_TARGET] ? opening(&s, me, me, FIOS) : card_done(&s);
+        return opening(&s, other, RF[R_INVITEE_KEEPS] ? other : me, FIOS);   /* L23, L33 */
     }
     return card_done(&s);
 }
-static double turn_value(const St *s) {
-    int swap = s->turn == 1;
-    uint64_t lo, hi;
-    pack(s, swap, &lo, &hi);
-    Slot *slot = find(lo, hi);
-    if (slot->hi) return swap ? -slot->v : slot->v;
-    if (loira_stop_requested && !oom) oom = 5;
-    if (oom) return 0.0;   /* aborting: unwind without more work */
+/* ---- one turn alone, for the differential test (loira_turn) ------------------------------- */
+static int probe_on, probe_n, probe_cap;
+static St *probe_out;            /* the next turn-start states met, in order, without repeats */
+static const double *probe_vals; /* seat 0's value of each, or NULL (then 0) */
+static double probe_leaf(const St *s) {
+    for (int i = 0; i < probe_n; i++)
+        if (!memcmp(&probe_out[i], s, sizeof(St))) return probe_vals ? probe_vals[i] : 0.0;
+    /* met for the first time: the order is the same on every call, so its index is known */
+    if (probe_n >= probe_cap) { probe_n++; return 0.0; }
+    probe_out[probe_n] = *s;
+    return probe_vals ? probe_vals[probe_n++] : (probe_n++, 0.0);
+}
+
+/* the value of a turn-start state from its moves: stop, the Interruptor, go */
+static double turn_body(const St *s) {
     int me = s->turn;
+    if ((s->stopped >> me) & 1) {       /* L13 also-stopped: use the Interruptor or pass */
+        St t = *s, u = *s;
+        u.sw[me]--;
+        return best(me, end_turn(&t), terminal(&u));
+    }
     /* stop */
     St t = *s; t.stopped |= 1 << me;
     double v = end_turn(&t);
@@ -260,7 +331,18 @@ static double turn_value(const St *s) {
         St u = *s; u.deck[k]--;
         go += (double)s->deck[k] / total * resolve(&u, k);
     }
-    v = best(me, go, v);   /* ties: go first (legal order: go < stop < switch) does not change v */
+    return best(me, go, v);   /* ties: go first (legal order: go < stop < switch) does not change v */
+}
+static double turn_value(const St *s) {
+    if (probe_on) return probe_leaf(s);
+    int swap = s->turn == 1;
+    uint64_t lo, hi;
+    pack(s, swap, &lo, &hi);
+    Slot *slot = find(lo, hi);
+    if (slot->hi) return swap ? -slot->v : slot->v;
+    if (loira_stop_requested && !oom) oom = 5;
+    if (oom) return 0.0;   /* aborting: unwind without more work */
+    double v = turn_body(s);
     visits++;
     if (limit && used >= limit) { oom = 3; return v; }
     if (deadline > 0 && (visits & 0x3FF) == 0 && now_seconds() > deadline) { oom = 4; return v; }
@@ -273,6 +355,27 @@ static double turn_value(const St *s) {
     return v;
 }
 
+/* ---- entry points -------------------------------------------------------------------------- */
+/* the configuration's constants and key field widths; nonzero when the key needs over 127 bits */
+static int set_config(const int *deck, int S, const int *vals, const int *cnts, int r0, int r1,
+                      int crolls) {
+    S_n = S; total_bits = 0;
+    for (int k = 0; k < NK; k++) { w_deck[k] = bits(deck[k]); total_bits += w_deck[k]; }
+    int m0 = 0;
+    for (int v = 0; v < S; v++) { S_val[v] = vals[v]; S_cnt[v] = cnts[v]; w_stall[v] = bits(cnts[v]); m0 += cnts[v]; }
+    for (int k = 0; k < 9; k++) w_bath[k] = bits(deck[k]);
+    w_esp = bits(deck[ESPELHO]); w_sw = bits(deck[INTERRUPTOR]);
+    R_total = r0 + r1 + crolls; w_rolls = bits(R_total); w_phys = bits(m0 + 1);
+    R_start[0] = r0; R_start[1] = r1;
+    int per_seat = 0;
+    for (int k = 0; k < 9; k++) per_seat += w_bath[k];
+    for (int v = 0; v < S; v++) per_seat += w_stall[v];
+    per_seat += w_esp + w_sw + w_rolls + 1;
+    total_bits += 2 * per_seat + w_grit + 2 * w_phys;
+    for (int v = 0; v < S; v++) total_bits += w_stall[v];
+    return total_bits > 127;
+}
+
 /* ---- entry point ----------------------------------------------------------------------------- */
 /* cfg: deck[16], S, values[S], counts[S], rolls0, rolls1, crolls, first, max states (0: none),
  * max seconds (0: none).
@@ -282,20 +385,10 @@ int loira_solve(const int *deck, int S, const int *vals, const int *cnts, int r0
                 int first, double max_states, double max_seconds, double *value, double *states,
                 double *visit_count, double *bytes) {
     St s; memset(&s, 0, sizeof s);
-    S_n = S; total_bits = 0;
-    for (int k = 0; k < NK; k++) { K_init[k] = deck[k]; s.deck[k] = deck[k]; w_deck[k] = bits(deck[k]); total_bits += w_deck[k]; }
+    if (set_config(deck, S, vals, cnts, r0, r1, crolls)) return -1;
+    for (int k = 0; k < NK; k++) s.deck[k] = deck[k];
     int m0 = 0;
-    for (int v = 0; v < S; v++) { S_val[v] = vals[v]; S_cnt[v] = cnts[v]; w_stall[v] = bits(cnts[v]); m0 += cnts[v]; }
-    for (int k = 0; k < 9; k++) w_bath[k] = bits(deck[k]);
-    w_esp = bits(deck[ESPELHO]); w_sw = bits(deck[INTERRUPTOR]);
-    R_total = r0 + r1 + crolls; w_rolls = bits(R_total); w_phys = bits(m0 + 1);
-    int per_seat = 0;
-    for (int k = 0; k < 9; k++) per_seat += w_bath[k];
-    for (int v = 0; v < S; v++) per_seat += w_stall[v];
-    per_seat += w_esp + w_sw + w_rolls + 1;
-    total_bits += 2 * per_seat + w_grit + 2 * w_phys;
-    for (int v = 0; v < S; v++) total_bits += w_stall[v];
-    if (total_bits > 127) return -1;
+    for (int v = 0; v < S; v++) m0 += cnts[v];
     s.rolls[0] = r0; s.rolls[1] = r1; s.turn = first;
     s.phys = s.slots = m0 + 1;
     free(table); table = NULL; cap = used = visits = 0; oom = 0; loira_stop_requested = 0;
@@ -306,4 +399,19 @@ int loira_solve(const int *deck, int S, const int *vals, const int *cnts, int r0
     *value = v; *states = (double)used; *visit_count = (double)visits; *bytes = (double)(cap * sizeof(Slot));
     free(table); table = NULL; cap = 0;
     return oom == 3 ? -3 : oom == 4 ? -4 : oom == 5 ? -5 : oom ? -2 : 0;
+}
+
+/* One turn of the state given as sizeof(St)/sizeof(int) ints in St's field order: the next turn-start
+ * states it can reach (written to succ, cap of them; the count is returned) and, when vals gives
+ * seat 0's value of each, seat 0's value of this turn (terminals scored here). For the
+ * differential test against the Python model. Returns -1 when the key is too wide. */
+int loira_state_ints(void) { return (int)(sizeof(St) / sizeof(int)); }
+int loira_turn(const int *deck, int S, const int *vals, const int *cnts, int r0, int r1, int crolls,
+               const int *state, int cap_out, int *succ, const double *succ_vals, double *value) {
+    if (set_config(deck, S, vals, cnts, r0, r1, crolls)) return -1;
+    St s; memcpy(&s, state, sizeof s);
+    probe_on = 1; probe_n = 0; probe_cap = cap_out; probe_out = (St *)succ; probe_vals = succ_vals;
+    *value = turn_body(&s);
+    probe_on = 0; probe_out = NULL; probe_vals = NULL;
+    return probe_n;
 }

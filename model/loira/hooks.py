@@ -144,7 +144,7 @@ def usable_out_dir(out_dir) -> None:
 def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
     """``ruleproof solve loira``: the generic exact pipeline (values as fractions, play table,
     decision graph, stop-policy picture) when the configuration explores within the state limit;
-    beyond it, the specialised C solver (2 players, base cards, default rulings) for the value."""
+    beyond it, the specialised C solver (2 players, base cards, any ruling: ``fast.applies``)."""
     import time as _time
 
     from solver.analysis import write_solution_files
@@ -157,7 +157,7 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
     user_states, user_seconds = checked_limits(options)
     usable_out_dir(out_dir)
     game = build(ruleset)
-    fast_applies = fast.supports(game.cfg) is None
+    fast_applies = fast.applies(ruleset) is None
     # a probe: small configurations get the generic exact pipeline; when the specialised solver
     # applies, a bigger graph goes to it rather than to a long generic exploration. A state or time
     # limit the user gives bounds both engines.
@@ -178,7 +178,7 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
                    values=[{"fraction": str(init[s]) if init else None, "float": float(sol.initial[s])}
                            for s in range(game.num_players)], value_meaning=game.value_meaning)
         res["_solution"] = sol   # for callers that read more than the values (report, sweep)
-        if fast.supports(game.cfg) is None:
+        if fast_applies:
             try:
                 check = fast.solve(game.cfg)
                 res["fast_check"] = {"value": check["value"], "turn_states": check["states"],
@@ -209,7 +209,7 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
                        note="no play table: the generic exploration exceeded its state limit")
     else:
         why = ("--exact asks for fractions, which the float C solver cannot give" if fast_applies
-               else fast.supports(game.cfg))
+               else fast.applies(ruleset))
         hint = "" if user_states or user_seconds else f" ({why}; raise the limit with --max-states)"
         res.update(partial=True, reason=f"generic exploration: {ex.stop_reason}{hint}", values=None)
     res["seconds"] = _time.perf_counter() - start
