@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import math
 import os
 import shutil
 import stat
 import subprocess
 import threading
 import time
+from fractions import Fraction
 from functools import cache
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -180,6 +182,8 @@ def _library() -> ctypes.CDLL:
         dll.loira_configure.restype = ctypes.c_int
         dll.loira_turn.restype = ctypes.c_int
         dll.loira_state_ints.restype = ctypes.c_int
+        dll.loira_forms_size.restype = ctypes.c_double
+        dll.loira_forms_take.restype = ctypes.c_double
     except (OSError, AttributeError) as exc:
         raise FastUnavailable(f"cannot load {lib} ({str(exc).splitlines()[0][:200]})") from None
     return dll
@@ -198,8 +202,11 @@ class FastLimit(RuntimeError):
     """The state or time limit was reached before the value was known."""
 
 
-def solve(cfg: Config, max_states: int | None = None, timeout: float | None = None) -> dict:
-    """Seat 0's optimal value (float), turn states stored, nodes visited, seconds, table bytes.
+def solve(cfg: Config, max_states: int | None = None, timeout: float | None = None,
+          forms: bool = False) -> dict:
+    """Seat 0's optimal value (float), turn states stored, nodes visited, seconds, table bytes;
+    with ``forms``, also ``"forms"``: the exact linear forms (an int64 array, see
+    :func:`solve_exact`) and ``"near_ties"``.
 
     Raises :class:`FastLimit` when ``max_states`` turn states are stored or ``timeout`` seconds
     pass before the value is known."""
@@ -215,13 +222,21 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
     out = [ctypes.c_double() for _ in range(4)]
     start = time.perf_counter()
     stop_flag = ctypes.c_int.in_dll(dll, "loira_stop_requested")
+    taken: dict[str, Any] = {}
 
     def call() -> int:
         with _CALL_LOCK:   # the C solver keeps its table in globals: one search at a time
             _configure(dll, cfg)
-            return dll.loira_solve(deck, S, vals, cnts, cfg.rolls[0], cfg.rolls[1], cfg.centre_rolls,
-                                   cfg.first_seat, ctypes.c_double(max_states or 0),
-                                   ctypes.c_double(timeout or 0), *[ctypes.byref(o) for o in out])
+            dll.loira_forms(int(forms))
+            rc = dll.loira_solve(deck, S, vals, cnts, cfg.rolls[0], cfg.rolls[1], cfg.centre_rolls,
+                                 cfg.first_seat, ctypes.c_double(max_states or 0),
+                                 ctypes.c_double(timeout or 0), *[ctypes.byref(o) for o in out])
+            if forms:
+                import numpy as np
+                arr = np.empty((int(dll.loira_forms_size()), 4), dtype=np.int64)
+                taken["near_ties"] = int(dll.loira_forms_take(arr.ctypes.data_as(ctypes.POINTER(ctypes.c_int64))))
+                taken["forms"] = arr
+            return rc
 
     def stop() -> None:
         stop_flag.value = 1
@@ -239,10 +254,73 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
         raise FastLimit(f"time limit reached after {seconds:.1f} s")
     if rc == -5:
         raise FastLimit(f"stopped after {seconds:.1f} s")
+    if rc == -6:
+        raise FastUnavailable("the exact forms outgrew their 40-bit coefficients or the memory")
     value, states, visits, table = (o.value for o in out)
     return {"value": value, "states": int(states), "visits": int(visits), "seconds": seconds,
             "table_bytes": int(table), "bytes_per_state": table / max(states, 1),
-            "states_per_second": states / seconds if seconds else float("inf")}
+            "states_per_second": states / seconds if seconds else float("inf"), **taken}
+
+
+def solve_exact(cfg: Config, max_states: int | None = None, timeout: float | None = None) -> dict:
+    """:func:`solve` plus seat 0's value as an exact Fraction (``"fraction"``).
+
+    The C search writes, for every turn state it stores, its value as an exact linear form over the
+    next turn states' values under the decisions the double search took (rational coefficients:
+    products of the deck's and the centre's probabilities, a few digits each). The forms come
+    in an order where every state follows those it refers to, so one pass of exact sums gives
+    every value. A decision whose two values lie within 1e-9 (``"near_ties"``; far above the
+    doubles' rounding, about 1e-15) is not trusted to the doubles: both alternatives come with a
+    marker and are compared here exactly (``"ties_decided"``: how many differed)."""
+    res = solve(cfg, max_states, timeout, forms=True)
+    start = time.perf_counter()
+    rows = res.pop("forms").tolist()
+    # values as (numerator, denominator) pairs: one lcm and one gcd per state instead of a
+    # Fraction normalisation per term (the denominators stay small: a few digits)
+    values: dict[tuple[int, int], tuple[int, int]] = {}
+    i, key, n, decided = 0, None, len(rows), [0]
+    while i < n:
+        lo, hi, count, _ = rows[i]
+        form = rows[i + 1:i + 1 + abs(count)]
+        num, den = _form_value(form, values, decided)
+        key = (lo, hi)
+        values[key] = (-num if count < 0 else num, den)
+        i += 1 + abs(count)
+    if key is None:
+        raise FastUnavailable("the C search wrote no exact forms")
+    value = Fraction(*values[key]) * (1 if cfg.first_seat == 0 else -1)
+    if abs(float(value) - res["value"]) > 1e-9:
+        raise FastUnavailable(f"the exact value {value} disagrees with the double {res['value']!r}")
+    res.update(fraction=value, exact_seconds=time.perf_counter() - start, ties_decided=decided[0])
+    return res
+
+
+def _form_value(form: list, values: dict, decided: list) -> tuple[int, int]:
+    """Sum a form (see fast_solver.c, "exact forms") as a reduced (numerator, denominator)."""
+    terms = []
+    i = 0
+    while i < len(form):
+        lo, hi, num, den = form[i]
+        if hi:
+            a, b = values[(lo, hi)]
+            terms.append((num * a, den * b))
+        elif den > 0:
+            terms.append((num, den))
+        else:   # a near tie: both alternatives, decided here exactly
+            first = _form_value(form[i + 1:i + 1 + num], values, decided)
+            second = _form_value(form[i + 1 + num:i + 1 + num + lo], values, decided)
+            x, y = Fraction(*first), Fraction(*second)
+            decided[0] += x != y
+            pick = max(x, y) if den == -1 else min(x, y)
+            terms.append((pick.numerator, pick.denominator))
+            i += num + lo
+        i += 1
+    if not terms:
+        return 0, 1
+    common = math.lcm(*(b for _, b in terms))
+    top = sum(a * (common // b) for a, b in terms)
+    g = math.gcd(top, common)
+    return top // g, common // g
 
 
 def c_state(game: Any, s: Sequence[int]) -> tuple[int, ...]:

@@ -122,6 +122,70 @@ static int espelho_value(const St *s) {
     }
     return best;
 }
+/* ---- exact forms (loira_solve with loira_forms(1)) -------------------------------------------
+ * Each stored turn state's value as an exact linear form over the next turn states' values, under
+ * the decisions the double search takes: V(s) = sum c_i V(next_i) + const, c_i rationals. Every
+ * leaf met in a turn (a next turn state, or a round end's score) is pushed on a stack with
+ * coefficient 1; a chance node scales its outcome's stretch of the stack by the probability; a
+ * decision keeps only the stretch of the alternative it takes -- unless the two values are within
+ * 1e-9 (then the doubles cannot be trusted to order them): both stretches stay behind a choice
+ * marker and Python decides exactly. Python sums the forms in order (fast.solve_exact): a state's
+ * form is written after those of the states it refers to.
+ * Terms: a next state (hi != 0: key, coefficient num/den); a constant (hi == 0, den > 0); a choice
+ * marker (hi == 0, den = -(mover + 1), num = terms of the first alternative, lo = of the second). */
+typedef struct { uint64_t lo, hi; int64_t num, den; } Term;
+static int forms_on, forms_overflow;
+static Term *fs, *fx;             /* the stack; the forms written (a header Term {lo, hi, n, 0} each) */
+static size_t fs_n, fs_cap, fx_n, fx_cap;
+static uint64_t near_ties;        /* decisions between values within 1e-9 (left to Python) */
+
+static int64_t gcd64(int64_t a, int64_t b) {
+    if (a < 0) a = -a;
+    while (b) { int64_t t = a % b; a = b; b = t; }
+    return a;
+}
+static int push(Term **buf, size_t *n, size_t *capacity, Term t) {
+    if (*n == *capacity) {
+        size_t nc = *capacity ? *capacity * 2 : 4096;
+        Term *nb = realloc(*buf, nc * sizeof(Term));
+        if (!nb) { forms_overflow = 1; return -1; }
+        *buf = nb; *capacity = nc;
+    }
+    (*buf)[(*n)++] = t;
+    return 0;
+}
+static double leaf(double v) {
+    if (forms_on && v != 0.0) push(&fs, &fs_n, &fs_cap, (Term){0, 0, (int64_t)v, 1});
+    return v;
+}
+/* multiply the stack from `from` on by num/den (a chance outcome's probability) */
+static void scale(size_t from, int64_t num, int64_t den) {
+    if (!forms_on) return;
+    for (size_t i = from; i < fs_n; i++) {
+        if (fs[i].den < 0) continue;   /* a choice marker */
+        int64_t a = fs[i].num * num, b = fs[i].den * den, g = gcd64(a, b);
+        if (g > 1) { a /= g; b /= g; }
+        if (b > (1LL << 40) || a > (1LL << 40) || a < -(1LL << 40)) forms_overflow = 1;
+        fs[i].num = a; fs[i].den = b;
+    }
+}
+/* the mover's choice between a (stack [m0, m1)) and b (stack [m1, top)); as best() */
+static double choose(int mover, double a, double b, size_t m0, size_t m1) {
+    int take_b = mover == 0 ? !(a > b) : !(a < b);
+    int near = a - b < 1e-9 && b - a < 1e-9;
+    if (near) near_ties++;
+    if (forms_on && near) {   /* keep both behind a marker */
+        Term mark = {fs_n - m1, 0, (int64_t)(m1 - m0), -(int64_t)(mover + 1)};
+        if (push(&fs, &fs_n, &fs_cap, mark)) return take_b ? b : a;
+        memmove(fs + m0 + 1, fs + m0, (fs_n - 1 - m0) * sizeof(Term));
+        fs[m0] = mark;
+    } else if (forms_on) {
+        if (take_b) { memmove(fs + m0, fs + m1, (fs_n - m1) * sizeof(Term)); fs_n = m0 + (fs_n - m1); }
+        else fs_n = m1;
+    }
+    return take_b ? b : a;
+}
+
 static double terminal(const St *s) {
     int sc[2], cards[2], ev = espelho_value(s);
     for (int i = 0; i < 2; i++) {
@@ -136,8 +200,8 @@ static double terminal(const St *s) {
             c += stalls + s->esp[i] + (RF[R_TIE_WITH_INT] ? s->sw[i] : 0);
         sc[i] = t; cards[i] = c;
     }
-    if (sc[0] != sc[1]) return sc[0] > sc[1] ? 1.0 : -1.0;
-    if (cards[0] != cards[1]) return cards[0] < cards[1] ? 1.0 : -1.0;
+    if (sc[0] != sc[1]) return leaf(sc[0] > sc[1] ? 1.0 : -1.0);
+    if (cards[0] != cards[1]) return leaf(cards[0] < cards[1] ? 1.0 : -1.0);
     return 0.0;
 }
 
@@ -146,7 +210,6 @@ static double turn_value(const St *s);
 
 static int deck_total(const St *s) { int t = 0; for (int k = 0; k < NK; k++) t += s->deck[k]; return t; }
 static int centre(const St *s, int v) { return S_cnt[v] - s->stall[0][v] - s->stall[1][v] - s->out[v]; }
-static double best(int mover, double a, double b) { return mover == 0 ? (a > b ? a : b) : (a < b ? a : b); }
 
 static double end_turn(St *s) {
     if (deck_total(s) == 0 || s->stopped == 3) return terminal(s);   /* L25, L06 */
@@ -170,7 +233,7 @@ static double loira_takes(St *s, int victim) {
     /* L09: back to the centre (round-rolls: the carried-over ones stay) */
     if (RF[R_ROUND_ROLLS] && s->rolls[victim] > R_start[victim]) s->rolls[victim] = R_start[victim];
     else if (!RF[R_ROUND_ROLLS]) s->rolls[victim] = 0;
-    if (RF[R_VICTIM_LOSES]) return victim == 0 ? -1.0 : 1.0;          /* L28: the other wins */
+    if (RF[R_VICTIM_LOSES]) return leaf(victim == 0 ? -1.0 : 1.0);    /* L28: the other wins */
     return terminal(s);
 }
 
@@ -193,13 +256,16 @@ static double reveal(const St *s, const int *picker, const int *keeper, int n, i
         if (!c) continue;
         St t = *s;
         t.phys--; t.slots--; t.stall[keeper[next]][v]++;
+        size_t mv = fs_n;
         acc += (1.0 - pl) * c / m * reveal(&t, picker, keeper, n, next + 1, card);
+        scale(mv, (int64_t)(s->slots - 1) * c, (int64_t)s->slots * m);
     }
     /* the Loira */
     int victim = picker[next];
     St t = *s;
     t.phys--;
     double lose;
+    size_t ml = fs_n;
     { St u = t; lose = loira_takes(&u, victim); }
     double val = lose;
     if (!RF[R_NO_ESCAPE] && can_escape(&t, victim)) {                 /* L08 */
@@ -210,20 +276,23 @@ static double reveal(const St *s, const int *picker, const int *keeper, int n, i
             u.bath[victim][3 * d + v1]--; u.bath[victim][3 * d + v2]--;
             u.phys++; u.slots = u.phys;
             double e;
+            size_t me_ = fs_n;
             if (RF[R_OPENING_CONTINUES]) e = reveal(&u, picker, keeper, n, next + 1, card);   /* L27 */
             else {                                                  /* L27: Susto, the turn goes on */
                 if (RF[R_ROLLS_RETURNED])                           /* L17: escorts' unopened picks */
                     for (int i = next + 1; i < n; i++) u.rolls[picker[i]]++;
                 e = after_opening(&u, card);
             }
-            val = best(victim, val, e);
+            val = choose(victim, val, e, ml, me_);
         }
     }
+    scale(ml, 1, s->slots);
     return acc + pl * val;
 }
 static double opening(const St *s, int first_picker, int first_keeper, int card) {
     int picker[2] = {first_picker, -1}, keeper[2] = {first_keeper, -1};
     int cand = 1 - first_picker;                                      /* L22: the only other seat */
+    size_t m0 = fs_n;
     double no = reveal(s, picker, keeper, 1, 0, card);
     if (RF[R_GRITO_ONLY] && card != GRITO) return no;                 /* L03 */
     if ((((s->stopped >> cand) & 1) && !RF[R_STOPPED_ESCORT])         /* L21 */
@@ -231,19 +300,22 @@ static double opening(const St *s, int first_picker, int first_keeper, int card)
     St t = *s;
     t.rolls[cand]--;
     picker[1] = cand; keeper[1] = RF[R_OPENER_KEEPS] ? first_keeper : cand;   /* L18 */
+    size_t m1 = fs_n;
     double yes = reveal(&t, picker, keeper, 2, 0, card);
-    return best(cand, no, yes);
+    return choose(cand, no, yes, m0, m1);
 }
 /* Descarga on one seat's point cards (L11); any = whether it had one to flush */
-static double flush(const St *s, int me, int target, double val, int *any) {
+static double flush(const St *s, int me, int target, double val, int *any, size_t m0) {
     for (int b = 0; b < 9; b++) if (s->bath[target][b]) {
         St t = *s; t.bath[target][b]--;
-        double v = card_done(&t); val = *any ? best(me, val, v) : v; *any = 1;
+        size_t m1 = fs_n;
+        double v = card_done(&t); val = *any ? choose(me, val, v, m0, m1) : v; *any = 1;
     }
     if (!RF[R_FLUSH_BATHROOM_ONLY])
         for (int v = 0; v < S_n; v++) if (s->stall[target][v]) {
             St t = *s; t.stall[target][v]--; t.out[v]++;
-            double x = card_done(&t); val = *any ? best(me, val, x) : x; *any = 1;
+            size_t m1 = fs_n;
+            double x = card_done(&t); val = *any ? choose(me, val, x, m0, m1) : x; *any = 1;
         }
     return val;
 }
@@ -262,32 +334,36 @@ static double resolve(const St *s0, int k) {
     case ESPELHO: s.esp[me]++; return card_done(&s);
     case INTERRUPTOR: {
         s.sw[me]++;
+        size_t m0 = fs_n;
         double v = card_done(&s);
-        if (RF[R_SWITCH_WHEN_DRAWN]) { St u = *s0; v = best(me, v, terminal(&u)); }   /* L30 */
+        if (RF[R_SWITCH_WHEN_DRAWN]) {                               /* L30 */
+            St u = *s0; size_t m1 = fs_n;
+            v = choose(me, v, terminal(&u), m0, m1);
+        }
         return v;
     }
     case GRITO:
         if (!s.phys) return after_opening(&s, GRITO);                /* L07 no: nothing to open */
         return opening(&s, me, me, GRITO);
     case TOCTOC: {
-        St u = s;
+        St u = s; size_t m0 = fs_n;
         double v = toc_toc(&u, me, other, other_active);
-        if (RF[R_OPTIONAL]) v = best(me, v, card_done(&s));          /* L29 */
+        if (RF[R_OPTIONAL]) { size_t m1 = fs_n; v = choose(me, v, card_done(&s), m0, m1); }   /* L29 */
         return v;
     }
     case CHUTE: {
         if (!s.phys) return card_done(&s);
-        St u = s; u.phys--;
+        St u = s; u.phys--; size_t m0 = fs_n;
         double v = card_done(&u);
-        if (RF[R_OPTIONAL]) v = best(me, v, card_done(&s));          /* L29 */
+        if (RF[R_OPTIONAL]) { size_t m1 = fs_n; v = choose(me, v, card_done(&s), m0, m1); }   /* L29 */
         return v;
     }
     case DESCARGA: {
-        int any = 0; double val = 0;
-        if (other_active) val = flush(&s, me, other, val, &any);
-        if (!any && RF[R_SELF_TARGET]) val = flush(&s, me, me, val, &any);   /* L10 */
+        int any = 0; double val = 0; size_t m0 = fs_n;
+        if (other_active) val = flush(&s, me, other, val, &any, m0);
+        if (!any && RF[R_SELF_TARGET]) val = flush(&s, me, me, val, &any, m0);   /* L10 */
         if (!any) return card_done(&s);
-        if (RF[R_OPTIONAL]) val = best(me, val, card_done(&s));      /* L29 */
+        if (RF[R_OPTIONAL]) { size_t m1 = fs_n; val = choose(me, val, card_done(&s), m0, m1); }   /* L29 */
         return val;
     }
     case FIOS:
@@ -317,21 +393,28 @@ static double turn_body(const St *s) {
     if ((s->stopped >> me) & 1) {       /* L13 also-stopped: use the Interruptor or pass */
         St t = *s, u = *s;
         u.sw[me]--;
-        return best(me, end_turn(&t), terminal(&u));
+        size_t m0 = fs_n;
+        double pass = end_turn(&t);
+        size_t m1 = fs_n;
+        return choose(me, pass, terminal(&u), m0, m1);
     }
     /* stop */
     St t = *s; t.stopped |= 1 << me;
+    size_t m0 = fs_n;
     double v = end_turn(&t);
     /* use the Interruptor */
-    if (s->sw[me]) { St u = *s; u.sw[me]--; v = best(me, v, terminal(&u)); }
+    if (s->sw[me]) { St u = *s; u.sw[me]--; size_t m1 = fs_n; v = choose(me, v, terminal(&u), m0, m1); }
     /* go */
     int total = deck_total(s);
     double go = 0;
+    size_t mg = fs_n;
     for (int k = 0; k < NK; k++) if (s->deck[k]) {
         St u = *s; u.deck[k]--;
+        size_t mk = fs_n;
         go += (double)s->deck[k] / total * resolve(&u, k);
+        scale(mk, s->deck[k], total);
     }
-    return best(me, go, v);   /* ties: go first (legal order: go < stop < switch) does not change v */
+    return choose(me, v, go, m0, mg);   /* ties: go first (legal order: go < stop < switch) does not change v */
 }
 static double turn_value(const St *s) {
     if (probe_on) return probe_leaf(s);
@@ -339,10 +422,24 @@ static double turn_value(const St *s) {
     uint64_t lo, hi;
     pack(s, swap, &lo, &hi);
     Slot *slot = find(lo, hi);
-    if (slot->hi) return swap ? -slot->v : slot->v;
+    /* forms: this state is a leaf of the turn that reached it (stored values are the mover's) */
+    Term here = {lo, hi, swap ? -1 : 1, 1};
+    if (slot->hi) {
+        if (forms_on) push(&fs, &fs_n, &fs_cap, here);
+        return swap ? -slot->v : slot->v;
+    }
     if (loira_stop_requested && !oom) oom = 5;
     if (oom) return 0.0;   /* aborting: unwind without more work */
+    size_t m0 = fs_n;
     double v = turn_body(s);
+    if (forms_on) {   /* write this state's form (as the mover's value), then stand for it */
+        /* header: the term count, negative when the form gives minus the mover's value */
+        push(&fx, &fx_n, &fx_cap, (Term){lo, hi, here.num * (int64_t)(fs_n - m0), 0});
+        for (size_t i = m0; i < fs_n; i++) push(&fx, &fx_n, &fx_cap, fs[i]);
+        fs_n = m0;
+        push(&fs, &fs_n, &fs_cap, here);
+        if (forms_overflow && !oom) oom = 6;
+    }
     visits++;
     if (limit && used >= limit) { oom = 3; return v; }
     if (deadline > 0 && (visits & 0x3FF) == 0 && now_seconds() > deadline) { oom = 4; return v; }
@@ -380,7 +477,8 @@ static int set_config(const int *deck, int S, const int *vals, const int *cnts, 
 /* cfg: deck[16], S, values[S], counts[S], rolls0, rolls1, crolls, first, max states (0: none),
  * max seconds (0: none).
  * out: value, states, visits, table bytes. Returns 0, or -1 (key too wide), -2 (out of memory),
- * -3 (state limit reached: no value), -4 (time limit reached: no value), -5 (stopped: no value). */
+ * -3 (state limit reached: no value), -4 (time limit reached: no value), -5 (stopped: no value),
+ * -6 (exact forms: a coefficient outgrew 40 bits, or no memory for them). */
 int loira_solve(const int *deck, int S, const int *vals, const int *cnts, int r0, int r1, int crolls,
                 int first, double max_states, double max_seconds, double *value, double *states,
                 double *visit_count, double *bytes) {
@@ -398,7 +496,26 @@ int loira_solve(const int *deck, int S, const int *vals, const int *cnts, int r0
     double v = turn_value(&s);
     *value = v; *states = (double)used; *visit_count = (double)visits; *bytes = (double)(cap * sizeof(Slot));
     free(table); table = NULL; cap = 0;
-    return oom == 3 ? -3 : oom == 4 ? -4 : oom == 5 ? -5 : oom ? -2 : 0;
+    return oom == 3 ? -3 : oom == 4 ? -4 : oom == 5 ? -5 : oom == 6 ? -6 : oom ? -2 : 0;
+}
+
+/* Exact forms for the next loira_solve (on = 1) or none (0). After that solve, loira_forms_size
+ * gives the number of Terms written and loira_forms_take copies them (4 int64 each: key lo, key hi,
+ * numerator, denominator; a header has denominator 0 and the term count as numerator) and frees
+ * them. Returns the number of near ties met (decisions between values within 1e-9). */
+void loira_forms(int on) {
+    forms_on = on; forms_overflow = 0; near_ties = 0;
+    free(fs); free(fx); fs = fx = NULL; fs_n = fs_cap = fx_n = fx_cap = 0;
+}
+double loira_forms_size(void) { return (double)fx_n; }
+double loira_forms_take(int64_t *out) {
+    for (size_t i = 0; i < fx_n; i++) {
+        out[4 * i] = (int64_t)fx[i].lo; out[4 * i + 1] = (int64_t)fx[i].hi;
+        out[4 * i + 2] = fx[i].num; out[4 * i + 3] = fx[i].den;
+    }
+    double ties = (double)near_ties;
+    loira_forms(0);
+    return ties;
 }
 
 /* One turn of the state given as sizeof(St)/sizeof(int) ints in St's field order: the next turn-start
