@@ -306,13 +306,12 @@ def _form_value(form: list, values: dict, decided: list) -> tuple[int, int]:
             terms.append((num * a, den * b))
         elif den > 0:
             terms.append((num, den))
-        else:   # a near tie: both alternatives, decided here exactly
-            first = _form_value(form[i + 1:i + 1 + num], values, decided)
-            second = _form_value(form[i + 1 + num:i + 1 + num + lo], values, decided)
-            x, y = Fraction(*first), Fraction(*second)
-            decided[0] += x != y
-            pick = max(x, y) if den == -1 else min(x, y)
-            terms.append((pick.numerator, pick.denominator))
+        else:   # a near tie: both alternatives, decided here exactly (denominators are positive)
+            a, b = _form_value(form[i + 1:i + 1 + num], values, decided)
+            c, d = _form_value(form[i + 1 + num:i + 1 + num + lo], values, decided)
+            decided[0] += a * d != c * b
+            first = a * d >= c * b if den == -1 else a * d <= c * b
+            terms.append((a, b) if first else (c, d))
             i += num + lo
         i += 1
     if not terms:

@@ -174,7 +174,10 @@ static double choose(int mover, double a, double b, size_t m0, size_t m1) {
     int take_b = mover == 0 ? !(a > b) : !(a < b);
     int near = a - b < 1e-9 && b - a < 1e-9;
     if (near) near_ties++;
-    if (forms_on && near) {   /* keep both behind a marker */
+    if (forms_on && near && fs_n - m1 == m1 - m0
+        && !memcmp(fs + m0, fs + m1, (m1 - m0) * sizeof(Term))) {
+        fs_n = m1;            /* the same form twice (e.g. two equal cards to flush): keep one */
+    } else if (forms_on && near) {   /* keep both behind a marker */
         Term mark = {fs_n - m1, 0, (int64_t)(m1 - m0), -(int64_t)(mover + 1)};
         if (push(&fs, &fs_n, &fs_cap, mark)) return take_b ? b : a;
         memmove(fs + m0 + 1, fs + m0, (fs_n - 1 - m0) * sizeof(Term));

@@ -118,6 +118,11 @@ GENERIC_STATES = 400_000
 #: turn states the specialised solver may store when no --max-states is given (about 1 GiB and
 #: under a minute; the full base round needs far more, see docs/loira.md)
 FAST_STATES = 12_000_000
+#: generic nodes per C turn state (5-6 on the bench ladder): sizes the generic run for the files
+NODES_PER_TURN_STATE = 8
+#: C turn states up to which the answer is exact fractions unless --exact/--float says otherwise
+#: (the exact forms cost about 30 us and 1 KiB per turn state; --exact lifts the bound)
+FAST_EXACT_STATES = 50_000
 
 
 def checked_limits(options: dict) -> tuple[int | None, float | None]:
@@ -158,6 +163,11 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
     usable_out_dir(out_dir)
     game = build(ruleset)
     fast_applies = fast.applies(ruleset) is None
+    if fast_applies:
+        answer = _c_engine_first(game, options, out_dir, user_states, user_seconds, start)
+        if answer is not None:
+            return answer
+        # small enough for the generic pipeline's play table and pictures: it runs below
     # a probe: small configurations get the generic exact pipeline; when the specialised solver
     # applies, a bigger graph goes to it rather than to a long generic exploration. A state or time
     # limit the user gives bounds both engines.
@@ -208,10 +218,56 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
                        values=[{"fraction": None, "float": v}, {"fraction": None, "float": -v}],
                        note="no play table: the generic exploration exceeded its state limit")
     else:
-        why = ("--exact asks for fractions, which the float C solver cannot give" if fast_applies
-               else fast.applies(ruleset))
+        why = ("--exact: the C engine's exact forms were not used (the files need the generic graph)"
+               if fast_applies else fast.applies(ruleset))
         hint = "" if user_states or user_seconds else f" ({why}; raise the limit with --max-states)"
         res.update(partial=True, reason=f"generic exploration: {ex.stop_reason}{hint}", values=None)
     res["seconds"] = _time.perf_counter() - start
     return res
 
+
+
+def _c_engine_first(game, options: dict, out_dir, user_states, user_seconds, start) -> dict | None:
+    """The C engine answers first (no generic probe): exact fractions from its forms when the turn
+    states are few or --exact asks, else its float value. None: a configuration small enough for
+    the generic pipeline's files (``--out``), or the C engine unavailable (the generic pipeline
+    then runs and says why)."""
+    import time as _time
+
+    from . import fast
+    fast_states = options.get("fast_max_states") or user_states or FAST_STATES
+    exact = options.get("exact")
+    try:   # --exact without files: the forms at once (no float run first)
+        out = (fast.solve_exact if exact is True and out_dir is None else fast.solve)(
+            game.cfg, max_states=fast_states, timeout=user_seconds)
+    except fast.FastUnavailable:
+        return None
+    except fast.FastLimit as exc:
+        hint = "" if user_states or user_seconds else " (raise the limit with --max-states)"
+        return {"states": 0, "edges": 0, "partial": True, "values": None,
+                "reason": f"specialised C solver: {exc}{hint}",
+                "seconds": _time.perf_counter() - start}
+    if out_dir is not None and out["states"] * NODES_PER_TURN_STATE <= PROBE_STATES:
+        return None
+    res: dict[str, Any] = {"states": out["states"], "edges": None, "partial": False}
+    if "fraction" not in out and (exact is True or (exact is None and out["states"] <= FAST_EXACT_STATES)):
+        left = None if user_seconds is None else user_seconds - (_time.perf_counter() - start)
+        try:
+            if left is not None and left <= 0:
+                raise fast.FastLimit(f"time limit {user_seconds:g} s reached before the exact forms")
+            out = fast.solve_exact(game.cfg, max_states=fast_states, timeout=left)
+        except (fast.FastUnavailable, fast.FastLimit) as exc:
+            res["note"] = f"float value: exact forms not available ({exc})"
+    v, frac = out["value"], out.get("fraction")
+    res.update(exact=frac is not None,
+               method="specialised C solver (turn-start states" + (", exact forms)" if frac is not None else ")"),
+               states_per_second=round(out["states_per_second"]),
+               bytes_per_state=round(out["bytes_per_state"], 1),
+               values=[{"fraction": str(frac) if frac is not None else None, "float": v},
+                       {"fraction": str(-frac) if frac is not None else None, "float": -v}],
+               value_meaning=game.value_meaning)
+    if out_dir is not None:
+        res.setdefault("note", f"no play table: about {out['states'] * NODES_PER_TURN_STATE:,} generic "
+                               f"states, beyond the generic pipeline's {PROBE_STATES:,}")
+    res["seconds"] = _time.perf_counter() - start
+    return res
