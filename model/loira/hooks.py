@@ -229,17 +229,16 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
 
 def _c_engine_first(game, options: dict, out_dir, user_states, user_seconds, start) -> dict | None:
     """The C engine answers first (no generic probe): exact fractions from its forms when the turn
-    states are few or --exact asks, else its float value. None: a configuration small enough for
-    the generic pipeline's files (``--out``), or the C engine unavailable (the generic pipeline
-    then runs and says why)."""
+    states are few or --exact asks, else its float value. None: a round small enough for the
+    generic pipeline (its exact values, play table and pictures; about 8 generic states per C turn
+    state), or the C engine unavailable (the generic pipeline then runs and says why)."""
     import time as _time
 
     from . import fast
     fast_states = options.get("fast_max_states") or user_states or FAST_STATES
     exact = options.get("exact")
-    try:   # --exact without files: the forms at once (no float run first)
-        out = (fast.solve_exact if exact is True and out_dir is None else fast.solve)(
-            game.cfg, max_states=fast_states, timeout=user_seconds)
+    try:
+        out = fast.solve(game.cfg, max_states=fast_states, timeout=user_seconds)
     except fast.FastUnavailable:
         return None
     except fast.FastLimit as exc:
@@ -247,8 +246,8 @@ def _c_engine_first(game, options: dict, out_dir, user_states, user_seconds, sta
         return {"states": 0, "edges": 0, "partial": True, "values": None,
                 "reason": f"specialised C solver: {exc}{hint}",
                 "seconds": _time.perf_counter() - start}
-    if out_dir is not None and out["states"] * NODES_PER_TURN_STATE <= PROBE_STATES:
-        return None
+    if out["states"] * NODES_PER_TURN_STATE <= PROBE_STATES:
+        return None   # small: the generic pipeline finishes quickly and gives the files too
     res: dict[str, Any] = {"states": out["states"], "edges": None, "partial": False}
     if "fraction" not in out and (exact is True or (exact is None and out["states"] <= FAST_EXACT_STATES)):
         left = None if user_seconds is None else user_seconds - (_time.perf_counter() - start)
