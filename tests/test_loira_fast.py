@@ -56,7 +56,8 @@ def test_unsupported_configurations_are_refused():
     # L25 reshuffle can arise only on a deck with fewer than 3 Gritos; the C engine lacks the discards
     assert "L25=reshuffle" in fast.supports(game({"deck": ["F1", "grito"]}, {"L25": "reshuffle"}).cfg)
     assert fast.supports(game(rulings={"L04": "bathroom-cards"}).cfg) is None
-    assert fast.supports(game({"expansions": ["ralo"]}).cfg)
+    assert "Merendeira" in fast.supports(game({"expansions": ["merendeira"]}).cfg)
+    assert fast.supports(game({"expansions": ["ralo", "tia"]}).cfg) is None
     assert fast.supports(game().cfg) is None
 
 

@@ -33,7 +33,8 @@ EXTRA = {"L07": {"stalls": [2], "deck": ["F1", "F2", "M1", "grito", "grito", "ch
          # ties on points decided by counting nulls or a kept Interruptor; a stopped holder
          "L05": {"deck": ["F-", "P-", "F2", "M2", "interruptor", "interruptor", "espelho",
                           "grito"], "stalls": [2]},
-         "L13": {"deck": ["F1", "F2", "M1", "interruptor", "interruptor", "grito", "chute"], "stalls": [2]}}
+         "L13": {"deck": ["F1", "F2", "M1", "interruptor", "interruptor", "grito", "chute"], "stalls": [2]},
+         "L19": {"deck": ["F1", "F2", "M1", "grito", "rapagote", "aluna", "tia"]}}
 
 CLAIMED = [(rid, opt) for rid, opt in fast.FLAGS] + [
     (r.id, opt) for r in RULINGS if r.id in fast.SAME_IN_SCOPE and r.id not in ("L34", "L35")
@@ -121,6 +122,32 @@ def test_claimed_option_turn_by_turn(rid, opt):
     assert _compare(g, _turn_states(g, random.Random(seed), 30), random.Random(seed + 1)) == 30
 
 
+# every mini-expansion card the C engine claims, alone in a small deck and all together; rolls so
+# that escorts, Tia's steals and Toc-Toc happen; stalls so that Diretora and Rapagote may lack some
+EXPANSIONS = ["rapagote", "zelador", "diretora", "tia", "aluna", "ralo"]
+SMALL = ["F-", "F1", "F2", "P2", "M1", "grito", "grito", "descarga", "fios", "toc-toc"]
+
+
+@pytest.mark.parametrize("cards", [[c] for c in EXPANSIONS] + [EXPANSIONS, ["ralo", "ralo", "zelador"]],
+                         ids=EXPANSIONS + ["all", "two-ralos"])
+def test_mini_expansion_turn_by_turn(cards):
+    _available()
+    params = {"deck": SMALL + cards, "stalls": [2, 4], "rolls": [1, 1], "centre_rolls": 1}
+    g = game(params)
+    assert fast.applies(ruleset(params)) is None
+    seed = sum(map(ord, "".join(cards)))
+    assert _compare(g, _turn_states(g, random.Random(seed), 30), random.Random(seed + 1)) == 30
+
+
+@pytest.mark.parametrize("rulings", [{"L11": "bathroom-only", "L21": "yes", "L27": "opening-continues"},
+                                     {"L17": "rolls-returned", "L18": "opener", "L03": "grito-only"}])
+def test_mini_expansions_under_rulings_turn_by_turn(rulings):
+    _available()
+    params = {"deck": SMALL + EXPANSIONS, "stalls": [2, 4], "rolls": [2, 2], "centre_rolls": 0}
+    g = game(params, rulings)
+    assert _compare(g, _turn_states(g, random.Random(7), 30), random.Random(8)) == 30
+
+
 # configurations in which each unclaimed option can be exercised: applies() must name it
 EXERCISE = {"L14": {"deck": "standard", "stalls": "standard", "expansions": ["merendeira"]},
             "L15": {"objective": "match"}, "L16": {"objective": "match"},
@@ -145,3 +172,17 @@ def test_options_the_scope_cannot_exercise_keep_the_c_engine():
     # L25 reshuffle with three Gritos: the third ends the round before the deck can run out
     assert fast.applies(ruleset({}, {"L25": "reshuffle"})) is None
     assert fast.applies(ruleset({"players": 3}, {})) == "the C engine handles 2 players, not 3"
+
+
+def test_solve_under_l36_answers_with_the_c_engine_and_the_same_value():
+    # issue 11: 'solve ... --ruling L36=no-effect' fell back to the generic pipeline (41 s); the
+    # 10-card bench rung (275,580 turn states) now goes to the C engine, no generic probe first
+    _available()
+    from solver.analysis import solve_ruleset
+    params = {"deck": ["F1", "F2", "M1", "grito", "M2", "toc-toc", "P1", "grito", "descarga", "P2"],
+              "stalls": [2, 3, 4], "centre_rolls": 2}
+    res = solve_ruleset(ruleset(params, {"L36": "no-effect"}))
+    assert not res["partial"] and res["method"].startswith("specialised C solver")
+    assert res["states"] == 275_580
+    assert res["values"] == solve_ruleset(ruleset(params))["values"]   # L36 changes nothing with 2
+    assert res["values"][0]["float"] == pytest.approx(0.026182208994709, abs=1e-12)  # docs/loira.md ladder

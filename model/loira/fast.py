@@ -1,6 +1,8 @@
 """The specialised fast solver (``fast_solver.c``) for 2-player rounds, via ctypes.
 
-Scope: 2 players, the round objective, no mini-expansion card, at most 8 distinct stall values,
+Scope: 2 players, the round objective, the base cards and the mini-expansion cards but
+Professora (3+ players) and Merendeira (it reshuffles the discards, which the C engine does not
+keep), at most 8 distinct stall values,
 under every ruling option that can arise there (:data:`FLAGS` are the alternatives the C code
 implements; :data:`SAME_IN_SCOPE` those that change nothing in its scope). :func:`applies` says,
 in one line naming the ruling or card, why a ruleset is outside that scope; callers then use the
@@ -53,12 +55,12 @@ SAME_IN_SCOPE: dict[str, str] = {
     "L01": "resolved into the deck", "L02": "resolved into the stalls",
     "L34": "resolved into the stalls", "L35": "resolved into the deck",
     "L23": "the pick is uniform either way",
+    "L19": "the two differ only after the round",
     "L36": "with 2 players the direction of play does not matter (L24)",
     "L37": "with 2 players the direction of play does not matter (L24)",
 }
 #: alternatives that need something outside the scope (checked first by :func:`supports`)
-OUT_OF_SCOPE = {"L14": "Merendeira", "L15": "a match", "L16": "a match", "L19": "a mini-expansion card",
-                "L20": "the Ralo"}
+OUT_OF_SCOPE = {"L14": "Merendeira", "L15": "a match", "L16": "a match"}
 _FLAG_SET = frozenset(FLAGS)
 
 
@@ -71,9 +73,9 @@ def _scope(cfg: Config) -> str | None:
         return f"the C engine handles 2 players, not {cfg.players}"
     if cfg.objective != "round":
         return "the C engine handles the round objective, not the match"
-    extra = [k for k in range(Kind.RAPAGOTE, Kind.RALO + 1) if cfg.deck[k]]
+    extra = [k for k in (Kind.PROFESSORA, Kind.MERENDEIRA) if cfg.deck[k]]
     if extra:
-        return f"the C engine handles base cards only (mini-expansion {Kind(extra[0]).name.lower()})"
+        return f"the C engine does not handle the {Kind(extra[0]).name.capitalize()} mini-expansion card"
     if len(cfg.stalls) > 8:
         return f"the C engine handles 8 distinct stall values at most, not {len(cfg.stalls)}"
     return None
@@ -214,8 +216,8 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
     if reason:
         raise FastUnavailable(reason)
     dll = _library()
-    IntArr = ctypes.c_int * 16
-    deck = IntArr(*cfg.deck[:16])
+    IntArr = ctypes.c_int * 24
+    deck = IntArr(*cfg.deck[:24])
     S = len(cfg.stalls)
     vals = (ctypes.c_int * 8)(*cfg.stalls)
     cnts = (ctypes.c_int * 8)(*cfg.stall_counts)
@@ -326,17 +328,21 @@ def c_state(game: Any, s: Sequence[int]) -> tuple[int, ...]:
     """A turn-start state of the Python model in fast_solver.c's ``St`` field order (the fields the
     C engine keeps: no discard pile, no direction, centre rolls derived from the seats')."""
     from .state import GRITOS, PHYS, SLOTS, STOP, TURN
-    deck = [s[game.deck_index(k)] if k in game.kind_index else 0 for k in range(16)]
-    bath, stall, esp, sw = [], [], [], []
+    from .cards import EXPANSION_KINDS
+    deck = [s[game.deck_index(k)] if k in game.kind_index else 0 for k in range(24)]
+    bath, stall, esp, sw, ralo = [], [], [], [], []
     for seat in range(2):
         hand = game.hand(s, seat)
         bath += hand[:9]
         stall += list(hand[game.h_stall:game.h_esp]) + [0] * (8 - game.num_stall_values)
         esp.append(hand[game.h_esp])
         sw.append(hand[game.h_int])
+        ralo.append(hand[game.h_ralo])
     rolls = [s[game.o_rolls], s[game.o_rolls + 1]]
     out = list(s[game.o_out:game.o_out + game.num_stall_values]) + [0] * (8 - game.num_stall_values)
-    return tuple(deck + bath + stall + esp + sw + rolls + out + [s[STOP], s[TURN], s[GRITOS], s[PHYS], s[SLOTS]])
+    aside = list(s[game.o_aside:game.o_aside + len(EXPANSION_KINDS)])
+    return tuple(deck + bath + stall + esp + sw + rolls + out + [s[STOP], s[TURN], s[GRITOS], s[PHYS], s[SLOTS]]
+                 + ralo + aside)
 
 
 def turn(cfg: Config, state: Sequence[int], values: Sequence[float] | None = None
@@ -351,7 +357,7 @@ def turn(cfg: Config, state: Sequence[int], values: Sequence[float] | None = Non
     width = dll.loira_state_ints()
     if len(state) != width:
         raise ValueError(f"a C state has {width} ints, not {len(state)}")
-    deck = (ctypes.c_int * 16)(*cfg.deck[:16])
+    deck = (ctypes.c_int * 24)(*cfg.deck[:24])
     vals = (ctypes.c_int * 8)(*cfg.stalls)
     cnts = (ctypes.c_int * 8)(*cfg.stall_counts)
     st = (ctypes.c_int * width)(*state)

@@ -1,5 +1,6 @@
-/* A specialised exact solver for the 2-player Loira round (base cards, every ruling option that
- * can arise there: the flags R_* below, set from Python by loira_configure).
+/* A specialised exact solver for the 2-player Loira round (base cards and the mini-expansion cards
+ * but Professora and Merendeira; every ruling option that can arise there: the flags R_* below,
+ * set from Python by loira_configure).
  *
  * The same rules as model/loira/effects.py, written for speed: only turn-start states are stored
  * (a 128-bit packed key -> the mover's value, open addressing); everything inside a turn (the draw,
@@ -12,9 +13,11 @@
 #include <string.h>
 #include <time.h>
 
-#define NK 16      /* main-deck kinds used: 0-8 bathroom, 9 grito .. 15 espelho */
+#define NK 24      /* main-deck kinds: 0-8 bathroom, 9 grito .. 15 espelho, 16-23 mini-expansions */
 #define NS 8       /* distinct stall values at most */
-enum { GRITO = 9, TOCTOC = 10, INTERRUPTOR = 11, CHUTE = 12, DESCARGA = 13, FIOS = 14, ESPELHO = 15 };
+#define NX 8       /* mini-expansion kinds (set aside: kind - RAPAGOTE) */
+enum { GRITO = 9, TOCTOC = 10, INTERRUPTOR = 11, CHUTE = 12, DESCARGA = 13, FIOS = 14, ESPELHO = 15,
+       RAPAGOTE = 16, ZELADOR = 17, DIRETORA = 18, TIA = 19, ALUNA = 20, RALO = 23 };
 
 typedef struct {
     int deck[NK];
@@ -25,10 +28,12 @@ typedef struct {
     int out[NS];             /* stalls out of the round */
     int stopped;             /* bit per seat */
     int turn, gritos, phys, slots;
+    int ralo[2];             /* Ralo held (L20: protects, -2) */
+    int aside[NX];           /* mini-expansion cards set aside, openable instead of drawing (L19) */
 } St;
 
 static int S_n, S_val[NS], S_cnt[NS], R_total;
-static int w_deck[NK], w_bath[9], w_stall[NS], w_esp, w_sw, w_rolls, w_phys, w_grit = 2;
+static int w_deck[NK], w_bath[9], w_stall[NS], w_esp, w_sw, w_rolls, w_phys, w_grit = 2, w_ralo;
 static int total_bits;
 static int R_start[2];       /* rolls each seat held when the round started (L09 round-rolls) */
 
@@ -71,9 +76,11 @@ static void pack(const St *s, int swap, uint64_t *lo, uint64_t *hi) {
         for (int k = 0; k < 9; k++) put(&p, s->bath[seat][k], w_bath[k]);
         for (int v = 0; v < S_n; v++) put(&p, s->stall[seat][v], w_stall[v]);
         put(&p, s->esp[seat], w_esp); put(&p, s->sw[seat], w_sw); put(&p, s->rolls[seat], w_rolls);
+        put(&p, s->ralo[seat], w_ralo);
         put(&p, (s->stopped >> seat) & 1, 1);
     }
     for (int v = 0; v < S_n; v++) put(&p, s->out[v], w_stall[v]);
+    for (int x = 0; x < NX; x++) put(&p, s->aside[x], w_deck[RAPAGOTE + x]);
     put(&p, s->gritos, w_grit); put(&p, s->phys, w_phys); put(&p, s->slots, w_phys);
     *lo = p.lo; *hi = p.hi + 1;  /* hi never 0: 0 marks an empty slot */
 }
@@ -198,7 +205,7 @@ static double terminal(const St *s) {
             if (!(RF[R_TIE_NO_NULLS] && !RF[R_TIE_BATHROOM] && k % 3 == 0)) c += s->bath[i][k];
         }
         for (int v = 0; v < S_n; v++) { t += S_val[v] * s->stall[i][v]; stalls += s->stall[i][v]; }
-        t += s->esp[i] * ev + 2 * s->sw[i] + s->rolls[i];
+        t += s->esp[i] * ev + 2 * s->sw[i] + s->rolls[i] - 2 * s->ralo[i];
         if (!RF[R_TIE_BATHROOM])                                       /* L04, L05 */
             c += stalls + s->esp[i] + (RF[R_TIE_WITH_INT] ? s->sw[i] : 0);
         sc[i] = t; cards[i] = c;
@@ -213,6 +220,8 @@ static double turn_value(const St *s);
 
 static int deck_total(const St *s) { int t = 0; for (int k = 0; k < NK; k++) t += s->deck[k]; return t; }
 static int centre(const St *s, int v) { return S_cnt[v] - s->stall[0][v] - s->stall[1][v] - s->out[v]; }
+/* may others' effects reach this seat: not stopped, no Ralo (000: "imune"; L20) */
+static int exposed(const St *s, int seat) { return !((s->stopped >> seat) & 1) && !s->ralo[seat]; }
 
 static double end_turn(St *s) {
     if (deck_total(s) == 0 || s->stopped == 3) return terminal(s);   /* L25, L06 */
@@ -232,7 +241,7 @@ static int can_escape(const St *s, int seat) {
 static double loira_takes(St *s, int victim) {
     for (int k = 0; k < 9; k++) s->bath[victim][k] = 0;
     for (int v = 0; v < S_n; v++) { s->out[v] += s->stall[victim][v]; s->stall[victim][v] = 0; }
-    s->esp[victim] = s->sw[victim] = 0;
+    s->esp[victim] = s->sw[victim] = s->ralo[victim] = 0;
     /* L09: back to the centre (round-rolls: the carried-over ones stay) */
     if (RF[R_ROUND_ROLLS] && s->rolls[victim] > R_start[victim]) s->rolls[victim] = R_start[victim];
     else if (!RF[R_ROUND_ROLLS]) s->rolls[victim] = 0;
@@ -248,7 +257,8 @@ static double after_opening(St *s, int card) {
     }
     return card_done(s);
 }
-static double reveal(const St *s, const int *picker, const int *keeper, int n, int next, int card) {
+/* own: the card's own picks (the first ones); the others are escorts' */
+static double reveal(const St *s, const int *picker, const int *keeper, int n, int own, int next, int card) {
     if (next == n) { St t = *s; return after_opening(&t, card); }
     visits++;
     int m = 0;
@@ -260,7 +270,7 @@ static double reveal(const St *s, const int *picker, const int *keeper, int n, i
         St t = *s;
         t.phys--; t.slots--; t.stall[keeper[next]][v]++;
         size_t mv = fs_n;
-        acc += (1.0 - pl) * c / m * reveal(&t, picker, keeper, n, next + 1, card);
+        acc += (1.0 - pl) * c / m * reveal(&t, picker, keeper, n, own, next + 1, card);
         scale(mv, (int64_t)(s->slots - 1) * c, (int64_t)s->slots * m);
     }
     /* the Loira */
@@ -280,10 +290,10 @@ static double reveal(const St *s, const int *picker, const int *keeper, int n, i
             u.phys++; u.slots = u.phys;
             double e;
             size_t me_ = fs_n;
-            if (RF[R_OPENING_CONTINUES]) e = reveal(&u, picker, keeper, n, next + 1, card);   /* L27 */
+            if (RF[R_OPENING_CONTINUES]) e = reveal(&u, picker, keeper, n, own, next + 1, card);   /* L27 */
             else {                                                  /* L27: Susto, the turn goes on */
                 if (RF[R_ROLLS_RETURNED])                           /* L17: escorts' unopened picks */
-                    for (int i = next + 1; i < n; i++) u.rolls[picker[i]]++;
+                    for (int i = next + 1 > own ? next + 1 : own; i < n; i++) u.rolls[picker[i]]++;
                 e = after_opening(&u, card);
             }
             val = choose(victim, val, e, ml, me_);
@@ -292,20 +302,26 @@ static double reveal(const St *s, const int *picker, const int *keeper, int n, i
     scale(ml, 1, s->slots);
     return acc + pl * val;
 }
-static double opening(const St *s, int first_picker, int first_keeper, int card) {
-    int picker[2] = {first_picker, -1}, keeper[2] = {first_keeper, -1};
-    int cand = 1 - first_picker;                                      /* L22: the only other seat */
+/* an opening of `own` picks (picker[i], keeper[i]); the other seat may escort if it picks none */
+static double opening_n(const St *s, const int *own_picker, const int *own_keeper, int own, int card) {
+    int picker[3] = {-1, -1, -1}, keeper[3] = {-1, -1, -1};
+    for (int i = 0; i < own; i++) { picker[i] = own_picker[i]; keeper[i] = own_keeper[i]; }
+    int cand = 1 - picker[0];                                         /* L22: the only other seat */
     size_t m0 = fs_n;
-    double no = reveal(s, picker, keeper, 1, 0, card);
+    double no = reveal(s, picker, keeper, own, own, 0, card);
     if (RF[R_GRITO_ONLY] && card != GRITO) return no;                 /* L03 */
+    for (int i = 0; i < own; i++) if (picker[i] == cand) return no;   /* already picking */
     if ((((s->stopped >> cand) & 1) && !RF[R_STOPPED_ESCORT])         /* L21 */
-        || s->rolls[cand] == 0 || s->phys <= 1) return no;            /* L26 */
+        || s->rolls[cand] == 0 || s->phys <= own) return no;          /* L26 */
     St t = *s;
     t.rolls[cand]--;
-    picker[1] = cand; keeper[1] = RF[R_OPENER_KEEPS] ? first_keeper : cand;   /* L18 */
+    picker[own] = cand; keeper[own] = RF[R_OPENER_KEEPS] ? keeper[0] : cand;   /* L18 */
     size_t m1 = fs_n;
-    double yes = reveal(&t, picker, keeper, 2, 0, card);
+    double yes = reveal(&t, picker, keeper, own + 1, own, 0, card);
     return choose(cand, no, yes, m0, m1);
+}
+static double opening(const St *s, int first_picker, int first_keeper, int card) {
+    return opening_n(s, &first_picker, &first_keeper, 1, card);
 }
 /* Descarga on one seat's point cards (L11); any = whether it had one to flush */
 static double flush(const St *s, int me, int target, double val, int *any, size_t m0) {
@@ -322,6 +338,25 @@ static double flush(const St *s, int me, int target, double val, int *any, size_
         }
     return val;
 }
+/* Zelador: from the revealer on, each exposed seat with a point card discards one of its choice */
+static double zelador(const St *s, int idx) {
+    if (idx == 2) { St t = *s; return card_done(&t); }
+    int seat = idx == 0 ? s->turn : 1 - s->turn;
+    if (idx == 1 && !exposed(s, seat)) return zelador(s, 2);
+    int any = 0; double val = 0; size_t m0 = fs_n;
+    for (int b = 0; b < 9; b++) if (s->bath[seat][b]) {
+        St t = *s; t.bath[seat][b]--;
+        size_t m1 = fs_n;
+        double v = zelador(&t, idx + 1); val = any ? choose(seat, val, v, m0, m1) : v; any = 1;
+    }
+    if (!RF[R_FLUSH_BATHROOM_ONLY])                                   /* L11 */
+        for (int v = 0; v < S_n; v++) if (s->stall[seat][v]) {
+            St t = *s; t.stall[seat][v]--; t.out[v]++;
+            size_t m1 = fs_n;
+            double x = zelador(&t, idx + 1); val = any ? choose(seat, val, x, m0, m1) : x; any = 1;
+        }
+    return any ? val : zelador(s, idx + 1);
+}
 static double toc_toc(St *s, int me, int other, int other_active) {
     int centre_rolls = R_total - s->rolls[0] - s->rolls[1];
     if (centre_rolls) s->rolls[me]++;
@@ -331,9 +366,37 @@ static double toc_toc(St *s, int me, int other, int other_active) {
 static double resolve(const St *s0, int k) {
     St s = *s0;
     int me = s.turn, other = 1 - me;
-    int other_active = !((s.stopped >> other) & 1);
+    int other_active = exposed(&s, other);
     if (k < 9) { s.bath[me][k]++; return card_done(&s); }
     switch (k) {
+    case RALO: s.ralo[me]++; return card_done(&s);
+    case RAPAGOTE: {
+        int pk[2] = {me, other};
+        if (s.phys >= 2 && other_active) return opening_n(&s, pk, pk, 2, RAPAGOTE);
+        return s.phys ? opening(&s, me, me, RAPAGOTE) : card_done(&s);
+    }
+    case ALUNA: {
+        int pk[2] = {me, me}, n = s.phys < 2 ? s.phys : 2;
+        return n ? opening_n(&s, pk, pk, n, ALUNA) : card_done(&s);
+    }
+    case DIRETORA: {
+        if (!s.phys) return card_done(&s);
+        if (!other_active) return opening(&s, me, me, DIRETORA);
+        int pk[2] = {me, other};
+        if (s.phys >= 2) return opening_n(&s, pk, pk, 2, DIRETORA);
+        size_t m0 = fs_n;                   /* one stall for two openers: the revealer chooses */
+        double v = opening(&s, me, me, DIRETORA);
+        size_t m1 = fs_n;
+        return choose(me, v, opening(&s, other, other, DIRETORA), m0, m1);
+    }
+    case TIA: {
+        int centre_rolls = R_total - s.rolls[0] - s.rolls[1];
+        int take = centre_rolls < 2 ? centre_rolls : 2, rest = 2 - take;
+        s.rolls[me] += take;
+        while (rest && other_active && s.rolls[other]) { s.rolls[other]--; s.rolls[me]++; rest--; }
+        return card_done(&s);
+    }
+    case ZELADOR: return zelador(&s, 0);
     case ESPELHO: s.esp[me]++; return card_done(&s);
     case INTERRUPTOR: {
         s.sw[me]++;
@@ -377,6 +440,29 @@ static double resolve(const St *s0, int k) {
     }
     return card_done(&s);
 }
+/* a card drawn: a mini-expansion card may be opened or set aside (then the next card is drawn) */
+static double draw(const St *s);
+static double drawn(const St *s, int k) {
+    if (k < RAPAGOTE) return resolve(s, k);
+    size_t m0 = fs_n;
+    double v = resolve(s, k);
+    if (deck_total(s) == 0) return v;
+    St u = *s; u.aside[k - RAPAGOTE]++;
+    size_t m1 = fs_n;
+    return choose(s->turn, v, draw(&u), m0, m1);
+}
+static double draw(const St *s) {
+    int total = deck_total(s);
+    double go = 0;
+    for (int k = 0; k < NK; k++) if (s->deck[k]) {
+        St u = *s; u.deck[k]--;
+        size_t mk = fs_n;
+        go += (double)s->deck[k] / total * drawn(&u, k);
+        scale(mk, s->deck[k], total);
+    }
+    return go;
+}
+
 /* ---- one turn alone, for the differential test (loira_turn) ------------------------------- */
 static int probe_on, probe_n, probe_cap;
 static St *probe_out;            /* the next turn-start states met, in order, without repeats */
@@ -407,16 +493,19 @@ static double turn_body(const St *s) {
     double v = end_turn(&t);
     /* use the Interruptor */
     if (s->sw[me]) { St u = *s; u.sw[me]--; size_t m1 = fs_n; v = choose(me, v, terminal(&u), m0, m1); }
-    /* go */
-    int total = deck_total(s);
-    double go = 0;
-    size_t mg = fs_n;
-    for (int k = 0; k < NK; k++) if (s->deck[k]) {
-        St u = *s; u.deck[k]--;
-        size_t mk = fs_n;
-        go += (double)s->deck[k] / total * resolve(&u, k);
-        scale(mk, s->deck[k], total);
+    /* pass the Ralo to the other seat if active (L20: an action; the turn goes on) */
+    if (s->ralo[me] && !((s->stopped >> (1 - me)) & 1)) {
+        St u = *s; u.ralo[me]--; u.ralo[1 - me]++;
+        size_t m1 = fs_n; v = choose(me, v, turn_value(&u), m0, m1);
     }
+    /* open a card set aside instead of drawing (L19) */
+    for (int x = 0; x < NX; x++) if (s->aside[x]) {
+        St u = *s; u.aside[x]--;
+        size_t m1 = fs_n; v = choose(me, v, resolve(&u, RAPAGOTE + x), m0, m1);
+    }
+    /* go */
+    size_t mg = fs_n;
+    double go = draw(s);
     return choose(me, v, go, m0, mg);   /* ties: go first (legal order: go < stop < switch) does not change v */
 }
 static double turn_value(const St *s) {
@@ -464,13 +553,14 @@ static int set_config(const int *deck, int S, const int *vals, const int *cnts, 
     int m0 = 0;
     for (int v = 0; v < S; v++) { S_val[v] = vals[v]; S_cnt[v] = cnts[v]; w_stall[v] = bits(cnts[v]); m0 += cnts[v]; }
     for (int k = 0; k < 9; k++) w_bath[k] = bits(deck[k]);
-    w_esp = bits(deck[ESPELHO]); w_sw = bits(deck[INTERRUPTOR]);
+    w_esp = bits(deck[ESPELHO]); w_sw = bits(deck[INTERRUPTOR]); w_ralo = bits(deck[RALO]);
     R_total = r0 + r1 + crolls; w_rolls = bits(R_total); w_phys = bits(m0 + 1);
     R_start[0] = r0; R_start[1] = r1;
     int per_seat = 0;
     for (int k = 0; k < 9; k++) per_seat += w_bath[k];
     for (int v = 0; v < S; v++) per_seat += w_stall[v];
-    per_seat += w_esp + w_sw + w_rolls + 1;
+    per_seat += w_esp + w_sw + w_rolls + w_ralo + 1;
+    for (int x = 0; x < NX; x++) total_bits += w_deck[RAPAGOTE + x];   /* set aside */
     total_bits += 2 * per_seat + w_grit + 2 * w_phys;
     for (int v = 0; v < S; v++) total_bits += w_stall[v];
     return total_bits > 127;
