@@ -7,6 +7,10 @@ beyond ``FAST_EXACT_STATES`` turn states), the ``--exact`` time (C search + exac
 Python), wall and CPU seconds (the machine is shared), seat 0's value and its exact fraction.
 
     .venv/bin/python bench/bench_loira_rulings.py [--rung 3] [--no-exact] [--json]
+    .venv/bin/python bench/bench_loira_rulings.py --expansions   # the rung's deck plus each card
+
+``--expansions`` instead adds each mini-expansion card the C engine handles (then all six) to the
+rung's deck and prints the turn states, the C search's seconds and the exact forms' CPU seconds.
 """
 from __future__ import annotations
 
@@ -51,15 +55,55 @@ def measure(rung: int, rid: str, opt: str, with_exact: bool = True) -> dict:
             "fraction": frac}
 
 
+EXPANSIONS = ["rapagote", "zelador", "diretora", "tia", "aluna", "ralo"]
+
+
+def expansion_rows(rung: int) -> list[dict]:
+    from types import MappingProxyType
+
+    from bench_loira import params
+    from model.loira import SPEC, build, fast
+    from model.ruleset import Ruleset
+    p, r = SPEC.schema.defaults()
+    base = Ruleset("loira", "bench", MappingProxyType(p), MappingProxyType(r), "bench")
+    rows = []
+    # each card on the rung's deck; all six on the deck two rungs lower (about as many turn states)
+    for cards, on in [([c], rung) for c in EXPANSIONS] + [(EXPANSIONS, max(0, rung - 2))]:
+        par = params(on)
+        par["deck"] = par["deck"] + cards
+        game = build(base.with_overrides(par, spec=SPEC.schema))
+        c0 = time.process_time()
+        res = fast.solve(game.cfg, max_states=3_000_000)   # a safety cap (memory: ~100 B a state)
+        c1 = time.process_time()
+        exact = fast.solve_exact(game.cfg) if res["states"] < 500_000 else None   # forms: ~1 KiB a state
+        c2 = time.process_time()
+        rows.append({"cards": f"rung {on} + " + "+".join(cards), "turn_states": res["states"],
+                     "solve_s": round(res["seconds"], 2),
+                     "solve_cpu_s": round(c1 - c0, 2), "exact_cpu_s": round(c2 - c1, 2) if exact else None,
+                     "value": res["value"], "fraction": str(exact["fraction"]) if exact else None})
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rung", type=int, default=3, help="bench_loira.py rung (3: 10 cards, 3 stalls, 2 rolls)")
+    ap.add_argument("--rung", type=int, help="bench_loira.py rung (default 3: 10 cards, 3 stalls, 2 rolls; "
+                    "2 with --expansions)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--no-exact", action="store_true", help="skip the --exact runs")
+    ap.add_argument("--expansions", action="store_true", help="the rung's deck plus each mini-expansion card")
     args = ap.parse_args()
+    if args.expansions:
+        rows = expansion_rows(2 if args.rung is None else args.rung)
+        for row in rows if not args.json else ():
+            print(f"{row['cards']:<40} {row['turn_states']:>10,} turn states  C {row['solve_s']:.2f} s "
+                  f"({row['solve_cpu_s']:.2f} CPU)  exact {row['exact_cpu_s']} CPU s  U {row['value']:+.6f}  "
+                  f"{row['fraction'] or ''}")
+        if args.json:
+            print(json.dumps(rows, indent=1))
+        return
     rows = []
     for rid, opt in options():
-        row = measure(args.rung, rid, opt, not args.no_exact)
+        row = measure(3 if args.rung is None else args.rung, rid, opt, not args.no_exact)
         rows.append(row)
         if not args.json:
             exact = (f"--exact {row['exact_s']:>6.2f} s ({row['exact_cpu_s']:.2f} CPU)  "

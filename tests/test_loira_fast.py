@@ -79,6 +79,8 @@ EXACT_CASES = [(c, {}) for c in CONFIGS] + [
     ({"deck": ["F-", "F1", "M2", "grito", "interruptor", "chute", "espelho"], "stalls": [2, 3],
       "rolls": [1, 1], "centre_rolls": 0}, {"L13": "also-stopped", "L30": "also-when-drawn",
                                              "L05": "with-interruptor", "L07": "no"}),
+    ({"deck": ["F1", "F2", "M1", "grito", "aluna", "zelador", "diretora"], "stalls": [2, 4], "rolls": [1, 0],
+      "centre_rolls": 1}, {"L18": "opener"}),
 ]
 
 

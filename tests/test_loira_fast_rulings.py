@@ -186,3 +186,17 @@ def test_solve_under_l36_answers_with_the_c_engine_and_the_same_value():
     assert res["states"] == 275_580
     assert res["values"] == solve_ruleset(ruleset(params))["values"]   # L36 changes nothing with 2
     assert res["values"][0]["float"] == pytest.approx(0.026182208994709, abs=1e-12)  # docs/loira.md ladder
+
+
+def test_solve_exact_past_the_forms_bound_is_partial_not_floats(monkeypatch):
+    _available()
+    from model.loira import hooks
+    from solver.analysis import solve_ruleset
+    params = {"deck": ["F1", "F2", "M1", "grito", "M2", "toc-toc", "P1", "grito"], "stalls": [2, 3, 4],
+              "centre_rolls": 1}   # the 8-card rung: 16,469 turn states, past the generic pipeline's size
+    res = solve_ruleset(ruleset(params), exact=None)   # by default: exact forms up to 50,000
+    assert not res["partial"] and res["exact"] and res["values"][0]["fraction"]
+    assert res["values"][0]["float"] == pytest.approx(0.076794, abs=1e-6)   # docs/loira.md ladder
+    monkeypatch.setattr(hooks, "FAST_EXACT_MAX", 1000)
+    res = solve_ruleset(ruleset(params), exact=True)
+    assert res["partial"] and res["values"] is None and "stop at 1,000" in res["reason"]

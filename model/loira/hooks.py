@@ -123,6 +123,9 @@ NODES_PER_TURN_STATE = 8
 #: C turn states up to which the answer is exact fractions unless --exact/--float says otherwise
 #: (the exact forms cost about 30 us and 1 KiB per turn state; --exact lifts the bound)
 FAST_EXACT_STATES = 50_000
+#: turn states beyond which even --exact does not build the exact forms (memory: about 1.7 KiB a
+#: turn state at the peak, forms and their Python rows; 1,138,711 turn states peaked at 1.9 GiB)
+FAST_EXACT_MAX = 1_000_000
 
 
 def checked_limits(options: dict) -> tuple[int | None, float | None]:
@@ -147,9 +150,10 @@ def usable_out_dir(out_dir) -> None:
 
 
 def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
-    """``ruleproof solve loira``: the generic exact pipeline (values as fractions, play table,
-    decision graph, stop-policy picture) when the configuration explores within the state limit;
-    beyond it, the specialised C solver (2 players, base cards, any ruling: ``fast.applies``)."""
+    """``ruleproof solve loira``: where the specialised C solver applies (``fast.applies``) it runs
+    first and answers any round past the generic pipeline's size; the generic exact pipeline
+    (values as fractions, play table, decision graph, stop-policy picture) takes the small rounds
+    and every configuration the C solver does not handle."""
     import time as _time
 
     from solver.analysis import write_solution_files
@@ -168,9 +172,9 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
         if answer is not None:
             return answer
         # small enough for the generic pipeline's play table and pictures: it runs below
-    # a probe: small configurations get the generic exact pipeline; when the specialised solver
-    # applies, a bigger graph goes to it rather than to a long generic exploration. A state or time
-    # limit the user gives bounds both engines.
+    # small configurations get the generic exact pipeline (when the C solver applies, it has sized
+    # the round first; the limit stays in case the size was underestimated). A state or time limit
+    # the user gives bounds both engines.
     wants_exact = options.get("exact") is True
     if fast_applies and not wants_exact:
         limit = min(PROBE_STATES, user_states) if user_states else PROBE_STATES
@@ -226,7 +230,6 @@ def solve_hook(ruleset, options: dict, out_dir, progress) -> dict[str, Any]:
     return res
 
 
-
 def _c_engine_first(game, options: dict, out_dir, user_states, user_seconds, start) -> dict | None:
     """The C engine answers first (no generic probe): exact fractions from its forms when the turn
     states are few or --exact asks, else its float value. None: a round small enough for the
@@ -249,13 +252,20 @@ def _c_engine_first(game, options: dict, out_dir, user_states, user_seconds, sta
     if out["states"] * NODES_PER_TURN_STATE <= PROBE_STATES:
         return None   # small: the generic pipeline finishes quickly and gives the files too
     res: dict[str, Any] = {"states": out["states"], "edges": None, "partial": False}
-    if "fraction" not in out and (exact is True or (exact is None and out["states"] <= FAST_EXACT_STATES)):
+    if exact is True or (exact is None and out["states"] <= FAST_EXACT_STATES):
         left = None if user_seconds is None else user_seconds - (_time.perf_counter() - start)
         try:
+            if out["states"] > FAST_EXACT_MAX:
+                raise fast.FastUnavailable(f"{out['states']:,} turn states: the exact forms stop at "
+                                           f"{FAST_EXACT_MAX:,} (memory)")
             if left is not None and left <= 0:
                 raise fast.FastLimit(f"time limit {user_seconds:g} s reached before the exact forms")
             out = fast.solve_exact(game.cfg, max_states=fast_states, timeout=left)
         except (fast.FastUnavailable, fast.FastLimit) as exc:
+            if exact is True:   # --exact is never answered in floats
+                return {"states": out["states"], "edges": None, "partial": True, "values": None,
+                        "reason": f"specialised C solver, exact forms: {exc}",
+                        "seconds": _time.perf_counter() - start}
             res["note"] = f"float value: exact forms not available ({exc})"
     v, frac = out["value"], out.get("fraction")
     res.update(exact=frac is not None,
