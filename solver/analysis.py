@@ -136,6 +136,7 @@ def solve_ruleset(ruleset: Ruleset, *, exact: bool | None = None, max_states: in
 
 # ---- regression scenarios ------------------------------------------------------------------------
 
+#: the stored scenarios, shipped as package data (``ruleproof/scenarios`` in an installed wheel)
 SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 
 
@@ -253,6 +254,9 @@ def check_games(games: list[str], progress: Callable[[str, int, int], None] | No
     stored = {game: _stored(game) for game in games}
     jobs = []
     for game, (path, entries) in stored.items():
+        if not entries:   # checking nothing must not pass (e.g. a package installed without its data)
+            raise RulesetError(str(path), "scenarios", f"no stored scenarios for {game}; record them "
+                               f"with: ruleproof rulings check {game} --record")
         for name, entry in entries.items():
             if not isinstance(entry, dict) or "expect" not in entry:
                 raise RulesetError(str(path), name, "a scenario needs 'params', 'rulings' and 'expect' "

@@ -27,10 +27,12 @@ def _always(ruleset: Ruleset, options: SolveOptions) -> str | None:
 
 def generic_engine(*, default_states: int | None = None,
                    applies: Callable[[Ruleset, SolveOptions], str | None] = _always,
-                   check: Callable[[Ruleset, Solution], dict[str, Any]] | None = None) -> Engine:
+                   check: Callable[[Ruleset, Solution], dict[str, Any]] | None = None,
+                   note: Callable[[Ruleset], str | None] | None = None) -> Engine:
     """The generic engine, with a game's default state cap (the user's ``--max-states`` wins), its
     own test of when it applies, and ``check(ruleset, solution)``: extras cross-checking the values
-    another way (Loira: the C solver's value)."""
+    another way (Loira: the C solver's value); and ``note(ruleset)``: a line a partial answer carries
+    (Loira: why the C solver, which would have answered, could not be used)."""
     def run(ruleset: Ruleset, options: SolveOptions, progress) -> SolveResult:
         from model.registry import get_spec   # the registry imports every game, which import this
         from .explore import explore          # numpy, scipy: imported on use, not at CLI start-up
@@ -42,7 +44,9 @@ def generic_engine(*, default_states: int | None = None,
         method = "generic exploration"
         if not ex.complete:
             hint = "" if options.max_states or options.deadline else "; raise the limit with --max-states"
-            return SolveResult.stopped(f"{ex.stop_reason}{hint}", ex.num_states, method, ex.num_edges)
+            said = note(ruleset) if note is not None else None
+            return SolveResult.stopped(f"{ex.stop_reason}{hint}" + (f"; {said}" if said else ""),
+                                       ex.num_states, method, ex.num_edges)
         if options.exact is None:
             # exact by default when small; cyclic parts cost far more in rational arithmetic (one
             # elimination per component), so they have their own, lower limit

@@ -177,6 +177,10 @@ def test_rulings_check_passes_and_catches_a_changed_result(tmp_path, monkeypatch
     monkeypatch.setattr(analysis, "SCENARIO_DIR", tmp_path)
     result = run("rulings", "check", "pig", "--json")
     assert result.exit_code == 1 and doc(result)["changed"] == 1
+    # no stored scenarios is an error, not "0 scenarios, 0 changed"
+    monkeypatch.setattr(analysis, "SCENARIO_DIR", tmp_path / "empty")
+    result = run("rulings", "check", "pig")
+    assert result.exit_code == 2 and "no stored scenarios for pig" in result.output
 
 
 def test_rulings_diff_on_a_game_with_rulings():

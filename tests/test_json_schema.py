@@ -76,15 +76,19 @@ def test_loira_names_the_engine_that_answered_and_why_the_first_did_not():
     # the small round: the generic engine answers, and the C solver's value agrees
     code, doc = run_json("solve", "loira-mini", "--no-files", "--json")
     assert doc["engine"] == "generic" and doc["extras"]["fast_check"]["agrees"] is True
-    # the C solver named by the user answers the same round in floats
+    # the C solver named by the user answers the same round with the same fraction (its exact
+    # forms: a second exact engine), and in floats with --float
     code, c = run_json("solve", "loira-mini", "--engine", "c-solver", "--no-files", "--json")
-    assert code == 0 and c["engine"] == "c-solver" and not c["exact"]
+    assert code == 0 and c["engine"] == "c-solver" and c["exact"]
+    assert c["values"][0]["fraction"] == doc["values"][0]["fraction"] == "46/405"
+    code, c = run_json("solve", "loira-mini", "--engine", "c-solver", "--float", "--no-files", "--json")
+    assert code == 0 and not c["exact"]
     assert c["values"][0]["float"] == pytest.approx(doc["values"][0]["float"], abs=1e-9)
 
 
 def test_an_engine_that_does_not_apply_is_bad_input():
-    res = runner.invoke(app, ["solve", "loira-mini", "--engine", "c-solver", "--exact", "--no-files"])
-    assert res.exit_code == 2 and "c-solver does not apply" in res.stderr
+    res = runner.invoke(app, ["solve", "loira-mini", "--engine", "near-optimal", "--no-files"])
+    assert res.exit_code == 2 and "near-optimal does not apply: the exact engines reach" in res.stderr
     res = runner.invoke(app, ["solve", "pig", "--engine", "warp", "--no-files"])
     assert res.exit_code == 2 and "unknown engine 'warp'" in res.stderr
 

@@ -24,7 +24,9 @@ from .nearopt_regret import stored
 from .policies import POLICIES
 from .table import RISK_EDGES
 
-OPPONENTS = ("stop-at-5", "stop-at-7", "stop-at-10", "never-before-grito", "lookahead")
+#: the policy against itself first (its self-play value: what ``solve`` reports as the values), then
+#: the simple rules
+OPPONENTS = ("near-optimal", "stop-at-5", "stop-at-7", "stop-at-10", "never-before-grito", "lookahead")
 #: Monte Carlo budget when the caller gives no deadline (seconds, both objectives together)
 DEFAULT_SECONDS = 60.0
 #: at most this many games per opponent and seat
@@ -104,7 +106,7 @@ def compare(game, opponents, deadline: float, seed: int, progress=None) -> list[
         wins = [0.0, 0.0]
         games = 0
         while games < MAX_GAMES and (games < 20 or time.perf_counter() < stop_at):
-            returns, _ = playout(game, policies, rng)
+            returns = playout(game, policies, rng).returns
             r = float(returns[seat])
             top = max(returns)
             won = 1.0 if top > 0 and [t for t in range(n) if returns[t] == top] == [seat] else 0.0
