@@ -501,6 +501,8 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
         if res["value_meaning"]:
             out.print(f"  each seat's value above ({res['meaning']}), and the play table's value for the seat "
                       f"to move: {res['value_meaning']}", markup=False, highlight=False, soft_wrap=True)
+        if res["extras"].get("printable"):   # an engine's own table, as a player reads it
+            out.print(res["extras"]["printable"], markup=False, highlight=False, soft_wrap=True)
         constant = (res["extras"].get("policy_summary") or {}).get("constant")
         if constant:
             out.print(f"  policy: {constant}", markup=False, highlight=False, soft_wrap=True)

@@ -95,7 +95,7 @@ def _beyond_exact_reach(ruleset, options: SolveOptions) -> str | None:
     if cfg.deck_size <= reach:
         return None
     return (f"a {cfg.deck_size}-card deck with {cfg.players} players is beyond the exact engines' reach "
-            f"({reach} cards in the default limits; pass --max-states or --engine to try)")
+            f"({reach} cards in the default limits; pass --max-states to try)")
 
 
 def _generic_applies(ruleset, options: SolveOptions) -> str | None:
@@ -187,15 +187,18 @@ def _near_optimal_solve(ruleset, options: SolveOptions, progress) -> SolveResult
     """The near-optimal policy (``nearopt.py``): its printable play table, its regret bound measured
     exactly on every configuration the exact solver reaches, and seeded self-play against the
     simple rules; the values are its own self-play (sampled, not exact)."""
-    from .nearopt_play import solve_near_optimal
+    from .nearopt_play import answer_text, solve_near_optimal
     from solver.limits import Limits
     res = solve_near_optimal(ruleset, Limits(deadline=options.deadline),
                              (lambda what, done, total: progress(what, done, total)) if progress else None)
     mirror = [r for r in res["self_play_round"] if r["opponent"] == "near-optimal"]
     values = tuple(r["utility"] for r in sorted(mirror, key=lambda r: r["seat"]))
+    if len(values) == 2:   # zero-sum: one run's value for both seats, not two runs' that need not add up
+        values = (values[0], -values[0])
     if len(values) != config_from(ruleset).players:
         return SolveResult.stopped("near-optimal: the self-play gave no value for every seat", 0, res["method"])
-    extras = {k: v for k, v in res.items() if k not in ("engine", "exact", "method")}
+    extras = {k: v for k, v in res.items() if k not in ("engine", "exact", "method", "printable")}
+    extras["printable"] = answer_text(res)   # the command prints it under the values
     return SolveResult(values, "near-optimal", False, 0, res["method"], extras=extras,
                        value_meaning="each seat's U (P(win) - P(lose)) when every seat follows the "
                                      "near-optimal policy, sampled by self-play (extras: games, 95% "

@@ -161,3 +161,21 @@ def solve_near_optimal(ruleset, limits=None, progress: Callable | None = None,
     res["seed"] = seed
     res["seconds"] = round(time.perf_counter() - start, 1)
     return res
+
+
+def answer_text(res: dict[str, Any]) -> str:
+    """The full-deck answer as a player reads it: what the policy is worth and how sure that is,
+    the stop table, and the self-play against the simple rules."""
+    worst = res.get("regret_bound") or {}
+    lines = ["near-optimal policy (NOT an exact solution): learned go/stop and escort tables",
+             f"  measured regret bound: at most {worst.get('regret_float', float('nan')):.4f} of U "
+             f"(worst case, {worst.get('configuration', '?')}, seat {worst.get('seat', '?')}; exact, on "
+             f"{len(res.get('regret_table', []))} configurations the exact solver reaches)",
+             res["printable"]]
+    for key, title in (("self_play_round", "one round"), ("self_play_match", "a match")):
+        lines.append(f"self-play, {title}: the policy's U against each rule (95% interval, games)")
+        for r in res.get(key, []):
+            lines.append(f"  vs {r['opponent']:<20} seat {r['seat']}: {r['utility']:+.3f} "
+                         f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}]  ({r['games']} games)")
+    return "\n".join(lines)
+
