@@ -9,6 +9,9 @@ are also solved by the exact rational Python solver for comparison (its states: 
     .venv/bin/python bench/bench_loira.py [--max-seconds 120] [--python-upto 8] [--json]
     .venv/bin/python bench/bench_loira.py --regret [--regret-upto 8]
 
+``--ooc DIR --rung N [--partitions P] [--workers W]`` solves rung N out of core in DIR
+(``model/loira/ooc.py``; resumes when DIR holds a killed run) and prints its per-layer figures.
+
 ``--regret`` instead measures each practical policy's exact regret (optimal value minus the value
 it gets against a best-responding opponent, per seat) on every rung the exact rational solver
 reaches (up to ``--regret-upto`` cards).
@@ -107,11 +110,21 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--regret", action="store_true", help="measure policy regret instead")
     ap.add_argument("--regret-upto", type=int, default=8)
-    ap.add_argument("--rung", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--ooc", metavar="DIR", help="solve --rung out of core in DIR")
+    ap.add_argument("--partitions", type=int, default=8, help="with --ooc: partitions per layer")
+    ap.add_argument("--workers", type=int, default=0, help="with --ooc: Dask worker processes")
+    ap.add_argument("--rung", type=int, help="with --ooc: the rung (0-based index)")
     ap.add_argument("--engine", default="fast", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.regret:
         regret_table(args.regret_upto)
+        return
+    if args.ooc:
+        from model.loira import ooc
+        cfg = ooc.config_from(params(args.rung))
+        res = ooc.solve(cfg, args.ooc, args.partitions, args.workers,
+                        progress=lambda phase, row: print(phase, json.dumps(row), flush=True))
+        print(json.dumps({"rung": args.rung, "cards": RUNGS[args.rung][0], **res}))
         return
     if args.rung is not None:
         print(json.dumps(run_rung(args.rung, args.engine)))

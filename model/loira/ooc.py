@@ -281,7 +281,7 @@ def solve(cfg: Config, folder: str | Path, partitions: int = 8, workers: int = 0
             client = Client(scheduler)
         else:
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, memory_limit=0)
+                                   dashboard_address=":0", memory_limit=0)
             client = Client(cluster)
 
     def run(task, layer):
@@ -321,3 +321,51 @@ def solve(cfg: Config, folder: str | Path, partitions: int = 8, workers: int = 0
     return {"value": value, "states": sum(r["states"] for r in rows), "layers": rows,
             "seconds": time.perf_counter() - start, "bytes": sum(r["bytes"] for r in rows),
             "peak": max(max(r["peak"] for r in rows), _peak())}
+
+
+# ---- command line -------------------------------------------------------------------------------
+def config_from(params: dict[str, str]) -> Config:
+    """The configuration of the default Loira ruleset with ``params`` overridden (validated)."""
+    from types import MappingProxyType
+
+    from model.ruleset import Ruleset
+
+    from . import SPEC, build
+    p, r = SPEC.schema.defaults()
+    rs = Ruleset("loira", "default", MappingProxyType(p), MappingProxyType(r), "defaults")
+    return build(rs.with_overrides(params, spec=SPEC.schema)).cfg
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    import sys
+
+    from model.ruleset import RulesetError
+    ap = argparse.ArgumentParser(prog="python -m model.loira.ooc",
+                                 description="Solve a 2-player Loira round exactly, out of core.")
+    ap.add_argument("folder", help="working folder (created; an existing one resumes)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a ruleset parameter, e.g. deck=F1,F2,M1,grito stalls=2,4 centre_rolls=1")
+    ap.add_argument("--partitions", type=int, default=8)
+    ap.add_argument("--workers", type=int, default=0, help="Dask LocalCluster processes (0: in this process)")
+    ap.add_argument("--scheduler", help="address of a running Dask scheduler")
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args(argv)
+    try:
+        params = dict(kv.split("=", 1) for kv in args.set)
+    except ValueError:
+        print(f"error: --set: expected KEY=VALUE, got {args.set}", file=sys.stderr)
+        return 2
+    try:
+        cfg = config_from(params)
+        say = None if args.quiet else (lambda phase, row: print(phase, json.dumps(row), flush=True))
+        res = solve(cfg, args.folder, args.partitions, args.workers, args.scheduler, say)
+    except (OocError, RulesetError, fast.FastUnavailable) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps({k: v for k, v in res.items() if k != "layers"}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
