@@ -114,6 +114,7 @@ def main() -> None:
     ap.add_argument("--partitions", type=int, default=8, help="with --ooc: partitions per layer")
     ap.add_argument("--workers", type=int, default=0, help="with --ooc: Dask worker processes")
     ap.add_argument("--rung", type=int, help="with --ooc: the rung (0-based index)")
+    ap.add_argument("--forward-only", type=int, metavar="N", help="with --ooc: list layers 0..N-1 only")
     ap.add_argument("--engine", default="fast", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.regret:
@@ -123,7 +124,8 @@ def main() -> None:
         from model.loira import ooc
         cfg = ooc.config_from(params(args.rung))
         res = ooc.solve(cfg, args.ooc, args.partitions, args.workers,
-                        progress=lambda phase, row: print(phase, json.dumps(row), flush=True))
+                        progress=lambda phase, row: print(phase, json.dumps(row), flush=True),
+                        forward_only=args.forward_only)
         print(json.dumps({"rung": args.rung, "cards": RUNGS[args.rung][0], **res}))
         return
     if args.rung is not None:

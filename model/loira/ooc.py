@@ -263,11 +263,12 @@ def _disk(folder: Path) -> int:
 
 
 def solve(cfg: Config, folder: str | Path, partitions: int = 8, workers: int = 0,
-          scheduler: str | None = None, progress=None) -> dict:
+          scheduler: str | None = None, progress=None, forward_only: int | None = None) -> dict:
     """Seat 0's optimal value of the round, solved out of core in ``folder`` (resumable).
 
     ``workers=0`` runs the tasks in this process; otherwise on a Dask LocalCluster of that many
-    single-threaded worker processes, or on the Dask scheduler at ``scheduler``."""
+    single-threaded worker processes, or on the Dask scheduler at ``scheduler``. With
+    ``forward_only=N`` only layers 0..N-1 are listed (their state counts, for sizing; no value)."""
     job = Job.of(cfg, partitions)
     root = Path(folder)
     _check_folder(root, job)
@@ -293,7 +294,7 @@ def solve(cfg: Config, folder: str | Path, partitions: int = 8, workers: int = 0
 
     rows, start = [], time.perf_counter()
     try:
-        for layer in range(job.layers):
+        for layer in range(min(job.layers, forward_only or job.layers)):
             t = time.perf_counter()
             res = run(forward_task, layer)
             rows.append({"layer": layer, "states": sum(r["states"] for r in res),
@@ -302,6 +303,9 @@ def solve(cfg: Config, folder: str | Path, partitions: int = 8, workers: int = 0
                          "peak": max(r["peak"] for r in res)})
             if progress:
                 progress("forward", rows[-1])
+        if forward_only:
+            return {"states": sum(r["states"] for r in rows), "layers": rows,
+                    "seconds": time.perf_counter() - start}
         for layer in reversed(range(job.layers)):
             t = time.perf_counter()
             res = run(backward_task, layer)
@@ -352,6 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--partitions", type=int, default=8)
     ap.add_argument("--workers", type=int, default=0, help="Dask LocalCluster processes (0: in this process)")
     ap.add_argument("--scheduler", help="address of a running Dask scheduler")
+    ap.add_argument("--forward-only", type=int, metavar="N",
+                    help="list layers 0..N-1 only (state counts for sizing; no value)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     try:
@@ -362,7 +368,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cfg = config_from(params)
         say = None if args.quiet else (lambda phase, row: print(phase, json.dumps(row), flush=True))
-        res = solve(cfg, args.folder, args.partitions, args.workers, args.scheduler, say)
+        res = solve(cfg, args.folder, args.partitions, args.workers, args.scheduler, say,
+                    args.forward_only)
     except (OocError, RulesetError, fast.FastUnavailable) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
