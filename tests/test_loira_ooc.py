@@ -65,6 +65,8 @@ def test_layers_and_disk_figures(tmp_path):
     layers = res["layers"]
     assert layers[0]["states"] == 1 and sum(r["states"] for r in layers) == res["states"]
     assert res["bytes"] == sum(r["bytes"] for r in layers) > 16 * res["states"]
+    part = ooc.solve(ooc.config_from(params(6)), tmp_path / "sizing", partitions=3, forward_only=7)
+    assert "value" not in part and [r["states"] for r in part["layers"]] == [r["states"] for r in layers[:7]]
 
 
 def test_resumes_after_kill_9(tmp_path):
