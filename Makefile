@@ -13,9 +13,9 @@ $(VENV)/.installed: pyproject.toml
 
 setup: $(VENV)/.installed
 
-# the optional checkers (Storm, OpenSpiel): their tests skip without them
+# the optional checkers (Storm, OpenSpiel) and Dask (out-of-core Loira): their tests skip without them
 $(VENV)/.extras: $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet -e '.[test,storm,openspiel]'
+	$(BIN)/python -m pip install --quiet -e '.[test,storm,openspiel,cluster]'
 	touch $@
 
 extras: $(VENV)/.extras

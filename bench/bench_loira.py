@@ -11,6 +11,9 @@ pipeline (``solver.explore`` + ``solver.solve`` in floats, every node) for compa
     .venv/bin/python bench/bench_loira.py --quick      # what `make bench` runs: up to 12 cards
     .venv/bin/python bench/bench_loira.py --regret [--regret-upto 8]
 
+``--ooc DIR --rung N [--partitions P] [--workers W]`` solves rung N out of core in DIR
+(``model/loira/ooc.py``; resumes when DIR holds a killed run) and prints its per-layer figures.
+
 ``--regret`` instead measures each practical policy's exact regret (optimal value minus the value
 it gets against a best-responding opponent, per seat) on every rung the exact rational solver
 reaches (up to ``--regret-upto`` cards).
@@ -121,7 +124,11 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--regret", action="store_true", help="measure policy regret instead")
     ap.add_argument("--regret-upto", type=int, default=8)
-    ap.add_argument("--rung", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--ooc", metavar="DIR", help="solve --rung out of core in DIR")
+    ap.add_argument("--partitions", type=int, default=8, help="with --ooc: partitions per layer")
+    ap.add_argument("--workers", type=int, default=0, help="with --ooc: Dask worker processes")
+    ap.add_argument("--rung", type=int, help="with --ooc: the rung (0-based index)")
+    ap.add_argument("--forward-only", type=int, metavar="N", help="with --ooc: list layers 0..N-1 only")
     ap.add_argument("--engine", default="fast", help=argparse.SUPPRESS)
     ap.add_argument("--generic-upto", type=int, default=8, help="also run the generic pipeline up to this many cards")
     add_arguments(ap)
@@ -130,6 +137,14 @@ def main() -> None:
         args.max_seconds, args.python_upto, args.generic_upto = 2.0, 6, 6
     if args.regret:
         regret_table(args.regret_upto)
+        return
+    if args.ooc:
+        from model.loira import ooc
+        cfg = ooc.config_from(params(args.rung))
+        res = ooc.solve(cfg, args.ooc, args.partitions, args.workers,
+                        progress=lambda phase, row: print(phase, json.dumps(row), flush=True),
+                        forward_only=args.forward_only)
+        print(json.dumps({"rung": args.rung, "cards": RUNGS[args.rung][0], **res}))
         return
     if args.rung is not None:
         print(json.dumps(run_rung(args.rung, args.engine)))

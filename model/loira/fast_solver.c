@@ -34,6 +34,7 @@ typedef struct {
 
 static int S_n, S_val[NS], S_cnt[NS], R_total;
 static int w_deck[NK], w_bath[9], w_stall[NS], w_esp, w_sw, w_rolls, w_phys, w_grit = 2, w_ralo;
+static int deck_start[NK];   /* the round's deck: cards drawn = deck_start - deck (out-of-core layers) */
 static int total_bits;
 static int R_start[2];       /* rolls each seat held when the round started (L09 round-rolls) */
 
@@ -217,6 +218,10 @@ static double terminal(const St *s) {
 
 /* ---- the round ---------------------------------------------------------------------------- */
 static double turn_value(const St *s);
+/* the out-of-core hook (end of the file): while ooc_mode is set, every turn state but the first
+ * one of a call is handed to ooc_successor instead of being searched */
+static int ooc_mode, ooc_root;
+static double ooc_successor(const St *s, uint64_t lo, uint64_t hi);
 
 static int deck_total(const St *s) { int t = 0; for (int k = 0; k < NK; k++) t += s->deck[k]; return t; }
 static int centre(const St *s, int v) { return S_cnt[v] - s->stall[0][v] - s->stall[1][v] - s->out[v]; }
@@ -520,6 +525,7 @@ static double turn_value(const St *s) {
         if (forms_on) push(&fs, &fs_n, &fs_cap, here);
         return swap ? -slot->v : slot->v;
     }
+    if (ooc_mode) { if (ooc_root) ooc_root = 0; else return ooc_successor(s, lo, hi); }
     if (loira_stop_requested && !oom) oom = 5;
     if (oom) return 0.0;   /* aborting: unwind without more work */
     size_t m0 = fs_n;
@@ -533,6 +539,7 @@ static double turn_value(const St *s) {
         if (forms_overflow && !oom) oom = 6;
     }
     visits++;
+    if (ooc_mode) return v;   /* out of core: the caller stores it */
     if (limit && used >= limit) { oom = 3; return v; }
     if (deadline > 0 && (visits & 0x3FF) == 0 && now_seconds() > deadline) { oom = 4; return v; }
     if (used * 2 >= cap) {
@@ -549,7 +556,7 @@ static double turn_value(const St *s) {
 static int set_config(const int *deck, int S, const int *vals, const int *cnts, int r0, int r1,
                       int crolls) {
     S_n = S; total_bits = 0;
-    for (int k = 0; k < NK; k++) { w_deck[k] = bits(deck[k]); total_bits += w_deck[k]; }
+    for (int k = 0; k < NK; k++) { deck_start[k] = deck[k]; w_deck[k] = bits(deck[k]); total_bits += w_deck[k]; }
     int m0 = 0;
     for (int v = 0; v < S; v++) { S_val[v] = vals[v]; S_cnt[v] = cnts[v]; w_stall[v] = bits(cnts[v]); m0 += cnts[v]; }
     for (int k = 0; k < 9; k++) w_bath[k] = bits(deck[k]);
@@ -565,6 +572,18 @@ static int set_config(const int *deck, int S, const int *vals, const int *cnts, 
     for (int v = 0; v < S; v++) total_bits += w_stall[v];
     return total_bits > 127;
 }
+/* set_config and the round's initial state s (seat ``turn`` left 0) */
+static int configure(St *s, const int *deck, int S, const int *vals, const int *cnts, int r0, int r1,
+                     int crolls) {
+    memset(s, 0, sizeof *s);
+    if (set_config(deck, S, vals, cnts, r0, r1, crolls)) return -1;
+    int m0 = 0;
+    for (int k = 0; k < NK; k++) s->deck[k] = deck[k];
+    for (int v = 0; v < S; v++) m0 += cnts[v];
+    s->rolls[0] = r0; s->rolls[1] = r1;
+    s->phys = s->slots = m0 + 1;
+    return 0;
+}
 
 /* ---- entry point ----------------------------------------------------------------------------- */
 /* cfg: deck[16], S, values[S], counts[S], rolls0, rolls1, crolls, first, max states (0: none),
@@ -575,13 +594,9 @@ static int set_config(const int *deck, int S, const int *vals, const int *cnts, 
 int loira_solve(const int *deck, int S, const int *vals, const int *cnts, int r0, int r1, int crolls,
                 int first, double max_states, double max_seconds, double *value, double *states,
                 double *visit_count, double *bytes) {
-    St s; memset(&s, 0, sizeof s);
-    if (set_config(deck, S, vals, cnts, r0, r1, crolls)) return -1;
-    for (int k = 0; k < NK; k++) s.deck[k] = deck[k];
-    int m0 = 0;
-    for (int v = 0; v < S; v++) m0 += cnts[v];
-    s.rolls[0] = r0; s.rolls[1] = r1; s.turn = first;
-    s.phys = s.slots = m0 + 1;
+    St s;
+    if (configure(&s, deck, S, vals, cnts, r0, r1, crolls)) return -1;
+    s.turn = first;
     free(table); table = NULL; cap = used = visits = 0; oom = 0; loira_stop_requested = 0;
     limit = (uint64_t)max_states;
     deadline = max_seconds > 0 ? now_seconds() + max_seconds : 0;
@@ -624,4 +639,107 @@ int loira_turn(const int *deck, int S, const int *vals, const int *cnts, int r0,
     *value = turn_body(&s);
     probe_on = 0; probe_out = NULL; probe_vals = NULL;
     return probe_n;
+}
+
+/* ---- out of core: one turn at a time ------------------------------------------------------------ */
+/* Layered solving (model/loira/ooc.py) stores turn-start keys on disk and asks this engine, for a
+ * batch of keys, either for the successor turn-start keys each turn reaches (expand) or for the
+ * mover's values once the successors' values are known (evaluate). Both run the search above on
+ * the key's turn; the hook in turn_value stops it at the next turn state. */
+static uint64_t *ooc_out;          /* expand: successor keys (lo, hi pairs) */
+static int8_t *ooc_layer;          /* expand: their layers */
+static int64_t ooc_n, ooc_cap;
+static int ooc_error;              /* 1: expand buffer full, 2: evaluate met an unknown successor */
+
+static int get(Packer *p, int width) {
+    uint64_t v;
+    if (p->pos >= 64) v = p->hi >> (p->pos - 64);
+    else {
+        v = p->lo >> p->pos;
+        if (p->pos + width > 64) v |= p->hi << (64 - p->pos);
+    }
+    p->pos += width;
+    return (int)(v & ((1ULL << width) - 1));
+}
+/* the inverse of pack (swap 0): the mover is seat 0 */
+static void unpack(uint64_t lo, uint64_t hi, St *s) {
+    Packer p = {lo, hi - 1, 0};
+    memset(s, 0, sizeof *s);
+    for (int k = 0; k < NK; k++) s->deck[k] = get(&p, w_deck[k]);
+    for (int i = 0; i < 2; i++) {
+        for (int k = 0; k < 9; k++) s->bath[i][k] = get(&p, w_bath[k]);
+        for (int v = 0; v < S_n; v++) s->stall[i][v] = get(&p, w_stall[v]);
+        s->esp[i] = get(&p, w_esp); s->sw[i] = get(&p, w_sw); s->rolls[i] = get(&p, w_rolls);
+        s->ralo[i] = get(&p, w_ralo);
+        s->stopped |= get(&p, 1) << i;
+    }
+    for (int v = 0; v < S_n; v++) s->out[v] = get(&p, w_stall[v]);
+    for (int x = 0; x < NX; x++) s->aside[x] = get(&p, w_deck[RAPAGOTE + x]);
+    s->gritos = get(&p, w_grit); s->phys = get(&p, w_phys); s->slots = get(&p, w_phys);
+}
+/* layers: 2 * cards drawn + (a seat has stopped); every turn moves one or two layers on */
+static int layer_of(const St *s) {
+    int drawn = 0;
+    for (int k = 0; k < NK; k++) drawn += deck_start[k] - s->deck[k];
+    return 2 * drawn + (s->stopped != 0);
+}
+static double ooc_successor(const St *s, uint64_t lo, uint64_t hi) {
+    if (ooc_mode == 1) {
+        if (ooc_n < ooc_cap) {
+            ooc_out[2 * ooc_n] = lo; ooc_out[2 * ooc_n + 1] = hi;
+            ooc_layer[ooc_n++] = (int8_t)layer_of(s);
+        } else ooc_error = 1;
+    } else ooc_error = 2;
+    return 0.0;
+}
+static int fresh_table(int64_t entries) {
+    free(table); table = NULL; cap = used = 0;
+    uint64_t want = 1 << 16;
+    while (want < 2 * (uint64_t)entries + 2) want *= 2;
+    table = calloc(want, sizeof(Slot));
+    if (!table) return -1;
+    cap = want;
+    return 0;
+}
+
+/* cfg as loira_solve. keys: n turn-start keys as (lo, hi) pairs, the mover as seat 0.
+ * mode 0 (root): out[0..1] = the initial state's key; returns its layer (0).
+ * mode 1 (expand): appends each turn's successor keys and layers to out/out_layer (capacity out_cap
+ *   entries; *out_n written); returns the number of keys fully expanded (fewer than n when out
+ *   filled up: call again with the rest).
+ * mode 2 (evaluate): succ/succ_val hold n_succ successor keys with their movers' values (every
+ *   successor of every key); values[i] = the mover's optimal value at keys[i]; returns n.
+ * Errors: -1 (key too wide), -2 (out of memory), -3 (a successor without a value). */
+int64_t loira_expand(const int *deck, int S, const int *vals, const int *cnts, int r0, int r1, int crolls,
+                 int first, int mode, const uint64_t *keys, int64_t n, const uint64_t *succ,
+                 const double *succ_val, int64_t n_succ, uint64_t *out, int8_t *out_layer,
+                 int64_t out_cap, int64_t *out_n, double *values) {
+    St s;
+    if (configure(&s, deck, S, vals, cnts, r0, r1, crolls)) return -1;
+    oom = 0; loira_stop_requested = 0; limit = 0; deadline = 0; ooc_error = 0;
+    if (mode == 0) { pack(&s, first == 1, &out[0], &out[1]); *out_n = 1; return 0; }
+    if (fresh_table(mode == 2 ? n_succ : 0)) return -2;
+    if (mode == 2)
+        for (int64_t i = 0; i < n_succ; i++) {
+            Slot *slot = find(succ[2 * i], succ[2 * i + 1]);
+            slot->lo = succ[2 * i]; slot->hi = succ[2 * i + 1]; slot->v = succ_val[i];
+            used++;
+        }
+    ooc_out = out; ooc_layer = out_layer; ooc_n = 0; ooc_cap = out_cap;
+    ooc_mode = mode;
+    int64_t i = 0;
+    for (; i < n; i++) {
+        int64_t mark = ooc_n;
+        unpack(keys[2 * i], keys[2 * i + 1], &s);
+        ooc_root = 1;
+        double v = turn_value(&s);
+        if (ooc_error == 1) { ooc_n = mark; break; }   /* this key again in the next call */
+        if (ooc_error) break;
+        if (mode == 2) values[i] = v;
+    }
+    ooc_mode = 0;
+    *out_n = ooc_n;
+    free(table); table = NULL; cap = used = 0;
+    if (ooc_error == 2) return -3;
+    return i;
 }

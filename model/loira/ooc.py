@@ -1,0 +1,390 @@
+"""Out-of-core exact solving of a 2-player Loira round, layer by layer, on disk.
+
+The round is layered: layer ``L = 2 * cards drawn + (a seat has stopped)``, and every turn moves
+one layer on (a stop) or two (a draw). The turn-start states of a layer are split by a hash of
+their key into ``partitions`` files; each partition is one task:
+
+- forward, layer by layer from the initial state: the partition's keys are the union of the keys
+  its predecessors asked for; the C engine (``loira_expand`` in ``fast_solver.c``, the same rules
+  as the in-memory solver) lists each turn's successor keys, which are written as request files
+  into the successor partitions' folders (deduplicated per source partition);
+- backward, from the last layer: the engine computes each key's value from its successors'
+  values (the answers to the partition's requests), writes them, and answers the requests of the
+  partitions that lead to it.
+
+Values are the same float64 arithmetic as the in-memory C solver in the same order, so they are
+bit-equal to it ("exact" means the exact optimum, computed in float64). Every finished task leaves
+a marker file, so a killed solve started again on the same folder resumes after its last finished
+task. Tasks run in this process (``workers=0``), on a Dask ``LocalCluster`` of ``workers``
+processes, or on an existing Dask scheduler (``scheduler=address``; the folder must then be on a
+file system every worker sees).
+
+    python -m model.loira.ooc DIR --deck F1,F2,M1,grito --stalls 2,4 --centre-rolls 1 [--workers 2]
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import resource
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import fast
+from .config import Config
+
+KEY = np.dtype("V16")          # a packed turn-start key (lo, hi) as one sortable item
+BUFFER = 1 << 21               # successor entries per engine call
+
+
+class OocError(RuntimeError):
+    """Bad input or an inconsistent folder: one line naming the file, key and reason."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """What a task needs to rebuild the engine's configuration (plain values: sent to workers)."""
+    deck: tuple[int, ...]
+    stalls: tuple[int, ...]
+    counts: tuple[int, ...]
+    rolls: tuple[int, int]
+    centre_rolls: int
+    first_seat: int
+    partitions: int
+
+    @classmethod
+    def of(cls, cfg: Config, partitions: int) -> "Job":
+        reason = fast.supports(cfg)
+        if reason:
+            raise OocError(f"out-of-core solving needs the fast solver's configurations: {reason}")
+        # layers need every turn to draw or stop: cards set aside (L19) and the ruling flags that
+        # let a stopped player act (L13) could keep a turn in its layer; none is layered yet
+        if any(cfg.deck[16:]):
+            raise OocError("out-of-core solving covers the base cards (no mini-expansion cards yet)")
+        flagged = [f"{rid}={opt}" for rid, opt in fast.FLAGS if cfg.rulings.get(rid) == opt]
+        if flagged:
+            raise OocError(f"out-of-core solving covers the default rulings (not {', '.join(flagged)})")
+        if partitions < 1:
+            raise OocError(f"partitions: must be at least 1 (got {partitions})")
+        return cls(tuple(cfg.deck[:24]), tuple(cfg.stalls), tuple(cfg.stall_counts),
+                   (cfg.rolls[0], cfg.rolls[1]), cfg.centre_rolls, cfg.first_seat, partitions)
+
+    @property
+    def layers(self) -> int:
+        return 2 * sum(self.deck) + 2
+
+
+# ---- the engine ---------------------------------------------------------------------------------
+def _engine():
+    dll = fast._library()
+    fn = dll.loira_expand
+    fn.restype = ctypes.c_int64
+    return fn
+
+
+def _call(job: Job, mode: int, keys: np.ndarray, succ: np.ndarray | None = None,
+          succ_val: np.ndarray | None = None, out_cap: int = 0):
+    fn = _engine()
+    keys = np.ascontiguousarray(keys).view(np.uint64)
+    out = np.zeros(2 * max(out_cap, 1), dtype=np.uint64)
+    layer = np.zeros(max(out_cap, 1), dtype=np.int8)
+    values = np.zeros(max(len(keys) // 2, 1), dtype=np.float64)
+    succ_u = np.ascontiguousarray(succ if succ is not None else np.zeros(0, KEY)).view(np.uint64)
+    succ_v = np.ascontiguousarray(succ_val if succ_val is not None else np.zeros(0), dtype=np.float64)
+    out_n = ctypes.c_int64()
+    ptr = lambda a: a.ctypes.data_as(ctypes.c_void_p)   # noqa: E731
+    ints = lambda xs, n: (ctypes.c_int * n)(*xs)          # noqa: E731
+    flags = [0] * len(fast.FLAGS)   # the default rulings (Job.of refuses the others)
+    with fast._CALL_LOCK:   # the engine keeps its table and ruling flags in globals
+        fast._library().loira_configure(ints(flags, len(flags)), len(flags))
+        rc = fn(ints(job.deck, 24), len(job.stalls), ints(job.stalls, 8), ints(job.counts, 8),
+                job.rolls[0], job.rolls[1], job.centre_rolls, job.first_seat, mode, ptr(keys),
+                ctypes.c_int64(len(keys) // 2), ptr(succ_u), ptr(succ_v), ctypes.c_int64(len(succ_u) // 2),
+                ptr(out), ptr(layer), ctypes.c_int64(out_cap), ctypes.byref(out_n), ptr(values))
+    if rc == -1:
+        raise OocError("the configuration does not fit the 128-bit state key")
+    if rc == -2:
+        raise OocError("out of memory in the engine")
+    if rc == -3:
+        raise OocError("a successor has no value (the folder's files are inconsistent)")
+    n = out_n.value
+    return rc, out[:2 * n].view(KEY), layer[:n], values
+
+
+def root_key(job: Job) -> np.ndarray:
+    _, out, _, _ = _call(job, 0, np.zeros(0, KEY), out_cap=1)
+    return out.copy()
+
+
+def expand(job: Job, keys: np.ndarray):
+    """Every successor (key, layer) of every key's turn, in buffer-sized pieces."""
+    start, cap = 0, BUFFER
+    while start < len(keys):
+        done, out, layer, _ = _call(job, 1, keys[start:], out_cap=cap)
+        if done == 0:
+            cap *= 4      # one turn with more successors than the buffer holds
+            continue
+        yield out, layer
+        start += done
+
+
+def evaluate(job: Job, keys: np.ndarray, succ: np.ndarray, succ_val: np.ndarray) -> np.ndarray:
+    """The mover's optimal value at each key, its successors' values given."""
+    if len(keys) == 0:
+        return np.zeros(0)
+    _, _, _, values = _call(job, 2, keys, succ, succ_val)
+    return values[:len(keys)]
+
+
+def partition_of(keys: np.ndarray, partitions: int) -> np.ndarray:
+    pair = keys.view(np.uint64).reshape(-1, 2)
+    h = pair[:, 0] * np.uint64(0x9E3779B97F4A7C15) ^ pair[:, 1] * np.uint64(0xC2B2AE3D27D4EB4F)
+    h ^= h >> np.uint64(29)
+    return (h % np.uint64(partitions)).astype(np.int64)
+
+
+# ---- files --------------------------------------------------------------------------------------
+def _layer_dir(root: Path, layer: int) -> Path:
+    return root / f"L{layer:03d}"
+
+
+def _save(path: Path, array: np.ndarray) -> None:
+    """Atomically (a killed task leaves no half file under the final name)."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        np.save(f, array)
+    os.replace(tmp, path)
+
+
+def _load_keys(path: Path) -> np.ndarray:
+    return np.load(path).view(KEY).ravel() if path.exists() else np.zeros(0, KEY)
+
+
+def _as_saved(keys: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(keys).view(np.uint64).reshape(-1, 2)
+
+
+def _requests(root: Path, layer: int, part: int) -> list[Path]:
+    """Request files asking partition ``part`` of ``layer`` for values."""
+    return sorted(p for p in _layer_dir(root, layer).glob(f"p{part:03d}.from.*.npy")
+                  if not p.name.endswith(".ans.npy"))
+
+
+def _request_name(dst_part: int, src_layer: int, src_part: int) -> str:
+    return f"p{dst_part:03d}.from.L{src_layer:03d}p{src_part:03d}"
+
+
+def _peak() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+# ---- tasks --------------------------------------------------------------------------------------
+def forward_task(root: str, job: Job, layer: int, part: int) -> dict:
+    """Gather the partition's keys, expand them, write the requests to the next two layers."""
+    folder = _layer_dir(Path(root), layer)
+    done = folder / f"p{part:03d}.fwd.done"
+    keys_path = folder / f"p{part:03d}.keys.npy"
+    if done.exists():
+        return {"states": len(_load_keys(keys_path)), "cpu": 0.0, "peak": _peak()}
+    start = time.process_time()
+    folder.mkdir(parents=True, exist_ok=True)
+    if layer == 0:
+        key = root_key(job)
+        keys = key if partition_of(key, job.partitions)[0] == part else np.zeros(0, KEY)
+    else:
+        parts = [np.load(p).view(KEY).ravel() for p in _requests(Path(root), layer, part)]
+        keys = np.unique(np.concatenate(parts)) if parts else np.zeros(0, KEY)
+    P = job.partitions
+    found: dict[int, list[np.ndarray]] = {}
+    for out, lay in expand(job, keys):
+        step = lay.astype(np.int64) - layer
+        if len(step) and (step.min() < 1 or step.max() > 2):
+            raise OocError(f"{folder}: a turn moved {sorted(set(step.tolist()))} layers (expected 1 or 2)")
+        group = (step - 1) * P + partition_of(out, P)
+        order = np.argsort(group, kind="stable")
+        out, group = out[order], group[order]
+        cuts = np.flatnonzero(np.diff(group)) + 1
+        for piece, g in zip(np.split(out, cuts), group[np.r_[0, cuts]] if len(group) else []):
+            found.setdefault(int(g), []).append(np.unique(piece))
+    for g, pieces in found.items():
+        dst_layer, dst_part = layer + 1 + g // P, g % P
+        dst = _layer_dir(Path(root), dst_layer)
+        dst.mkdir(parents=True, exist_ok=True)
+        _save(dst / (_request_name(dst_part, layer, part) + ".npy"), _as_saved(np.unique(np.concatenate(pieces))))
+    _save(keys_path, _as_saved(keys))
+    done.touch()
+    return {"states": len(keys), "cpu": time.process_time() - start, "peak": _peak()}
+
+
+def backward_task(root: str, job: Job, layer: int, part: int) -> dict:
+    """Value the partition's keys from its answered requests, then answer the requests it got."""
+    folder = _layer_dir(Path(root), layer)
+    done = folder / f"p{part:03d}.bwd.done"
+    if done.exists():
+        return {"cpu": 0.0, "peak": _peak()}
+    start = time.process_time()
+    keys = _load_keys(folder / f"p{part:03d}.keys.npy")
+    succ, vals = [], []
+    for nxt in (layer + 1, layer + 2):
+        for q in range(job.partitions):
+            base = _layer_dir(Path(root), nxt) / _request_name(q, layer, part)
+            req = base.with_name(base.name + ".npy")
+            if req.exists():
+                succ.append(np.load(req).view(KEY).ravel())
+                vals.append(np.load(base.with_name(base.name + ".ans.npy")))
+    values = evaluate(job, keys, np.concatenate(succ) if succ else np.zeros(0, KEY),
+                      np.concatenate(vals) if vals else np.zeros(0))
+    _save(folder / f"p{part:03d}.values.npy", values)
+    for req in _requests(Path(root), layer, part):
+        asked = np.load(req).view(KEY).ravel()
+        at = np.searchsorted(keys, asked)
+        if len(asked) and (at.max() >= len(keys) or np.any(keys[at] != asked)):
+            raise OocError(f"{req}: a requested key is not in partition {part} of layer {layer}")
+        _save(req.with_name(req.name[:-4] + ".ans.npy"), values[at])
+    done.touch()
+    return {"cpu": time.process_time() - start, "peak": _peak()}
+
+
+# ---- the driver ---------------------------------------------------------------------------------
+def _check_folder(root: Path, job: Job) -> None:
+    meta = root / "job.json"
+    want = asdict(job)
+    want = {k: list(v) if isinstance(v, tuple) else v for k, v in want.items()}
+    if meta.exists():
+        try:
+            have = json.loads(meta.read_text())
+        except (OSError, ValueError) as e:
+            raise OocError(f"{meta}: unreadable ({e})") from None
+        for key, value in want.items():
+            if have.get(key) != value:
+                raise OocError(f"{meta}: key {key!r} is {have.get(key)!r}, this solve has {value!r} "
+                               "(use another folder)")
+    else:
+        root.mkdir(parents=True, exist_ok=True)
+        meta.write_text(json.dumps(want))
+
+
+def _disk(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.glob("*.npy")) if folder.exists() else 0
+
+
+def solve(cfg: Config, folder: str | Path, partitions: int = 8, workers: int = 0,
+          scheduler: str | None = None, progress=None, forward_only: int | None = None) -> dict:
+    """Seat 0's optimal value of the round, solved out of core in ``folder`` (resumable).
+
+    ``workers=0`` runs the tasks in this process; otherwise on a Dask LocalCluster of that many
+    single-threaded worker processes, or on the Dask scheduler at ``scheduler``. With
+    ``forward_only=N`` only layers 0..N-1 are listed (their state counts, for sizing; no value)."""
+    job = Job.of(cfg, partitions)
+    root = Path(folder)
+    _check_folder(root, job)
+    client = cluster = None
+    if workers or scheduler:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise OocError("workers/scheduler need Dask: pip install 'ruleproof[cluster]'") from None
+        if scheduler:
+            client = Client(scheduler)
+        else:
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=":0", memory_limit=0)
+            client = Client(cluster)
+
+    def run(task, layer):
+        args = [(str(root), job, layer, p) for p in range(partitions)]
+        if client is None:
+            return [task(*a) for a in args]
+        futures = [client.submit(task, *a, pure=False) for a in args]
+        return client.gather(futures)
+
+    rows, start = [], time.perf_counter()
+    try:
+        for layer in range(min(job.layers, forward_only or job.layers)):
+            t = time.perf_counter()
+            res = run(forward_task, layer)
+            rows.append({"layer": layer, "states": sum(r["states"] for r in res),
+                         "forward_seconds": round(time.perf_counter() - t, 3),
+                         "cpu_seconds": round(sum(r["cpu"] for r in res), 3),
+                         "peak": max(r["peak"] for r in res)})
+            if progress:
+                progress("forward", rows[-1])
+        if forward_only:
+            return {"states": sum(r["states"] for r in rows), "layers": rows,
+                    "seconds": time.perf_counter() - start}
+        for layer in reversed(range(job.layers)):
+            t = time.perf_counter()
+            res = run(backward_task, layer)
+            row = rows[layer]
+            row["backward_seconds"] = round(time.perf_counter() - t, 3)
+            row["cpu_seconds"] = round(row["cpu_seconds"] + sum(r["cpu"] for r in res), 3)
+            row["bytes"] = _disk(_layer_dir(root, layer))
+            row["peak"] = max(row["peak"], *(r["peak"] for r in res))
+            if progress:
+                progress("backward", row)
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    first = partition_of(root_key(job), partitions)[0]
+    mover = float(np.load(_layer_dir(root, 0) / f"p{first:03d}.values.npy")[0])
+    value = -mover if job.first_seat == 1 else mover
+    return {"value": value, "states": sum(r["states"] for r in rows), "layers": rows,
+            "seconds": time.perf_counter() - start, "bytes": sum(r["bytes"] for r in rows),
+            "cpu_seconds": sum(r["cpu_seconds"] for r in rows),
+            "peak": max(max(r["peak"] for r in rows), _peak())}
+
+
+# ---- command line -------------------------------------------------------------------------------
+def config_from(params: dict[str, str]) -> Config:
+    """The configuration of the default Loira ruleset with ``params`` overridden (validated)."""
+    from types import MappingProxyType
+
+    from model.ruleset import Ruleset
+
+    from . import SPEC, build
+    p, r = SPEC.schema.defaults()
+    rs = Ruleset("loira", "default", MappingProxyType(p), MappingProxyType(r), "defaults")
+    return build(rs.with_overrides(params, spec=SPEC.schema)).cfg
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    import sys
+
+    from model.ruleset import RulesetError
+    ap = argparse.ArgumentParser(prog="python -m model.loira.ooc",
+                                 description="Solve a 2-player Loira round exactly, out of core.")
+    ap.add_argument("folder", help="working folder (created; an existing one resumes)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a ruleset parameter, e.g. deck=F1,F2,M1,grito stalls=2,4 centre_rolls=1")
+    ap.add_argument("--partitions", type=int, default=8)
+    ap.add_argument("--workers", type=int, default=0, help="Dask LocalCluster processes (0: in this process)")
+    ap.add_argument("--scheduler", help="address of a running Dask scheduler")
+    ap.add_argument("--forward-only", type=int, metavar="N",
+                    help="list layers 0..N-1 only (state counts for sizing; no value)")
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args(argv)
+    try:
+        params = dict(kv.split("=", 1) for kv in args.set)
+    except ValueError:
+        print(f"error: --set: expected KEY=VALUE, got {args.set}", file=sys.stderr)
+        return 2
+    try:
+        cfg = config_from(params)
+        say = None if args.quiet else (lambda phase, row: print(phase, json.dumps(row), flush=True))
+        res = solve(cfg, args.folder, args.partitions, args.workers, args.scheduler, say,
+                    args.forward_only)
+    except (OocError, RulesetError, fast.FastUnavailable) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps({k: v for k, v in res.items() if k != "layers"}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,119 @@
+"""The out-of-core layered solver (model/loira/ooc.py) against the in-memory C solver and the exact
+rational solver; its checkpoints after a kill -9; its Dask path."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from model.loira import fast, ooc
+
+
+ROOT = Path(__file__).resolve().parent.parent
+# the first rungs of bench/bench_loira.py (cards 4, 6, 8, 10)
+ORDER = "F1 F2 M1 grito M2 toc-toc P1 grito descarga P2".split()
+RUNGS = {4: ("2,4", 1), 6: ("2,4", 1), 8: ("2,3,4", 1), 10: ("2,3,4", 2)}
+
+
+def params(cards: int, **extra) -> dict:
+    stalls, rolls = RUNGS[cards]
+    return {"deck": ",".join(ORDER[:cards]), "stalls": stalls, "centre_rolls": rolls, **extra}
+
+
+def set_args(p: dict) -> list[str]:
+    return [a for k, v in p.items() for a in ("--set", f"{k}={v}")]
+
+
+@pytest.mark.parametrize("cards,partitions", [(4, 1), (6, 3), (8, 4)])   # 10 cards: the kill test
+def test_bit_equal_to_the_in_memory_solver(tmp_path, cards, partitions):
+    cfg = ooc.config_from(params(cards))
+    got = ooc.solve(cfg, tmp_path / "run", partitions=partitions)
+    want = fast.solve(cfg)
+    assert got["value"] == want["value"]            # the same float64 arithmetic, bit for bit
+    assert got["states"] == want["states"]          # the same turn-start states, each once
+
+
+def test_second_seat_starting(tmp_path):
+    cfg = ooc.config_from(params(8, first_seat=1, rolls="1,0"))
+    assert ooc.solve(cfg, tmp_path / "run", partitions=2)["value"] == fast.solve(cfg)["value"]
+
+
+@pytest.mark.parametrize("cards", [4, 6])
+def test_equal_to_the_exact_rational_solver(tmp_path, cards):
+    from model.loira import SPEC, build
+    from model.loira.exact import solve
+    from model.ruleset import Ruleset
+    from types import MappingProxyType
+    p, r = SPEC.schema.defaults()
+    game = build(Ruleset("loira", "t", MappingProxyType(p), MappingProxyType(r), "t")
+                 .with_overrides(params(cards), spec=SPEC.schema))
+    exact = solve(game).value(game.initial_state())[0]
+    got = ooc.solve(game.cfg, tmp_path / "run", partitions=2)["value"]
+    assert abs(got - exact) <= 1e-12
+    # bench ladder figures (docs/loira.md): +0.083333 (4 cards) and +0.078704 (6 cards)
+    assert round(got, 6) == {4: 0.083333, 6: 0.078704}[cards]
+
+
+def test_layers_and_disk_figures(tmp_path):
+    res = ooc.solve(ooc.config_from(params(6)), tmp_path / "run", partitions=2)
+    layers = res["layers"]
+    assert layers[0]["states"] == 1 and sum(r["states"] for r in layers) == res["states"]
+    assert res["bytes"] == sum(r["bytes"] for r in layers) > 16 * res["states"]
+    part = ooc.solve(ooc.config_from(params(6)), tmp_path / "sizing", partitions=3, forward_only=7)
+    assert "value" not in part and [r["states"] for r in part["layers"]] == [r["states"] for r in layers[:7]]
+
+
+def test_resumes_after_kill_9(tmp_path):
+    """A solve killed mid-way resumes from its finished tasks and reaches the identical value."""
+    folder = tmp_path / "run"
+    cmd = [sys.executable, "-m", "model.loira.ooc", str(folder), "--partitions", "4", "--quiet",
+           *set_args(params(10))]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # kill it once the forward pass is past layer 12 (of 22), before any value of layer 0 exists
+    deadline = time.time() + 60
+    while not list(folder.glob("L012/*.fwd.done")) and time.time() < deadline:
+        assert proc.poll() is None, proc.stderr.read().decode()
+        time.sleep(0.005)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    finished = len(list(folder.glob("L*/*.done")))
+    assert finished > 0 and not list(folder.glob("L000/*.bwd.done"))
+    again = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    value = json.loads(again.stdout)["value"]
+    assert value == fast.solve(ooc.config_from(params(10)))["value"]
+
+
+def test_a_folder_of_another_round_is_refused(tmp_path):
+    folder = tmp_path / "run"
+    ooc.solve(ooc.config_from(params(4)), folder, partitions=2)
+    proc = subprocess.run([sys.executable, "-m", "model.loira.ooc", str(folder), "--partitions", "2",
+                           *set_args(params(6))], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "job.json" in lines[0] and "'deck'" in lines[0]
+
+
+@pytest.mark.parametrize("args,needle", [(["--set", "deck"], "KEY=VALUE"),
+                                         (["--set", "players=3"], "2 players"),
+                                         (["--set", "stalls=2,x"], "stalls"),
+                                         (["--partitions", "0"], "partitions")])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, args, needle):
+    proc = subprocess.run([sys.executable, "-m", "model.loira.ooc", str(tmp_path / "run"), *args],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 2 and needle in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+def test_on_a_dask_local_cluster(tmp_path):
+    pytest.importorskip("distributed")
+    cfg = ooc.config_from(params(6))
+    got = ooc.solve(cfg, tmp_path / "run", partitions=3, workers=2)
+    assert got["value"] == fast.solve(cfg)["value"] and got["states"] == fast.solve(cfg)["states"]
