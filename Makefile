@@ -39,9 +39,11 @@ soak: setup
 fuzz: setup
 	$(BIN)/python tests/fuzz.py $${N:-1000} $(FUZZ_ARGS)
 
-# every game's benchmark (peers side by side where installed); a failing one is reported, the rest run
+# every game's benchmark (peers side by side where installed); a failing one is reported, the rest run.
+# Each ends with a summary against bench/baseline.json; BENCH_ARGS= runs the full ladders (long)
+BENCH_ARGS ?= --quick
 bench: setup
-	@failed=""; for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || failed="$$failed $$b"; done; \
+	@failed=""; for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b $(BENCH_ARGS) || failed="$$failed $$b"; done; \
 	if [ -n "$$failed" ]; then echo "failed:$$failed"; exit 1; fi
 
 clean:

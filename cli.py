@@ -69,7 +69,14 @@ def _short(value: Any) -> str:
 
 def game_policies(spec) -> list[str]:
     """The names ``--policy`` accepts for a game (simulate)."""
-    return ["random", "optimal"] + [k for k in spec.hooks.get("policies", {}) if k not in ("random", "optimal")]
+    from solver.montecarlo import policy_names
+    return policy_names(spec)
+
+
+def game_engines(spec) -> list[str]:
+    """The engines ``solve`` tries for a game, in order."""
+    from solver.analysis import engines_of
+    return [e.name for e in engines_of(spec)]
 
 
 class GameCommand(typer.core.TyperCommand):
@@ -287,7 +294,7 @@ def games(game: Optional[str] = typer.Argument(None, help="one game (or one of i
                            for p in spec.schema.params],
                 "rulings": [{"id": r.id, "question": r.question, "default": r.default,
                              "alternatives": list(r.alternatives)} for r in spec.schema.rulings],
-                "policies": game_policies(spec)})
+                "policies": game_policies(spec), "engines": game_engines(spec)})
         if as_json:
             emit({"games": docs})
             return
@@ -303,6 +310,8 @@ def games(game: Optional[str] = typer.Argument(None, help="one game (or one of i
                 out.print("  params: " + ", ".join(f"{p['name']}={p['default']}" for p in d["params"]))
             out.print(f"  policies (simulate --policy): {', '.join(d['policies'])}", markup=False,
                       highlight=False)
+            out.print(f"  engines (solve --engine, first that applies by default): {', '.join(d['engines'])}",
+                      markup=False, highlight=False)
             if d["rulings"]:
                 out.print(f"  rulings ({len(d['rulings'])}; default first, then the alternatives):")
             for r in d["rulings"]:
@@ -325,6 +334,7 @@ def verify(ctx: typer.Context,
                                                    help="seconds for the whole command (games share it)"),
            as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Exhaustive invariant checks and Z3 proofs on each game's default small configuration."""
+    from solver.verify import overall_status, verify_document
     from solver.verify import verify as run_verify
 
     def body():
@@ -341,19 +351,9 @@ def verify(ctx: typer.Context,
                 rep = run_verify(get_spec(rs.game), rs, max_states=max_states, timeout=time_left(timeout),
                                  progress=explored, phase=phase)
             reports.append(rep)
-        statuses = {r.status for r in reports}
-        status = FAILS if FAILS in statuses else UNKNOWN if UNKNOWN in statuses else HOLDS
+        status = overall_status(reports)
         if as_json:
-            docs = [{"game": r.ruleset.game, "ruleset": r.ruleset.name, "config": r.ruleset.as_dict(),
-                     "states": r.states, "seconds": round(r.seconds, 4), "status": r.status,
-                     "evidence": evidence_counts(r.properties), "notes": r.notes, "derived": r.derived,
-                     "properties": [p.as_dict() for p in r.properties]} for r in reports]
-            if len(docs) == 1:
-                doc = docs[0]
-            else:
-                doc = {"game": "all", "ruleset": "defaults", "config": {"games": targets},
-                       "status": status, "games": docs, "properties":
-                       [dict(p, name=f"{d['game']}:{p['name']}") for d in docs for p in d["properties"]]}
+            doc = verify_document(reports, targets)
             doc["seconds"] = round(time.perf_counter() - start, 4)
             emit(doc)
         else:
@@ -385,13 +385,6 @@ def verify_progress(bar, game: str):
         step[0] = what or step[0]
         bar(f"verify {game}: {step[0]}", done, total)
     return explored, phase
-
-
-def evidence_counts(properties) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for p in properties:
-        counts[p.evidence] = counts.get(p.evidence, 0) + 1
-    return counts
 
 
 EVIDENCE_COLOUR = {"proved": "green", "exhaustive": "green", "sampled": "cyan", "fails": "red",
@@ -437,6 +430,7 @@ def print_verify_summary(r) -> None:
         if len(line) + 2 > width:
             line = line[:width - 3] + "…"
         out.print(f"{STATUS_SYMBOL[p.status]} {escape(line.rstrip())}", highlight=False, soft_wrap=True)
+    from solver.verify import evidence_counts
     counts = evidence_counts(r.properties)
     out.print(f"{r.ruleset.game}: {r.status} — " + ", ".join(f"{counts[k]} {k}" for k in
               ("proved", "exhaustive", "sampled", "fails", "unknown") if counts.get(k))
@@ -460,6 +454,8 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
                                                    "many states (the result is then partial, exit 1)"),
           timeout: Optional[float] = typer.Option(None, "--timeout", help="stop after this many seconds "
                                                   "(the result is then partial, exit 1)"),
+          engine: Optional[str] = typer.Option(None, "--engine", help="the engine to use (default: the "
+                                               "game's first that applies; `ruleproof games GAME` lists them)"),
           as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Exact values and the optimal policy, with a play table, a printable summary and a picture.
 
@@ -477,17 +473,16 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
         # files go to a hidden sibling folder, renamed into place once complete (solver/outputs.py)
         with staged_folder(where) as stage, progress_bar(not as_json) as bar:
             res = solve_ruleset(rs, exact=exact, max_states=max_states, timeout=timeout,
-                                out_dir=stage.folder if stage else None, progress=bar, full=full)
-            res.pop("_solution", None)
-            if stage is not None and not res.get("partial") and res.get("files"):
+                                out_dir=stage.folder if stage else None, progress=bar, full=full,
+                                engine=engine).doc()
+            if stage is not None and not res["partial"] and res["files"]:
                 res["files"] = stage.commit(
                     {"command": "solve", "target": target, "arguments": ctx.args, "game": rs.game,
-                     "ruleset": rs.name, "config": rs.as_dict(), "exact": res.get("exact"),
-                     "values": res.get("values"), "states": res.get("states")}, res["files"])
+                     "ruleset": rs.name, "config": rs.as_dict(), "exact": res["exact"],
+                     "values": res["values"], "states": res["states"]}, res["files"])
             else:
-                res.pop("files", None)  # a partial run keeps no files
-        doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res}
-        doc["seconds"] = round(doc["seconds"], 4)
+                res["files"] = []  # a partial run keeps no files
+        doc = res
         if as_json:
             emit(doc)
             if res.get("partial"):
@@ -497,20 +492,24 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
             out.print(f"partial result: {res['reason']}; explored {res['states']} states, no values")
             raise Exit(1)
         out.print(f"{rs.game} ({rs.name}): {res['states']} states, {doc['seconds']} s, "
-                  f"{res.get('method', '')}")
+                  f"{res['engine']}: {res['method']}", markup=False, highlight=False)
+        for skipped in res["skipped"]:
+            out.print(f"  ({skipped['engine']} passed over: {skipped['reason']})", markup=False, highlight=False)
         for seat, v in enumerate(res["values"]):
             frac = f" = {v['fraction']}" if v["fraction"] else ""
             out.print(f"  seat {seat}: {v['float']:.9f}{frac}", markup=False)
-        if res.get("value_meaning"):
-            out.print(f"  each seat's value above, and the play table's value for the seat to move: "
-                      f"{res['value_meaning']}", markup=False, highlight=False, soft_wrap=True)
-        constant = (res.get("policy_summary") or {}).get("constant")
+        if res["value_meaning"]:
+            out.print(f"  each seat's value above ({res['meaning']}), and the play table's value for the seat "
+                      f"to move: {res['value_meaning']}", markup=False, highlight=False, soft_wrap=True)
+        if res["extras"].get("printable"):   # an engine's own table, as a player reads it
+            out.print(res["extras"]["printable"], markup=False, highlight=False, soft_wrap=True)
+        constant = (res["extras"].get("policy_summary") or {}).get("constant")
         if constant:
             out.print(f"  policy: {constant}", markup=False, highlight=False, soft_wrap=True)
-        for f in res.get("files", []):
+        for f in res["files"]:
             out.print(f"  wrote {f}", markup=False, highlight=False)
-        if where is not None and not res.get("files"):
-            out.print(f"  no files written to {where}: {res.get('note') or 'this solver writes none'}",
+        if where is not None and not res["files"]:
+            out.print(f"  no files written to {where}: {res['extras'].get('note') or 'this engine writes none'}",
                       markup=False, highlight=False)
     run(body, timeout=timeout, as_json=as_json)
 
@@ -763,14 +762,11 @@ def simulate(ctx: typer.Context, target: str = typer.Argument(..., help="game, b
     from solver import montecarlo
 
     def body():
-        start = time.perf_counter()
         check_limits(None, timeout)
         rs = resolve(target, players, ctx.args, ruling)
         with progress_bar(not as_json) as bar:
             prog = (lambda d, t: bar("simulate", d, t)) if bar else None
-            res = montecarlo.simulate_ruleset(rs, games_, seed, policy, prog)
-        doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), "policy": policy or "default",
-               **res, "seconds": round(time.perf_counter() - start, 4)}
+            doc = montecarlo.simulate_ruleset(rs, games_, seed, policy, prog)
         if as_json:
             emit(doc)
         else:
@@ -801,10 +797,9 @@ def _metric_rows(value: Any, label: str, rows: list, facts: list) -> None:
 def print_simulation(doc: dict[str, Any]) -> None:
     rows: list = []
     facts: list = []
-    skip = {"game", "ruleset", "config", "policy", "games", "seed", "seconds"}
-    for key, value in doc.items():
-        if key not in skip:
-            _metric_rows(value, "" if key == "seats" else key, rows, facts)
+    _metric_rows(doc["seats"], "", rows, facts)
+    _metric_rows(doc["metrics"], "", rows, facts)
+    _metric_rows(doc["extras"], "", rows, facts)
     out.print(f"{doc['game']} ({doc['ruleset']}): {doc['games']} games, seed {doc.get('seed')}, "
               f"policy {doc['policy']}, {doc['seconds']} s", markup=False, highlight=False)
     if facts:
@@ -857,16 +852,12 @@ def rulings_diff(ctx: typer.Context, target: str = typer.Argument(..., help="gam
     """Where a ruling's readings part. One of three answers per alternative: parts (a shortest
     situation and the change in optimal values), harmless (exhaustive over the configurations
     named), or not exercised (by the configuration given; larger ones searched in part)."""
-    from solver.rulings import ruling_diff
+    from solver.rulings import known_ruling, ruling_diff
 
     def body():
         start = time.perf_counter()
         rs = resolve(target, players, ctx.args, small=True)
-        spec = get_spec(rs.game)
-        if ruling_id not in spec.schema.ruling_index:
-            fail_input(f"command line: RULING: unknown ruling id {ruling_id!r} for {spec.name} "
-                       f"(known: {', '.join(spec.schema.ruling_index) or 'none'})")
-        r = spec.schema.ruling_index[ruling_id]
+        r = known_ruling(get_spec(rs.game), ruling_id)
         current = rs.rulings[ruling_id]
         if option is not None and option == current:
             fail_input(f"command line: --option: {option!r} is already the reading of {ruling_id} in "
@@ -916,17 +907,15 @@ def rulings_rank(ctx: typer.Context,
                  as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Every ruling alternative ranked by how far it moves the values (each seat's optimal value)
     and the expected length of play, on one configuration (named in the output)."""
-    from solver.rulings import rank_rulings
+    from solver.rulings import known_ruling, rank_rulings
 
     def body():
         start = time.perf_counter()
         check_limits(None, timeout)
         rs = resolve(target, players, ctx.args, small=True)
-        spec = get_spec(rs.game)
         ids = [x.strip() for x in only.split(",")] if only else None
         for rid in ids or []:
-            if rid not in spec.schema.ruling_index:
-                fail_input(f"command line: --only: unknown ruling id {rid!r} for {spec.name}")
+            known_ruling(get_spec(rs.game), rid, "--only")
         with progress_bar(not as_json) as bar:
             res = rank_rulings(rs.game, ruleset=rs, only=ids, timeout=timeout, progress=bar)
         doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res,
@@ -963,7 +952,7 @@ def rulings_check(game: Optional[str] = typer.Argument(None, help="game; omitted
                   record: bool = typer.Option(False, "--record", help="store current results as expected"),
                   as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Re-run the stored ruling regression scenarios (scenarios/<game>.json); exit 1 on any change."""
-    from solver.analysis import check_scenarios, record_scenarios
+    from solver.analysis import check_games, record_scenarios
 
     def body():
         start = time.perf_counter()
@@ -976,8 +965,7 @@ def rulings_check(game: Optional[str] = typer.Argument(None, help="game; omitted
             emit({"game": game or "all", "recorded": paths}) if as_json else out.print(f"recorded {paths}")
             return
         with progress_bar(not as_json) as bar:
-            rows = {n: check_scenarios(n, progress=(lambda d, t, n=n: bar(f"rulings check {n}", d, t))
-                                       if bar else None) for n in names}
+            rows = check_games(names, progress=(lambda n, d, t: bar(f"rulings check {n}", d, t)) if bar else None)
         changed = [(n, r) for n, rs in rows.items() for r in rs if not r["same"]]
         if as_json:
             emit({"game": game or "all", "ruleset": "defaults", "config": {"games": names},
@@ -1000,21 +988,12 @@ def deduce(view: Path = typer.Argument(..., help="a Bomb Busters VIEW.json posit
            as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Bomb Busters: exact wire probabilities from one player's view."""
     def body():
-        if "bomb-busters" not in GAMES:
-            fail_input("deduce: the bomb-busters game is not installed")
-        start = time.perf_counter()
-        res = get_spec("bomb-busters").hooks["deduce"](view)
-        doc = {"game": "bomb-busters", "ruleset": res.get("ruleset", "bomb-busters"),
-               "config": res.get("config", {"view": str(view)}), **res,
-               "seconds": round(time.perf_counter() - start, 4)}
+        from solver.analysis import deduce_file
+        doc, text = deduce_file(view)
         if as_json:
             emit(doc)
         else:
-            formatter = get_spec("bomb-busters").hooks.get("deduce_text")
-            if formatter is not None:
-                out.print(formatter(res), markup=False, highlight=False)
-            else:
-                out.print_json(json.dumps(doc, default=str))
+            out.print(text, markup=False, highlight=False)
     run(body)
 
 

@@ -1,7 +1,12 @@
 """Bench for Bomb Busters: exact deduction time by number of hidden wires, and policy games/s.
 
     .venv/bin/python bench/bench_bomb_busters.py [--games N] [--seed S] [--players 2,3,4,5]
+    .venv/bin/python bench/bench_bomb_busters.py --quick   # what `make bench` runs: 1 timed game, 5 played
 
+Part 0 times the whole ``deduce`` command's compute (the engine, the ranked play table and the
+Detector Duplo table with its both-red risks) on every example view and on untokened full-size
+set-ups of 2-5 players: DP states, CPU seconds, states/s, peak traced memory, and the ratio to the
+CPU seconds the same hook took before session 17 (``BEFORE_S17``). ``--deduce-only`` runs it alone.
 Part 1 plays seeded full-size games with the "most likely cut" policy and times the deduction
 engine on the acting player's view at every decision, bucketed by hidden wires (other players'
 uncut wires whose value is not shown), from the set-up position (36+ hidden at 4-5 players) down.
@@ -28,13 +33,17 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from benchlib import Report, add_arguments, peak_mib  # noqa: E402
 
 from model.bomb_busters import SPEC, build  # noqa: E402
 from model.bomb_busters.deduce import deduce, plays  # noqa: E402
 from model.bomb_busters.observe import position  # noqa: E402
-from model.bomb_busters.policy import POLICIES, simulate  # noqa: E402
+from model.bomb_busters.policy import POLICIES  # noqa: E402
 from model.bomb_busters.state import Phase  # noqa: E402
 from model.protocol import CHANCE, TERMINAL  # noqa: E402
+from solver.montecarlo import simulate_ruleset  # noqa: E402
 
 
 def deduction_times(players: int, games: int, seed: int) -> dict[int, list[float]]:
@@ -59,6 +68,47 @@ def deduction_times(players: int, games: int, seed: int) -> dict[int, list[float
                 a = policy(s)
             s = game.apply(s, a)
     return buckets
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "bomb-busters"
+#: CPU seconds of the deduce hook (engine, play table, Detector Duplo table) per example before
+#: session 17's shared-table Duplo and seeded both-red passes (this machine, best of 3): the ratio
+BEFORE_S17 = {"format-example.json": 0.0005, "midgame-3p.json": 0.0049, "slot-next-to-2.json": 0.0003,
+              "start-4p.json": 0.0666, "start-5p-2of3-reds.json": 0.1859, "start-5p.json": 0.2264,
+              "training-2p.json": 0.0012,
+              "untokened 2p, 2 of 3 red (seed 1)": 0.0329, "untokened 3p, 2 of 3 red (seed 1)": 0.0335,
+              "untokened 4p, 2 of 3 red (seed 1)": 0.1286, "untokened 5p, 2 of 3 red (seed 1)": 1.2148}
+
+
+def _deduce_command(pos) -> dict:
+    from model.bomb_busters.deduce import report
+    return report(deduce(pos))
+
+
+def deduce_command_times(counts: list[int], seed: int) -> None:
+    import tracemalloc
+    from model.bomb_busters.view import load_view
+    print("== the deduce command's compute: engine + play table + Detector Duplo table (CPU s, best of 3) ==")
+    print(f"{'view':<34} {'hidden':>6} {'states':>7} {'seconds':>8} {'states/s':>9} {'peak MB':>8} {'vs before':>9}")
+    cases = [(path.name, load_view(path)) for path in sorted(EXAMPLES.glob("*.json"))]
+    cases += [(f"untokened {p}p, 2 of 3 red (seed {seed})", untokened_view(p, seed, (2, 6, 10), 2, (3, 9), 2))
+              for p in counts]
+    for name, pos in cases:
+        times = []
+        for _ in range(3):
+            start = time.process_time()
+            out = _deduce_command(pos)
+            times.append(time.process_time() - start)
+        tracemalloc.start()
+        _deduce_command(pos)
+        peak = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+        best = min(times)
+        before = BEFORE_S17.get(name)
+        ratio = f"{before / best:.1f}x" if before else "-"
+        print(f"{name:<34} {out['hidden_wires']:>6} {out['dp_states']:>7} {best:>8.4f} "
+              f"{out['dp_states'] / max(best, 1e-9):>9.0f} {peak:>8.1f} {ratio:>9}", flush=True)
+    print()
 
 
 def untokened_view(players: int, seed: int, reds, red_in: int, yellows, yellow_in: int, blue_values: int = 12):
@@ -289,21 +339,31 @@ def main() -> None:
     ap.add_argument("--peer", metavar="PATH", help="folder with the peer calculator's source (part 3)")
     ap.add_argument("--peer-timeout", type=float, default=120.0, help="seconds per engine and position")
     ap.add_argument("--peer-only", action="store_true", help="run part 3 only")
+    ap.add_argument("--deduce-only", action="store_true", help="run part 0 only (the deduce command)")
     ap.add_argument("--_worker", nargs=2, help=argparse.SUPPRESS)
+    add_arguments(ap)
     args = ap.parse_args()
     if args._worker:
         _worker(*args._worker, args.peer)
         return
+    if args.quick:
+        args.games, args.deduce_games = 5, 1
     counts = [int(p) for p in args.players.split(",")]
+    report = Report("bomb-busters")
     if not args.peer_only:
-        parts_1_2(counts, args)
+        deduce_command_times(counts, args.seed)
+        if args.deduce_only:
+            return
+        parts_1_2(counts, args, report)
     if args.peer:
         peer_comparison(str(Path(args.peer).resolve()), args.peer_timeout, args.seed)
     else:
         print("\n(peer comparison skipped: pass --peer PATH, a folder with CzJLee/Bomb-Busters' source)")
+        report.fail("peer calculator", "skipped: pass --peer PATH (CzJLee/Bomb-Busters' source)")
+    report.finish(args)
 
 
-def parts_1_2(counts: list[int], args) -> None:
+def parts_1_2(counts: list[int], args, report: Report) -> None:
     print("== exact deduction (marginals + ranked play table), CPU seconds by hidden wires ==")
     print(f"{'players':>7} {'hidden':>6} {'n':>4} {'mean':>9} {'max':>9}")
     for players in counts:
@@ -323,16 +383,23 @@ def parts_1_2(counts: list[int], args) -> None:
             start = time.process_time()
             d = deduce(pos)
             plays(d)
+            cpu = time.process_time() - start
             print(f"{players:>7} {pos.hidden_count():>6} {f'{red_in}/{len(reds)}':>7} "
-                  f"{f'{yellow_in}/{len(yellows)}':>7} {d.states:>7} {time.process_time() - start:>8.3f}")
+                  f"{f'{yellow_in}/{len(yellows)}':>7} {d.states:>7} {cpu:>8.3f}")
+            report.add(f"deduce {players}p red {red_in}/{len(reds)} yellow {yellow_in}/{len(yellows)}",
+                       d.states, cpu, peak_mib())
     print("\n== policy 'likely' (most likely cut), standard set-up ==")
     print(f"{'players':>7} {'games':>6} {'games/s':>8} {'win rate':>9} {'95% CI':>20}")
     for players in counts:
         rs = SPEC.default().with_overrides({"players": players}, spec=SPEC.schema, source="bench")
-        out = simulate(rs, args.games, args.seed, "likely")
-        lo, hi = out["win_rate"]["ci95"]
+        start = time.perf_counter()
+        out = simulate_ruleset(rs, args.games, args.seed, "likely")
+        report.add(f"simulate {players}p likely", out["games"], time.perf_counter() - start, peak_mib(),
+                   unit="games")
+        win = out["metrics"]["win_rate"]
+        lo, hi = win["ci95"]
         print(f"{players:>7} {out['games']:>6} {out['games_per_second']:>8.2f} "
-              f"{out['win_rate']['mean']:>9.3f} {f'[{lo:.3f}, {hi:.3f}]':>20}")
+              f"{win['mean']:>9.3f} {f'[{lo:.3f}, {hi:.3f}]':>20}")
 
 
 if __name__ == "__main__":

@@ -4,9 +4,11 @@ Each rung is a 2-player round (default rulings) with the first ``cards`` cards o
 the standard 2-player deck, some score stalls and rolls in the centre. For each rung it prints the
 turn states stored, seconds, states per second, bytes per stored state (the C hash table) and the
 peak memory of the process that solved it (each rung runs in its own subprocess). The first rungs
-are also solved by the exact rational Python solver for comparison (its states: every node).
+are also solved by the exact rational Python solver (its states: every node) and by the generic
+pipeline (``solver.explore`` + ``solver.solve`` in floats, every node) for comparison.
 
-    .venv/bin/python bench/bench_loira.py [--max-seconds 120] [--python-upto 8] [--json]
+    .venv/bin/python bench/bench_loira.py [--max-seconds 120] [--python-upto 8] [--generic-upto 8] [--json]
+    .venv/bin/python bench/bench_loira.py --quick      # what `make bench` runs: up to 12 cards
     .venv/bin/python bench/bench_loira.py --regret [--regret-upto 8]
 
 ``--regret`` instead measures each practical policy's exact regret (optimal value minus the value
@@ -25,6 +27,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from benchlib import Report, add_arguments  # noqa: E402
 
 #: the standard 2-player deck (nulls removed), in the order rungs take it
 ORDER = ["F1", "F2", "M1", "grito", "M2", "toc-toc", "P1", "grito", "descarga", "P2", "fios", "chute",
@@ -57,6 +62,15 @@ def run_rung(rung: int, engine: str) -> dict:
         res = fast.solve(game.cfg)
         value, states, seconds = res["value"], res["states"], res["seconds"]
         extra = {"bytes_per_state": round(res["bytes_per_state"], 1), "visits": res["visits"]}
+    elif engine == "generic":   # the game-independent pipeline: explore every node, solve in floats
+        from solver.explore import explore
+        from solver.solve import solve
+        start = time.perf_counter()
+        ex = explore(game)
+        sol = solve(ex)
+        seconds = time.perf_counter() - start
+        value, states = sol.initial[0], ex.num_states
+        extra = {}
     else:
         from model.loira.exact import solve
         start = time.perf_counter()
@@ -72,7 +86,7 @@ def run_rung(rung: int, engine: str) -> dict:
             "peak_bytes": peak, **extra}
 
 
-REGRET_POLICIES = ["lookahead-margin", "lookahead", "lead", "never-before-grito", "stop-at-3",
+REGRET_POLICIES = ["near-optimal", "lookahead-margin", "lookahead", "lead", "never-before-grito", "stop-at-3",
                    "stop-at-5", "stop-at-7", "always-go"]
 
 
@@ -109,7 +123,11 @@ def main() -> None:
     ap.add_argument("--regret-upto", type=int, default=8)
     ap.add_argument("--rung", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--engine", default="fast", help=argparse.SUPPRESS)
+    ap.add_argument("--generic-upto", type=int, default=8, help="also run the generic pipeline up to this many cards")
+    add_arguments(ap)
     args = ap.parse_args()
+    if args.quick:   # the rungs up to 12 cards (a few seconds each); the slow engines on the smallest
+        args.max_seconds, args.python_upto, args.generic_upto = 2.0, 6, 6
     if args.regret:
         regret_table(args.regret_upto)
         return
@@ -117,18 +135,23 @@ def main() -> None:
         print(json.dumps(run_rung(args.rung, args.engine)))
         return
     rows = []
+    report = Report("loira")
     for rung, (cards, _, _) in enumerate(RUNGS):
-        engines = ["fast"] + (["python"] if cards <= args.python_upto else [])
+        engines = (["fast"] + (["python"] if cards <= args.python_upto else [])
+                   + (["generic"] if cards <= args.generic_upto else []))
         slow = False
         for engine in engines:
             proc = subprocess.run([sys.executable, __file__, "--rung", str(rung), "--engine", engine],
                                   capture_output=True, text=True)
             if proc.returncode != 0:
+                last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
                 print(f"rung {rung} ({engine}) failed: {proc.stderr.strip()[-300:]}", file=sys.stderr)
+                report.fail(f"{engine} {cards} cards", last)
                 slow = True
                 continue
             row = json.loads(proc.stdout)
             rows.append(row)
+            report.add(f"{engine} {cards} cards", row["states"], row["seconds"], row["peak_bytes"] / 2**20)
             if not args.json:
                 print(f"{row['engine']:>6} cards {row['cards']:>2} stalls {row['stalls']} rolls {row['rolls']}: "
                       f"{row['states']:>11,} states {row['seconds']:>9.3f} s "
@@ -140,6 +163,8 @@ def main() -> None:
             break
     if args.json:
         print(json.dumps(rows, indent=1))
+    else:
+        report.finish(args)
 
 
 if __name__ == "__main__":

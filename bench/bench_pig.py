@@ -6,6 +6,7 @@ Prints states, seconds, states per second, peak memory and the first player's wi
 then, for goals both engines finish, the value difference and the time ratio.
 
     python bench/bench_pig.py                       # ruleproof at 20, 50, 100; OpenSpiel at 20, 30
+    python bench/bench_pig.py --quick               # what `make bench` runs: ruleproof 20, 50; OpenSpiel 20
     python bench/bench_pig.py --openspiel-goals 20,30,50 --openspiel-timeout 600
 
 OpenSpiel is optional (``pip install open-spiel``); its values are 2p - 1 for win probability p.
@@ -21,6 +22,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from benchlib import Report, add_arguments  # noqa: E402
 
 
 def peak_mib() -> float:
@@ -50,10 +54,13 @@ def child_openspiel(goal: int) -> dict:
     def run() -> None:
         try:
             import pyspiel
-            from open_spiel.python.algorithms import value_iteration
+            sys.path.insert(0, str(ROOT))
+            # OpenSpiel's own value_iteration, through the adapter's loader (without cvxpy, which it
+            # needs only at simultaneous moves, a refusing stand-in takes lp_solver's place)
+            from solver.openspiel_adapter import value_iteration
             game = pyspiel.load_game("pig", {"winscore": goal})
             start = time.perf_counter()
-            values = value_iteration.value_iteration(game, depth_limit=-1, threshold=1e-6, cyclic_game=True)
+            values = value_iteration(game, threshold=1e-6, cyclic=True)
             seconds = time.perf_counter() - start
             v0 = values[str(game.new_initial_state())]
             result.update(engine="openspiel", goal=goal, states=len(values), seconds=seconds,
@@ -94,7 +101,10 @@ def main() -> None:
     parser.add_argument("--openspiel-goals", default="20,30")
     parser.add_argument("--openspiel-timeout", type=float, default=300)
     parser.add_argument("--child", nargs=2, metavar=("ENGINE", "GOAL"), help=argparse.SUPPRESS)
+    add_arguments(parser)
     args = parser.parse_args()
+    if args.quick:
+        args.goals, args.openspiel_goals = "20,50", "20"
     if args.child:
         engine, goal = args.child[0], int(args.child[1])
         print(json.dumps(child_ours(goal) if engine == "ruleproof" else child_openspiel(goal)))
@@ -103,10 +113,12 @@ def main() -> None:
     rows = [run_child("ruleproof", int(g), 3600) for g in args.goals.split(",") if g]
     try:
         import open_spiel  # noqa: F401
+    except ImportError:
+        rows += [{"engine": "openspiel", "goal": int(g), "error": "not installed (pip install open-spiel)"}
+                 for g in args.openspiel_goals.split(",") if g]
+    else:
         rows += [run_child("openspiel", int(g), args.openspiel_timeout)
                  for g in args.openspiel_goals.split(",") if g]
-    except ImportError:
-        print("(OpenSpiel not installed: pip install open-spiel)")
     print(f"{'engine':<10} {'goal':>4} {'states':>10} {'seconds':>9} {'states/s':>10} {'peak MiB':>9}  P(first wins)")
     for r in rows:
         if "error" in r:
@@ -121,6 +133,14 @@ def main() -> None:
             o = ours[r["goal"]]
             print(f"goal {r['goal']}: OpenSpiel/ruleproof time ratio {r['seconds'] / o['seconds']:.1f}x, "
                   f"value difference {abs(r['p_first'] - o['p_first']):.2e} (OpenSpiel threshold 1e-6)")
+    report = Report("pig")
+    for r in rows:
+        run = f"{r['engine']} goal {r['goal']}"
+        if "error" in r:
+            report.fail(run, r["error"])
+        else:
+            report.add(run, r["states"], r["seconds"], r["peak_mib"])
+    report.finish(args)
 
 
 if __name__ == "__main__":

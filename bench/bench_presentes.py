@@ -1,6 +1,7 @@
 """Bench for Presentes: simulated games per second, and exact-solve states and seconds.
 
     .venv/bin/python bench/bench_presentes.py [--games N] [--seed S] [--dice 1,2] [--no-exact] [--json]
+    .venv/bin/python bench/bench_presentes.py --quick   # what `make bench` runs: 1,024 games, 1 die
 
 Part 1 runs the numpy simulator (eager policy) for 2, 8 and 32 players on Curta, Média and Longa
 with each die count and prints games per second (target: at least 1,000 for 32 players on Longa
@@ -18,6 +19,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from benchlib import Report, add_arguments, peak_mib  # noqa: E402
 
 from model.presentes import SPEC  # noqa: E402
 from model.presentes.config import rules_of  # noqa: E402
@@ -53,9 +57,9 @@ def simulation_rows(games: int, seed: int, dice_counts: list[int]) -> list[dict]
     return rows
 
 
-def exact_rows() -> list[dict]:
+def exact_rows(configs=EXACT_CONFIGS) -> list[dict]:
     rows = []
-    for board, players, dice in EXACT_CONFIGS:
+    for board, players, dice in configs:
         game = SPEC.build(ruleset(board, players, dice))
         wall, cpu = time.perf_counter(), time.process_time()
         res = analyse(game, policy="eager", horizon=100, focal=None)
@@ -63,7 +67,7 @@ def exact_rows() -> list[dict]:
         rows.append({"board": board, "players": players, "dice": dice, "states": res["states"],
                      "seconds": round(wall, 2), "cpu_seconds": round(cpu, 2),
                      "mean_turns": str(res["mean_turns"]), "mean_turns_float": float(res["mean_turns"]),
-                     "first": [float(x) for x in res["first"]]})
+                     "first": [float(x) for x in res["first"]], "peak_mib": peak_mib()})
         print(f"exact    {board:6s} {players:2d} players {dice} dice: {res['states']:7d} turn starts "
               f"{wall:6.2f} s ({cpu:.2f} s CPU)  mean turns {float(res['mean_turns']):.6f}",
               file=sys.stderr)
@@ -77,12 +81,25 @@ def main() -> None:
     ap.add_argument("--dice", default="1,2")
     ap.add_argument("--no-exact", action="store_true")
     ap.add_argument("--json", action="store_true")
+    add_arguments(ap)
     args = ap.parse_args()
+    if args.quick:
+        args.games, args.dice = 1024, "1"
     doc = {"simulate": simulation_rows(args.games, args.seed, [int(d) for d in args.dice.split(",")])}
     if not args.no_exact:
-        doc["exact"] = exact_rows()
+        doc["exact"] = exact_rows(EXACT_CONFIGS[:2] + EXACT_CONFIGS[3:4] if args.quick else EXACT_CONFIGS)
     if args.json:
         print(json.dumps(doc, indent=1))
+        return
+    # peak memory: this one process's high-water mark so far (the runs share it; it only grows)
+    report = Report("presentes")
+    for r in doc.get("exact", []):
+        report.add(f"exact {r['board']} {r['players']}p {r['dice']}d", r["states"], r["seconds"], r["peak_mib"],
+                   unit="turn starts")
+    for r in doc["simulate"]:
+        report.add(f"simulate {r['board']} {r['players']}p {r['dice']}d", r["games"], r["seconds"], None,
+                   unit="games")
+    report.finish(args)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from benchlib import Report, add_arguments  # noqa: E402
 
 
 def ours(goal: int) -> dict:
@@ -69,23 +72,31 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--goals", type=int, nargs="+", default=[10, 20, 30])
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    add_arguments(parser)
     args = parser.parse_args()
     if args.child:
         child(args.child[0], int(args.child[1]))
         return
+    if args.quick:
+        args.goals = [10, 20]
+    report = Report("storm")
     print(f"{'goal':>4} {'side':>5} {'states':>8} {'seconds':>8} {'states/s':>10} {'peak MB':>8}  value")
     for goal in args.goals:
         for side in ("ours", "storm"):
             run = subprocess.run([sys.executable, __file__, "--child", side, str(goal)],
                                  capture_output=True, text=True)
             if run.returncode != 0:
-                print(f"{goal:>4} {side:>5} failed: {run.stderr.strip().splitlines()[-1:]}")
+                last = (run.stderr.strip().splitlines() or ["no output"])[-1]
+                print(f"{goal:>4} {side:>5} failed: {last}")
+                report.fail(f"{side} goal {goal}", last)
                 continue
             d = json.loads(run.stdout)
+            report.add(f"{side} goal {goal}", d["states"], d["seconds"], d["peak_mb"])
             rate = d["states"] / d["seconds"] if d["seconds"] else float("inf")
             note = f" (export {d['export_seconds']:.2f} s before)" if "export_seconds" in d else ""
             print(f"{goal:>4} {side:>5} {d['states']:>8} {d['seconds']:>8.3f} {rate:>10.0f} "
                   f"{d['peak_mb']:>8.1f}  {d['value']}{note}")
+    report.finish(args)
 
 
 if __name__ == "__main__":

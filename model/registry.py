@@ -1,7 +1,9 @@
-"""The registry of games: adding a game is one folder under ``model/`` and one line here."""
+"""The registry of games: every folder under ``model/`` with a ``rulesets/`` folder is a game,
+named by the ``game = "..."`` line of its base ruleset; adding a game touches only its folder."""
 from __future__ import annotations
 
 import importlib
+import re
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,13 +13,26 @@ from .ruleset import Ruleset, RulesetError, did_you_mean
 if TYPE_CHECKING:
     from .spec import GameSpec
 
+_GAME_LINE = re.compile(r'^game\s*=\s*"([^"]+)"', re.MULTILINE)
+
+
+def _discover() -> dict[str, str]:
+    """Game name -> module defining ``SPEC``, for each game folder (by folder name), found without
+    importing any game: the name is the ``game`` key of a built-in ruleset in ``rulesets/``."""
+    found: dict[str, str] = {}
+    for folder in sorted(Path(__file__).parent.iterdir()):
+        if not (folder / "__init__.py").exists() or not (folder / "rulesets").is_dir():
+            continue
+        for toml in sorted((folder / "rulesets").glob("*.toml")):
+            m = _GAME_LINE.search(toml.read_text(encoding="utf-8"))
+            if m:
+                found[m.group(1)] = f"{__package__}.{folder.name}"
+                break
+    return found
+
+
 #: game name -> module that defines ``SPEC``
-GAMES: dict[str, str] = {
-    "pig": "model.pig",
-    "presentes": "model.presentes",
-    "loira": "model.loira",
-    "bomb-busters": "model.bomb_busters",
-}
+GAMES: dict[str, str] = _discover()
 
 
 @cache

@@ -2,7 +2,8 @@
 
 A game folder (``model/<game>/``) defines ``SPEC = GameSpec(...)`` in its ``__init__.py`` and keeps
 its built-in rulesets as TOML files in ``rulesets/``. The CLI and the solver reach a game only
-through its spec and the :class:`~model.protocol.Game` it builds.
+through its spec, the :class:`~model.protocol.Game` it builds, and the typed parts it declares
+(engines, policies, metrics, pictures, checks, a deduction: ``model/seams.py``).
 """
 from __future__ import annotations
 
@@ -13,11 +14,15 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from .protocol import Game
 from .ruleset import RulesSchema, Ruleset, RulesetError, read_toml
+from .seams import Deduction, Engine, Metric, Simulator
 
 if TYPE_CHECKING:
     from proofs.refinement import RuleProof
+    from solver.explore import Exploration
     from solver.limits import Limits
     from solver.report import PropertyResult
+    from solver.solve import Solution
+    from solver.tables import PolicySummary
 
 
 @dataclass(frozen=True)
@@ -49,8 +54,30 @@ class GameSpec:
     diff_configs: Sequence[tuple[str, Mapping[str, Any]]] = ()
     #: the state limit for the exhaustive part of ``verify``
     verify_max_states: int = 2_000_000
-    #: optional hooks by name (e.g. "simulate", "solve", "policies", "deduce", "picture")
-    hooks: Mapping[str, Any] = field(default_factory=dict)
+    #: engines for ``solve``, in preference order: the first whose ``applies`` says None answers
+    #: (none given: the generic exploration and exact solve, ``solver.engines.GENERIC``)
+    engines: Sequence[Engine] = ()
+    #: named policies for ``simulate --policy`` (besides ``random`` and ``optimal``): name -> a
+    #: factory building a state -> action function for a game
+    policies: Mapping[str, Callable[[Game], Callable[[Any], Any]]] = field(default_factory=dict)
+    #: the policy ``simulate`` plays when none is named (``A:B`` names one per seat)
+    default_policy: str = "random"
+    #: ``optimal`` for ``simulate``: the game's own way to an optimal policy (None: a generic solve)
+    optimal_policy: Callable[[Game], Callable[[Any], Any]] | None = None
+    #: what ``simulate`` measures on each finished play (none given: each seat's return and the moves)
+    metrics: Sequence[Metric] = ()
+    #: a game's own playout engine, replacing the generic loop (a faster, vectorised one)
+    simulator: Simulator | None = None
+    #: draws the solved policy: ``picture(game, solution, path) -> path``
+    picture: Callable[[Game, "Solution", Path], Path] | None = None
+    #: a printable policy summary: ``summary(solution, occupancy) -> PolicySummary`` (or None)
+    policy_summary: Callable[["Solution", Any], "PolicySummary | None"] | None = None
+    #: checks that read ``verify``'s own exploration: ``(ruleset, exploration, limits) -> results``
+    explored_checks: Callable[[Ruleset, "Exploration", "Limits"], Sequence["PropertyResult"]] | None = None
+    #: checks of a configuration too big to explore: ``(ruleset, game, label, limits, plays, seed)``
+    full_size_checks: Callable[..., Sequence["PropertyResult"]] | None = None
+    #: ``deduce``: exact inference from one player's view of a position (a file)
+    deduction: Deduction | None = None
 
     def builtin_rulesets(self) -> list[str]:
         return sorted(p.stem for p in self.rulesets_dir.glob("*.toml"))

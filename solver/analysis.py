@@ -7,107 +7,136 @@ from __future__ import annotations
 import json
 import re
 import time
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
 
 from model.registry import get_spec
 from model.ruleset import Ruleset, RulesetError
+from model.seams import Engine, SolveOptions, SolveResult
 
-from .explore import explore
-from .graph import decision_graph
-from .solve import solve
-from .tables import occupancy, write_play_table, write_summary
-
-#: graphs up to this many states are solved in exact rational arithmetic by default
-EXACT_LIMIT = 50_000
-#: ... and when at most this many of them lie on cycles (pass --exact to go further)
-EXACT_CYCLIC_LIMIT = 5_000
+from .engines import GENERIC
 
 
 def value_entry(exact: Fraction | None, approx: float) -> dict[str, Any]:
     return {"fraction": None if exact is None else str(exact), "float": float(approx)}
 
 
-def solve_ruleset(ruleset: Ruleset, *, exact: bool | None = None, max_states: int | None = None,
-                  timeout: float | None = None, out_dir: Path | None = None,
-                  progress: Callable | None = None, full: bool = False) -> dict[str, Any]:
-    """Exact (or float, for large graphs) optimal values, play table, summary, graph and picture
-    (``full``: the play table lists every decision state, not only those optimal play reaches)."""
-    spec = get_spec(ruleset.game)
-    start = time.perf_counter()
-    hook = spec.hooks.get("solve")
-    if hook is not None:
-        result = hook(ruleset, {"exact": exact, "max_states": max_states, "timeout": timeout, "full": full},
-                      out_dir, progress)
-        if result is not None:  # None: the hook leaves this configuration to the generic solver
-            result.setdefault("seconds", time.perf_counter() - start)
-            return result
-    game = spec.build(ruleset)
-    ex = explore(game, max_states=max_states, timeout=timeout,
-                 progress=(lambda n, pending, sec: progress("explore", n, n + pending)) if progress else None)
-    result: dict[str, Any] = {"states": ex.num_states, "edges": ex.num_edges,
-                              "explore_seconds": round(ex.seconds, 4)}
-    if not ex.complete:
-        result.update(partial=True, reason=ex.stop_reason, values=None,
-                      seconds=time.perf_counter() - start)
-        return result
-    if exact is None:
-        # exact by default when small; cyclic parts cost far more in rational arithmetic (one
-        # Gauss-Jordan elimination per component), so they have their own, lower limit
-        sol = solve(ex, progress=progress)
-        use_exact = ex.num_states <= EXACT_LIMIT and sol.cyclic_states <= EXACT_CYCLIC_LIMIT
-        if use_exact:
-            sol = solve(ex, exact=True, progress=progress)
-    else:
-        use_exact = exact
-        sol = solve(ex, exact=exact, progress=progress)
-    exact_vals = sol.initial_exact
-    result.update(
-        partial=False, exact=use_exact, method=sol.method, residual=sol.residual,
-        values=[value_entry(exact_vals[s] if exact_vals else None, sol.initial[s])
-                for s in range(game.num_players)],
-        solve_seconds=round(sol.seconds, 4), cyclic_states=sol.cyclic_states,
-        value_meaning=game.value_meaning)
-    if out_dir is not None:
-        result.update(write_solution_files(sol, out_dir, spec.hooks.get("picture"), full=full,
-                                           summary=spec.hooks.get("summary")))
-    result["seconds"] = time.perf_counter() - start
-    result["_solution"] = sol
-    return result
+#: the keys of ``solve --json``, the same for every game (docs/json.md says what each means)
+SOLVE_KEYS = ("game", "ruleset", "config", "engine", "skipped", "meaning", "value_meaning", "exact",
+              "values", "states", "edges", "method", "partial", "reason", "seconds", "files", "extras")
 
 
-def write_solution_files(sol, out_dir: Path, picture: Callable | None = None, *, full: bool = False,
-                         summary: Callable | None = None) -> dict[str, Any]:
-    """The play table (CSV and its sidecar, see ``solver.tables``), the policy summary (when the
-    game writes one), the decision graph (GraphML, when not too large) and the policy picture
-    (when the game draws one); returns ``files`` (and a ``graph_note``)."""
-    out: dict[str, Any] = {}
+@dataclass(frozen=True)
+class Solved:
+    """``solve_ruleset``'s answer: the engine that answered and its result, the engines passed
+    over and why, the time taken. ``doc()`` is the JSON document (``SOLVE_KEYS``)."""
+    ruleset: Ruleset
+    engine: str
+    skipped: tuple[tuple[str, str], ...]
+    result: SolveResult
+    seconds: float
+    value_meaning: str
+
+    @property
+    def values(self) -> list[dict[str, Any]] | None:
+        r = self.result
+        if r.values is None:
+            return None
+        return [value_entry(v if r.exact else None, float(v)) for v in r.values]
+
+    @property
+    def solution(self) -> Any:
+        return self.result.solution
+
+    def doc(self) -> dict[str, Any]:
+        r = self.result
+        return {"game": self.ruleset.game, "ruleset": self.ruleset.name, "config": self.ruleset.as_dict(),
+                "engine": self.engine, "skipped": [{"engine": n, "reason": why} for n, why in self.skipped],
+                "meaning": r.meaning, "value_meaning": self.value_meaning, "exact": r.exact,
+                "values": self.values, "states": r.states, "edges": r.edges, "method": r.method,
+                "partial": r.partial is not None, "reason": r.partial, "seconds": round(self.seconds, 4),
+                "files": list(r.files), "extras": dict(r.extras)}
+
+
+def check_solve_limits(max_states: int | None, timeout: float | None) -> None:
+    """``--max-states`` and ``--timeout``: zero, negative or NaN is bad input."""
+    if max_states is not None and max_states < 1:
+        raise RulesetError("command line", "--max-states", f"must be a positive number of states, not {max_states}")
+    if timeout is not None and not timeout > 0:
+        raise RulesetError("command line", "--timeout", f"must be a positive number of seconds, not {timeout}")
+
+
+def usable_out_dir(out_dir: Path | None) -> None:
+    """Create ``--out`` before any long work; a path that cannot be a folder is bad input."""
+    if out_dir is None:
+        return
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        files = write_play_table(sol, out_dir, full=full)
-        made = summary(sol, occupancy(sol)) if summary is not None else None
-        if made is not None:
-            files += write_summary(made, out_dir)
-            out["policy_summary"] = {"title": made.title, "constant": made.constant}
-        graph = decision_graph(sol)
-        if graph is not None:
-            import networkx as nx
-            nx.write_graphml(graph, out_dir / "decision_graph.graphml")
-            files.append(out_dir / "decision_graph.graphml")
-        else:
-            out["graph_note"] = "decision graph not written: too many states for GraphML"
-        if picture is not None:
-            files.append(picture(sol.exploration.game, sol, out_dir / "policy.png"))
     except OSError as exc:
+        raise RulesetError("command line", "--out", f"cannot use {str(out_dir)!r} as the output "
+                           f"folder ({exc.strerror or exc})") from None
+
+
+def engines_of(spec) -> tuple[Engine, ...]:
+    """A game's engines in preference order (the generic one when it names none)."""
+    return tuple(spec.engines) or (GENERIC,)
+
+
+def pick_engine(engines: tuple[Engine, ...], ruleset: Ruleset, options: SolveOptions,
+                name: str | None = None) -> tuple[Engine, list[tuple[str, str]]]:
+    """The first engine that applies (or the one named), and why each earlier one did not."""
+    skipped: list[tuple[str, str]] = []
+    known = [e.name for e in engines]
+    if name is not None and name not in known:
+        raise RulesetError("command line", "--engine", f"unknown engine {name!r} for {ruleset.game} "
+                           f"(known: {', '.join(known)})")
+    for engine in engines:
+        if name is not None and engine.name != name:
+            continue
+        why = engine.applies(ruleset, options)
+        if why is None:
+            return engine, skipped
+        if name is not None:
+            raise RulesetError("command line", "--engine", f"{name} does not apply: {why}")
+        skipped.append((engine.name, why))
+    raise RulesetError("command line", "solve", f"no engine applies to {ruleset.name}: "
+                       + "; ".join(f"{n}: {why}" for n, why in skipped))
+
+
+def solve_ruleset(ruleset: Ruleset, *, exact: bool | None = None, max_states: int | None = None,
+                  timeout: float | None = None, out_dir: Path | None = None,
+                  progress: Callable | None = None, full: bool = False, engine: str | None = None,
+                  check_invariants: bool = True, solve_memo: dict | None = None) -> Solved:
+    """Solve a ruleset with the first of its game's engines that applies (``engine``: the one
+    named): values, what they mean, and (``out_dir``) the engine's files. Limits are checked and
+    the output folder made here, once for every game. ``check_invariants=False`` skips the
+    explorer's invariant checks (values do not depend on them); ``solve_memo`` shares solutions
+    between identical graphs (``solver.graphmemo``)."""
+    spec = get_spec(ruleset.game)
+    start = time.perf_counter()
+    check_solve_limits(max_states, timeout)
+    usable_out_dir(out_dir)
+    options = SolveOptions(exact=exact, max_states=max_states, out_dir=out_dir, full=full,
+                           deadline=None if timeout is None else start + timeout, timeout=timeout,
+                           check_invariants=check_invariants, solve_memo=solve_memo)
+    chosen, skipped = pick_engine(engines_of(spec), ruleset, options, engine)
+    try:
+        result = chosen.solve(ruleset, options, progress)
+    except OSError as exc:
+        where = getattr(exc, "filename", None)
+        if out_dir is None or (where and not str(where).startswith(str(out_dir))):
+            raise   # not the output folder's fault (e.g. a compiler cache elsewhere)
         raise RulesetError("command line", "--out", f"cannot write into {str(out_dir)!r} "
                            f"({exc.strerror or exc})") from None
-    out["files"] = [str(f) for f in files]
-    return out
+    meaning = result.value_meaning or getattr(spec.build(ruleset), "value_meaning", "")
+    return Solved(ruleset, chosen.name, tuple(skipped), result, time.perf_counter() - start, meaning)
 
 
 # ---- regression scenarios ------------------------------------------------------------------------
 
+#: the stored scenarios, shipped as package data (``ruleproof/scenarios`` in an installed wheel)
 SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 
 
@@ -128,42 +157,134 @@ def scenario_ruleset(game: str, params: dict[str, Any], rulings: dict[str, str],
     return spec.default().with_overrides(params, rulings, source=source, spec=spec.schema)
 
 
-def run_scenario(ruleset: Ruleset) -> dict[str, Any]:
-    res = solve_ruleset(ruleset, exact=True)
-    return {"states": res.get("states"),
-            "values": [v["fraction"] for v in res["values"]] if res.get("values") else None}
+#: worker processes for the scenarios (they are independent; at most one per core is used)
+SCENARIO_PROCESSES = 2
 
 
-def record_scenarios(game: str) -> Path:
+def run_scenario(ruleset: Ruleset, memo: dict | None = None) -> dict[str, Any]:
+    """The exact values and state count a scenario stores. The explorer's invariant checks are
+    skipped (``verify`` checks them; values do not depend on them) and ``memo`` lets scenarios
+    whose readings explore to the same graph share one solve (``solver.graphmemo``)."""
+    res = solve_ruleset(ruleset, exact=True, check_invariants=False, solve_memo=memo)
+    return {"states": res.result.states,
+            "values": [v["fraction"] for v in res.values] if res.values else None}
+
+
+#: one memo per process, emptied as a run starts: a worker keeps the solutions of the graphs it solved
+_MEMO: dict = {}
+
+
+def _scenario_job(job: tuple) -> tuple:
+    game, name, params, rulings, source = job
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        got = run_scenario(scenario_ruleset(game, params, rulings, source), _MEMO)
+    except RulesetError as exc:   # it does not pickle (three-argument constructor): send its parts
+        return game, name, None, (exc.source, exc.key, exc.reason)
+    got["_seconds"] = (round(time.perf_counter() - wall, 3), round(time.process_time() - cpu, 3))
+    return game, name, got, None
+
+
+def _quiet_worker() -> None:
+    """Ctrl-C is the parent's to answer (it stops the pool); a worker ignores it."""
+    import signal
+    _MEMO.clear()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        signal.set_wakeup_fd(-1)   # the parent's wake-up socket, inherited by the fork
+    except ValueError:
+        pass
+
+
+def _run_jobs(jobs: list[tuple], processes: int | None, done: Callable[[str, str, dict], None]) -> None:
+    """Run scenario jobs (game, name, params, rulings, source, size) in ``processes`` workers,
+    calling ``done(game, name, got)`` as each finishes. The biggest (by ``size``, the stored state
+    count) go first, so a long one does not start last and keep one worker busy alone."""
+    import multiprocessing as mp
+    import os
+    work = [j[:-1] for j in sorted(jobs, key=lambda j: -j[-1])]
+    n = min(processes if processes is not None else SCENARIO_PROCESSES, os.cpu_count() or 1, len(work))
+    if n <= 1:
+        _MEMO.clear()
+        results = map(_scenario_job, work)
+        pool = None
+    else:
+        pool = mp.get_context("fork").Pool(n, initializer=_quiet_worker)
+        results = pool.imap_unordered(_scenario_job, work, chunksize=1)
+    try:
+        for game, name, got, error in results:
+            if error is not None:
+                raise RulesetError(*error)
+            done(game, name, got)
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+
+
+def _stored(game: str) -> tuple[Path, dict[str, Any]]:
+    path = SCENARIO_DIR / f"{game}.json"
+    if not path.exists():
+        return path, {}
+    try:
+        return path, json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise RulesetError(str(path), "-", f"not valid JSON ({exc})") from None
+
+
+def record_scenarios(game: str, processes: int | None = None) -> Path:
     SCENARIO_DIR.mkdir(exist_ok=True)
-    data = {}
-    for name, params, rulings in scenario_configs(game):
-        rs = scenario_ruleset(game, params, rulings, f"scenario {name}")
-        data[name] = {"params": params, "rulings": rulings, "expect": run_scenario(rs)}
+    jobs = [(game, name, params, rulings, f"scenario {name}", 0) for name, params, rulings in scenario_configs(game)]
+    data = {name: {"params": params, "rulings": rulings} for _, name, params, rulings, _, _ in jobs}
+
+    def done(g: str, name: str, got: dict) -> None:
+        got.pop("_seconds")
+        data[name]["expect"] = got
+    _run_jobs(jobs, processes, done)
     path = SCENARIO_DIR / f"{game}.json"
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     return path
 
 
-def check_scenarios(game: str, progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
-    """Re-run the stored scenarios; each row says whether the result still matches
-    (``progress(done, total)`` after each)."""
-    path = SCENARIO_DIR / f"{game}.json"
-    if not path.exists():
-        return []
-    try:
-        stored = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise RulesetError(str(path), "-", f"not valid JSON ({exc})") from None
-    rows = []
-    for name, entry in stored.items():
-        rs = scenario_ruleset(game, entry.get("params", {}), entry.get("rulings", {}), f"{path}:{name}")
-        got = run_scenario(rs)
-        rows.append({"scenario": name, "expected": entry["expect"], "got": got,
-                     "same": got == entry["expect"]})
+def check_games(games: list[str], progress: Callable[[str, int, int], None] | None = None,
+                processes: int | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Re-run the stored scenarios of several games in one pool of workers; per game, one row per
+    scenario (in the stored order) saying whether the result still matches exactly
+    (``progress(game, done, total)`` after each)."""
+    stored = {game: _stored(game) for game in games}
+    jobs = []
+    for game, (path, entries) in stored.items():
+        if not entries:   # checking nothing must not pass (e.g. a package installed without its data)
+            raise RulesetError(str(path), "scenarios", f"no stored scenarios for {game}; record them "
+                               f"with: ruleproof rulings check {game} --record")
+        for name, entry in entries.items():
+            if not isinstance(entry, dict) or "expect" not in entry:
+                raise RulesetError(str(path), name, "a scenario needs 'params', 'rulings' and 'expect' "
+                                   "(store them with: ruleproof rulings check GAME --record)")
+            params, rulings = entry.get("params", {}), entry.get("rulings", {})
+            source = f"{path}:{name}"
+            scenario_ruleset(game, params, rulings, source)   # bad input stops here, before any worker
+            jobs.append((game, name, params, rulings, source, (entry["expect"] or {}).get("states") or 0))
+    got: dict[str, dict[str, Any]] = {game: {} for game in games}
+    timing: dict[tuple[str, str], tuple[float, float]] = {}
+
+    def done(game: str, name: str, result: dict) -> None:
+        timing[game, name] = result.pop("_seconds")
+        got[game][name] = result
         if progress is not None:
-            progress(len(rows), len(stored))
-    return rows
+            progress(game, len(got[game]), len(stored[game][1]))
+    _run_jobs(jobs, processes, done)
+    return {game: [{"scenario": name, "expected": entry["expect"], "got": got[game][name],
+                    "same": got[game][name] == entry["expect"],
+                    "seconds": timing[game, name][0], "cpu_seconds": timing[game, name][1]}
+                   for name, entry in entries.items()]
+            for game, (_, entries) in stored.items()}
+
+
+def check_scenarios(game: str, progress: Callable[[int, int], None] | None = None,
+                    processes: int | None = None) -> list[dict[str, Any]]:
+    """Re-run one game's stored scenarios (see ``check_games``)."""
+    return check_games([game], (lambda g, d, t: progress(d, t)) if progress else None, processes)[game]
 
 
 # ---- rule edits --------------------------------------------------------------------------------
@@ -188,7 +309,7 @@ def _side(spec, ruleset: Ruleset, max_states: int | None, deadline: float | None
     return side_summary(ruleset, rep, res)
 
 
-def side_summary(ruleset: Ruleset, rep, res: dict[str, Any]) -> dict[str, Any]:
+def side_summary(ruleset: Ruleset, rep, res: Solved) -> dict[str, Any]:
     """One side of a comparison from its verify report and its ``solve_ruleset`` result (``report``
     passes the ones it already has, so a ruleset is not verified and solved twice)."""
     longest = next((p.data.get("longest_play") for p in rep.properties if p.name == "termination"), None)
@@ -198,9 +319,9 @@ def side_summary(ruleset: Ruleset, rep, res: dict[str, Any]) -> dict[str, Any]:
             "property_details": {p.name: p.detail for p in rep.properties},
             "counterexamples": {p.name: p.counterexample for p in rep.properties if p.counterexample},
             "notes": rep.notes,
-            "values": res.get("values"), "states": res.get("states"), "longest_play": longest,
-            "partial": bool(res.get("partial")),
-            "values_note": None if res.get("values") else (res.get("reason") or "no values")}
+            "values": res.values, "states": res.result.states, "longest_play": longest,
+            "partial": res.result.partial is not None,
+            "values_note": None if res.values else (res.result.partial or "no values")}
 
 
 def _base_name(name: str) -> str:
@@ -266,3 +387,21 @@ def compare_rulesets(a: Ruleset, b: Ruleset, *, max_states: int | None = None,
             "longest_play": [sa["longest_play"], sb["longest_play"]],
         },
     }
+
+
+# ---- deduce ------------------------------------------------------------------------------------
+
+def deduce_file(path: Path) -> tuple[dict[str, Any], str]:
+    """``deduce``: the game that reads position files (the one whose spec declares a
+    ``deduction``) answers; the JSON document and its text form."""
+    from model.registry import all_specs
+    start = time.perf_counter()
+    specs = [s for s in all_specs() if s.deduction is not None]
+    if not specs:
+        raise RulesetError("command line", "deduce", "no installed game reads position files")
+    spec = specs[0]
+    res = spec.deduction.run(path)
+    doc = {"game": spec.name, "ruleset": res.get("ruleset", spec.name),
+           "config": res.get("config", {"view": str(path)}), **res,
+           "seconds": round(time.perf_counter() - start, 4)}
+    return doc, spec.deduction.text(res)

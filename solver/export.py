@@ -34,7 +34,7 @@ from typing import Callable, Iterable, TextIO
 from model.protocol import CHANCE, TERMINAL
 
 from .explore import Exploration
-from .solve import gauss_jordan
+from .rational import solve_sparse
 
 SINK = -3
 FORMATS = ("prism", "drn", "jani")
@@ -355,9 +355,8 @@ def write_jani(model: Model, fh: TextIO, title: str = "") -> None:
 def expected_turns(ex: Exploration, chooser: Chooser) -> Fraction:
     """The exact expected number of decision moves from the start when every seat follows
     ``chooser``, computed on the explored graph itself (a count of moves does not depend on which
-    seat a representative stands for), independently of ``build_model``'s unfolding: components of
-    the induced chain from the end backwards, each cyclic one by Gauss-Jordan over Fractions."""
-    import networkx as nx
+    seat a representative stands for), independently of ``build_model``'s unfolding: the induced
+    chain's linear system, solved by the shared rational module (component by component)."""
     succ: dict[int, list[tuple[int, Fraction]]] = {}
     stack = [0]
     while stack:
@@ -372,29 +371,16 @@ def expected_turns(ex: Exploration, chooser: Chooser) -> Fraction:
                  else chooser(node, ex.state(node)))
         succ[node] = [(int(ex.child[e]), p) for e, p in moves]
         stack.extend(c for c, _ in succ[node] if c not in succ)
-    graph = nx.DiGraph()
-    graph.add_nodes_from(succ)
-    graph.add_edges_from((v, c) for v, out in succ.items() for c, _ in out)
-    cond = nx.condensation(graph)
-    value: dict[int, Fraction] = {}
-    for comp in reversed(list(nx.topological_sort(cond))):
-        members = sorted(cond.nodes[comp]["members"])
-        local = {v: k for k, v in enumerate(members)}
-        # x_v - sum_{c in comp} p x_c = reward_v + sum_{c outside} p value_c
-        rows, rhs = [], []
-        for v in members:
-            row = {local[v]: Fraction(1)}
-            b = Fraction(int(ex.kind[v] >= 0))
-            for c, p in succ[v]:
-                if c in local:
-                    row[local[c]] = row.get(local[c], Fraction(0)) - p
-                else:
-                    b += p * value[c]
-            rows.append(row)
-            rhs.append(b)
-        for v, x in zip(members, gauss_jordan(rows, rhs)):
-            value[v] = x
-    return value[0]
+    local = {v: k for k, v in enumerate(succ)}
+    # x_v - sum_c p x_c = 1 at a decision, 0 elsewhere
+    rows, rhs = [], []
+    for v, out in succ.items():
+        row = {local[v]: Fraction(1)}
+        for c, p in out:
+            row[local[c]] = row.get(local[c], Fraction(0)) - p
+        rows.append(row)
+        rhs.append([Fraction(int(ex.kind[v] >= 0))])
+    return solve_sparse(rows, rhs)[local[0]][0]
 
 
 WRITERS = {"prism": write_prism, "drn": write_drn, "jani": write_jani}
@@ -413,7 +399,7 @@ def policy_chooser(spec, ex: Exploration, name: str) -> tuple[Chooser, object | 
     legal actions, exactly) or one of the game's named deterministic policies."""
     from model.ruleset import RulesetError
 
-    from .analysis import EXACT_CYCLIC_LIMIT, EXACT_LIMIT
+    from .engines import EXACT_CYCLIC_LIMIT, EXACT_LIMIT
     from .solve import solve
     if name == "optimal":
         sol = solve(ex)
@@ -422,7 +408,7 @@ def policy_chooser(spec, ex: Exploration, name: str) -> tuple[Chooser, object | 
         return optimal_chooser(sol), sol
     if name == "random":
         return uniform_chooser(ex), None
-    named = spec.hooks.get("policies", {})
+    named = spec.policies
     if name not in named:
         raise RulesetError("command line", "--policy", f"unknown policy {name!r} (known: optimal, "
                            f"random{''.join(', ' + k for k in named)})")

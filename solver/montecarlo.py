@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from model.protocol import CHANCE, TERMINAL, Game
+from model.ruleset import RulesetError
+from model.seams import Metric, Play, Simulation
 
 Policy = Callable[[Any], Any]  # state -> action
 Progress = Callable[[int, int], None]
@@ -51,46 +53,81 @@ def sample_outcome(outcomes, rng: random.Random):
     return outcomes[-1][0]
 
 
+def wilson(successes: int, n: int) -> Estimate:
+    """Wilson score 95% interval of a proportion (sound near 0 and 1, where the normal one is not)."""
+    if n == 0:
+        return Estimate(math.nan, math.nan, math.nan, 0)
+    p = successes / n
+    den = 1 + Z95 * Z95 / n
+    centre = (p + Z95 * Z95 / (2 * n)) / den
+    half = Z95 * math.sqrt(p * (1 - p) / n + Z95 * Z95 / (4 * n * n)) / den
+    return Estimate(p, max(0.0, centre - half), min(1.0, centre + half), n)
+
+
 def playout(game: Game, policies: dict[int, Policy], rng: random.Random,
-            max_moves: int = 1_000_000) -> tuple[tuple, int]:
-    """One game to the end: (returns, number of moves). Chance draws exactly by its Fractions."""
+            max_moves: int = 1_000_000) -> Play:
+    """One game to the end, with every decision made. Chance draws exactly by its Fractions."""
     state = game.initial_state()
     moves = 0
+    decisions = []
     while True:
         seat = game.current_player(state)
         if seat == TERMINAL:
-            return game.returns(state), moves
+            return Play(state, tuple(game.returns(state)), moves, decisions)
         if moves >= max_moves:
             raise RuntimeError(f"playout exceeded {max_moves} moves")
         if seat == CHANCE:
             action = sample_outcome(game.chance_outcomes(state), rng)
         else:
             action = policies[seat](state)
+            decisions.append((seat, action))
         state = game.apply(state, action)
         moves += 1
 
 
+#: what the generic loop measures when a game names no metrics of its own
+RETURNS = (Metric("utility", lambda game, play: [float(r) for r in play.returns], per_seat=True),)
+#: measured for every game: the number of moves (chance draws included)
+MOVES = Metric("moves", lambda game, play: float(play.moves))
+
+
+class _Tally:
+    """Running sums of one metric (per seat or overall) over the plays."""
+
+    def __init__(self, metric: Metric, seats: int):
+        self.metric = metric
+        self.sums = [0.0] * (seats if metric.per_seat else 1)
+        self.sqs = [0.0] * len(self.sums)
+
+    def add(self, game: Game, play: Play) -> None:
+        got = self.metric.of(game, play)
+        for i, v in enumerate(got if self.metric.per_seat else [got]):
+            self.sums[i] += v
+            self.sqs[i] += v * v
+
+    def estimate(self, i: int, n: int) -> dict[str, Any]:
+        if self.metric.proportion:
+            return wilson(round(self.sums[i]), n).as_dict()
+        return mean_ci(self.sums[i], self.sqs[i], n).as_dict()
+
+
 def simulate(game: Game, policies: dict[int, Policy], games: int, seed: int,
-             progress: Progress | None = None) -> dict[str, Any]:
-    """Play ``games`` seeded games; mean return per seat and mean length with 95% intervals."""
+             progress: Progress | None = None, metrics=RETURNS) -> tuple[list[dict], dict[str, Any]]:
+    """Play ``games`` seeded games; each metric's mean with its 95% interval: (per seat, overall)."""
     rng = random.Random(seed)
     n = game.num_players
-    sums, sqs = [0.0] * n, [0.0] * n
-    len_sum = len_sq = 0.0
-    start = time.perf_counter()
+    tallies = [_Tally(m, n) for m in (*metrics, MOVES)]
+    if len({t.metric.name for t in tallies}) != len(tallies):
+        raise ValueError(f"{game.name}: two metrics share a name (moves is measured for every game)")
     for i in range(games):
-        ret, moves = playout(game, policies, rng)
-        for s in range(n):
-            v = float(ret[s])
-            sums[s] += v
-            sqs[s] += v * v
-        len_sum += moves
-        len_sq += moves * moves
+        play = playout(game, policies, rng)
+        for t in tallies:
+            t.add(game, play)
         if progress is not None and (i + 1) % max(1, games // 100) == 0:
             progress(i + 1, games)
-    return {"games": games, "seed": seed, "seconds": time.perf_counter() - start,
-            "returns": [mean_ci(sums[s], sqs[s], games).as_dict() for s in range(n)],
-            "moves": mean_ci(len_sum, len_sq, games).as_dict()}
+    seats = [{t.metric.name: t.estimate(s, games) for t in tallies if t.metric.per_seat} for s in range(n)]
+    overall = {t.metric.name: t.estimate(0, games) for t in tallies if not t.metric.per_seat}
+    return seats, overall
 
 
 def solution_policy(sol) -> Policy:
@@ -109,34 +146,71 @@ def solution_policy(sol) -> Policy:
     return policy
 
 
-def named_policies(spec, game: Game, name: str | None, seed: int) -> dict[int, Policy]:
-    """One policy per seat for the generic simulator: ``random`` (the default; seeded), ``optimal``
-    (an exact solve first) or one of the game's named policies."""
-    from model.ruleset import RulesetError
-    named = spec.hooks.get("policies", {})
-    if name is None or name == "random":
-        rng = random.Random(seed ^ 0x5EED)
-        return {s: uniform_random_policy(game, rng) for s in range(game.num_players)}
+def policy_names(spec) -> list[str]:
+    """The names ``--policy`` accepts for a game."""
+    return ["random", "optimal"] + [k for k in spec.policies if k not in ("random", "optimal")]
+
+
+def seat_policies(spec, game: Game, text: str | None, seed: int) -> tuple[list[str], dict[int, Policy]]:
+    """One policy per seat from ``--policy``: a name for every seat or ``A:B[:C...]`` naming each
+    seat's in turn (cycled). ``random`` is seeded, ``optimal`` solves first (the game's own way when
+    it has one), other names are the game's ``policies``; each named policy is built once."""
+    names = (text or spec.default_policy).split(":")
+    known = policy_names(spec)
+    for name in names:
+        if name not in known:
+            raise RulesetError("command line", "--policy", f"unknown policy {name!r} (known: "
+                               f"{', '.join(known)}; A:B for one per seat)")
+    built: dict[str, Policy] = {}
+    per_seat, labels = {}, []
+    for seat in range(game.num_players):
+        name = names[seat % len(names)]
+        labels.append(name)
+        if name not in built:
+            built[name] = _build_policy(spec, game, name, seed)
+        per_seat[seat] = built[name]
+    return labels, per_seat
+
+
+def _build_policy(spec, game: Game, name: str, seed: int) -> Policy:
+    if name == "random":
+        return uniform_random_policy(game, random.Random(seed ^ 0x5EED))
     if name == "optimal":
+        if spec.optimal_policy is not None:
+            return spec.optimal_policy(game)
         from .explore import explore
         from .solve import solve as solve_graph
-        pol = solution_policy(solve_graph(explore(game)))
-        return {s: pol for s in range(game.num_players)}
-    if name in named:
-        pol = named[name](game)
-        return {s: pol for s in range(game.num_players)}
-    raise RulesetError("command line", "--policy", f"unknown policy {name!r} (known: random, optimal"
-                       + "".join(f", {k}" for k in named) + ")")
+        return solution_policy(solve_graph(explore(game)))
+    return spec.policies[name](game)
+
+
+#: the keys of ``simulate --json``, the same for every game (docs/json.md says what each means)
+SIMULATE_KEYS = ("game", "ruleset", "config", "engine", "policy", "seat_policies", "games", "seed",
+                 "seats", "metrics", "seconds", "games_per_second", "extras")
 
 
 def simulate_ruleset(ruleset, games: int, seed: int, policy: str | None = None,
                      progress: Progress | None = None) -> dict[str, Any]:
-    """``simulate`` for a ruleset: the game's own ``simulate`` hook when it has one, else seeded
-    playouts of the protocol game under ``named_policies``."""
+    """``simulate`` for a ruleset, as one JSON document (``SIMULATE_KEYS``): the game's own
+    playout engine when it has one, else seeded playouts of the protocol game measuring the
+    game's metrics (each seat's return without them) and the number of moves."""
     from model.registry import get_spec
     spec = get_spec(ruleset.game)
-    hook = spec.hooks.get("simulate")
-    if hook is not None:
-        return hook(ruleset, games, seed, policy, progress)
-    game = spec.build(ruleset)
-    return simulate(game, named_policies(spec, game, policy, seed), games, seed, progress)
+    if games < 1:
+        raise RulesetError("command line", "--games", f"must be at least 1, not {games}")
+    start = time.perf_counter()
+    if spec.simulator is not None:
+        sim = spec.simulator(ruleset, games, seed, policy, progress)
+        engine = f"{ruleset.game} playouts"
+    else:
+        game = spec.build(ruleset)
+        labels, per_seat = seat_policies(spec, game, policy, seed)
+        seats, overall = simulate(game, per_seat, games, seed, progress, tuple(spec.metrics) or RETURNS)
+        sim = Simulation(labels, seats, overall)
+        engine = "generic playouts"
+    seconds = time.perf_counter() - start
+    return {"game": ruleset.game, "ruleset": ruleset.name, "config": ruleset.as_dict(), "engine": engine,
+            "policy": policy or ":".join(dict.fromkeys(sim.seat_policies)),
+            "seat_policies": list(sim.seat_policies), "games": games, "seed": seed,
+            "seats": [dict(s) for s in sim.seats], "metrics": dict(sim.metrics), "seconds": round(seconds, 4),
+            "games_per_second": round(games / seconds, 3) if seconds else None, "extras": dict(sim.extras)}

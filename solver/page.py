@@ -33,10 +33,10 @@ def _values(res: dict[str, Any]) -> list[dict[str, Any]]:
             for i, v in enumerate(res.get("values") or [])]
 
 
-def game_length(res: dict[str, Any]) -> dict[str, Any] | None:
+def game_length(solved) -> dict[str, Any] | None:
     """Expected length of play from a ``solve_ruleset`` result: expected moves under the optimal
-    policy when the generic solver ran, the hook's expected turns (Presentes) otherwise."""
-    sol = res.get("_solution")
+    policy when the generic engine answered, the engine's expected turns (Presentes) otherwise."""
+    sol = solved.solution
     if sol is not None:
         from .rulings import expected_moves
         moves = expected_moves(sol)
@@ -44,7 +44,7 @@ def game_length(res: dict[str, Any]) -> dict[str, Any] | None:
             return {"value": moves, "fraction": None, "unit": "moves",
                     "how": "expected moves from the start when every seat plays optimally "
                            "(every decision and every chance draw counts as one move)"}
-    turns = res.get("mean_turns")
+    turns = solved.result.extras.get("mean_turns")
     if isinstance(turns, dict):
         return {"value": turns["float"], "fraction": turns.get("fraction"), "unit": "turns",
                 "how": "expected turns from the start under the ruleset's policy (exact Markov chain)"}
@@ -102,7 +102,8 @@ def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states
     say("solve", 0, None)
     with tempfile.TemporaryDirectory(prefix="ruleproof-report-") as tmp:
         folder = Path(tmp)
-        res = solve_ruleset(ruleset, max_states=max_states, timeout=left(), out_dir=folder, progress=progress)
+        solved = solve_ruleset(ruleset, max_states=max_states, timeout=left(), out_dir=folder, progress=progress)
+        res = solved.doc()
         summary_file = folder / "policy_summary.txt"
         summary = summary_file.read_text() if summary_file.exists() else None
         pictures = _pictures(folder)
@@ -112,13 +113,13 @@ def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states
         "title": spec.title, "description": ruleset.description,
         "verdict": rep.status, "states": rep.states, "notes": list(rep.notes),
         "properties": [p.as_dict() for p in rep.properties],
-        "solve": {"partial": bool(res.get("partial")), "reason": res.get("reason"),
-                  "states": res.get("states"), "exact": res.get("exact"), "method": res.get("method"),
-                  "note": res.get("note")},
+        "solve": {"partial": res["partial"], "reason": res["reason"], "engine": res["engine"],
+                  "states": res["states"], "exact": res["exact"], "method": res["method"],
+                  "meaning": res["meaning"], "note": res["extras"].get("note")},
         "values": values,
-        "value_meaning": res.get("value_meaning") or getattr(spec.build(ruleset), "value_meaning", ""),
+        "value_meaning": res["value_meaning"],
         "fairness": fairness(values),
-        "length": game_length(res) if values else None,
+        "length": game_length(solved) if values else None,
         "longest_play": next((p.data.get("longest_play") for p in rep.properties
                               if p.name == "termination" and p.data), None),
         "policy_summary": summary,
@@ -133,7 +134,7 @@ def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states
     if against is not None:
         say("compare", 0, None)
         cmp = compare_rulesets(against, ruleset, max_states=max_states, timeout=left(),
-                               b_side=side_summary(ruleset, rep, res))
+                               b_side=side_summary(ruleset, rep, solved))
         doc["against"] = {"ruleset": against.name, "source": against.source,
                           "verdict": cmp["a"]["verify"], "values": cmp["a"]["values"],
                           "changes": cmp["changes"], "regressions": cmp["regressions"]}

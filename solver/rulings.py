@@ -192,16 +192,21 @@ def _candidates(spec, ruleset: Ruleset) -> list[tuple[str, Ruleset, bool]]:
     return out
 
 
+def known_ruling(spec, ruling_id: str, key: str = "RULING"):
+    """The ruling ``ruling_id`` of the game; an unknown id is bad input naming ``key``."""
+    ruling = spec.schema.ruling_index.get(ruling_id)
+    if ruling is None:
+        raise RulesetError("command line", key, f"unknown ruling id {ruling_id!r} for {spec.name} "
+                           f"(known: {', '.join(spec.schema.ruling_index) or 'none'})")
+    return ruling
+
+
 def ruling_diff(ruleset: Ruleset, ruling_id: str, option: str, *, max_states: int = DIFF_STATES,
                 seconds: float = DIFF_SECONDS, seed: int = 0, solve_values: bool = True,
                 progress: Callable | None = None) -> dict[str, Any]:
     """The verdict for one alternative reading ``option`` of ``ruling_id`` against the ruleset's."""
     spec = get_spec(ruleset.game)
-    if ruling_id not in spec.schema.ruling_index:
-        raise RulesetError("command line", "ruling",
-                           f"unknown ruling id {ruling_id!r} for {spec.name} "
-                           f"(known: {', '.join(spec.schema.ruling_index) or 'none'})")
-    ruling = spec.schema.ruling_index[ruling_id]
+    ruling = known_ruling(spec, ruling_id, "ruling")
     if option not in ruling.options:
         raise RulesetError("command line", "option", f"{option!r} is not an option of {ruling_id} "
                            f"(options: {', '.join(ruling.options)})")
@@ -282,7 +287,7 @@ def _value_change(a: Ruleset, b: Ruleset, labels: tuple[str, str], seconds: floa
     for label, rs in zip(labels, (a, b)):
         try:
             res = solve_ruleset(rs, max_states=VALUE_STATES, timeout=seconds)
-            values[label] = res.get("values") or f"not solved: {res.get('reason', 'no values')}"
+            values[label] = res.values or f"not solved: {res.result.partial}"
         except RulesetError as exc:
             values[label] = f"not solved: {exc.reason}"
     out: dict[str, Any] = {"values": values}

@@ -30,13 +30,15 @@ from fractions import Fraction
 from typing import Callable
 
 import numpy as np
+from flint import fmpq
 from scipy.sparse import coo_matrix, csr_matrix, identity
-from scipy.sparse.csgraph import breadth_first_order, connected_components
+from scipy.sparse.csgraph import breadth_first_order
 from scipy.sparse.linalg import splu
 
 from model.protocol import CHANCE, TERMINAL
 
 from .explore import Exploration
+from .rational import SingularSystem, condensation, fraction_rows, solve_sparse_fmpq, to_fmpq
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 PRE_SWEEPS = 20
@@ -138,43 +140,21 @@ class _local_index:
 
 def _levels(a: _Arrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """SCC labels, a level per SCC (0 = sinks), and whether each SCC is cyclic."""
-    n = a.n_states
-    graph = csr_matrix((np.ones(len(a.child), dtype=np.int8), (a.source, a.child)), shape=(n, n))
-    n_comp, label = connected_components(graph, directed=True, connection="strong")
-    size = np.bincount(label, minlength=n_comp)
-    self_loop = np.zeros(n_comp, dtype=bool)
-    self_loop[label[a.source[a.source == a.child]]] = True
-    cyclic = (size > 1) | self_loop
-    # condensation edges, deduplicated; heights by peeling sinks (Kahn's algorithm from the end)
-    cs, cd = label[a.source], label[a.child]
-    keep = cs != cd
-    # one int per condensation edge, destination first: a 1-D unique both dedupes and groups the
-    # edges by destination (a row-wise unique over pairs sorts far slower)
-    codes = np.sort(cd[keep] * np.int64(n_comp) + cs[keep])
-    codes = codes[np.concatenate(([True], codes[1:] != codes[:-1]))]
-    dests, preds_of = np.divmod(codes, np.int64(n_comp))
-    out_deg = np.bincount(preds_of, minlength=n_comp)
-    pred_start = np.searchsorted(dests, np.arange(n_comp + 1))
-    level = np.full(n_comp, -1, dtype=np.int64)
-    last_seen = np.full(n_comp, -1, dtype=np.int64)   # dedupes a frontier without sorting it
-    frontier = np.flatnonzero(out_deg == 0)
-    height = 0
-    while frontier.size:
-        level[frontier] = height
-        starts, ends = pred_start[frontier], pred_start[frontier + 1]
-        counts = ends - starts
-        if counts.sum() == 0:
-            break
-        idx = np.repeat(starts - np.cumsum(np.concatenate(([0], counts[:-1]))), counts) + np.arange(counts.sum())
-        preds = preds_of[idx]
-        np.subtract.at(out_deg, preds, 1)
-        ready = preds[out_deg[preds] == 0]
-        last_seen[ready] = np.arange(len(ready))
-        frontier = ready[last_seen[ready] == np.arange(len(ready))]
-        height += 1
-    if (level < 0).any():
-        raise SolveError("internal error: condensation is not acyclic")
-    return label, level, cyclic
+    return condensation(a.n_states, a.source, a.child)
+
+
+@dataclass(frozen=True)
+class _Edges:
+    n_states: int
+    source: np.ndarray
+    child: np.ndarray
+
+
+def scc_levels(n_states: int, source: np.ndarray, child: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What ``solve`` orders its work by, for any edge list: SCC labels, each SCC's height (the
+    longest path to a sink of the condensation, in edges) and whether it is cyclic. On an acyclic
+    graph a state's height is the longest play from it."""
+    return _levels(_Edges(n_states, source, child))
 
 
 # ---- float solving -------------------------------------------------------------------------------
@@ -407,9 +387,11 @@ def solve(ex: Exploration, *, exact: bool = False, tolerance: float = 1e-12,
     exact_values = None
     method = "backward induction" if not node_cyclic.any() else "SCC policy iteration"
     if exact:
-        exact_values = _exact_values(ex, a, label, level_of_comp, node_cyclic, choice)
-        values[:a.n_states] = [[float(v) for v in row] for row in exact_values]
-        choice = _exact_choices(ex, exact_values, choice)
+        g = _ExactGraph(ex)
+        exact_q = _exact_values(g, label, level_of_comp, node_cyclic, choice)
+        choice = _exact_choices(g, exact_q, choice)
+        exact_values = fraction_rows(exact_q)
+        values[:a.n_states] = [[float(v) for v in row] for row in exact_q]
         method += ", exact rational"
     return Solution(ex, values[:a.n_states], choice, exact_values, abs(residual), method,
                     time.perf_counter() - start, int(node_cyclic.sum()))
@@ -457,37 +439,55 @@ def _solve_cyclic_level(level: _Level, values: np.ndarray, tolerance: float, rou
 
 
 # ---- exact solving -------------------------------------------------------------------------------
+# Values are flint ``fmpq`` while solving (C arithmetic, see solver.rational) and become Fractions
+# once, at the end.
 
-def _exact_backup(ex: Exploration, node: int, exact: list, chosen_edge: int) -> tuple[Fraction, ...]:
-    perms = ex.game.seat_permutations
-    def vec(edge):
-        row = exact[ex.child[edge]]
-        return row if ex.perm is None else tuple(row[c] for c in perms[ex.perm[edge]])
+class _ExactGraph:
+    """The exploration's probabilities as fmpq and each edge's seat map, looked up per edge."""
+
+    def __init__(self, ex: Exploration):
+        self.ex = ex
+        self.seats = ex.game.num_players
+        self.ident = tuple(range(self.seats))
+        self.perms = [tuple(p) for p in ex.game.seat_permutations] if ex.perm is not None else None
+        self.qprob = [None] + [to_fmpq(p) for p in ex.prob_table]
+
+    def prob(self, edge: int) -> fmpq:
+        return self.qprob[self.ex.prob_code[edge]]
+
+    def cols(self, edge: int) -> tuple[int, ...]:
+        """Which child seat feeds each seat of the parent along ``edge``."""
+        return self.ident if self.perms is None else self.perms[self.ex.perm[edge]]
+
+
+def _exact_backup(g: _ExactGraph, node: int, exact: list, chosen_edge: int) -> tuple[fmpq, ...]:
+    ex = g.ex
     if ex.kind[node] == CHANCE:
-        total = [Fraction(0)] * ex.game.num_players
+        total = [fmpq(0)] * g.seats
         for edge in ex.edges(node):
-            p = ex.prob[edge]
-            total = [t + p * v for t, v in zip(total, vec(edge))]
+            p, row, cols = g.prob(edge), exact[ex.child[edge]], g.cols(edge)
+            total = [t + p * row[c] for t, c in zip(total, cols)]
         return tuple(total)
-    return vec(chosen_edge)
+    row = exact[ex.child[chosen_edge]]
+    return tuple(row[c] for c in g.cols(chosen_edge))
 
 
-def _first_best_edge(ex: Exploration, node: int, exact: list) -> int:
+def _first_best_edge(g: _ExactGraph, node: int, exact: list) -> int:
+    ex = g.ex
     mover = ex.kind[node]
-    perms = ex.game.seat_permutations
     best_edge, best = -1, None
     for edge in ex.edges(node):
-        col = mover if ex.perm is None else perms[ex.perm[edge]][mover]
-        v = exact[ex.child[edge]][col]
+        v = exact[ex.child[edge]][g.cols(edge)[mover]]
         if best is None or v > best:
             best_edge, best = edge, v
     return best_edge
 
 
-def _exact_values(ex, a, label, level_of_comp, node_cyclic, choice) -> list[tuple[Fraction, ...]]:
+def _exact_values(g: _ExactGraph, label, level_of_comp, node_cyclic, choice) -> list[tuple[fmpq, ...]]:
+    ex = g.ex
     exact: list = [None] * ex.num_states
     for node, ret in ex.returns.items():
-        exact[node] = tuple(ret)
+        exact[node] = tuple(to_fmpq(r) for r in ret)
     order = np.lexsort((label, level_of_comp[label]))
     i = 0
     n = len(order)
@@ -499,28 +499,26 @@ def _exact_values(ex, a, label, level_of_comp, node_cyclic, choice) -> list[tupl
         members = [int(v) for v in order[i:j] if ex.kind[v] != TERMINAL]
         if members and not node_cyclic[members[0]]:
             node = members[0]
-            edge = _first_best_edge(ex, node, exact) if ex.kind[node] >= 0 else -1
-            exact[node] = _exact_backup(ex, node, exact, edge)
+            edge = _first_best_edge(g, node, exact) if ex.kind[node] >= 0 else -1
+            exact[node] = _exact_backup(g, node, exact, edge)
         elif members:
-            _exact_scc(ex, members, exact, choice)
+            _exact_scc(g, members, exact, choice)
         i = j
     return exact
 
 
-def _exact_scc(ex: Exploration, members: list[int], exact: list, choice: np.ndarray) -> None:
+def _exact_scc(g: _ExactGraph, members: list[int], exact: list, choice: np.ndarray) -> None:
     """Exact policy iteration on one cyclic SCC, starting from the float policy."""
+    ex = g.ex
     policy = {v: int(choice[v]) for v in members if ex.kind[v] >= 0}
-    seats = ex.game.num_players
-    perms = ex.game.seat_permutations
     for _ in range(200):
-        _exact_linear_solve(ex, members, policy, exact, seats, perms)
+        _exact_linear_solve(g, members, policy, exact)
         changed = False
         for v in policy:
-            best = _first_best_edge(ex, v, exact)
+            best = _first_best_edge(g, v, exact)
             mover = ex.kind[v]
             def mover_value(edge):
-                col = mover if ex.perm is None else perms[ex.perm[edge]][mover]
-                return exact[ex.child[edge]][col]
+                return exact[ex.child[edge]][g.cols(edge)[mover]]
             if mover_value(best) > mover_value(policy[v]) or (
                     best != policy[v] and mover_value(best) == mover_value(policy[v]) and best < policy[v]):
                 policy[v] = best
@@ -530,63 +528,70 @@ def _exact_scc(ex: Exploration, members: list[int], exact: list, choice: np.ndar
     raise SolveError("exact policy iteration did not settle on a cyclic component")
 
 
-def _exact_linear_solve(ex, members, policy, exact, seats, perms) -> None:
-    """Gauss-Jordan elimination over Fractions for the SCC's values under ``policy``."""
-    local = {v: i for i, v in enumerate(members)}
-    rows: list[dict[int, Fraction]] = []
-    rhs: list[Fraction] = []
-    for v in members:
-        edges = [(policy[v], Fraction(1))] if ex.kind[v] >= 0 else [(e, ex.prob[e]) for e in ex.edges(v)]
-        for s in range(seats):
-            row = {local[v] * seats + s: Fraction(1)}
-            b = Fraction(0)
-            for edge, w in edges:
-                c = ex.child[edge]
-                col = s if ex.perm is None else perms[ex.perm[edge]][s]
-                if c in local:
-                    k = local[c] * seats + col
-                    row[k] = row.get(k, Fraction(0)) - w
+def _resolve_decisions(g: _ExactGraph, members: list[int], policy: dict[int, int]) -> dict:
+    """Each decision member -> (node, seat map): the chance member or outside node its chain of
+    chosen edges reaches, and which of that node's seats is each of its own (decisions only copy)."""
+    ex = g.ex
+    inside = set(members)
+    resolved: dict[int, tuple[int, tuple[int, ...]]] = {}
+    for v in policy:
+        path: list[int] = []
+        on_path: set[int] = set()
+        u = v
+        while u in inside and ex.kind[u] >= 0 and u not in resolved:
+            if u in on_path:
+                raise SolveError("singular system on a cyclic component (a policy that never ends?)")
+            path.append(u)
+            on_path.add(u)
+            u = ex.child[policy[u]]
+        target, cols = resolved.get(u, (u, g.ident))
+        for w in reversed(path):   # V_w[s] = V_child[ce[s]] = V_target[cols[ce[s]]]
+            cols = tuple(cols[c] for c in g.cols(policy[w]))
+            resolved[w] = (target, cols)
+    return resolved
+
+
+def _exact_linear_solve(g: _ExactGraph, members: list[int], policy: dict[int, int], exact: list) -> None:
+    """The SCC's values under ``policy``. Decisions are substituted away first (each copies the
+    node its choices lead to), leaving one unknown per (chance member, seat), solved by the shared
+    rational module."""
+    ex, seats = g.ex, g.seats
+    resolved = _resolve_decisions(g, members, policy)
+    chance = [v for v in members if ex.kind[v] < 0]
+    local = {v: i for i, v in enumerate(chance)}
+    rows: list[dict[int, fmpq]] = []
+    rhs: list[list[fmpq]] = []
+    one, zero = fmpq(1), fmpq(0)
+    for v in chance:
+        vrows = [{local[v] * seats + s: one} for s in range(seats)]
+        b = [zero] * seats
+        for edge in ex.edges(v):
+            p, ce, c = g.prob(edge), g.cols(edge), ex.child[edge]
+            target, cols = resolved.get(c, (c, g.ident))
+            k = local.get(target)
+            for s in range(seats):
+                col = cols[ce[s]]
+                if k is None:
+                    b[s] += p * exact[target][col]
                 else:
-                    b += w * exact[c][col]
-            rows.append(row)
-            rhs.append(b)
-    rhs = gauss_jordan(rows, rhs)
-    for v in members:
-        exact[v] = tuple(rhs[local[v] * seats + s] for s in range(seats))
+                    row, key = vrows[s], k * seats + col
+                    row[key] = row.get(key, zero) - p
+        rows.extend(vrows)
+        rhs.extend([x] for x in b)
+    try:
+        solved = solve_sparse_fmpq(rows, rhs)
+    except SingularSystem:
+        raise SolveError("singular system on a cyclic component (a policy that never ends?)") from None
+    for v, i in local.items():
+        exact[v] = tuple(solved[i * seats + s][0] for s in range(seats))
+    for v, (target, cols) in resolved.items():
+        row = exact[target]
+        exact[v] = tuple(row[c] for c in cols)
 
 
-def gauss_jordan(rows: list[dict[int, Fraction]], rhs: list[Fraction]) -> list[Fraction]:
-    """Solve the sparse square system (rows as {column: coefficient}) over Fractions, in place;
-    returns the solution."""
-    m = len(rows)
-    for pivot in range(m):
-        r = next((r for r in range(pivot, m) if rows[r].get(pivot, 0) != 0), None)
-        if r is None:
-            raise SolveError("singular system on a cyclic component (a policy that never ends?)")
-        rows[pivot], rows[r] = rows[r], rows[pivot]
-        rhs[pivot], rhs[r] = rhs[r], rhs[pivot]
-        inv = 1 / rows[pivot][pivot]
-        prow = {k: x * inv for k, x in rows[pivot].items()}
-        pb = rhs[pivot] * inv
-        rows[pivot], rhs[pivot] = prow, pb
-        for r2 in range(m):
-            if r2 != pivot:
-                f = rows[r2].get(pivot)
-                if f:
-                    row2 = rows[r2]
-                    for k, x in prow.items():
-                        nv = row2.get(k, Fraction(0)) - f * x
-                        if nv:
-                            row2[k] = nv
-                        else:
-                            row2.pop(k, None)
-                    rhs[r2] -= f * pb
-    return rhs
-
-
-def _exact_choices(ex: Exploration, exact: list, choice: np.ndarray) -> np.ndarray:
+def _exact_choices(g: _ExactGraph, exact: list, choice: np.ndarray) -> np.ndarray:
     out = choice.copy()
-    for node in range(ex.num_states):
-        if ex.kind[node] >= 0:
-            out[node] = _first_best_edge(ex, node, exact)
+    for node in range(g.ex.num_states):
+        if g.ex.kind[node] >= 0:
+            out[node] = _first_best_edge(g, node, exact)
     return out

@@ -82,12 +82,13 @@ def _exact_point(rs: Ruleset, max_states: int | None, timeout: float | None) -> 
     """The exact row, or ``{"why": ..., "states": ...}`` when the solver stopped at a limit."""
     from .analysis import solve_ruleset
     from .page import game_length
-    res = solve_ruleset(rs, max_states=max_states, timeout=timeout)
-    if res.get("partial") or not res.get("values"):
-        return {"why": res.get("reason") or "no values", "states": res.get("states")}
-    length = game_length(res)
+    solved = solve_ruleset(rs, max_states=max_states, timeout=timeout)
+    res = solved.doc()
+    if res["partial"]:
+        return {"why": res["reason"], "states": res["states"]}
+    length = game_length(solved)
     # the policy the values are for: optimal play, unless the game's solver evaluates a set one
-    return {"method": "exact", "policy": res.get("policy") or "optimal",
+    return {"method": "exact", "policy": res["extras"].get("policy") or "optimal",
             "values": [v["float"] for v in res["values"]], "fractions": [v["fraction"] for v in res["values"]],
             "ci95": None, "exact_arithmetic": bool(res.get("exact")),
             "length": None if length is None else {"value": length["value"], "unit": length["unit"], "ci95": None},
@@ -95,17 +96,12 @@ def _exact_point(rs: Ruleset, max_states: int | None, timeout: float | None) -> 
 
 
 def simulated_values(res: dict[str, Any]) -> list[dict[str, Any]] | None:
-    """Each seat's mean utility with its interval, from any game's simulation result: ``returns``
-    (the generic simulator), ``seat<i>_utility`` (Loira) or ``seats[i].utility`` (Presentes)."""
-    if isinstance(res.get("returns"), list):
-        return res["returns"]
-    seats = res.get("seats")
-    if isinstance(seats, list) and seats and all(isinstance(s, dict) and "utility" in s for s in seats):
+    """Each seat's mean utility with its interval from a ``simulate_ruleset`` document (None when
+    the game measures none: Bomb Busters is cooperative)."""
+    seats = res["seats"]
+    if seats and all("utility" in s for s in seats):
         return [s["utility"] for s in seats]
-    found = []
-    while f"seat{len(found)}_utility" in res:
-        found.append(res[f"seat{len(found)}_utility"])
-    return found or None
+    return None
 
 
 def _simulated_point(rs: Ruleset, games: int, seed: int, policy: str | None) -> dict[str, Any]:
@@ -114,12 +110,10 @@ def _simulated_point(rs: Ruleset, games: int, seed: int, policy: str | None) -> 
     seats = simulated_values(res)
     if seats is None:
         return {"method": "failed", "why": "the game's simulation reports no per-seat utility"}
-    length = next(({"value": res[k]["mean"], "unit": k, "ci95": res[k].get("ci95")}
-                   for k in ("moves", "turns") if isinstance(res.get(k), dict)), None)
-    used = res.get("policies") or res.get("policy") or policy or "random"   # Loira: one per seat
-    if isinstance(used, list):
-        used = used[0] if len(set(used)) == 1 else ":".join(used)
-    return {"method": "simulated", "policy": used,
+    metrics = res["metrics"]
+    length = next(({"value": metrics[k]["mean"], "unit": k, "ci95": metrics[k].get("ci95")}
+                   for k in ("moves", "turns") if k in metrics), None)
+    return {"method": "simulated", "policy": res["policy"],
             "games": games, "seed": seed, "values": [s["mean"] for s in seats], "fractions": None,
             "ci95": [s.get("ci95") for s in seats], "length": length}
 

@@ -12,7 +12,7 @@
 * ``play_table.meta.json`` -- the sidecar: whose value it is and what it means, each column's type
   and meaning, which rows were kept.
 * ``policy_summary.txt`` / ``.csv`` -- the game's compact, printable policy summary (the
-  ``summary`` hook of its ``GameSpec``), when it has one.
+  ``policy_summary`` of its ``GameSpec``), when it has one.
 """
 from __future__ import annotations
 

@@ -19,6 +19,7 @@ from proofs.refinement import check_rule_proof
 from .explore import Exploration, _distribution_problem, explore
 from .limits import Limits
 from .report import FAILS, HOLDS, UNKNOWN, PropertyResult
+from .solve import scc_levels
 
 #: properties the explorer itself checks on every game, whatever its invariants
 PROTOCOL_PROPERTIES = {
@@ -101,7 +102,8 @@ def termination_property(ex: Exploration) -> PropertyResult:
                               ex.narrate(node, "from here no sequence of moves ends the game"),
                               "graph", seconds)
     if acyclic:
-        longest = _longest_path(n, offsets, child)
+        _, height, _ = scc_levels(n, source, child)   # the heights solve orders its levels by
+        longest = int(height[label[0]])
         return PropertyResult("termination", HOLDS, f"acyclic: every play ends within {longest} moves",
                               kind="graph", seconds=seconds, data={"longest_play": longest})
     only_chance_cycles = True
@@ -175,33 +177,6 @@ def shortest_lasso(ex: Exploration, final_note: str = "") -> list[str] | None:
     return lines
 
 
-def _longest_path(n: int, offsets: np.ndarray, child: np.ndarray) -> int:
-    longest = np.zeros(n, dtype=np.int64)
-    # BFS numbering is not topological in general; process by reverse topological order (DFS)
-    order, seen = [], np.zeros(n, dtype=bool)
-    for root in range(n):
-        if seen[root]:
-            continue
-        stack = [(root, int(offsets[root]))]
-        seen[root] = True
-        while stack:
-            v, e = stack[-1]
-            if e < offsets[v + 1]:
-                stack[-1] = (v, e + 1)
-                c = int(child[e])
-                if not seen[c]:
-                    seen[c] = True
-                    stack.append((c, int(offsets[c])))
-            else:
-                order.append(v)
-                stack.pop()
-    for v in order:
-        kids = child[offsets[v]:offsets[v + 1]]
-        if kids.size:
-            longest[v] = 1 + longest[kids].max()
-    return int(longest[0])
-
-
 #: without a user --timeout, a ruleset too big to explore gets this many seconds in all: the direct
 #: exploration gets a share, then the Z3 proofs, the derived configurations and sampled plays
 DEFAULT_BUDGET = 110.0
@@ -273,8 +248,8 @@ def _verify_explored(spec, ruleset, game, ex, label, limits, report) -> None:
         limits.report(f"proof {proof.name}", i, len(proofs))
         report.properties.append(check_rule_proof(proof, game, exploration=ex, scope=scope, limits=limits))
     limits.report("game checks", 0, None)
-    if "explored_checks" in spec.hooks:   # game checks that read this very exploration
-        for prop in spec.hooks["explored_checks"](ruleset, ex, limits):
+    if spec.explored_checks is not None:   # game checks that read this very exploration
+        for prop in spec.explored_checks(ruleset, ex, limits):
             prop.scope = prop.scope or scope
             report.properties.append(prop)
     if spec.checks is not None:
@@ -305,8 +280,8 @@ def _verify_too_big(spec, ruleset, game, ex, label, limits, report, plays, seed,
     left = limits.remaining()
     check_limits = replace(limits, deadline=None if left is None else time.perf_counter() + left * 0.4)
     limits.report("game checks (full size)", 0, None)
-    if "full_size_checks" in spec.hooks:
-        report.properties.extend(spec.hooks["full_size_checks"](ruleset, game, label, check_limits,
+    if spec.full_size_checks is not None:
+        report.properties.extend(spec.full_size_checks(ruleset, game, label, check_limits,
                                                                 max(1, min(n_plays, 300)), seed))
     elif spec.checks is not None:
         for prop in spec.checks(ruleset, limits=check_limits):
@@ -338,7 +313,7 @@ def _verify_too_big(spec, ruleset, game, ex, label, limits, report, plays, seed,
             res = check_rule_proof(proof, dgame, exploration=dex, scope=scope, limits=sub)
             res.name = f"{res.name} [{derived_label}]"
             report.properties.append(res)
-        for prop in (spec.hooks["explored_checks"](derived, dex, sub) if "explored_checks" in spec.hooks else ()):
+        for prop in (spec.explored_checks(derived, dex, sub) if spec.explored_checks is not None else ()):
             prop.name, prop.scope = f"{prop.name} [{derived_label}]", prop.scope or scope
             report.properties.append(prop)
         if spec.checks is not None:
@@ -418,3 +393,32 @@ def sample_properties(game, plays: int, seed: int, limits: Limits, label: str) -
 def _sample_trace(game, steps, upto: int, play: int, seed: int) -> list[str]:
     from proofs.refinement import narrate_play
     return narrate_play(game, steps, upto, f"sampled play {play} (seed {seed})")
+
+
+# ---- the verdict of several reports -----------------------------------------------------------
+
+def evidence_counts(properties) -> dict[str, int]:
+    """How many properties rest on each kind of evidence (proved, exhaustive, sampled, ...)."""
+    counts: dict[str, int] = {}
+    for p in properties:
+        counts[p.evidence] = counts.get(p.evidence, 0) + 1
+    return counts
+
+
+def overall_status(reports) -> str:
+    """fails if any report fails, else unknown if any is undecided, else holds."""
+    statuses = {r.status for r in reports}
+    return FAILS if FAILS in statuses else UNKNOWN if UNKNOWN in statuses else HOLDS
+
+
+def verify_document(reports, targets: list[str]) -> dict[str, Any]:
+    """``verify --json``: one ruleset's report, or every game's with their properties named by game."""
+    docs = [{"game": r.ruleset.game, "ruleset": r.ruleset.name, "config": r.ruleset.as_dict(),
+             "states": r.states, "seconds": round(r.seconds, 4), "status": r.status,
+             "evidence": evidence_counts(r.properties), "notes": r.notes, "derived": r.derived,
+             "properties": [p.as_dict() for p in r.properties]} for r in reports]
+    if len(docs) == 1:
+        return docs[0]
+    return {"game": "all", "ruleset": "defaults", "config": {"games": targets},
+            "status": overall_status(reports), "games": docs, "properties":
+            [dict(p, name=f"{d['game']}:{p['name']}") for d in docs for p in d["properties"]]}

@@ -243,7 +243,7 @@ EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples" / "bomb-b
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_example_views_through_the_hook(path):
     from model.bomb_busters import SPEC
-    out = SPEC.hooks["deduce"](path)
+    out = SPEC.deduction.run(path)
     assert {"viewer", "hidden_wires", "deals", "positions", "facts", "plays", "certain_cuts"} <= set(out)
     for entry in out["positions"]:
         total = sum(Fraction(p["fraction"]) for p in entry["probabilities"].values())
@@ -260,17 +260,17 @@ def test_hook_errors_name_the_file(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     with pytest.raises(RulesetError) as exc:
-        SPEC.hooks["deduce"](bad)
+        SPEC.deduction.run(bad)
     assert exc.value.source == str(bad)
     with pytest.raises(RulesetError):
-        SPEC.hooks["deduce"](tmp_path / "missing.json")
+        SPEC.deduction.run(tmp_path / "missing.json")
     contradiction = tmp_path / "contra.json"
     contradiction.write_text(json.dumps({
         "format": "bomb-busters-view/1", "mission": {"blue_values": 2, "blue_copies": 2}, "viewer": "a",
         "hands": [{"name": "a", "racks": [["1", "2"]]}, {"name": "b", "racks": [["?2"]]},
                   {"name": "c", "racks": [["?"]]}], "claims": [{"hand": "c", "holds": "2"}]}))
     with pytest.raises(RulesetError) as exc:
-        SPEC.hooks["deduce"](contradiction)
+        SPEC.deduction.run(contradiction)
     assert "no deal" in exc.value.reason
 
 

@@ -10,11 +10,18 @@ import pytest
 from model.bomb_busters import SPEC, build
 from model.bomb_busters import rules as R
 from model.bomb_busters import tiles as T
-from model.bomb_busters.policy import (POLICIES, exact_win_probability, likely, play_one, simulate,
-                                       wilson)
+from model.bomb_busters.policy import POLICIES, exact_win_probability, likely
 from model.bomb_busters.state import Phase, State
 from model.protocol import TERMINAL
 from model.ruleset import RulesetError
+from model.seams import SolveOptions
+from solver.analysis import solve_ruleset
+from solver.montecarlo import playout, simulate_ruleset, wilson
+
+
+def simulate(rs, games, seed, policy):
+    out = simulate_ruleset(rs, games, seed, policy)
+    return {**out, **out["metrics"]}
 
 
 def ruleset(**over):
@@ -100,17 +107,18 @@ def test_simulate_full_size_and_bad_policy():
 
 
 def test_wilson_interval():
-    lo, hi = wilson(50, 100)
-    assert lo < 0.5 < hi and abs((lo + hi) / 2 - 0.5) < 1e-9
-    assert wilson(0, 10)[0] == 0.0
+    est = wilson(50, 100)
+    assert est.low < 0.5 < est.high and abs((est.low + est.high) / 2 - 0.5) < 1e-9
+    assert wilson(0, 10).low == 0.0
 
 
 def test_policy_only_makes_legal_moves():
     game = build(ruleset(players=3))
     pol = POLICIES["likely-equipment"](game)
     rng = random.Random(2)
-    s, turns, decisions = play_one(game, lambda st: _checked(game, pol, st), rng)
-    assert s.phase in (Phase.WON, Phase.LOST) and turns <= decisions
+    play = playout(game, {seat: (lambda st: _checked(game, pol, st)) for seat in range(3)}, rng)
+    turns = [m for m in SPEC.metrics if m.name == "turns"][0].of(game, play)
+    assert play.final.phase in (Phase.WON, Phase.LOST) and 0 < turns <= len(play.decisions)
 
 
 def _checked(game, pol, s):
@@ -119,19 +127,22 @@ def _checked(game, pol, s):
     return a
 
 
-def test_solve_hook_on_a_tiny_mission(tmp_path):
-    res = SPEC.hooks["solve"](SPEC.ruleset("bomb-busters-tiny"), {}, tmp_path, None)
+def test_solve_engine_on_a_tiny_mission(tmp_path):
+    solved = solve_ruleset(SPEC.ruleset("bomb-busters-tiny"), out_dir=tmp_path)
+    res = solved.doc()
     assert [v["fraction"] for v in res["values"]] == ["9/10", "9/10"]
-    assert res["policies"]["likely-equipment"]["fraction"] == "29/30"
+    assert res["engine"] == "policy-evaluation" and res["meaning"] == "policy-value" and res["exact"]
+    assert res["extras"]["policies"]["likely-equipment"]["fraction"] == "29/30"
     # nobody beats the team that sees every wire; here that team always wins
-    assert res["perfect_information_bound"]["fraction"] == "1"
+    assert res["extras"]["perfect_information_bound"]["fraction"] == "1"
     assert (tmp_path / "policy_values.csv").exists() and (tmp_path / "policy_values.json").exists()
-    with pytest.raises(RulesetError):
-        SPEC.hooks["solve"](SPEC.default(), {}, None, None)
+    with pytest.raises(RulesetError, match="27 wires|wires: exact policy values"):
+        solve_ruleset(SPEC.default())
+    assert "wires" in SPEC.engines[0].applies(SPEC.default(), SolveOptions())
 
 
 def test_deduce_text_hook():
     from pathlib import Path
     path = Path(__file__).resolve().parent.parent / "examples" / "bomb-busters" / "slot-next-to-2.json"
-    text = SPEC.hooks["deduce_text"](SPEC.hooks["deduce"](path))
+    text = SPEC.deduction.text(SPEC.deduction.run(path))
     assert "bia rack 0 slot  0 is      1: success 0.6667 = 2/3" in text

@@ -93,16 +93,16 @@ def test_simulate_prints_a_readable_table_with_the_json_figures():
     args = ("simulate", "pig", "--goal", "10", "--games", "200", "--seed", "3")
     text, d = run(*args), doc(run(*args, "--json"))
     assert text.exit_code == 0 and "200 games, seed 3" in text.stdout
-    mean = d["returns"][0]["mean"]
-    lo, hi = d["returns"][0]["ci95"]
-    row = next(line for line in text.stdout.splitlines() if "returns, seat 0" in line)
+    mean = d["seats"][0]["utility"]["mean"]
+    lo, hi = d["seats"][0]["utility"]["ci95"]
+    row = next(line for line in text.stdout.splitlines() if "seat 0 utility" in line)
     assert f"{mean:.6g}" in row and f"[{lo:.6g}, {hi:.6g}]" in row
 
 
 def test_simulate_is_reproducible_from_its_seed():
     args = ("simulate", "pig", "--goal", "10", "--games", "200", "--seed", "3", "--json")
     a, b = doc(run(*args)), doc(run(*args))
-    assert a["returns"] == b["returns"] and a["games"] == 200
+    assert a["seats"] == b["seats"] and a["metrics"] == b["metrics"] and a["games"] == 200
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -177,6 +177,10 @@ def test_rulings_check_passes_and_catches_a_changed_result(tmp_path, monkeypatch
     monkeypatch.setattr(analysis, "SCENARIO_DIR", tmp_path)
     result = run("rulings", "check", "pig", "--json")
     assert result.exit_code == 1 and doc(result)["changed"] == 1
+    # no stored scenarios is an error, not "0 scenarios, 0 changed"
+    monkeypatch.setattr(analysis, "SCENARIO_DIR", tmp_path / "empty")
+    result = run("rulings", "check", "pig")
+    assert result.exit_code == 2 and "no stored scenarios for pig" in result.output
 
 
 def test_rulings_diff_on_a_game_with_rulings():

@@ -81,7 +81,12 @@ def test_protocol_conformance(name):
                 assert isinstance(game.describe_action(state, action), str)
             assert isinstance(game.describe_state(state), str)
             canon, perm = game.canonicalize(state)
-            assert perm == 0 or 0 <= perm < len(game.seat_permutations)
+            if game.seat_permutations:   # a symmetric game: perm names one of its permutations
+                assert 0 <= perm < len(game.seat_permutations), f"perm {perm} out of range"
+            else:                        # no symmetry: every state is its own representative
+                assert perm == 0 and game.key(canon) == key, "canonicalize changed an asymmetric state"
+            again, _ = game.canonicalize(canon)
+            assert game.key(again) == game.key(canon), "a representative is its own representative"
             expected = [(a, p, game.key(c), q) for a, p, s in moves for c, q in [game.canonicalize(s)]]
             assert [(a, p, game.key(c), q) for a, p, c, q in game.canonical_successors(state)] == expected
 

@@ -53,8 +53,11 @@ def test_fast_solver_random_small_decks():
 
 def test_unsupported_configurations_are_refused():
     assert fast.supports(game({"players": 3}).cfg)
-    assert fast.supports(game(rulings={"L04": "bathroom-cards"}).cfg)
-    assert fast.supports(game({"expansions": ["ralo"]}).cfg)
+    # L25 reshuffle can arise only on a deck with fewer than 3 Gritos; the C engine lacks the discards
+    assert "L25=reshuffle" in fast.supports(game({"deck": ["F1", "grito"]}, {"L25": "reshuffle"}).cfg)
+    assert fast.supports(game(rulings={"L04": "bathroom-cards"}).cfg) is None
+    assert "Merendeira" in fast.supports(game({"expansions": ["merendeira"]}).cfg)
+    assert fast.supports(game({"expansions": ["ralo", "tia"]}).cfg) is None
     assert fast.supports(game().cfg) is None
 
 
@@ -68,3 +71,32 @@ def test_fast_solver_limits_raise():
     with pytest.raises(fast.FastLimit, match="time limit"):
         fast.solve(game().cfg, timeout=0.2)
     assert time.perf_counter() - start < 5
+
+
+EXACT_CASES = [(c, {}) for c in CONFIGS] + [
+    (dict(SPEC.verify_overrides), {"L29": "optional", "L18": "opener"}),
+    (dict(SPEC.verify_overrides), {"L03": "grito-only", "L08": "no-escape", "L33": "invitee"}),
+    ({"deck": ["F-", "F1", "M2", "grito", "interruptor", "chute", "espelho"], "stalls": [2, 3],
+      "rolls": [1, 1], "centre_rolls": 0}, {"L13": "also-stopped", "L30": "also-when-drawn",
+                                             "L05": "with-interruptor", "L07": "no"}),
+    ({"deck": ["F1", "F2", "M1", "grito", "aluna", "zelador", "diretora"], "stalls": [2, 4], "rolls": [1, 0],
+      "centre_rolls": 1}, {"L18": "opener"}),
+]
+
+
+@pytest.mark.parametrize("params,rulings", EXACT_CASES)
+def test_exact_forms_give_the_exact_solvers_fraction(params, rulings):
+    # two ways: model/loira/exact.py (Fractions over every node) and the C engine's forms
+    _available()
+    g = game(params, rulings)
+    expect = solve(g).value(g.initial_state())[0]
+    res = fast.solve_exact(g.cfg)
+    assert res["fraction"] == expect
+    assert res["value"] == pytest.approx(float(expect), abs=1e-12)
+
+
+def test_exact_verify_configuration_known_value():
+    # docs/loira.md: the verify configuration U = 101/560 (exact generic solver)
+    _available()
+    from fractions import Fraction
+    assert fast.solve_exact(game(dict(SPEC.verify_overrides)).cfg)["fraction"] == Fraction(101, 560)

@@ -1,5 +1,5 @@
 """Loira solving: the game-specific exact solver against the generic one, Monte Carlo under the
-optimal policy against the exact value, policy regret, the hooks."""
+optimal policy against the exact value, policy regret, the engines and simulation metrics."""
 from __future__ import annotations
 
 import random
@@ -9,7 +9,7 @@ import pytest
 
 from model.loira import SPEC
 from model.loira.exact import regret, solve
-from model.loira.hooks import simulate
+from solver.montecarlo import simulate_ruleset
 from model.loira.policies import POLICIES
 from solver.explore import explore
 from solver.montecarlo import playout
@@ -42,7 +42,7 @@ def test_monte_carlo_under_optimal_play_matches_exact_value():
     games, total, sq = 4000, 0.0, 0.0
     policy = {0: sol.best_action, 1: sol.best_action}
     for _ in range(games):
-        ret, _ = playout(g, policy, rng)
+        ret = playout(g, policy, rng).returns
         u = float(ret[0])
         total, sq = total + u, sq + u * u
     mean = total / games
@@ -60,16 +60,17 @@ def test_policy_regret_is_nonnegative_and_lookahead_beats_simple_rules():
     assert total["lookahead"] < total["lead"] and total["lookahead"] < total["stop-at-3"]
 
 
-def test_simulate_hook_and_picture(tmp_path):
-    res = simulate(ruleset(MINI), 200, 5, "lookahead:stop-at-5", None)
-    assert res["games"] == 200 and res["policies"] == ["lookahead", "stop-at-5"]
-    p0, p1, tie = (res["seat0_wins_outright"]["mean"], res["seat1_wins_outright"]["mean"],
-                   res["shared_win"]["mean"])
+def test_simulate_metrics_and_picture(tmp_path):
+    res = simulate_ruleset(ruleset(MINI), 200, 5, "lookahead:stop-at-5")
+    assert res["games"] == 200 and res["seat_policies"] == ["lookahead", "stop-at-5"]
+    seats, overall = res["seats"], res["metrics"]
+    p0, p1, tie = (seats[0]["wins_outright"]["mean"], seats[1]["wins_outright"]["mean"],
+                   overall["shared_win"]["mean"])
     assert abs(p0 + p1 + tie - 1) < 1e-9
-    assert res["seat0_utility"]["mean"] == pytest.approx(p0 - p1)
+    assert seats[0]["utility"]["mean"] == pytest.approx(p0 - p1)
     g = game(MINI)
     sol = generic_solve(explore(g))
-    path = SPEC.hooks["picture"](g, sol, tmp_path / "policy.png")
+    path = SPEC.picture(g, sol, tmp_path / "policy.png")
     assert path.exists() and path.stat().st_size > 1000
 
 

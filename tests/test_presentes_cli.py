@@ -18,17 +18,20 @@ def test_simulate_full_size_is_reproducible_from_its_seed():
     a, b = run(*args), run(*args)
     assert a.exit_code == 0 and b.exit_code == 0, a.stdout + a.stderr
     da, db = json.loads(a.stdout), json.loads(b.stdout)
-    assert da["game"] == "presentes" and da["games"] == 200 and da["players"] == 32
-    for key in ("turns", "seats", "effects_per_game", "first_seat_advantage"):
+    assert da["game"] == "presentes" and da["games"] == 200 and da["extras"]["players"] == 32
+    assert da["engine"] == "presentes playouts" and len(da["seats"]) == 32
+    for key in ("metrics", "seats", "extras"):
         assert da[key] == db[key]
-    assert da["turns"]["ci95"][0] <= da["turns"]["mean"] <= da["turns"]["ci95"][1]
+    turns = da["metrics"]["turns"]
+    assert turns["ci95"][0] <= turns["mean"] <= turns["ci95"][1]
 
 
 def test_solve_gives_exact_fractions():
     res = run("solve", "presentes-mini", "--json", "--no-files")
     assert res.exit_code == 0, res.stdout
     d = json.loads(res.stdout)
-    assert d["exact"] and "/" in d["mean_turns"]["fraction"] and len(d["values"]) == 2
+    assert d["exact"] and "/" in d["extras"]["mean_turns"]["fraction"] and len(d["values"]) == 2
+    assert d["engine"] == "markov-chain" and d["meaning"] == "policy-value"
 
 
 def test_bad_input_exits_2_with_one_line():
@@ -39,3 +42,12 @@ def test_bad_input_exits_2_with_one_line():
         res = run(*args)
         assert res.exit_code == 2, (args, res.stdout)
         assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_solve_float_says_exact_false():
+    res = run("solve", "presentes-mini", "--float", "--json", "--no-files")
+    assert res.exit_code == 0, res.stdout
+    d = json.loads(res.stdout)
+    assert d["exact"] is False and d["extras"]["mean_turns"]["fraction"] is None
+    exact = json.loads(run("solve", "presentes-mini", "--json", "--no-files").stdout)
+    assert abs(d["extras"]["mean_turns"]["float"] - exact["extras"]["mean_turns"]["float"]) < 1e-9

@@ -4,7 +4,8 @@ from fractions import Fraction as F
 import pytest
 
 from model.presentes import SPEC
-from model.presentes.analysis import quantile, solve_hook
+from model.presentes.analysis import quantile
+from solver.analysis import solve_ruleset
 from model.presentes.exact import analyse
 from model.presentes.policies import POLICY_DISTS
 from model.protocol import CHANCE, Game
@@ -109,14 +110,14 @@ def test_focal_seat_policy_iteration_beats_the_baseline_and_is_a_fixed_point():
                for s, a in best["chosen"].items())
 
 
-def test_solve_hook_output_and_files(tmp_path):
+def test_solve_engine_output_and_files(tmp_path):
     rs = SPEC.ruleset("presentes-mini")
-    out = solve_hook(rs, {}, tmp_path, None)
-    assert out["exact"] and out["states"] > 1000
+    out = solve_ruleset(rs, out_dir=tmp_path).doc()
+    assert out["exact"] and out["states"] > 1000 and out["engine"] == "markov-chain"
     v = [F(x["fraction"]) for x in out["values"]]
     assert v[0] == v[1] and 0 < v[0] < 1
-    assert F(out["mean_turns"]["fraction"]) > 4
-    assert sum(F(x["fraction"]) for x in out["finish_first"]) == 1
+    assert F(out["extras"]["mean_turns"]["fraction"]) > 4
+    assert sum(F(x["fraction"]) for x in out["extras"]["finish_first"]) == 1
     assert {p.split("/")[-1] for p in out["files"]} >= {"turn_distribution.csv", "play_table.csv",
                                                          "summary.json", "turns.png"}
 
@@ -132,3 +133,41 @@ def test_two_players_on_curta_exactly():
     res = analyse(g, focal=None, horizon=120)
     assert res["states"] > 20_000 and sum(res["turn_distribution"]) + res["tail_after_horizon"] == 1
     assert 19 < res["mean_turns"] < 21
+
+
+@pytest.mark.parametrize("p03,focal", [("reach-or-pass", 0), ("bounce", None)])
+def test_float_mode_agrees_with_exact_within_1e_9(p03, focal):
+    """``--float`` (sparse LU, float turn distribution, float policy iteration) against the exact
+    figures on the tiny board, with the focal seat optimising and under the long cycles of P03."""
+    game = SPEC.build(SPEC.default().with_overrides({"board": "tiny", "players": 2, "dice": 1},
+                                                    {"P03": p03}, spec=SPEC.schema))
+    exact = analyse(game, horizon=80, focal=focal, effects=True)
+    approx = analyse(game, horizon=80, focal=focal, effects=True, exact=False)
+    assert isinstance(exact["mean_turns"], F) and isinstance(approx["mean_turns"], float)
+    for key in ("first", "own_gift", "utility", "effects_per_game", "turn_distribution"):
+        assert len(exact[key]) == len(approx[key]), key
+        for e, a in zip(exact[key], approx[key]):
+            assert abs(float(e) - a) < 1e-9, key
+    assert abs(float(exact["mean_turns"]) - approx["mean_turns"]) < 1e-9
+    assert abs(float(exact["tail_after_horizon"]) - approx["tail_after_horizon"]) < 1e-9
+    assert exact["chosen"] == approx["chosen"]
+
+
+def test_solve_engine_honours_float():
+    from model.seams import SolveOptions
+    from model.presentes.analysis import solve_chain
+    rs = SPEC.default().with_overrides({"board": "mini", "players": 2, "dice": 1, "focal_seat": 0},
+                                       spec=SPEC.schema)
+    exact = solve_chain(rs, SolveOptions(exact=None), None)
+    approx = solve_chain(rs, SolveOptions(exact=False), None)
+    assert exact.exact is True and approx.exact is False
+    assert "floating point" in approx.method and "rational" in exact.method
+    assert all(isinstance(v, F) for v in exact.values) and all(isinstance(v, float) for v in approx.values)
+    for e, a in zip(exact.values, approx.values):
+        assert abs(float(e) - a) < 1e-9
+    for key in ("finish_first", "own_gift"):
+        for e, a in zip(exact.extras[key], approx.extras[key]):
+            assert "/" in e["fraction"] or e["fraction"].lstrip("-").isdigit()
+            assert a["fraction"] is None and abs(e["float"] - a["float"]) < 1e-9
+    assert abs(exact.extras["mean_turns"]["float"] - approx.extras["mean_turns"]["float"]) < 1e-9
+    assert exact.extras["turn_quantiles"] == approx.extras["turn_quantiles"]

@@ -13,7 +13,7 @@ from model.presentes.config import rules_of
 from model.presentes.exact import analyse
 from model.presentes.policies import POLICY_DISTS
 from model.presentes.rules import Effect, Phase
-from model.presentes.simulate import COUNTERS, FIRST_STEAL, run_games, simulate_hook, summarise
+from model.presentes.simulate import COUNTERS, FIRST_STEAL, run_games, simulate_playouts, summarise
 from model.protocol import CHANCE, TERMINAL
 from model.spec import load_ruleset_file
 
@@ -112,18 +112,18 @@ def test_simulator_matches_protocol_playout_with_host_events_and_alternatives(po
     assert agree((ref["own"].sum(axis=1)).astype(float), (sim["gift"] == np.arange(4)).sum(axis=1).astype(float))
 
 
-def test_seeded_reproducibility_and_hook_output():
+def test_seeded_reproducibility_and_simulator_output():
     rs = SPEC.default().with_overrides({"players": 8, "board": "curta", "dice": 2}, spec=SPEC.schema)
     calls = []
-    a = simulate_hook(rs, 300, 7, None, lambda d, t: calls.append((d, t)))
-    b = simulate_hook(rs, 300, 7, "eager", None)
-    c = simulate_hook(rs, 300, 8, None, None)
-    strip = lambda d: {k: v for k, v in d.items() if k not in ("seconds", "games_per_second")}
-    assert strip(a) == strip(b) and strip(a) != strip(c)
+    a = simulate_playouts(rs, 300, 7, None, lambda d, t: calls.append((d, t)))
+    b = simulate_playouts(rs, 300, 7, "eager", None)
+    c = simulate_playouts(rs, 300, 8, None, None)
+    assert a == b and a != c
     assert calls[-1] == (300, 300)
-    assert a["games"] == 300 and a["turns"]["ci95"][0] < a["turns"]["mean"] < a["turns"]["ci95"][1]
-    assert len(a["seats"]) == 8 and set(a["effects_per_game"]) == set(COUNTERS)
-    json.dumps(a)  # JSON-able
+    turns = a.metrics["turns"]
+    assert turns["n"] == 300 and turns["ci95"][0] < turns["mean"] < turns["ci95"][1]
+    assert len(a.seats) == 8 and set(a.extras["effects_per_game"]) == set(COUNTERS)
+    json.dumps([a.seats, a.metrics, a.extras])  # JSON-able
 
 
 def test_thirty_two_players_every_board_runs():

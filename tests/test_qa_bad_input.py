@@ -53,8 +53,8 @@ def test_solve_loira_honours_a_time_limit():
 
 def test_simulate_loira_optimal_policy_refuses_a_configuration_too_large(monkeypatch):
     # bug: --policy optimal on the full game started an exact solve that never finished
-    from model.loira import hooks
-    monkeypatch.setattr(hooks, "OPTIMAL_STATES", 1)  # the cap as on the full game, but fast
+    from model.loira import engines
+    monkeypatch.setattr(engines, "OPTIMAL_STATES", 1)  # the cap as on the full game, but fast
     line = one_line_error(run("simulate", "loira", "--games", "3", "--policy", "optimal"))
     assert "--policy" in line and "'optimal' needs an exact solve" in line
 
@@ -69,10 +69,10 @@ def test_solve_bomb_busters_honours_limits():
         assert doc["partial"] is True and doc["values"] is None
         assert "limit" in doc["reason"] and {"game", "ruleset", "config", "seconds"} <= set(doc)
     from model.bomb_busters import SPEC
-    from model.bomb_busters.hooks import solve
-    res = solve(SPEC.ruleset("bomb-busters-tiny"), {"max_states": 1000}, None)
-    assert res["values"] and res["perfect_information_bound"] is None
-    assert "state limit 1000" in res["bound_note"]
+    from solver.analysis import solve_ruleset
+    res = solve_ruleset(SPEC.ruleset("bomb-busters-tiny"), max_states=1000).result
+    assert res.values and res.extras["perfect_information_bound"] is None
+    assert "state limit 1000" in res.extras["bound_note"]
 
 
 def _view(tmp_path, **changes):
@@ -146,4 +146,5 @@ def test_solve_loira_exact_is_never_answered_in_floats():
                  "--json")
     assert result.exit_code == 1, result.stderr   # a partial result is not a decided one
     doc = json.loads(result.stdout)
-    assert doc["partial"] is True and doc["values"] is None and "state limit 2000" in doc["reason"]
+    # the C engine runs first (no generic probe) and stops at the limit it was given
+    assert doc["partial"] is True and doc["values"] is None and "state limit 2,000" in doc["reason"]

@@ -46,15 +46,15 @@ def test_presentes_solve_when_the_host_removes_a_player_before_the_first_roll():
     assert res.code == 0, res.stderr
     doc = json.loads(res.stdout)
     assert [Fraction(v["fraction"]) for v in doc["values"]] == [0, Fraction(1, 2)]
-    assert doc["mean_turns"]["fraction"] == "0"
-    assert doc["turn_distribution_head"] == {"0": {"fraction": "1", "float": 1.0}}
+    assert doc["extras"]["mean_turns"]["fraction"] == "0"
+    assert doc["extras"]["turn_distribution_head"] == {"0": {"fraction": "1", "float": 1.0}}
 
 
 def test_presentes_solve_when_the_game_is_over_before_it_starts():
     res = cli("solve", "presentes", "--host-remove", "1:0,1:1", "--no-files", "--json")
     assert res.code == 0, res.stderr
     doc = json.loads(res.stdout)
-    assert doc["mean_turns"]["fraction"] == "0" and doc["states"] == 0
+    assert doc["extras"]["mean_turns"]["fraction"] == "0" and doc["states"] == 0
 
 
 def test_presentes_pre_turn_start_agrees_with_the_generic_solver(tmp_path):
@@ -67,7 +67,7 @@ def test_presentes_pre_turn_start_agrees_with_the_generic_solver(tmp_path):
     from solver.solve import solve
     from model.registry import get_spec
     rs = load_ruleset(str(ruleset))
-    exact = solve_ruleset(rs)["values"]
+    exact = solve_ruleset(rs).values
     sol = solve(explore(get_spec("presentes").build(rs)), exact=True)
     assert [Fraction(v["fraction"]) for v in exact] == list(sol.initial_exact)
     res = cli("compare", "presentes", str(ruleset), "--max-states", "2000", "--timeout", "3")
@@ -79,7 +79,7 @@ def test_simulate_presentes_accepts_a_negative_seed():
     b = cli("simulate", "presentes", "--seed", "-1", "--games", "50", "--json")
     c = cli("simulate", "presentes", "--seed", "1", "--games", "50", "--json")
     assert a.code == b.code == c.code == 0, a.stderr
-    turns = [json.loads(r.stdout)["turns"]["mean"] for r in (a, b, c)]
+    turns = [json.loads(r.stdout)["metrics"]["turns"]["mean"] for r in (a, b, c)]
     assert turns[0] == turns[1]   # seeded: reproducible
     assert json.loads(a.stdout)["seed"] == -1
 
@@ -160,14 +160,14 @@ def test_timeout_bounds_the_whole_command_as_a_real_process(argv, limit):
 
 
 def test_timeout_during_file_writing_keeps_no_files(tmp_path, monkeypatch):
-    import solver.analysis
-    real = solver.analysis.write_play_table
+    import solver.engines
+    real = solver.engines.write_play_table
 
     def slow_table(*args, **kwargs):
         files = real(*args, **kwargs)
         time.sleep(5)   # the time limit strikes while the files are being written
         return files
-    monkeypatch.setattr(solver.analysis, "write_play_table", slow_table)
+    monkeypatch.setattr(solver.engines, "write_play_table", slow_table)
     out = tmp_path / "o"
     res = cli("solve", "pig", "--goal", "5", "--out", out, "--timeout", "1")
     assert res.code == 1 and "partial result: time limit 1 s" in res.stdout
@@ -201,11 +201,17 @@ def test_ctrl_c_reaches_the_compiled_loira_solver_within_a_second():
         fast._library()
     except fast.FastUnavailable as exc:
         pytest.skip(str(exc))
+    # Python's own Ctrl-C handler, even when the runner was started with SIGINT ignored (a
+    # background job): otherwise the signal is dropped and the solve runs on for a minute
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     start = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        fast.solve(game.cfg)   # about a minute uninterrupted
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            fast.solve(game.cfg)   # about a minute uninterrupted
+    finally:
+        signal.signal(signal.SIGINT, old)
     assert time.monotonic() - start < 2.0
     # the stop flag is reset by the next solve: it runs until its own limit, not "stopped"
     with pytest.raises(fast.FastLimit, match="state limit 10 "):
@@ -235,12 +241,12 @@ def test_a_users_folder_is_never_replaced(tmp_path):
 
 
 def test_a_full_disk_leaves_no_file(tmp_path, monkeypatch):
-    import solver.analysis
+    import solver.engines
 
     def full(sol, out_dir, **kwargs):
         (out_dir / "play_table.csv").write_text("seat,score\n0,")   # truncated, as on a full disk
         raise OSError(errno.ENOSPC, "No space left on device")
-    monkeypatch.setattr(solver.analysis, "write_play_table", full)
+    monkeypatch.setattr(solver.engines, "write_play_table", full)
     line = one_error_line(cli("solve", "pig", "--goal", "5", "--out", tmp_path / "o"))
     assert "No space left" in line
     assert list(tmp_path.iterdir()) == []

@@ -84,3 +84,25 @@ def test_random_gamblers_ruin_chains(start, extra, num):
     top = start + extra
     expected = Fraction(start, top) if p == Fraction(1, 2) else ruin_formula(start, top, p)
     assert solve(explore(GamblersRuin(start, top, p)), exact=True).initial_exact[0] == expected
+
+
+@pytest.mark.parametrize("name", ["loira-mini", "bomb-busters-tiny"])
+def test_longest_play_is_the_height_solve_orders_by(name):
+    # verify's "every play ends within N moves" reads solve's SCC heights; networkx's longest path
+    # of the same acyclic graph says the same
+    import networkx as nx
+    import numpy as np
+
+    from model.registry import get_spec, load_ruleset
+    from solver.solve import scc_levels
+    rs = load_ruleset(name)
+    ex = explore(get_spec(rs.game).build(rs))
+    offsets = np.frombuffer(ex.offsets, dtype=np.int64)
+    child = np.frombuffer(ex.child, dtype=np.int64)
+    source = np.repeat(np.arange(ex.num_states), np.diff(offsets))
+    label, height, cyclic = scc_levels(ex.num_states, source, child)
+    assert not cyclic.any()
+    longest = nx.dag_longest_path_length(nx.DiGraph(list(zip(source.tolist(), child.tolist()))))
+    assert int(height[label[0]]) == longest > 5
+    prop = termination_property(ex)
+    assert prop.data["longest_play"] == longest and f"within {longest} moves" in prop.detail

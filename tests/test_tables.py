@@ -15,7 +15,7 @@ from model.loira.table import _decisions
 from model.pig.game import Pig
 from model.pig.summary import hold_grid
 from model.pig.summary import summary as pig_summary
-from solver.analysis import write_solution_files
+from solver.engines import write_solution_files
 from solver.explore import explore
 from solver.graph import policy_table
 from solver.solve import solve
@@ -151,8 +151,8 @@ def test_presentes_choices_that_matter(tmp_path):
     """presentes-gifts: gift 0 is worth 3, gift 1 worth 1, seat 0 optimises against 'eager' play;
     it takes gift 0 from the tree where 'eager' would steal P1's gift 1."""
     from model.presentes import SPEC
-    from model.presentes.analysis import solve_hook
-    solve_hook(SPEC.ruleset("presentes-gifts"), {}, tmp_path, None)
+    from solver.analysis import solve_ruleset
+    solve_ruleset(SPEC.ruleset("presentes-gifts"), out_dir=tmp_path)
     rows = list(csv.DictReader((tmp_path / "play_table.csv").open()))
     assert rows and {"phase", "P0_square", "P1_gift", "optimal_action", "policy_action"} <= set(rows[0])
     assert all(r["optimal_action"] != r["policy_action"] for r in rows)
@@ -161,6 +161,6 @@ def test_presentes_choices_that_matter(tmp_path):
                           and r["P1_gift"] == "1" for r in firsts)
     assert "the choices that matter" in (tmp_path / "policy_summary.txt").read_text()
     # no seat optimises: the summary says so instead of writing an empty table silently
-    solve_hook(SPEC.ruleset("presentes-mini"), {}, tmp_path / "mini", None)
+    solve_ruleset(SPEC.ruleset("presentes-mini"), out_dir=tmp_path / "mini")
     text = (tmp_path / "mini" / "policy_summary.txt").read_text()
     assert "No seat optimises" in text and "--focal-seat" in text

@@ -183,7 +183,7 @@ def test_presentes_solve_stops_at_its_timeout_with_a_partial_result():
     from solver.analysis import solve_ruleset
     spec = get_spec("presentes")
     start = time.perf_counter()
-    res = solve_ruleset(spec.default(), timeout=0.5)
+    res = solve_ruleset(spec.default(), timeout=0.5).doc()
     assert time.perf_counter() - start < 0.5 + SLACK
     assert res["partial"] is True and res["values"] is None
     assert res["reason"].startswith("time limit 0.5 s reached while") and res["states"] > 0

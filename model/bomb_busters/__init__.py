@@ -8,32 +8,21 @@ deduction engine (:mod:`deduce`) reading position files (:mod:`view`), and play 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from model.spec import GameSpec
 
-from .game import BombBusters
 from .mission import SCHEMA, Mission
-from .policy import POLICIES
+from .engines import DEDUCTION, ENGINE
+from .policy import METRICS, POLICIES
+
+if TYPE_CHECKING:
+    from .game import BombBusters
 
 
 def build(ruleset) -> BombBusters:
+    from .game import BombBusters
     return BombBusters(Mission.from_ruleset(ruleset))
-
-
-def _deduce(path: Path) -> dict[str, Any]:
-    from .hooks import deduce_file
-    return deduce_file(path)
-
-
-def _deduce_text(res: dict[str, Any]) -> str:
-    from .hooks import deduce_text
-    return deduce_text(res)
-
-
-def _solve(ruleset, options, out_dir, progress=None) -> dict[str, Any]:
-    from .hooks import solve
-    return solve(ruleset, options, out_dir, progress)
 
 
 def _checks(ruleset, limits=None):
@@ -49,11 +38,6 @@ def _proofs(ruleset, game):
 def _shrink(ruleset):
     from .shrink import shrink
     return shrink(ruleset)
-
-
-def _simulate(ruleset, games: int, seed: int, policy: str | None, progress=None) -> dict[str, Any]:
-    from .policy import simulate
-    return simulate(ruleset, games, seed, policy, progress)
 
 
 #: the default small configuration ``verify`` explores exhaustively (5,169 states, about a second):
@@ -86,6 +70,9 @@ SPEC = GameSpec(
     # the tiny missions have at most tens of thousands of states; a full-size mission never fits, so
     # verify stops trying early and spends its time on proofs, derived missions and sampled plays
     verify_max_states=100_000,
-    hooks={"deduce": _deduce, "deduce_text": _deduce_text, "simulate": _simulate, "solve": _solve,
-           "policies": POLICIES},
+    engines=(ENGINE,),
+    policies=POLICIES,
+    default_policy="likely",
+    metrics=METRICS,
+    deduction=DEDUCTION,
 )

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import factorial
-from typing import Iterator
+from typing import Any
 
 from . import tiles as T
 from .tiles import Named, Tile
@@ -30,6 +30,38 @@ class NoDeal(ValueError):
     """No deal of the tiles matches the view (contradictory facts)."""
 
 
+class TooLarge(ValueError):
+    """The view is beyond the engine's size limit; the message names the size."""
+
+
+#: the engine's budget of work, in moves (edges of the dynamic programme) plus 25 per placement
+#: built (placements are shared by states whose racks have the same room; with many racks few
+#: are): a standard table (at most four other racks) needs under 300,000; the budget is about a
+#: second of work
+MAX_WORK = 3_000_000
+#: refused at once: the moves estimated from the rack sizes (prefix tuples at the widest layer
+#: times the placements of four copies) beyond this cannot finish within the budget
+MAX_ESTIMATE = 500_000
+
+
+def _estimate(sizes: list[int]) -> int:
+    """Largest number of rack-prefix tuples with one sum, times the ways to place 4 copies."""
+    poly = [1]
+    for n in sizes:
+        new = [0] * (len(poly) + n)
+        for i, c in enumerate(poly):
+            for j in range(n + 1):
+                new[i + j] += c
+        poly = new
+    R = len(sizes)
+    return max(poly) * (R + 3) * (R + 2) * (R + 1) // 6
+
+
+def _too_large(pos: Position, sizes: list[int], what: str) -> TooLarge:
+    return TooLarge(f"{len(sizes)} other racks of {'/'.join(map(str, sizes))} wires "
+                    f"({pos.hidden_count()} hidden) {what}; a standard table has at most 4 other racks")
+
+
 @dataclass
 class Deduction:
     position: Position
@@ -39,21 +71,37 @@ class Deduction:
     seconds: float = 0.0
     states: int = 0
     kinds: list[Tile] = field(default_factory=list)
-    #: the dynamic programme's tables (problem, forward, backward), for joint queries (duplo.py)
-    tables: tuple = field(default=(), repr=False, compare=False)
+    #: the dynamic programme (a ``Tables``), for joint queries (duplo.py)
+    tables: Any = field(default=None, repr=False, compare=False)
+    #: weights[r][j] maps tile -> weight of the deals (of ``deals``) with that tile at slot j of
+    #: rack r: every probability is one of these over ``deals``
+    weights: list[list[dict[Tile, int]]] = field(default_factory=list, repr=False, compare=False)
+
+    def weight(self, rack: int, slot: int, named: Named) -> int:
+        return sum(w for t, w in self.weights[rack][slot].items() if T.matches(t, named))
 
     def prob(self, rack: int, slot: int, named: Named) -> Fraction:
-        return sum((p for t, p in self.probs[rack][slot].items() if T.matches(t, named)), Fraction(0))
+        return Fraction(self.weight(rack, slot, named), self.deals)
 
 
-def _compositions(total: int, caps: list[int], i: int = 0) -> Iterator[tuple[int, ...]]:
-    if i == len(caps) - 1:
-        if total <= caps[i]:
-            yield (total,)
-        return
-    for c in range(min(total, caps[i]) + 1):
-        for rest in _compositions(total - c, caps, i + 1):
-            yield (c,) + rest
+def _compositions(total: int, caps: list[int]) -> list[tuple[int, ...]]:
+    """Every way to write ``total`` as counts per rack within ``caps`` (no dead branches: a rack
+    takes at least what the racks after it cannot hold)."""
+    room = [0] * (len(caps) + 1)
+    for i in range(len(caps) - 1, -1, -1):
+        room[i] = room[i + 1] + caps[i]
+    out: list[tuple[int, ...]] = []
+
+    def place(i: int, left: int, head: tuple[int, ...]) -> None:
+        if i == len(caps):
+            out.append(head)
+            return
+        for c in range(max(0, left - room[i + 1]), min(left, caps[i]) + 1):
+            place(i + 1, left - c, head + (c,))
+
+    if total <= room[0]:
+        place(0, total, ())
+    return out
 
 
 class _Problem:
@@ -92,6 +140,7 @@ class _Problem:
         # cut positions of each kind on each rack (uncut = count in block minus these)
         self.cut_fixed = [[sum(1 for s in slots if s.cut and s.tile == t) for t in self.kinds]
                           for slots in self.slots]
+        self.has_cut = [any(row[k] for row in self.cut_fixed) for k in range(len(self.kinds))]
         self.claims = []
         for c in pos.claims:
             racks = [r for r, (h, _) in enumerate(pos.racks) if h == c.hand]
@@ -100,8 +149,8 @@ class _Problem:
         if any(last < 0 for _, _, last, _ in self.claims):
             raise NoDeal("a claim names a value no hidden wire can have")
         self.R = len(self.slots)
-        self.run_k = [[self.run[r][k] for r in range(self.R)] for k in range(len(self.kinds))]
         self._cache: dict = {}
+        self.generated = 0  # placements built (a cache miss costs ~25 moves' work)
         # a DP state is one int in mixed radix: rack prefixes, set-aside piles, claim counters
         radices = [n + 1 for n in self.sizes] + [a + 1 for a in self.aside] + [need + 1 for *_, need in self.claims]
         self.base = []
@@ -110,6 +159,10 @@ class _Problem:
             self.base.append(b)
             b *= rad
         self.radix = radices
+        # cap[k][r][p]: copies of kind k rack r can take from prefix p on (a run of slots that
+        # accept it, no more than the copies there are)
+        self.cap = [[[min(self.run[r][k][p], self.sizes[r] - p, self.mult[k]) for p in range(self.sizes[r] + 1)]
+                     for r in range(self.R)] for k in range(len(self.kinds))]
 
     def part(self, state: int, i: int) -> int:
         return state // self.base[i] % self.radix[i]
@@ -121,106 +174,188 @@ class _Problem:
         parts = list(self.sizes) + list(self.aside) + [need for *_, need in self.claims]
         return sum(v * b for v, b in zip(parts, self.base))
 
-    def _options(self, k: int, caps: tuple[int, ...], aside_ok: bool) -> tuple[list, list]:
-        """Every way to place kind k's copies: [(counts per rack, weight, state increment)], and
-        the same as [(increment, weight)] pairs (shared by every state with these capacities)."""
-        key = (k, caps, aside_ok)
+    def _options(self, k: int, caps: tuple[int, ...], aside_ok: bool) -> list:
+        """Every way to place kind k's copies: [(state increment, weight, copies per rack, the
+        racks given two or more as ((rack, copies), ...))], shared by every state (and every kind
+        of the same multiplicity and colour group) with these capacities. A rack with cut wires
+        of kind k gets at least those (its block covers them)."""
+        m, g = self.mult[k], self.group[k]
+        cut = self.has_cut[k]
+        key = (m, caps, g if aside_ok else None, k if cut else None)
         hit = self._cache.get(key)
         if hit is not None:
             return hit
-        R, m, g = self.R, self.mult[k], self.group[k]
+        R = self.R
         out = []
         if aside_ok:  # this red/yellow tile is the set-aside one
-            out.append(((0,) * R, 1, self.base[R + g]))
+            out.append((self.base[R + g], 1, (0,) * R, ()))
         top = factorial(m)
+        low = [self.cut_fixed[r][k] for r in range(R)]
         for counts in _compositions(m, list(caps)):
+            if cut and any(c < lo for c, lo in zip(counts, low)):
+                continue
             w = top
             for c in counts:
                 if c > 1:
                     w //= factorial(c)
-            out.append((counts, w, sum(c * b for c, b in zip(counts, self.base))))
-        pair = (out, [(delta, w) for _, w, delta in out])
-        self._cache[key] = pair
-        return pair
+            wide = tuple((r, c) for r, c in enumerate(counts) if c > 1)
+            out.append((sum(c * b for c, b in zip(counts, self.base)), w, counts, wide))
+        self._cache[key] = out
+        self.generated += len(out)
+        if 25 * self.generated > MAX_WORK:  # many racks: few states share their placements
+            raise _too_large(self.pos, self.sizes, f"need more than the exact engine's budget of "
+                                                   f"{MAX_WORK:,} moves")
+        return out
 
-    def moves(self, k: int, state: int, with_counts: bool = False) -> list:
-        """(state increment, weight) for every way to place all copies of kind k from ``state``
-        (with ``with_counts``: (increment, weight, copies per rack))."""
+    def moves(self, k: int, state: int) -> list:
+        """(state increment, weight, copies per rack, racks given two or more) for every way to
+        place all copies of kind k from ``state``."""
         R, g = self.R, self.group[k]
-        run_k, m, sizes, base, radix = self.run_k[k], self.mult[k], self.sizes, self.base, self.radix
-        caps = []
-        for r in range(R):
-            p = state // base[r] % radix[r]
-            caps.append(min(run_k[r][p], sizes[r] - p, m))
+        base, radix, cap = self.base, self.radix, self.cap[k]
+        caps = tuple([cap[r][state // base[r] % radix[r]] for r in range(R)])
         aside_ok = g >= 0 and state // base[R + g] % radix[R + g] < self.aside[g]
-        options, pairs = self._options(k, tuple(caps), aside_ok)
+        options = self._options(k, caps, aside_ok)
         if not self.claims:
-            return [(delta, w, counts) for counts, w, delta in options] if with_counts else pairs
+            return options
         out = []
-        for counts, w, delta in options:
+        for delta, w, counts, wide in options:
             ok = True
             for ci, (racks, ks, last, need) in enumerate(self.claims):
                 idx = R + 2 + ci
                 q = state // base[idx] % radix[idx]
                 if k in ks:
                     got = sum(counts[r] - self.cut_fixed[r][k] for r in racks)
-                    q2 = max(0, min(need, q + got))
+                    q2 = min(need, q + got)
                     delta += (q2 - q) * base[idx]
                     q = q2
                 if k == last and q < need:
                     ok = False
                     break
             if ok:
-                out.append((delta, w, counts) if with_counts else (delta, w))
+                out.append((delta, w, counts, wide))
         return out
 
 
-def deduce(pos: Position) -> Deduction:
-    """Exact marginals for every position of every other rack; raises NoDeal if none fits."""
-    start_time = time.perf_counter()
-    pb = _Problem(pos)
-    K = len(pb.kinds)
+@dataclass
+class Tables:
+    """The dynamic programme, kept for joint queries (duplo.py): per kind layer k, the forward
+    weight of each state before placing kind k, its moves, and the backward weight (completions
+    with kinds >= k); ``blocks[k][r]`` maps (block start, length >= 2) of kind k on rack r to the
+    weight of the deals with that block, filled in by the Duplo table for the values it needs
+    (``layer_blocks``)."""
+    problem: _Problem
+    forward: list[dict[int, int]]
+    moves: list[dict[int, list]]
+    backward: list[dict[int, int]]
+    blocks: dict[int, list[dict[tuple[int, int], int]]]
+
+
+def _forward(pb: _Problem) -> tuple[list[dict[int, int]], list[dict[int, list]]]:
+    estimate = _estimate(pb.sizes)
+    if estimate > MAX_ESTIMATE:
+        raise _too_large(pb.pos, pb.sizes, f"would need about {estimate:,} moves of the exact engine "
+                                           f"(limit {MAX_WORK:,})")
+    moves_done = 0
     forward: list[dict[int, int]] = [{pb.start(): 1}]
     succ: list[dict[int, list]] = []
-    for k in range(K):
+    moves, options, R = pb.moves, pb._options, pb.R
+    base, radix = pb.base, pb.radix
+    for k in range(len(pb.kinds)):
         nxt: dict[int, int] = {}
         here: dict[int, list] = {}
         get = nxt.get
-        for state, f in forward[k].items():
-            here[state] = moves = pb.moves(k, state)
-            for delta, w in moves:
-                new = state + delta
-                nxt[new] = get(new, 0) + f * w
+        if pb.claims or pb.group[k] >= 0:
+            for state, f in forward[k].items():
+                here[state] = opts = moves(k, state)
+                for delta, w, _, _ in opts:
+                    new = state + delta
+                    nxt[new] = get(new, 0) + f * w
+        else:  # a blue kind and no claims: ``moves`` without the call, the common case
+            cap, cache = pb.cap[k], pb._cache
+            m, key_k = pb.mult[k], k if pb.has_cut[k] else None
+            for state, f in forward[k].items():
+                caps = tuple([cap[r][state // base[r] % radix[r]] for r in range(R)])
+                opts = cache.get((m, caps, None, key_k))
+                if opts is None:
+                    opts = options(k, caps, False)
+                here[state] = opts
+                for delta, w, _, _ in opts:
+                    new = state + delta
+                    nxt[new] = get(new, 0) + f * w
         forward.append(nxt)
         succ.append(here)
-    final = pb.final()
-    total = forward[K].get(final, 0)
-    if total == 0:
-        raise NoDeal("no deal of the tiles matches this view")
-    # backward pass: B[k][state] = weight of completing the racks from ``state`` with kinds >= k
+        moves_done += sum(map(len, here.values()))
+        if moves_done + 25 * pb.generated > MAX_WORK:
+            raise _too_large(pb.pos, pb.sizes, f"need more than the exact engine's budget of "
+                                               f"{MAX_WORK:,} moves")
+    return forward, succ
+
+
+def _backward(pb: _Problem, succ, final: int) -> list[dict[int, int]]:
+    """B[k][state] = weight of completing the racks from ``state`` with kinds >= k."""
+    K = len(pb.kinds)
     backward: list[dict[int, int]] = [{} for _ in range(K)] + [{final: 1}]
     for k in range(K - 1, -1, -1):
-        nxt_b, cur = backward[k + 1], backward[k]
-        get = nxt_b.get
-        for state, moves in succ[k].items():
+        get, cur = backward[k + 1].get, backward[k]
+        for state, opts in succ[k].items():
             b_sum = 0
-            for delta, w in moves:
+            for delta, w, _, _ in opts:
                 b = get(state + delta)
                 if b:
                     b_sum += w * b
             if b_sum:
                 cur[state] = b_sum
+    return backward
+
+
+def layer_blocks(pb: _Problem, fk: dict[int, int], moves: dict[int, list], after: dict[int, int],
+                 live: dict[int, int]) -> list[dict[tuple[int, int], int]]:
+    """Per rack: (block start, length >= 2) of this layer's kind -> the weight F * w * B of the
+    deals with that block (the Detector Duplo's joints: one block covers both slots)."""
+    base, radix = pb.base, pb.radix
+    per_rack: list[dict[tuple[int, int], int]] = [{} for _ in range(pb.R)]
+    get = after.get
+    for state in live:
+        here: dict[tuple[int, int], int] = {}  # (rack, copies) -> sum of w * B from this state
+        for delta, w, _, wide in moves[state]:
+            if wide:
+                b = get(state + delta)
+                if b:
+                    for rc in wide:
+                        here[rc] = here.get(rc, 0) + w * b
+        f = fk[state]
+        for (r, c), wb in here.items():
+            key = (state // base[r] % radix[r], c)
+            into = per_rack[r]
+            into[key] = into.get(key, 0) + f * wb
+    return per_rack
+
+
+def deduce(pos: Position) -> Deduction:
+    """Exact marginals for every position of every other rack; raises NoDeal if none fits (and
+    TooLarge beyond the engine's size). The tables stay in ``Deduction.tables`` for the Detector
+    Duplo's joint questions (duplo.py)."""
+    start_time = time.perf_counter()
+    pb = _Problem(pos)
+    K = len(pb.kinds)
+    forward, succ = _forward(pb)
+    final = pb.final()
+    total = forward[K].get(final, 0)
+    if total == 0:
+        raise NoDeal("no deal of the tiles matches this view")
+    backward = _backward(pb, succ, final)
     # G[k][r][j] = weight of deals whose rack r holds at most j wires of kinds < k; the slot j of
     # rack r holds kind k exactly when G[k] counts it and G[k + 1] does not
     n_states = sum(len(b) for b in backward)
+    base, radix = pb.base, pb.radix
     cumulative = []
     for k in range(K + 1):
         hist = [[0] * (n + 1) for n in pb.sizes]
-        fk, bk = forward[k], backward[k]
-        for state, b in bk.items():
+        fk = forward[k]
+        for state, b in backward[k].items():
             fb = fk[state] * b
             for r in range(pb.R):
-                hist[r][pb.part(state, r)] += fb
+                hist[r][state // base[r] % radix[r]] += fb
         rows = []
         for r in range(pb.R):
             run, row = 0, []
@@ -229,18 +364,19 @@ def deduce(pos: Position) -> Deduction:
                 row.append(run)
             rows.append(row)
         cumulative.append(rows)
-    probs: list[list[dict[Tile, Fraction]]] = []
+    weights: list[list[dict[Tile, int]]] = []
     for r in range(pb.R):
-        rows = [dict() for _ in range(pb.sizes[r])]
+        rows_w: list[dict[Tile, int]] = [dict() for _ in range(pb.sizes[r])]
         for k, t in enumerate(pb.kinds):
             before, after = cumulative[k][r], cumulative[k + 1][r]
             for j in range(pb.sizes[r]):
                 weight = before[j] - after[j]
                 if weight:
-                    rows[j][t] = Fraction(weight, total)
-        probs.append(rows)
+                    rows_w[j][t] = weight
+        weights.append(rows_w)
+    probs = [[{t: Fraction(w, total) for t, w in slot.items()} for slot in rack] for rack in weights]
     return Deduction(pos, total, probs, time.perf_counter() - start_time, n_states, pb.kinds,
-                     (pb, forward, backward))
+                     Tables(pb, forward, succ, backward, {}), weights)
 
 
 # ---- plays and report ------------------------------------------------------------------------
@@ -260,16 +396,16 @@ def plays(d: Deduction) -> list[Play]:
     names = sorted({t for t in own if T.colour(t) == T.Colour.BLUE})
     if any(T.colour(t) == T.Colour.YELLOW for t in own):
         names.append(T.YELLOW)
-    out = []
+    ranked = []  # every probability is a weight over d.deals: rank by the integers
     for r, (_, slots) in enumerate(d.position.racks):
         for j, slot in enumerate(slots):
             if slot.cut:
                 continue
-            red = d.prob(r, j, T.RED_ANY)
+            red = d.weight(r, j, T.RED_ANY)
             for n in names:
-                out.append(Play(r, j, n, d.prob(r, j, n), red))
-    out.sort(key=lambda p: (-p.success, p.red_risk, p.rack, p.slot, p.named))
-    return out
+                ranked.append((-d.weight(r, j, n), red, r, j, n))
+    ranked.sort()
+    return [Play(r, j, n, Fraction(-w, d.deals), Fraction(red, d.deals)) for w, red, r, j, n in ranked]
 
 
 def _frac(x: Fraction) -> dict:

@@ -10,18 +10,17 @@ and uses the Detector Duplo on the best pair of wires (exact P(either)) when tha
 """
 from __future__ import annotations
 
-import math
 import random
 import time
 from fractions import Fraction
 from typing import Any, Callable
 
 from model.protocol import CHANCE, TERMINAL
+from model.seams import Metric, Play
 
 from .deduce import deduce, plays
 from .duplo import duplo_plays
 from .game import BombBusters
-from .mission import Mission
 from .observe import position
 from .rules import Kind
 from .state import Phase, State
@@ -163,73 +162,14 @@ def exact_win_probability(game: BombBusters, policy: Policy, max_states: int | N
 
 # ---- Monte Carlo ---------------------------------------------------------------------------------
 
-def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
-    if n == 0:
-        return (0.0, 1.0)
-    p = successes / n
-    den = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return (max(0.0, mid - half), min(1.0, mid + half))
+def _turns(game, play: Play) -> float:
+    """Turns taken: the decisions that are a turn's action (a cut or a reveal), not equipment."""
+    return float(sum(a[0] in (Kind.DUAL, Kind.SOLO, Kind.REVEAL, Kind.DUPLO) for _, a in play.decisions))
 
 
-def mean_ci(xs: list[float], z: float = 1.959964) -> dict:
-    n = len(xs)
-    mean = sum(xs) / n if n else 0.0
-    var = sum((x - mean) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
-    half = z * math.sqrt(var / n) if n else 0.0
-    return {"mean": round(mean, 6), "ci95": [round(mean - half, 6), round(mean + half, 6)]}
-
-
-def play_one(game: BombBusters, policy: Policy, rng: random.Random) -> tuple[State, int, int]:
-    """One game: (final state, turns, decisions)."""
-    s = game.initial_state()
-    turns = decisions = 0
-    while True:
-        who = game.current_player(s)
-        if who == TERMINAL:
-            return s, turns, decisions
-        if who == CHANCE:
-            outcomes = game.chance_outcomes(s)
-            r = rng.random()
-            acc = 0.0
-            a = outcomes[-1][0]
-            for o, p in outcomes:
-                acc += p.numerator / p.denominator
-                if r < acc:
-                    a = o
-                    break
-        else:
-            a = policy(s)
-            decisions += 1
-            if a[0] in (Kind.DUAL, Kind.SOLO, Kind.REVEAL, Kind.DUPLO):
-                turns += 1
-        s = game.apply(s, a)
-
-
-def simulate(ruleset, games: int, seed: int, policy: str | None, progress=None) -> dict[str, Any]:
-    name = policy or "likely"
-    if name not in POLICIES:
-        from model.ruleset import RulesetError
-        raise RulesetError("command line", "--policy", f"unknown policy {name!r} (known: {', '.join(POLICIES)})")
-    game = BombBusters(Mission.from_ruleset(ruleset))
-    rng = random.Random(seed)
-    pol = POLICIES[name](game) if name != "random" else random_policy(game, seed)
-    wins, turns, dets = [], [], []
-    start = time.perf_counter()
-    for i in range(games):
-        s, t, _ = play_one(game, pol, rng)
-        wins.append(float(s.phase == Phase.WON))
-        turns.append(float(t))
-        dets.append(float(s.detonator))
-        if progress is not None:
-            progress(i + 1, games)
-    seconds = time.perf_counter() - start
-    won = int(sum(wins))
-    lo, hi = wilson(won, games)
-    return {"games": games, "seed": seed, "policy": name, "players": game.mission.players,
-            "win_rate": {"mean": round(won / games, 6) if games else 0.0, "ci95": [round(lo, 6), round(hi, 6)],
-                         "wins": won},
-            "turns": mean_ci(turns), "detonator_at_end": mean_ci(dets),
-            "seconds": round(seconds, 3), "games_per_second": round(games / seconds, 3) if seconds else None}
-
+#: what ``simulate`` measures on each Bomb Busters game
+METRICS = (
+    Metric("win_rate", lambda game, play: float(play.final.phase == Phase.WON), proportion=True),
+    Metric("turns", _turns),
+    Metric("detonator_at_end", lambda game, play: float(play.final.detonator)),
+)

@@ -2,19 +2,41 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from model.ruleset import Ruleset
 from model.spec import GameSpec
 
 from .config import SCHEMA, config_from
-from .game import LoiraGame
-from .hooks import simulate, solve_hook
-from .picture import draw_policy
+from .engines import DEFAULT_POLICY, ENGINES, METRICS, optimal_policy
 from .policies import POLICIES
+
+if TYPE_CHECKING:
+    from .game import LoiraGame
 
 
 def build(ruleset: Ruleset) -> LoiraGame:
+    from .game import LoiraGame  # imported on use, not at CLI start-up
     return LoiraGame(config_from(ruleset))
+
+
+def __getattr__(name: str):
+    if name == "LoiraGame":  # the game class, imported on first use
+        from .game import LoiraGame
+        return LoiraGame
+    raise AttributeError(name)
+
+
+def draw_policy(game, sol, path):
+    """``picture.draw_policy``, imported on use (scipy, matplotlib: not at CLI start-up)."""
+    from .picture import draw_policy
+    return draw_policy(game, sol, path)
+
+
+def summary(sol, visits):
+    """``summary.summary``, imported on use (solver.tables: numpy, scipy)."""
+    from .summary import summary
+    return summary(sol, visits)
 
 
 def _checks(ruleset: Ruleset, limits=None):
@@ -68,8 +90,15 @@ SPEC = GameSpec(
                                            "diretora")}),
         ("the standard deck and stalls", {"deck": "standard", "stalls": "standard", "centre_rolls": -1}),
     ),
-    hooks={"picture": draw_policy, "simulate": simulate, "policies": POLICIES,
-           "solve": solve_hook, "explored_checks": _explored_checks, "full_size_checks": _full_size_checks},
+    engines=ENGINES,
+    policies=POLICIES,
+    default_policy=DEFAULT_POLICY,
+    optimal_policy=optimal_policy,
+    metrics=METRICS,
+    picture=draw_policy,
+    policy_summary=summary,
+    explored_checks=_explored_checks,
+    full_size_checks=_full_size_checks,
 )
 
 __all__ = ["SPEC", "LoiraGame", "build"]

@@ -7,8 +7,8 @@ the round), so one depth-first pass computes exact values: chance nodes take the
 (``value(s) = -value(swap(s))``). Three or more: max^n, each mover maximises its own share; ties
 are broken by the first legal action in ascending order (the documented tie rule).
 
-This is the game-specific exact solver used by the tests, the regret measurements and the
-``solve`` hook; it cross-checks against the generic ``solver/solve.py`` on small configurations.
+This is the game-specific exact solver used by the tests, the regret measurements and
+``simulate --policy optimal``; it cross-checks against the generic ``solver/solve.py`` on small configurations.
 """
 from __future__ import annotations
 

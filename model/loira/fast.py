@@ -1,73 +1,200 @@
-"""The specialised fast solver (``fast_solver.c``) for 2-player base-card rounds, via ctypes.
+"""The specialised fast solver (``fast_solver.c``) for 2-player rounds, via ctypes.
 
-It applies when the configuration has 2 players, no mini-expansion card, at most 8 distinct stall
-values, the default rulings, and the round objective; otherwise :func:`supports` says why not and
-callers use the exact Python solver. The C file is compiled once with the system C compiler into a
-cache folder (``$RULEPROOF_CACHE`` or the temporary directory).
+Scope: 2 players, the round objective, the base cards and the mini-expansion cards but
+Professora (3+ players) and Merendeira (it reshuffles the discards, which the C engine does not
+keep), at most 8 distinct stall values,
+under every ruling option that can arise there (:data:`FLAGS` are the alternatives the C code
+implements; :data:`SAME_IN_SCOPE` those that change nothing in its scope). :func:`applies` says,
+in one line naming the ruling or card, why a ruleset is outside that scope; callers then use the
+generic pipeline. ``tests/test_loira_fast_rulings.py`` ties the C rules to the Python model turn by
+turn (:func:`turn`) for every option claimed here.
+
+The C file is compiled once with the system C compiler into a per-user cache folder (see
+:func:`cache_dir`), under a name keyed by the SHA-256 of the source and the compiler flags; a file
+there is loaded only when it belongs to this user and nobody else can write it or its folder. Any
+failure to build or load raises :class:`FastUnavailable` (one line), never a crash.
 """
 from __future__ import annotations
 
 import ctypes
 import hashlib
+import math
 import os
 import shutil
+import stat
 import subprocess
-import tempfile
 import threading
 import time
+from fractions import Fraction
 from functools import cache
 from pathlib import Path
+from typing import Any, Mapping, Sequence
 
 from solver.runtime import run_interruptible
 
 from .cards import Kind
-from .config import Config
+from .config import Config, config_from
 from .rulings import RULINGS
 
 SOURCE = Path(__file__).with_name("fast_solver.c")
+CFLAGS = ("-O2", "-shared", "-fPIC")
 DEFAULTS = {r.id: r.default for r in RULINGS}
+NEEDS = {r.id: r.needs for r in RULINGS}
+
+#: ruling alternatives implemented in C, in the order of fast_solver.c's R_* flags
+FLAGS: tuple[tuple[str, str], ...] = (
+    ("L03", "grito-only"), ("L04", "bathroom-cards"), ("L05", "with-interruptor"),
+    ("L05", "no-nulls"), ("L07", "no"), ("L08", "no-escape"), ("L09", "round-rolls"),
+    ("L10", "self"), ("L11", "bathroom-only"), ("L12", "bathroom-only"), ("L13", "also-stopped"),
+    ("L17", "rolls-returned"), ("L18", "opener"), ("L21", "yes"), ("L27", "opening-continues"),
+    ("L28", "no"), ("L29", "optional"), ("L30", "also-when-drawn"), ("L33", "invitee"),
+)
+#: alternatives with no effect in the C engine's scope, and why (the resolved deck and stalls
+#: carry L01/L02/L34/L35; the model reads L23 nowhere, the uniform pick makes the two the same)
+SAME_IN_SCOPE: dict[str, str] = {
+    "L01": "resolved into the deck", "L02": "resolved into the stalls",
+    "L34": "resolved into the stalls", "L35": "resolved into the deck",
+    "L23": "the pick is uniform either way",
+    "L19": "the two differ only after the round",
+    "L36": "with 2 players the direction of play does not matter (L24)",
+    "L37": "with 2 players the direction of play does not matter (L24)",
+}
+#: alternatives that need something outside the scope (checked first by :func:`supports`)
+OUT_OF_SCOPE = {"L14": "Merendeira", "L15": "a match", "L16": "a match"}
+_FLAG_SET = frozenset(FLAGS)
 
 
 class FastUnavailable(RuntimeError):
     pass
 
 
-def supports(cfg: Config) -> str | None:
-    """None when the fast solver applies, else the reason it does not."""
+def _scope(cfg: Config) -> str | None:
     if cfg.players != 2:
-        return "the fast solver handles 2 players"
+        return f"the C engine handles 2 players, not {cfg.players}"
     if cfg.objective != "round":
-        return "the fast solver handles the round objective"
-    if any(cfg.deck[k] for k in range(Kind.RAPAGOTE, Kind.RALO + 1)):
-        return "the fast solver handles base cards only"
+        return "the C engine handles the round objective, not the match"
+    extra = [k for k in (Kind.PROFESSORA, Kind.MERENDEIRA) if cfg.deck[k]]
+    if extra:
+        return f"the C engine does not handle the {Kind(extra[0]).name.capitalize()} mini-expansion card"
     if len(cfg.stalls) > 8:
-        return "more than 8 distinct stall values"
-    changed = [rid for rid, opt in cfg.rulings.items() if DEFAULTS.get(rid) != opt]
-    if changed:
-        return f"the fast solver implements the default rulings only (changed: {', '.join(changed)})"
+        return f"the C engine handles 8 distinct stall values at most, not {len(cfg.stalls)}"
     return None
+
+
+def _changed(rulings: Mapping[str, str]) -> list[tuple[str, str]]:
+    return [(rid, opt) for rid, opt in sorted(rulings.items()) if DEFAULTS.get(rid) != opt]
+
+
+def _claimed(rid: str, opt: str) -> bool:
+    return (rid, opt) in _FLAG_SET or rid in SAME_IN_SCOPE or rid in OUT_OF_SCOPE
+
+
+def applies(ruleset: Any) -> str | None:
+    """None when the C engine answers this ruleset exactly as the Python model would, else the
+    one-line reason (naming the ruling or card) it does not."""
+    cfg = config_from(ruleset)
+    reason = _scope(cfg)
+    if reason:
+        return reason
+    for rid, opt in _changed(cfg.rulings):
+        needs = NEEDS.get(rid)
+        if not _claimed(rid, opt) and (needs is None or needs.test(ruleset.params)):
+            return f"the C engine does not implement {rid}={opt}"
+    return None
+
+
+def supports(cfg: Config) -> str | None:
+    """:func:`applies` on a resolved configuration (the deck tells whether L25 can arise)."""
+    reason = _scope(cfg)
+    if reason:
+        return reason
+    for rid, opt in _changed(cfg.rulings):
+        # L25 reshuffle needs a deck that can run out before the third Grito ends the round
+        if rid == "L25" and cfg.deck[Kind.GRITO] >= 3:
+            continue
+        if not _claimed(rid, opt):
+            return f"the C engine does not implement {rid}={opt}"
+    return None
+
+
+def cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/ruleproof`` or ``~/.cache/ruleproof``."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "ruleproof"
+
+
+def _private(path: Path, kind: str) -> str | None:
+    """Why ``path`` may not be trusted (not ours, or writable by others), or None."""
+    try:
+        st = os.lstat(path)
+    except OSError as exc:
+        return f"cannot inspect {kind} {path} ({exc.strerror or exc})"
+    if stat.S_ISLNK(st.st_mode):
+        return f"{kind} {path} is a symbolic link"
+    if st.st_uid != os.getuid():
+        return f"{kind} {path} belongs to another user"
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"{kind} {path} is writable by others"
+    return None
+
+
+def library_path(folder: Path | None = None) -> Path:
+    """Where the compiled library lives: keyed by the source and the compiler flags."""
+    digest = hashlib.sha256(SOURCE.read_bytes() + b"\0" + " ".join(CFLAGS).encode()).hexdigest()
+    return (folder or cache_dir()) / f"loira-fast-{digest[:24]}.so"
+
+
+def _build(lib: Path) -> None:
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        raise FastUnavailable("no C compiler (cc/gcc) found")
+    folder = lib.parent
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise FastUnavailable(f"cannot create the cache folder {folder} ({exc.strerror or exc})") from None
+    why = _private(folder, "cache folder")
+    if why:
+        raise FastUnavailable(why)
+    tmp = lib.with_name(f"{lib.name}.{os.getpid()}.tmp")
+    try:
+        proc = subprocess.run([compiler, *CFLAGS, "-o", str(tmp), str(SOURCE)],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise FastUnavailable(f"compiling {SOURCE.name} failed: {proc.stderr.strip()[:300]}")
+        os.chmod(tmp, 0o700)
+        tmp.replace(lib)
+    except OSError as exc:
+        raise FastUnavailable(f"cannot write the compiled library in {folder} ({exc.strerror or exc})") from None
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 @cache
 def _library() -> ctypes.CDLL:
-    compiler = shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        raise FastUnavailable("no C compiler (cc/gcc) found")
-    code = SOURCE.read_bytes()
-    digest = hashlib.sha1(code).hexdigest()[:12]
-    folder = Path(os.environ.get("RULEPROOF_CACHE", tempfile.gettempdir()))
-    lib = folder / f"ruleproof-loira-{digest}.so"
+    lib = library_path()
     if not lib.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = lib.with_suffix(f".{os.getpid()}.tmp")
-        proc = subprocess.run([compiler, "-O2", "-shared", "-fPIC", "-o", str(tmp), str(SOURCE)],
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise FastUnavailable(f"compiling {SOURCE.name} failed: {proc.stderr.strip()[:300]}")
-        tmp.replace(lib)
-    dll = ctypes.CDLL(str(lib))
-    dll.loira_solve.restype = ctypes.c_int
+        _build(lib)
+    why = _private(lib.parent, "cache folder") or _private(lib, "compiled library")
+    if why:
+        raise FastUnavailable(f"not loading the C engine: {why}")
+    try:
+        dll = ctypes.CDLL(str(lib))
+        dll.loira_solve.restype = ctypes.c_int
+        dll.loira_configure.restype = ctypes.c_int
+        dll.loira_turn.restype = ctypes.c_int
+        dll.loira_state_ints.restype = ctypes.c_int
+        dll.loira_forms_size.restype = ctypes.c_double
+        dll.loira_forms_take.restype = ctypes.c_double
+    except (OSError, AttributeError) as exc:
+        raise FastUnavailable(f"cannot load {lib} ({str(exc).splitlines()[0][:200]})") from None
     return dll
+
+
+def _configure(dll: ctypes.CDLL, cfg: Config) -> None:
+    flags = (ctypes.c_int * len(FLAGS))(*(int(cfg.rulings.get(rid) == opt) for rid, opt in FLAGS))
+    if dll.loira_configure(flags, len(FLAGS)) != 0:
+        raise FastUnavailable("fast_solver.c and fast.py disagree on the ruling flags")
 
 
 _CALL_LOCK = threading.Lock()
@@ -77,8 +204,11 @@ class FastLimit(RuntimeError):
     """The state or time limit was reached before the value was known."""
 
 
-def solve(cfg: Config, max_states: int | None = None, timeout: float | None = None) -> dict:
-    """Seat 0's optimal value (float), turn states stored, nodes visited, seconds, table bytes.
+def solve(cfg: Config, max_states: int | None = None, timeout: float | None = None,
+          forms: bool = False) -> dict:
+    """Seat 0's optimal value (float), turn states stored, nodes visited, seconds, table bytes;
+    with ``forms``, also ``"forms"``: the exact linear forms (an int64 array, see
+    :func:`solve_exact`) and ``"near_ties"``.
 
     Raises :class:`FastLimit` when ``max_states`` turn states are stored or ``timeout`` seconds
     pass before the value is known."""
@@ -86,20 +216,29 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
     if reason:
         raise FastUnavailable(reason)
     dll = _library()
-    IntArr = ctypes.c_int * 16
-    deck = IntArr(*cfg.deck[:16])
+    IntArr = ctypes.c_int * 24
+    deck = IntArr(*cfg.deck[:24])
     S = len(cfg.stalls)
     vals = (ctypes.c_int * 8)(*cfg.stalls)
     cnts = (ctypes.c_int * 8)(*cfg.stall_counts)
     out = [ctypes.c_double() for _ in range(4)]
     start = time.perf_counter()
     stop_flag = ctypes.c_int.in_dll(dll, "loira_stop_requested")
+    taken: dict[str, Any] = {}
 
     def call() -> int:
         with _CALL_LOCK:   # the C solver keeps its table in globals: one search at a time
-            return dll.loira_solve(deck, S, vals, cnts, cfg.rolls[0], cfg.rolls[1], cfg.centre_rolls,
-                                   cfg.first_seat, ctypes.c_double(max_states or 0),
-                                   ctypes.c_double(timeout or 0), *[ctypes.byref(o) for o in out])
+            _configure(dll, cfg)
+            dll.loira_forms(int(forms))
+            rc = dll.loira_solve(deck, S, vals, cnts, cfg.rolls[0], cfg.rolls[1], cfg.centre_rolls,
+                                 cfg.first_seat, ctypes.c_double(max_states or 0),
+                                 ctypes.c_double(timeout or 0), *[ctypes.byref(o) for o in out])
+            if forms:
+                import numpy as np
+                arr = np.empty((int(dll.loira_forms_size()), 4), dtype=np.int64)
+                taken["near_ties"] = int(dll.loira_forms_take(arr.ctypes.data_as(ctypes.POINTER(ctypes.c_int64))))
+                taken["forms"] = arr
+            return rc
 
     def stop() -> None:
         stop_flag.value = 1
@@ -117,7 +256,122 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
         raise FastLimit(f"time limit reached after {seconds:.1f} s")
     if rc == -5:
         raise FastLimit(f"stopped after {seconds:.1f} s")
+    if rc == -6:
+        raise FastUnavailable("the exact forms outgrew their 40-bit coefficients or the memory")
     value, states, visits, table = (o.value for o in out)
     return {"value": value, "states": int(states), "visits": int(visits), "seconds": seconds,
             "table_bytes": int(table), "bytes_per_state": table / max(states, 1),
-            "states_per_second": states / seconds if seconds else float("inf")}
+            "states_per_second": states / seconds if seconds else float("inf"), **taken}
+
+
+def solve_exact(cfg: Config, max_states: int | None = None, timeout: float | None = None) -> dict:
+    """:func:`solve` plus seat 0's value as an exact Fraction (``"fraction"``).
+
+    The C search writes, for every turn state it stores, its value as an exact linear form over the
+    next turn states' values under the decisions the double search took (rational coefficients:
+    products of the deck's and the centre's probabilities, a few digits each). The forms come
+    in an order where every state follows those it refers to, so one pass of exact sums gives
+    every value. A decision whose two values lie within 1e-9 (``"near_ties"``; far above the
+    doubles' rounding, about 1e-15) is not trusted to the doubles: both alternatives come with a
+    marker and are compared here exactly (``"ties_decided"``: how many differed)."""
+    res = solve(cfg, max_states, timeout, forms=True)
+    start = time.perf_counter()
+    rows = res.pop("forms").tolist()
+    # values as (numerator, denominator) pairs: one lcm and one gcd per state instead of a
+    # Fraction normalisation per term (the denominators stay small: a few digits)
+    values: dict[tuple[int, int], tuple[int, int]] = {}
+    i, key, n, decided = 0, None, len(rows), [0]
+    while i < n:
+        lo, hi, count, _ = rows[i]
+        form = rows[i + 1:i + 1 + abs(count)]
+        num, den = _form_value(form, values, decided)
+        key = (lo, hi)
+        values[key] = (-num if count < 0 else num, den)
+        i += 1 + abs(count)
+    if key is None:
+        raise FastUnavailable("the C search wrote no exact forms")
+    value = Fraction(*values[key]) * (1 if cfg.first_seat == 0 else -1)
+    if abs(float(value) - res["value"]) > 1e-9:
+        raise FastUnavailable(f"the exact value {value} disagrees with the double {res['value']!r}")
+    res.update(fraction=value, exact_seconds=time.perf_counter() - start, ties_decided=decided[0])
+    return res
+
+
+def _form_value(form: list, values: dict, decided: list) -> tuple[int, int]:
+    """Sum a form (see fast_solver.c, "exact forms") as a reduced (numerator, denominator)."""
+    terms = []
+    i = 0
+    while i < len(form):
+        lo, hi, num, den = form[i]
+        if hi:
+            a, b = values[(lo, hi)]
+            terms.append((num * a, den * b))
+        elif den > 0:
+            terms.append((num, den))
+        else:   # a near tie: both alternatives, decided here exactly (denominators are positive)
+            a, b = _form_value(form[i + 1:i + 1 + num], values, decided)
+            c, d = _form_value(form[i + 1 + num:i + 1 + num + lo], values, decided)
+            decided[0] += a * d != c * b
+            first = a * d >= c * b if den == -1 else a * d <= c * b
+            terms.append((a, b) if first else (c, d))
+            i += num + lo
+        i += 1
+    if not terms:
+        return 0, 1
+    common = math.lcm(*(b for _, b in terms))
+    top = sum(a * (common // b) for a, b in terms)
+    g = math.gcd(top, common)
+    return top // g, common // g
+
+
+def c_state(game: Any, s: Sequence[int]) -> tuple[int, ...]:
+    """A turn-start state of the Python model in fast_solver.c's ``St`` field order (the fields the
+    C engine keeps: no discard pile, no direction, centre rolls derived from the seats')."""
+    from .state import GRITOS, PHYS, SLOTS, STOP, TURN
+    from .cards import EXPANSION_KINDS
+    deck = [s[game.deck_index(k)] if k in game.kind_index else 0 for k in range(24)]
+    bath, stall, esp, sw, ralo = [], [], [], [], []
+    for seat in range(2):
+        hand = game.hand(s, seat)
+        bath += hand[:9]
+        stall += list(hand[game.h_stall:game.h_esp]) + [0] * (8 - game.num_stall_values)
+        esp.append(hand[game.h_esp])
+        sw.append(hand[game.h_int])
+        ralo.append(hand[game.h_ralo])
+    rolls = [s[game.o_rolls], s[game.o_rolls + 1]]
+    out = list(s[game.o_out:game.o_out + game.num_stall_values]) + [0] * (8 - game.num_stall_values)
+    aside = list(s[game.o_aside:game.o_aside + len(EXPANSION_KINDS)])
+    return tuple(deck + bath + stall + esp + sw + rolls + out + [s[STOP], s[TURN], s[GRITOS], s[PHYS], s[SLOTS]]
+                 + ralo + aside)
+
+
+def turn(cfg: Config, state: Sequence[int], values: Sequence[float] | None = None
+         ) -> tuple[list[tuple[int, ...]], float]:
+    """One turn in C from a turn-start ``state`` (:func:`c_state`): the next turn-start states it
+    can reach, in the order met, and seat 0's value of the turn when ``values`` gives seat 0's value
+    of each of those (else with 0 for each). For the differential test."""
+    reason = supports(cfg)
+    if reason:
+        raise FastUnavailable(reason)
+    dll = _library()
+    width = dll.loira_state_ints()
+    if len(state) != width:
+        raise ValueError(f"a C state has {width} ints, not {len(state)}")
+    deck = (ctypes.c_int * 24)(*cfg.deck[:24])
+    vals = (ctypes.c_int * 8)(*cfg.stalls)
+    cnts = (ctypes.c_int * 8)(*cfg.stall_counts)
+    st = (ctypes.c_int * width)(*state)
+    cap = 4096
+    out = (ctypes.c_int * (cap * width))()
+    given = None if values is None else (ctypes.c_double * max(1, len(values)))(*values)
+    value = ctypes.c_double()
+    with _CALL_LOCK:
+        _configure(dll, cfg)
+        n = dll.loira_turn(deck, len(cfg.stalls), vals, cnts, cfg.rolls[0], cfg.rolls[1],
+                           cfg.centre_rolls, st, cap, out, given, ctypes.byref(value))
+    if n < 0:
+        raise FastUnavailable("the configuration does not fit the 128-bit state key")
+    if n > cap:
+        raise FastUnavailable(f"more than {cap} next turn states")
+    succ = [tuple(out[i * width:(i + 1) * width]) for i in range(n)]
+    return succ, value.value

@@ -1,4 +1,6 @@
-/* A specialised exact solver for the 2-player Loira round (base cards, default rulings).
+/* A specialised exact solver for the 2-player Loira round (base cards and the mini-expansion cards
+ * but Professora and Merendeira; every ruling option that can arise there: the flags R_* below,
+ * set from Python by loira_configure).
  *
  * The same rules as model/loira/effects.py, written for speed: only turn-start states are stored
  * (a 128-bit packed key -> the mover's value, open addressing); everything inside a turn (the draw,
@@ -11,9 +13,11 @@
 #include <string.h>
 #include <time.h>
 
-#define NK 16      /* main-deck kinds used: 0-8 bathroom, 9 grito .. 15 espelho */
+#define NK 24      /* main-deck kinds: 0-8 bathroom, 9 grito .. 15 espelho, 16-23 mini-expansions */
 #define NS 8       /* distinct stall values at most */
-enum { GRITO = 9, TOCTOC = 10, INTERRUPTOR = 11, CHUTE = 12, DESCARGA = 13, FIOS = 14, ESPELHO = 15 };
+#define NX 8       /* mini-expansion kinds (set aside: kind - RAPAGOTE) */
+enum { GRITO = 9, TOCTOC = 10, INTERRUPTOR = 11, CHUTE = 12, DESCARGA = 13, FIOS = 14, ESPELHO = 15,
+       RAPAGOTE = 16, ZELADOR = 17, DIRETORA = 18, TIA = 19, ALUNA = 20, RALO = 23 };
 
 typedef struct {
     int deck[NK];
@@ -24,11 +28,26 @@ typedef struct {
     int out[NS];             /* stalls out of the round */
     int stopped;             /* bit per seat */
     int turn, gritos, phys, slots;
+    int ralo[2];             /* Ralo held (L20: protects, -2) */
+    int aside[NX];           /* mini-expansion cards set aside, openable instead of drawing (L19) */
 } St;
 
-static int K_init[NK], S_n, S_val[NS], S_cnt[NS], R_total;
-static int w_deck[NK], w_bath[9], w_stall[NS], w_esp, w_sw, w_rolls, w_phys, w_grit = 2;
+static int S_n, S_val[NS], S_cnt[NS], R_total;
+static int w_deck[NK], w_bath[9], w_stall[NS], w_esp, w_sw, w_rolls, w_phys, w_grit = 2, w_ralo;
 static int total_bits;
+static int R_start[2];       /* rolls each seat held when the round started (L09 round-rolls) */
+
+/* ruling alternatives (model/loira/rulings.py; fast.py FLAGS lists them in this order); 0: default */
+enum { R_GRITO_ONLY, R_TIE_BATHROOM, R_TIE_WITH_INT, R_TIE_NO_NULLS, R_EMPTY_GOES_ON, R_NO_ESCAPE,
+       R_ROUND_ROLLS, R_SELF_TARGET, R_FLUSH_BATHROOM_ONLY, R_ESPELHO_BATHROOM_ONLY, R_ALSO_STOPPED,
+       R_ROLLS_RETURNED, R_OPENER_KEEPS, R_STOPPED_ESCORT, R_OPENING_CONTINUES, R_VICTIM_LOSES,
+       R_OPTIONAL, R_SWITCH_WHEN_DRAWN, R_INVITEE_KEEPS, R_COUNT };
+static int RF[R_COUNT];
+int loira_configure(const int *flags, int n) {
+    if (n != R_COUNT) return -1;
+    for (int i = 0; i < R_COUNT; i++) RF[i] = flags[i] != 0;
+    return 0;
+}
 
 typedef struct { uint64_t lo, hi; double v; } Slot;
 static Slot *table;
@@ -57,9 +76,11 @@ static void pack(const St *s, int swap, uint64_t *lo, uint64_t *hi) {
         for (int k = 0; k < 9; k++) put(&p, s->bath[seat][k], w_bath[k]);
         for (int v = 0; v < S_n; v++) put(&p, s->stall[seat][v], w_stall[v]);
         put(&p, s->esp[seat], w_esp); put(&p, s->sw[seat], w_sw); put(&p, s->rolls[seat], w_rolls);
+        put(&p, s->ralo[seat], w_ralo);
         put(&p, (s->stopped >> seat) & 1, 1);
     }
     for (int v = 0; v < S_n; v++) put(&p, s->out[v], w_stall[v]);
+    for (int x = 0; x < NX; x++) put(&p, s->aside[x], w_deck[RAPAGOTE + x]);
     put(&p, s->gritos, w_grit); put(&p, s->phys, w_phys); put(&p, s->slots, w_phys);
     *lo = p.lo; *hi = p.hi + 1;  /* hi never 0: 0 marks an empty slot */
 }
@@ -103,22 +124,94 @@ static int espelho_value(const St *s) {
     int best = 0;
     for (int i = 0; i < 2; i++) {
         for (int k = 0; k < 9; k++) if (s->bath[i][k] && k % 3 > best) best = k % 3;
-        for (int v = 0; v < S_n; v++) if (s->stall[i][v] && S_val[v] > best) best = S_val[v];
+        if (!RF[R_ESPELHO_BATHROOM_ONLY])                             /* L12 */
+            for (int v = 0; v < S_n; v++) if (s->stall[i][v] && S_val[v] > best) best = S_val[v];
     }
     return best;
 }
+/* ---- exact forms (loira_solve with loira_forms(1)) -------------------------------------------
+ * Each stored turn state's value as an exact linear form over the next turn states' values, under
+ * the decisions the double search takes: V(s) = sum c_i V(next_i) + const, c_i rationals. Every
+ * leaf met in a turn (a next turn state, or a round end's score) is pushed on a stack with
+ * coefficient 1; a chance node scales its outcome's stretch of the stack by the probability; a
+ * decision keeps only the stretch of the alternative it takes -- unless the two values are within
+ * 1e-9 (then the doubles cannot be trusted to order them): both stretches stay behind a choice
+ * marker and Python decides exactly. Python sums the forms in order (fast.solve_exact): a state's
+ * form is written after those of the states it refers to.
+ * Terms: a next state (hi != 0: key, coefficient num/den); a constant (hi == 0, den > 0); a choice
+ * marker (hi == 0, den = -(mover + 1), num = terms of the first alternative, lo = of the second). */
+typedef struct { uint64_t lo, hi; int64_t num, den; } Term;
+static int forms_on, forms_overflow;
+static Term *fs, *fx;             /* the stack; the forms written (a header Term {lo, hi, n, 0} each) */
+static size_t fs_n, fs_cap, fx_n, fx_cap;
+static uint64_t near_ties;        /* decisions between values within 1e-9 (left to Python) */
+
+static int64_t gcd64(int64_t a, int64_t b) {
+    if (a < 0) a = -a;
+    while (b) { int64_t t = a % b; a = b; b = t; }
+    return a;
+}
+static int push(Term **buf, size_t *n, size_t *capacity, Term t) {
+    if (*n == *capacity) {
+        size_t nc = *capacity ? *capacity * 2 : 4096;
+        Term *nb = realloc(*buf, nc * sizeof(Term));
+        if (!nb) { forms_overflow = 1; return -1; }
+        *buf = nb; *capacity = nc;
+    }
+    (*buf)[(*n)++] = t;
+    return 0;
+}
+static double leaf(double v) {
+    if (forms_on && v != 0.0) push(&fs, &fs_n, &fs_cap, (Term){0, 0, (int64_t)v, 1});
+    return v;
+}
+/* multiply the stack from `from` on by num/den (a chance outcome's probability) */
+static void scale(size_t from, int64_t num, int64_t den) {
+    if (!forms_on) return;
+    for (size_t i = from; i < fs_n; i++) {
+        if (fs[i].den < 0) continue;   /* a choice marker */
+        int64_t a = fs[i].num * num, b = fs[i].den * den, g = gcd64(a, b);
+        if (g > 1) { a /= g; b /= g; }
+        if (b > (1LL << 40) || a > (1LL << 40) || a < -(1LL << 40)) forms_overflow = 1;
+        fs[i].num = a; fs[i].den = b;
+    }
+}
+/* the mover's choice between a (stack [m0, m1)) and b (stack [m1, top)); as best() */
+static double choose(int mover, double a, double b, size_t m0, size_t m1) {
+    int take_b = mover == 0 ? !(a > b) : !(a < b);
+    int near = a - b < 1e-9 && b - a < 1e-9;
+    if (near) near_ties++;
+    if (forms_on && near && fs_n - m1 == m1 - m0
+        && !memcmp(fs + m0, fs + m1, (m1 - m0) * sizeof(Term))) {
+        fs_n = m1;            /* the same form twice (e.g. two equal cards to flush): keep one */
+    } else if (forms_on && near) {   /* keep both behind a marker */
+        Term mark = {fs_n - m1, 0, (int64_t)(m1 - m0), -(int64_t)(mover + 1)};
+        if (push(&fs, &fs_n, &fs_cap, mark)) return take_b ? b : a;
+        memmove(fs + m0 + 1, fs + m0, (fs_n - 1 - m0) * sizeof(Term));
+        fs[m0] = mark;
+    } else if (forms_on) {
+        if (take_b) { memmove(fs + m0, fs + m1, (fs_n - m1) * sizeof(Term)); fs_n = m0 + (fs_n - m1); }
+        else fs_n = m1;
+    }
+    return take_b ? b : a;
+}
+
 static double terminal(const St *s) {
     int sc[2], cards[2], ev = espelho_value(s);
     for (int i = 0; i < 2; i++) {
-        int t = 0, c = 0;
-        for (int k = 0; k < 9; k++) { t += (k % 3) * s->bath[i][k]; c += s->bath[i][k]; }
-        for (int v = 0; v < S_n; v++) { t += S_val[v] * s->stall[i][v]; c += s->stall[i][v]; }
-        t += s->esp[i] * ev + 2 * s->sw[i] + s->rolls[i];
-        c += s->esp[i];
+        int t = 0, c = 0, stalls = 0;
+        for (int k = 0; k < 9; k++) {
+            t += (k % 3) * s->bath[i][k];
+            if (!(RF[R_TIE_NO_NULLS] && !RF[R_TIE_BATHROOM] && k % 3 == 0)) c += s->bath[i][k];
+        }
+        for (int v = 0; v < S_n; v++) { t += S_val[v] * s->stall[i][v]; stalls += s->stall[i][v]; }
+        t += s->esp[i] * ev + 2 * s->sw[i] + s->rolls[i] - 2 * s->ralo[i];
+        if (!RF[R_TIE_BATHROOM])                                       /* L04, L05 */
+            c += stalls + s->esp[i] + (RF[R_TIE_WITH_INT] ? s->sw[i] : 0);
         sc[i] = t; cards[i] = c;
     }
-    if (sc[0] != sc[1]) return sc[0] > sc[1] ? 1.0 : -1.0;
-    if (cards[0] != cards[1]) return cards[0] < cards[1] ? 1.0 : -1.0;
+    if (sc[0] != sc[1]) return leaf(sc[0] > sc[1] ? 1.0 : -1.0);
+    if (cards[0] != cards[1]) return leaf(cards[0] < cards[1] ? 1.0 : -1.0);
     return 0.0;
 }
 
@@ -127,16 +220,17 @@ static double turn_value(const St *s);
 
 static int deck_total(const St *s) { int t = 0; for (int k = 0; k < NK; k++) t += s->deck[k]; return t; }
 static int centre(const St *s, int v) { return S_cnt[v] - s->stall[0][v] - s->stall[1][v] - s->out[v]; }
-static double best(int mover, double a, double b) { return mover == 0 ? (a > b ? a : b) : (a < b ? a : b); }
+/* may others' effects reach this seat: not stopped, no Ralo (000: "imune"; L20) */
+static int exposed(const St *s, int seat) { return !((s->stopped >> seat) & 1) && !s->ralo[seat]; }
 
 static double end_turn(St *s) {
     if (deck_total(s) == 0 || s->stopped == 3) return terminal(s);   /* L25, L06 */
     int other = 1 - s->turn;
-    if (!((s->stopped >> other) & 1)) s->turn = other;
+    if (!((s->stopped >> other) & 1) || (RF[R_ALSO_STOPPED] && s->sw[other])) s->turn = other;  /* L13 */
     return turn_value(s);
 }
 static double card_done(St *s) {
-    if (s->phys == 0) return terminal(s);                             /* L07 */
+    if (s->phys == 0 && !RF[R_EMPTY_GOES_ON]) return terminal(s);     /* L07 */
     return end_turn(s);
 }
 static int can_escape(const St *s, int seat) {
@@ -147,8 +241,11 @@ static int can_escape(const St *s, int seat) {
 static double loira_takes(St *s, int victim) {
     for (int k = 0; k < 9; k++) s->bath[victim][k] = 0;
     for (int v = 0; v < S_n; v++) { s->out[v] += s->stall[victim][v]; s->stall[victim][v] = 0; }
-    s->esp[victim] = s->sw[victim] = 0;
-    s->rolls[victim] = 0;                                             /* L09: back to the centre */
+    s->esp[victim] = s->sw[victim] = s->ralo[victim] = 0;
+    /* L09: back to the centre (round-rolls: the carried-over ones stay) */
+    if (RF[R_ROUND_ROLLS] && s->rolls[victim] > R_start[victim]) s->rolls[victim] = R_start[victim];
+    else if (!RF[R_ROUND_ROLLS]) s->rolls[victim] = 0;
+    if (RF[R_VICTIM_LOSES]) return leaf(victim == 0 ? -1.0 : 1.0);    /* L28: the other wins */
     return terminal(s);
 }
 
@@ -160,7 +257,8 @@ static double after_opening(St *s, int card) {
     }
     return card_done(s);
 }
-static double reveal(const St *s, const int *picker, const int *keeper, int n, int next, int card) {
+/* own: the card's own picks (the first ones); the others are escorts' */
+static double reveal(const St *s, const int *picker, const int *keeper, int n, int own, int next, int card) {
     if (next == n) { St t = *s; return after_opening(&t, card); }
     visits++;
     int m = 0;
@@ -171,96 +269,269 @@ static double reveal(const St *s, const int *picker, const int *keeper, int n, i
         if (!c) continue;
         St t = *s;
         t.phys--; t.slots--; t.stall[keeper[next]][v]++;
-        acc += (1.0 - pl) * c / m * reveal(&t, picker, keeper, n, next + 1, card);
+        size_t mv = fs_n;
+        acc += (1.0 - pl) * c / m * reveal(&t, picker, keeper, n, own, next + 1, card);
+        scale(mv, (int64_t)(s->slots - 1) * c, (int64_t)s->slots * m);
     }
     /* the Loira */
     int victim = picker[next];
     St t = *s;
     t.phys--;
     double lose;
+    size_t ml = fs_n;
     { St u = t; lose = loira_takes(&u, victim); }
     double val = lose;
-    if (can_escape(&t, victim)) {
+    if (!RF[R_NO_ESCAPE] && can_escape(&t, victim)) {                 /* L08 */
         for (int d = 0; d < 3; d++) for (int v1 = 0; v1 < 3; v1++) for (int v2 = v1; v2 < 3; v2++) {
             int need = v1 == v2 ? 2 : 1;
             if (t.bath[victim][3 * d + v1] < need || t.bath[victim][3 * d + v2] < 1) continue;
             St u = t;
             u.bath[victim][3 * d + v1]--; u.bath[victim][3 * d + v2]--;
             u.phys++; u.slots = u.phys;
-            double e = after_opening(&u, card);                     /* L27: Susto, the turn goes on */
-            val = best(victim, val, e);
+            double e;
+            size_t me_ = fs_n;
+            if (RF[R_OPENING_CONTINUES]) e = reveal(&u, picker, keeper, n, own, next + 1, card);   /* L27 */
+            else {                                                  /* L27: Susto, the turn goes on */
+                if (RF[R_ROLLS_RETURNED])                           /* L17: escorts' unopened picks */
+                    for (int i = next + 1 > own ? next + 1 : own; i < n; i++) u.rolls[picker[i]]++;
+                e = after_opening(&u, card);
+            }
+            val = choose(victim, val, e, ml, me_);
         }
     }
+    scale(ml, 1, s->slots);
     return acc + pl * val;
 }
-static double opening(const St *s, int first_picker, int first_keeper, int card) {
-    int picker[2] = {first_picker, -1}, keeper[2] = {first_keeper, -1};
-    int cand = 1 - first_picker;                                      /* L22: the only other seat */
-    double no = reveal(s, picker, keeper, 1, 0, card);
-    if (((s->stopped >> cand) & 1) || s->rolls[cand] == 0 || s->phys <= 1) return no;
+/* an opening of `own` picks (picker[i], keeper[i]); the other seat may escort if it picks none */
+static double opening_n(const St *s, const int *own_picker, const int *own_keeper, int own, int card) {
+    int picker[3] = {-1, -1, -1}, keeper[3] = {-1, -1, -1};
+    for (int i = 0; i < own; i++) { picker[i] = own_picker[i]; keeper[i] = own_keeper[i]; }
+    int cand = 1 - picker[0];                                         /* L22: the only other seat */
+    size_t m0 = fs_n;
+    double no = reveal(s, picker, keeper, own, own, 0, card);
+    if (RF[R_GRITO_ONLY] && card != GRITO) return no;                 /* L03 */
+    for (int i = 0; i < own; i++) if (picker[i] == cand) return no;   /* already picking */
+    if ((((s->stopped >> cand) & 1) && !RF[R_STOPPED_ESCORT])         /* L21 */
+        || s->rolls[cand] == 0 || s->phys <= own) return no;          /* L26 */
     St t = *s;
     t.rolls[cand]--;
-    picker[1] = cand; keeper[1] = cand;                               /* L18 */
-    double yes = reveal(&t, picker, keeper, 2, 0, card);
-    return best(cand, no, yes);
+    picker[own] = cand; keeper[own] = RF[R_OPENER_KEEPS] ? keeper[0] : cand;   /* L18 */
+    size_t m1 = fs_n;
+    double yes = reveal(&t, picker, keeper, own + 1, own, 0, card);
+    return choose(cand, no, yes, m0, m1);
+}
+static double opening(const St *s, int first_picker, int first_keeper, int card) {
+    return opening_n(s, &first_picker, &first_keeper, 1, card);
+}
+/* Descarga on one seat's point cards (L11); any = whether it had one to flush */
+static double flush(const St *s, int me, int target, double val, int *any, size_t m0) {
+    for (int b = 0; b < 9; b++) if (s->bath[target][b]) {
+        St t = *s; t.bath[target][b]--;
+        size_t m1 = fs_n;
+        double v = card_done(&t); val = *any ? choose(me, val, v, m0, m1) : v; *any = 1;
+    }
+    if (!RF[R_FLUSH_BATHROOM_ONLY])
+        for (int v = 0; v < S_n; v++) if (s->stall[target][v]) {
+            St t = *s; t.stall[target][v]--; t.out[v]++;
+            size_t m1 = fs_n;
+            double x = card_done(&t); val = *any ? choose(me, val, x, m0, m1) : x; *any = 1;
+        }
+    return val;
+}
+/* Zelador: from the revealer on, each exposed seat with a point card discards one of its choice */
+static double zelador(const St *s, int idx) {
+    if (idx == 2) { St t = *s; return card_done(&t); }
+    int seat = idx == 0 ? s->turn : 1 - s->turn;
+    if (idx == 1 && !exposed(s, seat)) return zelador(s, 2);
+    int any = 0; double val = 0; size_t m0 = fs_n;
+    for (int b = 0; b < 9; b++) if (s->bath[seat][b]) {
+        St t = *s; t.bath[seat][b]--;
+        size_t m1 = fs_n;
+        double v = zelador(&t, idx + 1); val = any ? choose(seat, val, v, m0, m1) : v; any = 1;
+    }
+    if (!RF[R_FLUSH_BATHROOM_ONLY])                                   /* L11 */
+        for (int v = 0; v < S_n; v++) if (s->stall[seat][v]) {
+            St t = *s; t.stall[seat][v]--; t.out[v]++;
+            size_t m1 = fs_n;
+            double x = zelador(&t, idx + 1); val = any ? choose(seat, val, x, m0, m1) : x; any = 1;
+        }
+    return any ? val : zelador(s, idx + 1);
+}
+static double toc_toc(St *s, int me, int other, int other_active) {
+    int centre_rolls = R_total - s->rolls[0] - s->rolls[1];
+    if (centre_rolls) s->rolls[me]++;
+    else if (other_active && s->rolls[other]) { s->rolls[other]--; s->rolls[me]++; }
+    return card_done(s);   /* L24, L36: the direction does not matter with 2 players */
 }
 static double resolve(const St *s0, int k) {
     St s = *s0;
     int me = s.turn, other = 1 - me;
-    int other_active = !((s.stopped >> other) & 1);
+    int other_active = exposed(&s, other);
     if (k < 9) { s.bath[me][k]++; return card_done(&s); }
     switch (k) {
-    case ESPELHO: s.esp[me]++; return card_done(&s);
-    case INTERRUPTOR: s.sw[me]++; return card_done(&s);
-    case GRITO: return opening(&s, me, me, GRITO);
-    case TOCTOC: {
+    case RALO: s.ralo[me]++; return card_done(&s);
+    case RAPAGOTE: {
+        int pk[2] = {me, other};
+        if (s.phys >= 2 && other_active) return opening_n(&s, pk, pk, 2, RAPAGOTE);
+        return s.phys ? opening(&s, me, me, RAPAGOTE) : card_done(&s);
+    }
+    case ALUNA: {
+        int pk[2] = {me, me}, n = s.phys < 2 ? s.phys : 2;
+        return n ? opening_n(&s, pk, pk, n, ALUNA) : card_done(&s);
+    }
+    case DIRETORA: {
+        if (!s.phys) return card_done(&s);
+        if (!other_active) return opening(&s, me, me, DIRETORA);
+        int pk[2] = {me, other};
+        if (s.phys >= 2) return opening_n(&s, pk, pk, 2, DIRETORA);
+        size_t m0 = fs_n;                   /* one stall for two openers: the revealer chooses */
+        double v = opening(&s, me, me, DIRETORA);
+        size_t m1 = fs_n;
+        return choose(me, v, opening(&s, other, other, DIRETORA), m0, m1);
+    }
+    case TIA: {
         int centre_rolls = R_total - s.rolls[0] - s.rolls[1];
-        if (centre_rolls) s.rolls[me]++;
-        else if (other_active && s.rolls[other]) { s.rolls[other]--; s.rolls[me]++; }
+        int take = centre_rolls < 2 ? centre_rolls : 2, rest = 2 - take;
+        s.rolls[me] += take;
+        while (rest && other_active && s.rolls[other]) { s.rolls[other]--; s.rolls[me]++; rest--; }
         return card_done(&s);
     }
-    case CHUTE: if (s.phys) s.phys--; return card_done(&s);
+    case ZELADOR: return zelador(&s, 0);
+    case ESPELHO: s.esp[me]++; return card_done(&s);
+    case INTERRUPTOR: {
+        s.sw[me]++;
+        size_t m0 = fs_n;
+        double v = card_done(&s);
+        if (RF[R_SWITCH_WHEN_DRAWN]) {                               /* L30 */
+            St u = *s0; size_t m1 = fs_n;
+            v = choose(me, v, terminal(&u), m0, m1);
+        }
+        return v;
+    }
+    case GRITO:
+        if (!s.phys) return after_opening(&s, GRITO);                /* L07 no: nothing to open */
+        return opening(&s, me, me, GRITO);
+    case TOCTOC: {
+        St u = s; size_t m0 = fs_n;
+        double v = toc_toc(&u, me, other, other_active);
+        if (RF[R_OPTIONAL]) { size_t m1 = fs_n; v = choose(me, v, card_done(&s), m0, m1); }   /* L29 */
+        return v;
+    }
+    case CHUTE: {
+        if (!s.phys) return card_done(&s);
+        St u = s; u.phys--; size_t m0 = fs_n;
+        double v = card_done(&u);
+        if (RF[R_OPTIONAL]) { size_t m1 = fs_n; v = choose(me, v, card_done(&s), m0, m1); }   /* L29 */
+        return v;
+    }
     case DESCARGA: {
-        if (!other_active) return card_done(&s);
-        int any = 0; double val = 0;
-        for (int b = 0; b < 9; b++) if (s.bath[other][b]) {
-            St t = s; t.bath[other][b]--;
-            double v = card_done(&t); val = any ? best(me, val, v) : v; any = 1;
-        }
-        for (int v = 0; v < S_n; v++) if (s.stall[other][v]) {
-            St t = s; t.stall[other][v]--; t.out[v]++;
-            double x = card_done(&t); val = any ? best(me, val, x) : x; any = 1;
-        }
-        return any ? val : card_done(&s);
+        int any = 0; double val = 0; size_t m0 = fs_n;
+        if (other_active) val = flush(&s, me, other, val, &any, m0);
+        if (!any && RF[R_SELF_TARGET]) val = flush(&s, me, me, val, &any, m0);   /* L10 */
+        if (!any) return card_done(&s);
+        if (RF[R_OPTIONAL]) { size_t m1 = fs_n; val = choose(me, val, card_done(&s), m0, m1); }   /* L29 */
+        return val;
     }
     case FIOS:
-        if (!s.phys || !other_active) return card_done(&s);      /* L10 */
-        return opening(&s, other, me, FIOS);                      /* L23, L33 */
+        if (!s.phys) return card_done(&s);
+        if (!other_active)                                           /* L10 */
+            return RF[R_SELF_TARGET] ? opening(&s, me, me, FIOS) : card_done(&s);
+        return opening(&s, other, RF[R_INVITEE_KEEPS] ? other : me, FIOS);   /* L23, L33 */
     }
     return card_done(&s);
 }
-static double turn_value(const St *s) {
-    int swap = s->turn == 1;
-    uint64_t lo, hi;
-    pack(s, swap, &lo, &hi);
-    Slot *slot = find(lo, hi);
-    if (slot->hi) return swap ? -slot->v : slot->v;
-    if (loira_stop_requested && !oom) oom = 5;
-    if (oom) return 0.0;   /* aborting: unwind without more work */
-    int me = s->turn;
-    /* stop */
-    St t = *s; t.stopped |= 1 << me;
-    double v = end_turn(&t);
-    /* use the Interruptor */
-    if (s->sw[me]) { St u = *s; u.sw[me]--; v = best(me, v, terminal(&u)); }
-    /* go */
+/* a card drawn: a mini-expansion card may be opened or set aside (then the next card is drawn) */
+static double draw(const St *s);
+static double drawn(const St *s, int k) {
+    if (k < RAPAGOTE) return resolve(s, k);
+    size_t m0 = fs_n;
+    double v = resolve(s, k);
+    if (deck_total(s) == 0) return v;
+    St u = *s; u.aside[k - RAPAGOTE]++;
+    size_t m1 = fs_n;
+    return choose(s->turn, v, draw(&u), m0, m1);
+}
+static double draw(const St *s) {
     int total = deck_total(s);
     double go = 0;
     for (int k = 0; k < NK; k++) if (s->deck[k]) {
         St u = *s; u.deck[k]--;
-        go += (double)s->deck[k] / total * resolve(&u, k);
+        size_t mk = fs_n;
+        go += (double)s->deck[k] / total * drawn(&u, k);
+        scale(mk, s->deck[k], total);
     }
-    v = best(me, go, v);   /* ties: go first (legal order: go < stop < switch) does not change v */
+    return go;
+}
+
+/* ---- one turn alone, for the differential test (loira_turn) ------------------------------- */
+static int probe_on, probe_n, probe_cap;
+static St *probe_out;            /* the next turn-start states met, in order, without repeats */
+static const double *probe_vals; /* seat 0's value of each, or NULL (then 0) */
+static double probe_leaf(const St *s) {
+    for (int i = 0; i < probe_n; i++)
+        if (!memcmp(&probe_out[i], s, sizeof(St))) return probe_vals ? probe_vals[i] : 0.0;
+    /* met for the first time: the order is the same on every call, so its index is known */
+    if (probe_n >= probe_cap) { probe_n++; return 0.0; }
+    probe_out[probe_n] = *s;
+    return probe_vals ? probe_vals[probe_n++] : (probe_n++, 0.0);
+}
+
+/* the value of a turn-start state from its moves: stop, the Interruptor, go */
+static double turn_body(const St *s) {
+    int me = s->turn;
+    if ((s->stopped >> me) & 1) {       /* L13 also-stopped: use the Interruptor or pass */
+        St t = *s, u = *s;
+        u.sw[me]--;
+        size_t m0 = fs_n;
+        double pass = end_turn(&t);
+        size_t m1 = fs_n;
+        return choose(me, pass, terminal(&u), m0, m1);
+    }
+    /* stop */
+    St t = *s; t.stopped |= 1 << me;
+    size_t m0 = fs_n;
+    double v = end_turn(&t);
+    /* use the Interruptor */
+    if (s->sw[me]) { St u = *s; u.sw[me]--; size_t m1 = fs_n; v = choose(me, v, terminal(&u), m0, m1); }
+    /* pass the Ralo to the other seat if active (L20: an action; the turn goes on) */
+    if (s->ralo[me] && !((s->stopped >> (1 - me)) & 1)) {
+        St u = *s; u.ralo[me]--; u.ralo[1 - me]++;
+        size_t m1 = fs_n; v = choose(me, v, turn_value(&u), m0, m1);
+    }
+    /* open a card set aside instead of drawing (L19) */
+    for (int x = 0; x < NX; x++) if (s->aside[x]) {
+        St u = *s; u.aside[x]--;
+        size_t m1 = fs_n; v = choose(me, v, resolve(&u, RAPAGOTE + x), m0, m1);
+    }
+    /* go */
+    size_t mg = fs_n;
+    double go = draw(s);
+    return choose(me, v, go, m0, mg);   /* ties: go first (legal order: go < stop < switch) does not change v */
+}
+static double turn_value(const St *s) {
+    if (probe_on) return probe_leaf(s);
+    int swap = s->turn == 1;
+    uint64_t lo, hi;
+    pack(s, swap, &lo, &hi);
+    Slot *slot = find(lo, hi);
+    /* forms: this state is a leaf of the turn that reached it (stored values are the mover's) */
+    Term here = {lo, hi, swap ? -1 : 1, 1};
+    if (slot->hi) {
+        if (forms_on) push(&fs, &fs_n, &fs_cap, here);
+        return swap ? -slot->v : slot->v;
+    }
+    if (loira_stop_requested && !oom) oom = 5;
+    if (oom) return 0.0;   /* aborting: unwind without more work */
+    size_t m0 = fs_n;
+    double v = turn_body(s);
+    if (forms_on) {   /* write this state's form (as the mover's value), then stand for it */
+        /* header: the term count, negative when the form gives minus the mover's value */
+        push(&fx, &fx_n, &fx_cap, (Term){lo, hi, here.num * (int64_t)(fs_n - m0), 0});
+        for (size_t i = m0; i < fs_n; i++) push(&fx, &fx_n, &fx_cap, fs[i]);
+        fs_n = m0;
+        push(&fs, &fs_n, &fs_cap, here);
+        if (forms_overflow && !oom) oom = 6;
+    }
     visits++;
     if (limit && used >= limit) { oom = 3; return v; }
     if (deadline > 0 && (visits & 0x3FF) == 0 && now_seconds() > deadline) { oom = 4; return v; }
@@ -273,29 +544,42 @@ static double turn_value(const St *s) {
     return v;
 }
 
+/* ---- entry points -------------------------------------------------------------------------- */
+/* the configuration's constants and key field widths; nonzero when the key needs over 127 bits */
+static int set_config(const int *deck, int S, const int *vals, const int *cnts, int r0, int r1,
+                      int crolls) {
+    S_n = S; total_bits = 0;
+    for (int k = 0; k < NK; k++) { w_deck[k] = bits(deck[k]); total_bits += w_deck[k]; }
+    int m0 = 0;
+    for (int v = 0; v < S; v++) { S_val[v] = vals[v]; S_cnt[v] = cnts[v]; w_stall[v] = bits(cnts[v]); m0 += cnts[v]; }
+    for (int k = 0; k < 9; k++) w_bath[k] = bits(deck[k]);
+    w_esp = bits(deck[ESPELHO]); w_sw = bits(deck[INTERRUPTOR]); w_ralo = bits(deck[RALO]);
+    R_total = r0 + r1 + crolls; w_rolls = bits(R_total); w_phys = bits(m0 + 1);
+    R_start[0] = r0; R_start[1] = r1;
+    int per_seat = 0;
+    for (int k = 0; k < 9; k++) per_seat += w_bath[k];
+    for (int v = 0; v < S; v++) per_seat += w_stall[v];
+    per_seat += w_esp + w_sw + w_rolls + w_ralo + 1;
+    for (int x = 0; x < NX; x++) total_bits += w_deck[RAPAGOTE + x];   /* set aside */
+    total_bits += 2 * per_seat + w_grit + 2 * w_phys;
+    for (int v = 0; v < S; v++) total_bits += w_stall[v];
+    return total_bits > 127;
+}
+
 /* ---- entry point ----------------------------------------------------------------------------- */
 /* cfg: deck[16], S, values[S], counts[S], rolls0, rolls1, crolls, first, max states (0: none),
  * max seconds (0: none).
  * out: value, states, visits, table bytes. Returns 0, or -1 (key too wide), -2 (out of memory),
- * -3 (state limit reached: no value), -4 (time limit reached: no value), -5 (stopped: no value). */
+ * -3 (state limit reached: no value), -4 (time limit reached: no value), -5 (stopped: no value),
+ * -6 (exact forms: a coefficient outgrew 40 bits, or no memory for them). */
 int loira_solve(const int *deck, int S, const int *vals, const int *cnts, int r0, int r1, int crolls,
                 int first, double max_states, double max_seconds, double *value, double *states,
                 double *visit_count, double *bytes) {
     St s; memset(&s, 0, sizeof s);
-    S_n = S; total_bits = 0;
-    for (int k = 0; k < NK; k++) { K_init[k] = deck[k]; s.deck[k] = deck[k]; w_deck[k] = bits(deck[k]); total_bits += w_deck[k]; }
+    if (set_config(deck, S, vals, cnts, r0, r1, crolls)) return -1;
+    for (int k = 0; k < NK; k++) s.deck[k] = deck[k];
     int m0 = 0;
-    for (int v = 0; v < S; v++) { S_val[v] = vals[v]; S_cnt[v] = cnts[v]; w_stall[v] = bits(cnts[v]); m0 += cnts[v]; }
-    for (int k = 0; k < 9; k++) w_bath[k] = bits(deck[k]);
-    w_esp = bits(deck[ESPELHO]); w_sw = bits(deck[INTERRUPTOR]);
-    R_total = r0 + r1 + crolls; w_rolls = bits(R_total); w_phys = bits(m0 + 1);
-    int per_seat = 0;
-    for (int k = 0; k < 9; k++) per_seat += w_bath[k];
-    for (int v = 0; v < S; v++) per_seat += w_stall[v];
-    per_seat += w_esp + w_sw + w_rolls + 1;
-    total_bits += 2 * per_seat + w_grit + 2 * w_phys;
-    for (int v = 0; v < S; v++) total_bits += w_stall[v];
-    if (total_bits > 127) return -1;
+    for (int v = 0; v < S; v++) m0 += cnts[v];
     s.rolls[0] = r0; s.rolls[1] = r1; s.turn = first;
     s.phys = s.slots = m0 + 1;
     free(table); table = NULL; cap = used = visits = 0; oom = 0; loira_stop_requested = 0;
@@ -305,5 +589,39 @@ int loira_solve(const int *deck, int S, const int *vals, const int *cnts, int r0
     double v = turn_value(&s);
     *value = v; *states = (double)used; *visit_count = (double)visits; *bytes = (double)(cap * sizeof(Slot));
     free(table); table = NULL; cap = 0;
-    return oom == 3 ? -3 : oom == 4 ? -4 : oom == 5 ? -5 : oom ? -2 : 0;
+    return oom == 3 ? -3 : oom == 4 ? -4 : oom == 5 ? -5 : oom == 6 ? -6 : oom ? -2 : 0;
+}
+
+/* Exact forms for the next loira_solve (on = 1) or none (0). After that solve, loira_forms_size
+ * gives the number of Terms written and loira_forms_take copies them (4 int64 each: key lo, key hi,
+ * numerator, denominator; a header has denominator 0 and the term count as numerator) and frees
+ * them. Returns the number of near ties met (decisions between values within 1e-9). */
+void loira_forms(int on) {
+    forms_on = on; forms_overflow = 0; near_ties = 0;
+    free(fs); free(fx); fs = fx = NULL; fs_n = fs_cap = fx_n = fx_cap = 0;
+}
+double loira_forms_size(void) { return (double)fx_n; }
+double loira_forms_take(int64_t *out) {
+    for (size_t i = 0; i < fx_n; i++) {
+        out[4 * i] = (int64_t)fx[i].lo; out[4 * i + 1] = (int64_t)fx[i].hi;
+        out[4 * i + 2] = fx[i].num; out[4 * i + 3] = fx[i].den;
+    }
+    double ties = (double)near_ties;
+    loira_forms(0);
+    return ties;
+}
+
+/* One turn of the state given as sizeof(St)/sizeof(int) ints in St's field order: the next turn-start
+ * states it can reach (written to succ, cap of them; the count is returned) and, when vals gives
+ * seat 0's value of each, seat 0's value of this turn (terminals scored here). For the
+ * differential test against the Python model. Returns -1 when the key is too wide. */
+int loira_state_ints(void) { return (int)(sizeof(St) / sizeof(int)); }
+int loira_turn(const int *deck, int S, const int *vals, const int *cnts, int r0, int r1, int crolls,
+               const int *state, int cap_out, int *succ, const double *succ_vals, double *value) {
+    if (set_config(deck, S, vals, cnts, r0, r1, crolls)) return -1;
+    St s; memcpy(&s, state, sizeof s);
+    probe_on = 1; probe_n = 0; probe_cap = cap_out; probe_out = (St *)succ; probe_vals = succ_vals;
+    *value = turn_body(&s);
+    probe_on = 0; probe_out = NULL; probe_vals = NULL;
+    return probe_n;
 }

@@ -68,7 +68,7 @@ def draw_panels(game, panels, path: Path, title: str) -> Path:
 
 
 def draw_policy(game, sol, path: Path) -> Path:
-    """The ``picture`` hook for a generic ``solver.solve`` solution."""
+    """``GameSpec.picture`` for a generic ``solver.solve`` solution."""
     from solver.tables import occupancy
     panels = stop_regions(game, turn_choices(sol, occupancy(sol)))
     return draw_panels(game, panels, Path(path), f"Loira do Banheiro, {game.num_players} players: "

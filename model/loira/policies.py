@@ -128,6 +128,11 @@ def _lookahead_margin(g, s, seat) -> bool:
     return expected_after_draw(g, s, seat, margin) <= margin(g, s, seat)
 
 
+def _near_optimal(g) -> Policy:
+    from .nearopt import near_optimal   # it builds on this module's greedy rules
+    return near_optimal(g)
+
+
 POLICIES: dict[str, Callable] = {
     **{f"stop-at-{k}": stop_at(k) for k in (3, 4, 5, 6, 7, 8, 10, 12)},
     "never-before-grito": _turn_choice(_never_before_grito),
@@ -136,6 +141,7 @@ POLICIES: dict[str, Callable] = {
     "lookahead-margin": _turn_choice(_lookahead_margin),
     "table": _turn_choice(lambda g, s, seat: _table_rule(g, s, seat)),
     "always-go": _turn_choice(lambda g, s, seat: False),
+    "near-optimal": _near_optimal,
 }
 
 __all__ = ["POLICIES", "greedy", "expected_after_draw", "margin", "stop_at"]

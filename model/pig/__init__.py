@@ -4,14 +4,16 @@ This folder is the worked example of adding a game: ``game.py`` implements the p
 ``rulesets/pig.toml`` is the built-in ruleset, ``picture.py`` draws the policy, and ``SPEC`` below
 gathers them; ``model/registry.py`` has one line for it.
 """
+from __future__ import annotations
+
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from model.ruleset import Param, RulesSchema, int_in
 from model.spec import GameSpec
 
-from .game import Pig
-from .picture import draw_policy
-from .summary import summary
+if TYPE_CHECKING:
+    from .game import Pig
 
 SCHEMA = RulesSchema(
     game="pig",
@@ -25,7 +27,18 @@ SCHEMA = RulesSchema(
 
 
 def build(ruleset) -> Pig:
+    from .game import Pig  # numpy: imported when a game is built, not when the CLI starts
     return Pig(goal=ruleset["goal"], faces=ruleset["faces"], players=ruleset["players"])
+
+
+def draw_policy(game, sol, path):
+    from .picture import draw_policy
+    return draw_policy(game, sol, path)
+
+
+def summary(sol, visits):
+    from .summary import summary
+    return summary(sol, visits)
 
 
 def proofs(ruleset, game):
@@ -43,5 +56,6 @@ SPEC = GameSpec(
     build=build,
     verify_overrides={"goal": 20},
     proofs=proofs,
-    hooks={"picture": draw_policy, "summary": summary},
+    picture=draw_policy,
+    policy_summary=summary,
 )

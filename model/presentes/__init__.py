@@ -8,12 +8,33 @@ from pathlib import Path
 
 from model.spec import GameSpec
 
-from .analysis import solve_hook
-from .checks import checks
+from model.seams import Engine
+
 from .config import SCHEMA, build
 from .policies import POLICIES
 from .shrink import shrink
-from .simulate import simulate_hook
+
+
+def solve_chain(ruleset, options, progress):
+    """``analysis.solve_chain``, imported on use (numpy and scipy: not at CLI start-up)."""
+    from .analysis import solve_chain
+    return solve_chain(ruleset, options, progress)
+
+
+#: the one engine: the turn-start Markov chain (every seat's value under the ruleset's policy)
+ENGINE = Engine("markov-chain", lambda ruleset, options: None, solve_chain)
+
+
+def checks(ruleset, all_boards=None, limits=None):
+    """``checks.checks``, imported on use (not at CLI start-up)."""
+    from .checks import checks
+    return checks(ruleset, all_boards, limits)
+
+
+def simulate_playouts(*args, **kwargs):
+    """``simulate.simulate_playouts``, imported on use (numpy: not at CLI start-up)."""
+    from .simulate import simulate_playouts
+    return simulate_playouts(*args, **kwargs)
 
 
 def proofs(ruleset, game):
@@ -36,5 +57,7 @@ SPEC = GameSpec(
     checks=checks,
     proofs=proofs,
     shrink=shrink,
-    hooks={"simulate": simulate_hook, "solve": solve_hook, "policies": POLICIES},
+    engines=(ENGINE,),
+    simulator=simulate_playouts,
+    policies=POLICIES,
 )

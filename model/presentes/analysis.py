@@ -1,6 +1,7 @@
-"""The ``solve`` hook: exact analysis of a small configuration, with its files.
+"""The ``solve`` engine: exact analysis of a small configuration, with its files.
 
-``ruleproof solve presentes`` (2 players on Curta, 1 die by default) answers, exactly:
+``ruleproof solve presentes`` (2 players on Curta, 1 die by default) answers, exactly (or in
+floating point with ``--float``):
 the mean number of turns and its distribution, each seat's probability of finishing first and of
 ending with its own gift, every seat's expected utility (``gift_values``) when ``focal_seat`` plays
 optimally against the others' ``policy``, and the focal seat's optimal choices.
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from model.ruleset import Ruleset
+from model.seams import SolveOptions, SolveResult
 from solver.limits import Limits
 
 from .config import build
@@ -25,8 +27,9 @@ from .simulate import COUNTERS
 SMALL_BOARD = 30
 
 
-def _entry(x: Fraction) -> dict[str, Any]:
-    return {"fraction": str(x), "float": float(x)}
+def _entry(x: Fraction | float) -> dict[str, Any]:
+    """A value as the generic solver writes one: its fraction (None in float mode) and float."""
+    return {"fraction": str(x) if isinstance(x, Fraction) else None, "float": float(x)}
 
 
 def quantile(dist: list[Fraction], q: Fraction) -> int | None:
@@ -39,36 +42,38 @@ def quantile(dist: list[Fraction], q: Fraction) -> int | None:
     return None
 
 
-def solve_hook(ruleset: Ruleset, options: dict, out_dir: Path | None,
-               progress: Callable | None) -> dict:
+#: turn-start states the chain may build when no --max-states is given
+DEFAULT_STATES = 2_000_000
+METHOD = "turn-start Markov chain, SCCs with exact rational solves"
+FLOAT_METHOD = "turn-start Markov chain, sparse LU in floating point"
+
+
+def solve_chain(ruleset: Ruleset, options: SolveOptions, progress: Callable | None) -> SolveResult:
+    """Exact utilities of every seat under the ruleset's policy (the focal seat's best reply when
+    one is named), the length of play and its distribution, with the files in ``options.out_dir``."""
     game = build(ruleset)
     focal = ruleset["focal_seat"]
     focal = None if focal < 0 else focal
-    max_states = options.get("max_states") or 2_000_000
+    max_states = options.states(DEFAULT_STATES)
     prog = (lambda done, total: progress("turn starts", done, total or done)) if progress else None
     effects = game.board.size <= SMALL_BOARD  # exact effect frequencies cost ~50% more time
-    timeout = options.get("timeout")
-    limits = Limits.starting_now(timeout=timeout)
+    limits = Limits(deadline=options.deadline)
+    exact = options.exact is not False   # exact unless --float asks otherwise
+    base_method = METHOD if exact else FLOAT_METHOD
     try:
-        res = analyse(game, policy=ruleset["policy"], horizon=int(options.get("horizon") or 200),
-                      focal=focal, max_states=max_states, progress=prog, effects=effects, limits=limits)
+        res = analyse(game, policy=ruleset["policy"], horizon=200, focal=focal, max_states=max_states,
+                      progress=prog, effects=effects, limits=limits, exact=exact)
     except MemoryError as exc:
-        return {"partial": True, "reason": str(exc), "values": None, "states": max_states}
+        return SolveResult.stopped(str(exc), max_states, base_method)
     except GameHangs as exc:  # P23 'redraw': reported like a limit (turn starts built so far)
-        return {"partial": True, "reason": str(exc), "values": None, "states": exc.states}
+        return SolveResult.stopped(str(exc), exc.states, base_method)
     except LimitReached as exc:  # reported as the generic solver reports its limits
-        return {"partial": True, "reason": f"time limit {timeout:g} s reached while {exc.where}",
-                "values": None, "states": exc.states}
+        return SolveResult.stopped(f"time limit {options.timeout or 0:g} s reached while {exc.where}",
+                                   exc.states, base_method)
     dist = res["turn_distribution"]
-    out: dict[str, Any] = {
-        "partial": False,
-        "exact": True,
-        "method": "turn-start Markov chain, SCCs with exact rational solves"
-                  + ("; exact policy iteration for the focal seat" if focal is not None else ""),
+    extras: dict[str, Any] = {
         "board": game.board.name, "layout": game.board.drawing(),
         "policy": res["policy"], "focal_seat": focal,
-        "states": res["states"],
-        "values": [_entry(v) for v in res["utility"]],
         "mean_turns": _entry(res["mean_turns"]),
         "turn_quantiles": {name: quantile(dist, q) for name, q in
                            (("p05", Fraction(1, 20)), ("p50", Fraction(1, 2)),
@@ -83,10 +88,18 @@ def solve_hook(ruleset: Ruleset, options: dict, out_dir: Path | None,
         "focal_changes": len(res["chosen"]),
     }
     if focal is not None:
-        out["focal_choices"] = _choice_table(game, res)[:50]
-    if out_dir is not None:
-        out["files"] = _write(game, res, out, Path(out_dir))
-    return out
+        extras["focal_choices"] = _choice_table(game, res)[:50]
+    method = base_method + (f"; {'exact ' if exact else ''}policy iteration for the focal seat"
+                            if focal is not None else "")
+    files: list[str] = []
+    if options.out_dir is not None:
+        files = _write(game, res, {"method": method, "states": res["states"],
+                                   "values": [_entry(v) for v in res["utility"]], **extras}, options.out_dir)
+    whose = (f"seat {focal} plays its best reply, the others {res['policy']!r}" if focal is not None
+             else f"every seat plays {res['policy']!r}")
+    return SolveResult(tuple(res["utility"]), "policy-value", exact, res["states"], method,
+                       extras=extras, files=tuple(files),
+                       value_meaning=f"each seat's expected gift value (gift_values) when {whose}")
 
 
 def _choice_table(game, res) -> list[dict[str, Any]]:
@@ -105,7 +118,7 @@ def _write(game, res, summary: dict, out_dir: Path) -> list[str]:
         w = csv.writer(fh)
         w.writerow(["turns", "probability", "float"])
         for t, p in enumerate(res["turn_distribution"]):
-            w.writerow([t, str(p), float(p)])
+            w.writerow([t, str(p) if isinstance(p, Fraction) else "", float(p)])
     files.append(path)
     files += _write_choices(game, res, out_dir)
     path = out_dir / "summary.json"

@@ -4,7 +4,7 @@ A *turn start* is a ROLL state. Everything a roll triggers (effect draws, tree g
 the phone asks, resolved by a policy) is expanded into one exact distribution over the next turn
 starts or the reveal (OVER states), so one step of the chain is one turn (P25). Moving back and
 swapping places make the chain cyclic; it is solved exactly by strongly connected components in
-reverse topological order, with Fraction Gaussian elimination inside each non-trivial component.
+reverse topological order, with an exact rational solve (python-flint, ``solver.rational``) inside each non-trivial component.
 
 Outputs: the exact mean number of turns and P(T = t) for t up to a horizon (with the exact tail),
 each seat's probability of finishing first and of ending with its own gift, expected utilities,
@@ -19,10 +19,14 @@ from typing import Callable, Sequence
 
 import numpy as np
 from scipy import sparse
+from scipy.sparse.linalg import splu
+
+from flint import fmpq
 
 from model.protocol import CHANCE
 from model.ruleset import RulesetError
 from solver.limits import NO_LIMITS, Limits
+from solver.rational import components_in_order, solve_sparse_fmpq, to_fmpq, walk_absorptions
 
 from .policies import POLICY_DISTS
 from .rules import Effect, Phase, St
@@ -175,7 +179,7 @@ class TurnChain:
         """x(s) = per_turn + sum_t P(s,t) x(t) on turn starts; x(OVER) = terminal_value(OVER).
 
         Acyclic steps use integer vectors over one common denominator per state (no gcd per
-        operation); strongly connected components are solved with Fraction Gauss-Jordan.
+        operation); strongly connected components are solved exactly by ``solver.rational``.
         """
         constant = not callable(per_turn)  # integer rewards, the same every turn
         reward = per_turn if callable(per_turn) else (lambda _s, c=tuple(int(x) for x in per_turn): c)
@@ -193,7 +197,7 @@ class TurnChain:
                 num[t] = [int(v * d) for v in vec]
                 den[t] = d
 
-        for done, comp in enumerate(_sccs(self.kernel)):
+        for done, comp in enumerate(_components(self.kernel)):
             if done & 1023 == 0:
                 self.check_time("solving the turn chain")
             if len(comp) == 1 and comp[0] not in self.kernel[comp[0]]:
@@ -226,33 +230,72 @@ class TurnChain:
                     for t in self.kernel[s]:
                         if t.phase == Phase.OVER:
                             known(t)
-                sol = self._solve_component(comp, num, den, reward, k)
-                for s, vec in sol.items():
-                    d = lcm(*(v.denominator for v in vec))
-                    num[s] = [int(v * d) for v in vec]
+                for s, (vec, d) in self._solve_component(comp, num, den, reward).items():
+                    num[s] = vec
                     den[s] = d
         if self.start.phase == Phase.OVER:
             known(self.start)
         return _Values(num, den)
 
-    def _solve_component(self, comp, num, den, reward, k):
-        index = {s: i for i, s in enumerate(comp)}
-        m = len(comp)
-        rows = []
-        for s in comp:
-            row = [ZERO] * m
-            row[index[s]] += ONE
-            rhs = [Fraction(c) for c in reward(s)]
-            for t, w in self.kernel[s].items():
-                p = Fraction(w, self.kden[s])
-                if t in index:
-                    row[index[t]] -= p
+    def solve_float(self, terminal_value: Callable[[St], Sequence[Fraction]],
+                    per_turn: Sequence[int] | Callable[[St], Sequence[Fraction]]) -> "_FloatValues":
+        """``solve`` in floating point (``--float``): one sparse LU of I - P for every column."""
+        states = list(self.kernel)
+        index = {s: i for i, s in enumerate(states)}
+        n = len(states)
+        k = len(per_turn(self.start) if callable(per_turn) else per_turn)
+        rhs = np.zeros((n, k))
+        rows, cols, probs = [], [], []
+        over: dict[St, np.ndarray] = {}
+        for s, kern in self.kernel.items():
+            i, d = index[s], self.kden[s]
+            if i & 1023 == 0:
+                self.check_time("solving the turn chain")
+            if callable(per_turn):
+                rhs[i] = [float(x) for x in per_turn(s)]
+            elif not (self.pre_turn and s == self.start):  # the pre-turn node is no turn
+                rhs[i] = per_turn
+            for t, w in kern.items():
+                j = index.get(t)
+                if j is None:
+                    got = over.get(t)
+                    if got is None:
+                        got = over[t] = np.array([float(x) for x in terminal_value(t)])
+                    rhs[i] += (w / d) * got
                 else:
-                    for j in range(k):
-                        rhs[j] += p * Fraction(num[t][j], den[t])
-            rows.append(row + rhs)
-        _gauss(rows, m, lambda: self.check_time("solving a cyclic component"))
-        return {s: rows[i][m:] for i, s in enumerate(comp)}
+                    rows.append(i)
+                    cols.append(j)
+                    probs.append(w / d)
+        matrix = (sparse.identity(n, format="csc")
+                  - sparse.csc_matrix((probs, (rows, cols)), shape=(n, n)))
+        x = splu(matrix).solve(rhs) if n else rhs
+        return _FloatValues(index, x.reshape(n, k), terminal_value)
+
+    def _solve_component(self, comp, num, den, reward) -> dict[St, tuple[list[int], int]]:
+        """x(s) - sum_{t in comp} P(s,t) x(t) = reward(s) + sum_{t outside} P(s,t) x(t), solved by
+        the shared rational module; each solution as integers over one denominator."""
+        index = {s: i for i, s in enumerate(comp)}
+        rows, rhs = [], []
+        for s in comp:
+            row = {index[s]: fmpq(1)}
+            b = [to_fmpq(Fraction(c)) for c in reward(s)]
+            ds = self.kden[s]
+            for t, w in self.kernel[s].items():
+                p = fmpq(w, ds)
+                i = index.get(t)
+                if i is not None:
+                    row[i] = row.get(i, 0) - p
+                else:
+                    nt, dt = num[t], den[t]
+                    b = [x + p * fmpq(a, dt) if a else x for x, a in zip(b, nt)]
+            rows.append(row)
+            rhs.append(b)
+        sol = solve_sparse_fmpq(rows, rhs, lambda: self.check_time("solving a cyclic component"))
+        out = {}
+        for s, vec in zip(comp, sol):
+            d = lcm(*(int(v.q) for v in vec))
+            out[s] = ([int(v.p) * (d // int(v.q)) for v in vec], d)
+        return out
 
     def turn_distribution(self, horizon: int, tail: float = 0.0) -> list[Fraction]:
         """P(T = t) for t = 0..H, exact; T counts turns (rolls) until the reveal.
@@ -260,8 +303,7 @@ class TurnChain:
         H is ``horizon``, or earlier the first t where a float run puts P(T > t) below ``tail``.
 
         The masses are integers over D**t (D: the common denominator of every turn's
-        probabilities), propagated modulo enough word-size primes with numpy sparse products and
-        rebuilt by the Chinese remainder theorem; pure Python integers when D is too large.
+        probabilities), propagated exactly by ``solver.rational.walk_absorptions``.
         """
         if self.start.phase == Phase.OVER:
             return [ONE] + [ZERO] * horizon
@@ -292,28 +334,45 @@ class TurnChain:
         if tail > 0:
             horizon = self._float_horizon(horizon, tail, D, rows, cols, weights, len(states),
                                           init, d0, self.check_time)
-        indeg = int(np.bincount(np.array(cols, dtype=np.int64), minlength=1).max(initial=1))
-        pbits = 62 - max(D.bit_length() + indeg.bit_length(), len(states).bit_length())
-        if pbits < 20:
-            return self._distribution_python(horizon, states, D, rows, cols, weights, absorb,
-                                             init, d0, dist0)
-        primes = _primes_below(1 << pbits, (D.bit_length() * horizon + d0.bit_length()) // (pbits - 1) + 2)
-        ps = np.array(primes, dtype=np.int64)
-        mat = sparse.csr_matrix((np.array(weights, dtype=np.int64), (np.array(cols), np.array(rows))),
-                                shape=(len(states), len(states)), dtype=np.int64)
-        mass = np.zeros((len(states), len(primes)), dtype=np.int64)
-        for i, w in init.items():
-            mass[i, :] = [w % p for p in primes]
-        ab = np.array(absorb, dtype=np.int64)[:, None]
-        dist = [dist0]
-        modulus = 1
-        for p in primes:
-            modulus *= p
-        for t in range(1, horizon + 1):
+        ended = walk_absorptions(len(states), rows, cols, weights, absorb, init, horizon, D,
+                                 lambda: self.check_time("computing the turn distribution"))
+        return [dist0] + [Fraction(e, d0 * D ** t) for t, e in enumerate(ended, 1)]
+
+    def turn_distribution_float(self, horizon: int, tail: float = 0.0) -> list[float]:
+        """``turn_distribution`` in floating point (``--float``): the same horizon rule, the mass
+        carried by a sparse float matrix."""
+        if self.start.phase == Phase.OVER:
+            return [1.0] + [0.0] * horizon
+        states = list(self.kernel)
+        index = {s: i for i, s in enumerate(states)}
+        rows, cols, probs, absorb = [], [], [], np.zeros(len(states))
+        for s, k in self.kernel.items():
+            i, d = index[s], self.kden[s]
+            for t, w in k.items():
+                if t.phase == Phase.OVER:
+                    absorb[i] += w / d
+                else:
+                    rows.append(i)
+                    cols.append(index[t])
+                    probs.append(w / d)
+        mass = np.zeros(len(states))
+        dist = [0.0]
+        if self.pre_turn:
+            d0 = self.kden[self.start]
+            for t, w in self.kernel[self.start].items():
+                if t.phase == Phase.OVER:
+                    dist[0] += w / d0
+                else:
+                    mass[index[t]] += w / d0
+        else:
+            mass[index[self.start]] = 1.0
+        mat = sparse.csr_matrix((probs, (cols, rows)), shape=(len(states), len(states)))
+        for _ in range(horizon):
             self.check_time("computing the turn distribution")
-            ended = ((mass * ab) % ps).sum(axis=0) % ps
-            mass = (mat @ mass) % ps
-            dist.append(Fraction(_crt([int(x) for x in ended], primes, modulus), d0 * D ** t))
+            dist.append(float(mass @ absorb))
+            mass = mat @ mass
+            if tail > 0 and mass.sum() < tail:
+                break
         return dist
 
     @staticmethod
@@ -330,25 +389,6 @@ class TurnChain:
                 return t
         return horizon
 
-    def _distribution_python(self, horizon, states, D, rows, cols, weights, absorb, init, d0, dist0):
-        succ: list[list[tuple[int, int]]] = [[] for _ in states]
-        for i, j, w in zip(rows, cols, weights):
-            succ[i].append((j, w))
-        mass = dict(init)
-        dist = [dist0]
-        for t in range(1, horizon + 1):
-            self.check_time("computing the turn distribution")
-            nxt: dict[int, int] = {}
-            ended = 0
-            for i, m in mass.items():
-                ended += m * absorb[i]
-                for j, w in succ[i]:
-                    nxt[j] = nxt.get(j, 0) + m * w
-            dist.append(Fraction(ended, d0 * D ** t))
-            mass = nxt
-        return dist
-
-
 FIRST_STEAL = len(Effect)  # counter index of a first gift stolen (as in simulate.COUNTERS)
 
 
@@ -360,45 +400,6 @@ def _count_into(counts: dict[int, Fraction], s: St, a, p: Fraction, child) -> No
     if child:
         for e, q in child.items():
             counts[e] = counts.get(e, ZERO) + p * q
-
-
-def _primes_below(limit: int, count: int) -> list[int]:
-    out, c = [], limit - 1
-    while len(out) < count:
-        if _is_prime(c):
-            out.append(c)
-        c -= 2 if c % 2 else 1
-    return out
-
-
-def _is_prime(n: int) -> bool:
-    if n < 2:
-        return False
-    for p in (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37):
-        if n % p == 0:
-            return n == p
-    d, r = n - 1, 0
-    while d % 2 == 0:
-        d, r = d // 2, r + 1
-    for a in (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37):  # deterministic below 3.3e24
-        x = pow(a, d, n)
-        if x in (1, n - 1):
-            continue
-        for _ in range(r - 1):
-            x = x * x % n
-            if x == n - 1:
-                break
-        else:
-            return False
-    return True
-
-
-def _crt(residues: list[int], primes: list[int], modulus: int) -> int:
-    x = 0
-    for a, p in zip(residues, primes):
-        mp = modulus // p
-        x += a * mp * pow(mp, -1, p)
-    return x % modulus
 
 
 class _Values:
@@ -421,73 +422,37 @@ class _Values:
         return Fraction(self.num[s][j], self.den[s])
 
 
-def _gauss(rows: list[list[Fraction]], m: int, check_time: Callable[[], None] = lambda: None) -> None:
-    """In-place Gauss-Jordan on an m x (m + k) augmented Fraction matrix (nonsingular);
-    ``check_time`` is called every few columns (it raises to stop)."""
-    for col in range(m):
-        if col & 15 == 0:
-            check_time()
-        piv = next(r for r in range(col, m) if rows[r][col] != 0)
-        rows[col], rows[piv] = rows[piv], rows[col]
-        pr = rows[col]
-        inv = 1 / pr[col]
-        for j in range(col, len(pr)):
-            pr[j] *= inv
-        for r in range(m):
-            if r != col and rows[r][col] != 0:
-                f = rows[r][col]
-                row = rows[r]
-                for j in range(col, len(pr)):
-                    if pr[j]:
-                        row[j] -= f * pr[j]
+class _FloatValues:
+    """``_Values`` in floating point: turn starts from the solve, reveals from their outcome."""
+
+    def __init__(self, index: dict[St, int], x: np.ndarray, terminal_value):
+        self.index, self.x, self.terminal_value = index, x, terminal_value
+
+    def __contains__(self, s: St) -> bool:
+        return s in self.index or s.phase == Phase.OVER
+
+    def get(self, s: St, default=None):
+        return self[s] if s in self else default
+
+    def __getitem__(self, s: St) -> list[float]:
+        i = self.index.get(s)
+        if i is None:
+            if s.phase != Phase.OVER:
+                raise KeyError(s)
+            return [float(v) for v in self.terminal_value(s)]
+        return [float(v) for v in self.x[i]]
+
+    def component(self, s: St, j: int) -> float:
+        return self[s][j]
 
 
-def _sccs(graph: dict[St, Kernel]) -> list[list[St]]:
-    """Tarjan's algorithm (iterative), components in reverse topological order (sinks first)."""
-    index: dict[St, int] = {}
-    low: dict[St, int] = {}
-    on: set[St] = set()
-    stack: list[St] = []
-    out: list[list[St]] = []
-    counter = 0
-    for root in graph:
-        if root in index:
-            continue
-        work = [(root, iter([t for t in graph[root] if t in graph]))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on.add(root)
-        while work:
-            v, it = work[-1]
-            advanced = False
-            for w in it:
-                if w not in index:
-                    index[w] = low[w] = counter
-                    counter += 1
-                    stack.append(w)
-                    on.add(w)
-                    work.append((w, iter([t for t in graph[w] if t in graph])))
-                    advanced = True
-                    break
-                if w in on:
-                    low[v] = min(low[v], index[w])
-            if advanced:
-                continue
-            work.pop()
-            if work:
-                u = work[-1][0]
-                low[u] = min(low[u], low[v])
-            if low[v] == index[v]:
-                comp = []
-                while True:
-                    w = stack.pop()
-                    on.discard(w)
-                    comp.append(w)
-                    if w == v:
-                        break
-                out.append(comp)
-    return out
+def _components(kernel: dict[St, dict[St, int]]) -> list[list[St]]:
+    """The turn chain's strongly connected components, each after every one it leads to."""
+    states = list(kernel)
+    index = {s: i for i, s in enumerate(states)}
+    src = [i for i, s in enumerate(states) for t in kernel[s] if t in index]
+    dst = [index[t] for s in states for t in kernel[s] if t in index]
+    return [[states[i] for i in part] for part, _ in components_in_order(len(states), src, dst)]
 
 
 # ---- the analysis ------------------------------------------------------------------------------
@@ -502,8 +467,9 @@ def outcome_vector(game, s: St) -> list[Fraction]:
 
 def analyse(game, policy: str = "eager", horizon: int = 60, focal: int | None = None,
             max_states: int = 2_000_000, progress=None, effects: bool = False,
-            limits: Limits = NO_LIMITS) -> dict:
+            limits: Limits = NO_LIMITS, exact: bool = True) -> dict:
     """Exact figures under a policy profile; with ``focal``, that seat plays optimally.
+    ``exact=False`` computes the same figures in floating point (the chain is built alike).
 
     Raises ``MemoryError`` beyond ``max_states`` turn starts and :class:`LimitReached` at the
     deadline of ``limits``."""
@@ -526,11 +492,13 @@ def analyse(game, policy: str = "eager", horizon: int = 60, focal: int | None = 
         iterations += 1
         chain = TurnChain(game, choice, max_states, progress, focal, cache, effects, counts,
                           limits=limits)
+        solve = chain.solve if exact else chain.solve_float
         per_turn = [1] + [0] * (3 * n)
-        values = chain.solve(lambda s: [ZERO] + outcome_vector(game, s), per_turn)
+        values = solve(lambda s: [ZERO] + outcome_vector(game, s), per_turn)
         if focal is None:
             break
-        improved = _improve(game, chain, values, focal, 1 + 2 * n + focal, chosen, choice)
+        improved = _improve(game, chain, values, focal, 1 + 2 * n + focal, chosen, choice,
+                            0 if exact else FLOAT_TIE)
         if not improved:
             break
     start = chain.start
@@ -543,9 +511,12 @@ def analyse(game, policy: str = "eager", horizon: int = 60, focal: int | None = 
         def per_turn(s: St) -> list[Fraction]:
             c = chain.counts.get(s, {})
             return [c.get(e, ZERO) for e in range(width)]
-        effect_means = chain.solve(lambda s: zero, per_turn)[start]
-    dist = chain.turn_distribution(horizon, tail=1e-15)
-    tail = ONE - sum(dist)
+        effect_means = solve(lambda s: zero, per_turn)[start]
+    if exact:
+        dist = chain.turn_distribution(horizon, tail=1e-15)
+    else:
+        dist = chain.turn_distribution_float(horizon, tail=1e-15)
+    tail = ONE - sum(dist) if exact else max(0.0, 1.0 - sum(dist))
     out = {
         "states": len(chain.kernel),
         "policy": policy,
@@ -566,12 +537,18 @@ def analyse(game, policy: str = "eager", horizon: int = 60, focal: int | None = 
     return out
 
 
-def _improve(game, chain: TurnChain, values, focal: int, col: int, chosen: dict, choice) -> bool:
-    """One exact policy-improvement sweep over the focal seat's decision nodes.
+#: in float mode an action must beat the current one by this much (relative) to replace it, so
+#: rounding noise between tied actions cannot make policy iteration cycle
+FLOAT_TIE = 1e-12
+
+
+def _improve(game, chain: TurnChain, values, focal: int, col: int, chosen: dict, choice,
+             tie: float = 0) -> bool:
+    """One policy-improvement sweep over the focal seat's decision nodes.
 
     The value of an action is its turn-start distribution (from the chain's kernels) against the
-    exact turn-start values; an action replaces the current one only when strictly better (so
-    policy iteration terminates).
+    turn-start values; an action replaces the current one only when strictly better (by more than
+    ``tie`` times the value's size, in float mode), so policy iteration terminates.
     """
     g = game
     cache: dict[St, Fraction] = {}
@@ -595,7 +572,7 @@ def _improve(game, chain: TurnChain, values, focal: int, col: int, chosen: dict,
         current = sum((p * qa[a] for a, p in choice(s)), ZERO)
         best_a, best_v = None, current
         for a in actions:
-            if qa[a] > best_v:
+            if qa[a] > (best_v + tie * max(1, abs(best_v)) if tie else best_v):
                 best_a, best_v = a, qa[a]
         if best_a is not None:
             chosen[s] = best_a

@@ -72,5 +72,5 @@ def _factory(dist: PolicyDist, seed: int = 0):
     return make
 
 
-#: the ``policies`` hook: name -> factory(game) -> callable(state) -> action
+#: ``GameSpec.policies``: name -> factory(game) -> callable(state) -> action
 POLICIES = {name: _factory(dist) for name, dist in POLICY_DISTS.items()}

@@ -9,13 +9,13 @@ and against a Monte Carlo run of the protocol game itself (tests/test_presentes_
 """
 from __future__ import annotations
 
-import math
-import time
 from typing import Callable
 
 import numpy as np
 
 from model.ruleset import Ruleset, RulesetError
+from model.seams import Simulation
+from solver.montecarlo import mean_ci, wilson
 
 from .board import Square
 from .config import rules_of
@@ -408,21 +408,11 @@ class Batch:
 
 def _mean_ci(x: np.ndarray) -> dict:
     x = np.asarray(x, dtype=float)
-    m = float(x.mean()) if len(x) else float("nan")
-    half = 1.96 * float(x.std(ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else float("nan")
-    return {"mean": m, "ci95": [m - half, m + half]}
+    return mean_ci(float(x.sum()), float((x * x).sum()), len(x)).as_dict()
 
 
 def _prop_ci(successes: int, n: int) -> dict:
-    """Wilson score interval at 95%."""
-    if n == 0:
-        return {"mean": float("nan"), "ci95": [float("nan"), float("nan")]}
-    z = 1.96
-    p = successes / n
-    den = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return {"mean": p, "ci95": [max(0.0, centre - half), min(1.0, centre + half)]}
+    return wilson(successes, n).as_dict()
 
 
 def run_games(rules: Rules, games: int, seed: int, policy: str = "eager",
@@ -474,21 +464,20 @@ def summarise(rules: Rules, raw: dict[str, np.ndarray]) -> dict:
     }
 
 
-def simulate_hook(ruleset: Ruleset, games: int, seed: int, policy: str | None,
-                  progress: Callable[[int, int], None] | None) -> dict:
-    """The ``simulate`` hook: ``ruleproof simulate presentes --games N --seed S [--policy P]``."""
+def simulate_playouts(ruleset: Ruleset, games: int, seed: int, policy: str | None,
+                      progress: Callable[[int, int], None] | None) -> Simulation:
+    """Presentes' own playout engine (vectorised on numpy) for ``simulate presentes``."""
     policy = policy or ruleset["policy"]
     if policy not in POLICIES:
-        raise RulesetError("command line", "policy", f"unknown policy {policy!r} for presentes "
+        raise RulesetError("command line", "--policy", f"unknown policy {policy!r} for presentes "
                            f"(known: {', '.join(POLICIES)})")
-    if games < 1:
-        raise RulesetError("command line", "games", "must be at least 1")
     rules, board = rules_of(ruleset)
-    t0 = time.perf_counter()
     raw = run_games(rules, games, seed, policy, progress)
-    seconds = time.perf_counter() - t0
     out = summarise(rules, raw)
-    out.update({"seed": seed, "policy": policy, "board": board.name, "squares": board.size,
-                "layout": board.drawing(), "players": rules.players, "dice": 1 if len(rules.dice) == 6 else 2,
-                "seconds": seconds, "games_per_second": games / seconds if seconds else None})
-    return out
+    seats = [{k: v for k, v in seat.items() if k != "seat"} for seat in out["seats"]]
+    return Simulation(seat_policies=[policy] * rules.players, seats=seats,
+                      metrics={"turns": out["turns"], "first_seat_advantage": out["first_seat_advantage"],
+                               "own_gift_any": out["own_gift_any"]},
+                      extras={"effects_per_game": out["effects_per_game"], "board": board.name,
+                              "squares": board.size, "layout": board.drawing(), "players": rules.players,
+                              "dice": 1 if len(rules.dice) == 6 else 2})

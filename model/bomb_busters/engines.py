@@ -1,4 +1,5 @@
-"""The CLI hooks: ``deduce`` (a view file), its text form, and ``solve`` (exact policy values).
+"""Bomb Busters' parts for the commands: ``deduce`` (a view file) and its text form, and the
+``solve`` engine (exact policy values).
 
 Bomb Busters is cooperative with private hands, so "solving" it means evaluating team policies
 that act on each player's own view: ``solve`` gives the exact win probability of each named
@@ -15,27 +16,32 @@ from pathlib import Path
 from typing import Any
 
 from model.ruleset import RulesetError
+from model.seams import Deduction, Engine, SolveOptions, SolveResult
 
-from .deduce import NoDeal, deduce, report
+from .deduce import NoDeal, TooLarge, deduce, report
 from .view import load_view
 
 
 def deduce_file(path) -> dict[str, Any]:
     pos = load_view(Path(path))
+    start = time.process_time()  # CPU time of the engine, the tables and the Duplo table
     try:
         out = report(deduce(pos))
     except NoDeal as exc:
         raise RulesetError(str(path), "hands", f"{exc} (the facts contradict each other)") from None
+    except TooLarge as exc:
+        raise RulesetError(str(path), "hands", f"too large to deduce exactly: {exc}") from None
     out["config"] = {"view": str(path), "viewer": out["viewer"],
                      "mission": {"blue_values": pos.blue_values, "blue_copies": pos.blue_copies,
                                  "red_in_play": pos.red_in_play, "yellow_in_play": pos.yellow_in_play}}
     out["ruleset"] = "view file"
+    out["compute_seconds"] = round(time.process_time() - start, 4)
     return out
 
 
 def deduce_text(res: dict[str, Any], top: int = 12) -> str:
     lines = [f"viewer {res['viewer']}: {res['hidden_wires']} hidden wires, {res['deals']} consistent deals "
-             f"({res['engine_seconds']} s)"]
+             f"({res.get('compute_seconds', res['engine_seconds'])} s of compute)"]
     if res["facts"]:
         lines.append("certain: " + "; ".join(res["facts"]))
     if not res["plays"]:
@@ -61,73 +67,65 @@ def deduce_text(res: dict[str, Any], top: int = 12) -> str:
     return "\n".join(lines)
 
 
-def solve(ruleset, options: dict, out_dir: Path | None, progress=None) -> dict[str, Any]:
+def solve(ruleset, options: SolveOptions, progress=None) -> SolveResult:
     from solver.explore import explore
     from solver.solve import solve as solve_graph
 
     from . import build
     from .policy import POLICIES, EvaluationLimit, exact_win_probability
 
-    start = time.perf_counter()
     game = build(ruleset)
     m = game.mission
-    if m.total_wires > 9:
-        # the ruleset is fine; this command cannot handle its size (the command is to blame)
-        raise RulesetError("command line", "solve",
-                           f"{ruleset.name} has {m.total_wires} wires: exact policy values are for tiny "
-                           "missions (at most 9 wires; e.g. 'ruleproof solve bomb-busters-tiny'); use "
-                           "'ruleproof simulate' for this one")
-    if out_dir is not None:
-        try:
-            out_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise RulesetError("command line", "--out", f"cannot use {str(out_dir)!r} as the output "
-                               f"folder ({exc.strerror or exc})") from None
-    max_states, timeout = options.get("max_states"), options.get("timeout")
-    if max_states is not None and max_states < 1:
-        raise RulesetError("command line", "--max-states", f"must be a positive number of states, not {max_states}")
-    if timeout is not None and not timeout > 0:
-        raise RulesetError("command line", "--timeout", f"must be a positive number of seconds, not {timeout}")
-
-    def left() -> float | None:
-        return None if timeout is None else max(0.0, timeout - (time.perf_counter() - start))
+    method = "exact evaluation of the likely policy over every deal"
     policies: dict[str, dict[str, Any]] = {}
     states = 0
+    values: dict[str, Fraction] = {}
     for name in ("likely", "likely-equipment"):
         try:
-            value, visited = exact_win_probability(game, POLICIES[name](game), max_states, left())
+            value, visited = exact_win_probability(game, POLICIES[name](game), options.max_states,
+                                                   options.remaining())
         except EvaluationLimit as exc:
-            return {"partial": True, "values": None, "states": max(states, exc.states), "policies": policies,
-                    "reason": f"evaluating policy {name!r}: {exc}", "seconds": time.perf_counter() - start}
+            return SolveResult.stopped(f"evaluating policy {name!r}: {exc}", max(states, exc.states), method,
+                                       policies=policies)
         states = max(states, visited)
+        values[name] = value
         policies[name] = {"fraction": str(value), "float": float(value), "states": visited}
         if progress is not None:
             progress("policies", len(policies), 2)
-    ex = explore(game, max_states=max_states or 500_000, timeout=left())
+    ex = explore(game, max_states=options.states(500_000), timeout=options.remaining(),
+                 check_invariants=options.check_invariants)
     bound = None
-    bound_note = None
+    extras: dict[str, Any] = {"policy": "likely", "policies": policies}
     if ex.complete:
         sol = solve_graph(ex, exact=True)
         v = sol.initial_exact[0] if sol.initial_exact else Fraction(sol.initial[0])
         bound = {"fraction": str(v), "float": float(v), "states": ex.num_states}
     else:
-        bound_note = f"perfect-information bound not computed: {ex.stop_reason}"
-    best = policies["likely"]
-    values = [{"fraction": best["fraction"], "float": best["float"]} for _ in range(m.players)]
-    result = {"values": values, "states": states, "method": "exact evaluation of the likely policy over every deal",
-              "policy": "likely", "policies": policies,
-              "perfect_information_bound": bound, **({"bound_note": bound_note} if bound_note else {}),
-              "note": "values: exact team win probability of 'likely' (most likely cut, each player "
-                      "using only their own view) over every deal; the bound lets every player see "
-                      "every wire", "seconds": time.perf_counter() - start}
-    if out_dir is not None:
-        try:
-            _write_values(out_dir, result, policies, bound)
-        except OSError as exc:
-            raise RulesetError("command line", "--out", f"cannot write into {str(out_dir)!r} "
-                               f"({exc.strerror or exc})") from None
-        result["files"] = [str(out_dir / "policy_values.json"), str(out_dir / "policy_values.csv")]
-    return result
+        extras["bound_note"] = f"perfect-information bound not computed: {ex.stop_reason}"
+    extras["perfect_information_bound"] = bound
+    meaning = ("the team's exact win probability under 'likely' (most likely cut, each player using "
+               "only their own view) over every deal; the perfect-information bound lets every player "
+               "see every wire")
+    files: tuple[str, ...] = ()
+    if options.out_dir is not None:
+        _write_values(options.out_dir, {"values": [policies["likely"]] * m.players, "method": method, **extras},
+                      policies, bound)
+        files = (str(options.out_dir / "policy_values.json"), str(options.out_dir / "policy_values.csv"))
+    return SolveResult((values["likely"],) * m.players, "policy-value", True, states, method,
+                       extras=extras, files=files, value_meaning=meaning)
+
+
+def _too_big(ruleset, options: SolveOptions) -> str | None:
+    from .mission import Mission
+    wires = Mission.from_ruleset(ruleset).total_wires
+    if wires > 9:
+        return (f"{ruleset.name} has {wires} wires: exact policy values are for tiny missions (at most 9 "
+                "wires; e.g. 'ruleproof solve bomb-busters-tiny'); use 'ruleproof simulate' for this one")
+    return None
+
+
+ENGINE = Engine("policy-evaluation", _too_big, solve)
+DEDUCTION = Deduction("a Bomb Busters VIEW.json position file", deduce_file, deduce_text)
 
 
 def _write_values(out_dir: Path, result: dict[str, Any], policies: dict[str, dict[str, Any]],

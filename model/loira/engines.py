@@ -1,0 +1,215 @@
+"""Loira's parts for ``solve`` and ``simulate``: its two engines (the generic exact pipeline on
+configurations it can explore, the specialised C solver beyond), named policies per seat, and
+the outcomes a simulation measures.
+"""
+from __future__ import annotations
+
+from model.ruleset import RulesetError
+from model.seams import Engine, Metric, Play, SolveOptions, SolveResult
+from solver.engines import generic_engine
+
+from . import fast
+from .config import config_from
+
+DEFAULT_POLICY = "lookahead"
+
+
+#: the ``optimal`` policy solves the configuration exactly first; beyond this many states it refuses
+OPTIMAL_STATES = 500_000
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def optimal_policy(game):
+    """``--policy optimal``: the exact solver's choices (small configurations only)."""
+    from .exact import solve
+
+    def guard(states: int) -> None:
+        if states > OPTIMAL_STATES:
+            raise _TooLarge
+    try:
+        sol = solve(game, progress=guard, every=5_000)
+    except _TooLarge:
+        raise RulesetError("command line", "--policy",
+                           f"'optimal' needs an exact solve and this configuration has more than "
+                           f"{OPTIMAL_STATES:,} states; use a smaller deck (e.g. examples/loira/tiny.toml) "
+                           f"or a practical policy such as lookahead") from None
+    return sol.best_action
+
+
+def _winners(play: Play) -> list[int]:
+    """The utility says who won: +1 (2 players) or 1 (more) to an outright winner, shares else."""
+    top = max(play.returns)
+    return [seat for seat, r in enumerate(play.returns) if r == top and top > 0]
+
+
+#: what ``simulate`` measures on each Loira round
+METRICS = (
+    Metric("wins_outright", lambda game, play: [float(_winners(play) == [s]) for s in range(len(play.returns))],
+           per_seat=True, proportion=True),
+    Metric("utility", lambda game, play: [float(r) for r in play.returns], per_seat=True),
+    Metric("shared_win", lambda game, play: float(len(_winners(play)) != 1), proportion=True),
+)   # the number of moves is measured for every game
+
+
+#: generic-exploration limit when the specialised solver does not apply
+GENERIC_STATES = 400_000
+#: turn states the specialised solver may store when no --max-states is given (about 1 GiB and
+#: under a minute; the full base round needs far more, see docs/loira.md)
+FAST_STATES = 12_000_000
+#: the generic pipeline takes a configuration the C solver covers when the C solver counts at most
+#: this many turn-start states (measured: about 6 generic states each, so at most ~120,000 states
+#: for the generic exploration; the count takes under 0.2 s, the generic exploration ~7,000 states/s)
+GENERIC_TURN_STATES = 20_000
+#: C turn states up to which the answer is exact fractions unless --exact/--float says otherwise
+#: (the exact forms cost about 30 us and 1 KiB per turn state; --exact lifts the bound)
+FAST_EXACT_STATES = 50_000
+#: turn states beyond which even --exact does not build the exact forms (memory: about 1.7 KiB a
+#: turn state at the peak, forms and their Python rows; 1,138,711 turn states peaked at 1.9 GiB)
+FAST_EXACT_MAX = 1_000_000
+#: the largest deck the exact engines finish within their default limits: 13 cards for 2 players
+#: (10.2 million C turn states, docs/loira.md bench ladder; 14 cards need 30 million), 7 for 3 or
+#: more (257,429 generic states on the verify deck). Bigger rounds get the near-optimal policy
+#: unless the user names an engine or gives --max-states / --exact.
+EXACT_REACH_CARDS = {2: 13}
+EXACT_REACH_CARDS_MORE_PLAYERS = 7
+
+
+def _turn_states(cfg) -> int | None:
+    """The C solver's turn-state count when at most ``GENERIC_TURN_STATES``, else None."""
+    try:
+        return fast.solve(cfg, max_states=GENERIC_TURN_STATES)["states"]
+    except fast.FastLimit:
+        return None
+
+
+def _beyond_exact_reach(ruleset, options: SolveOptions) -> str | None:
+    """Why the exact engines cannot finish this round in their default limits (None: they can,
+    or the user asked for them with --exact or --max-states)."""
+    if options.exact or options.max_states is not None:
+        return None
+    cfg = config_from(ruleset)
+    reach = EXACT_REACH_CARDS.get(cfg.players, EXACT_REACH_CARDS_MORE_PLAYERS)
+    if cfg.deck_size <= reach:
+        return None
+    return (f"a {cfg.deck_size}-card deck with {cfg.players} players is beyond the exact engines' reach "
+            f"({reach} cards in the default limits; pass --max-states to try)")
+
+
+def _generic_applies(ruleset, options: SolveOptions) -> str | None:
+    too_big = _beyond_exact_reach(ruleset, options)
+    if too_big:
+        return too_big
+    if fast.applies(ruleset) is not None:
+        return None   # the C solver cannot answer: the generic pipeline tries
+    try:
+        if _turn_states(config_from(ruleset)) is not None:
+            return None   # small: the generic pipeline gives the play table and pictures too
+    except fast.FastUnavailable:
+        return None
+    return (f"more than {GENERIC_TURN_STATES:,} turn-start states (the C solver's count): too big for "
+            "the generic exploration")
+
+
+def _fast_check(ruleset, sol) -> dict:
+    """The C solver's value beside the generic one, when it applies (a second way to the value)."""
+    if fast.applies(ruleset) is not None:
+        return {}
+    try:
+        check = fast.solve(config_from(ruleset))
+    except fast.FastUnavailable as exc:
+        return {"fast_check": {"unavailable": str(exc)}}
+    return {"fast_check": {"value": check["value"], "turn_states": check["states"],
+                           "agrees": abs(check["value"] - sol.initial[0]) < 1e-9}}
+
+
+def _c_unavailable(ruleset) -> str | None:
+    """Why the C solver, which covers this round, could not be used (no compiler, cache folder)."""
+    if fast.applies(ruleset) is not None:
+        return None
+    try:
+        fast._library()
+    except fast.FastUnavailable as exc:
+        return f"the C engine was not used: {exc}"
+    return None
+
+
+def _c_applies(ruleset, options: SolveOptions) -> str | None:
+    return fast.applies(ruleset) or _beyond_exact_reach(ruleset, options)
+
+
+def _c_solve(ruleset, options: SolveOptions, progress) -> SolveResult:
+    """Seat 0's optimal value by the C solver (turn-start states; no play table): exact fractions
+    from its linear forms when the turn states are few or --exact asks, else its float value."""
+    method = "specialised C solver (turn-start states"
+    fast_states = options.states(FAST_STATES)
+    cfg = config_from(ruleset)
+    hint = "" if options.max_states or options.deadline else " (raise the limit with --max-states)"
+    try:
+        out = fast.solve(cfg, max_states=fast_states, timeout=options.remaining())
+    except (fast.FastUnavailable, fast.FastLimit) as exc:
+        # at a state limit the table holds exactly that many turn states; otherwise the C solver
+        # does not say how many it stored
+        stored = fast_states if str(exc).startswith("state limit") else 0
+        return SolveResult.stopped(f"specialised C solver: {exc}{hint}", stored, method + ")")
+    extras = {"states_per_second": round(out["states_per_second"]),
+              "bytes_per_state": round(out["bytes_per_state"], 1),
+              "note": "no play table: the C solver keeps turn-start states only"}
+    if options.exact or (options.exact is None and out["states"] <= FAST_EXACT_STATES):
+        try:
+            if out["states"] > FAST_EXACT_MAX:
+                raise fast.FastUnavailable(f"{out['states']:,} turn states: the exact forms stop at "
+                                           f"{FAST_EXACT_MAX:,} (memory)")
+            exact = fast.solve_exact(cfg, max_states=fast_states, timeout=options.remaining())
+            v = exact["fraction"]
+            return SolveResult((v, -v), "optimal", True, exact["states"], method + ", exact forms)",
+                               extras={**extras, "ties_decided": exact["ties_decided"]})
+        except (fast.FastUnavailable, fast.FastLimit) as exc:
+            if options.exact:   # --exact is never answered in floats
+                return SolveResult.stopped(f"specialised C solver, exact forms: {exc}", out["states"],
+                                           method + ", exact forms)")
+            extras["note"] += f"; float value: exact forms not available ({exc})"
+    v = out["value"]
+    return SolveResult((v, -v), "optimal", False, out["states"], method + ")", extras=extras)
+
+
+def _near_optimal_applies(ruleset, options: SolveOptions) -> str | None:
+    if options.exact:
+        return "--exact asks for the exact optimum, which the near-optimal policy does not give"
+    if _beyond_exact_reach(ruleset, options) is None:
+        return "the exact engines reach this round"
+    return None
+
+
+def _near_optimal_solve(ruleset, options: SolveOptions, progress) -> SolveResult:
+    """The near-optimal policy (``nearopt.py``): its printable play table, its regret bound measured
+    exactly on every configuration the exact solver reaches, and seeded self-play against the
+    simple rules; the values are its own self-play (sampled, not exact)."""
+    from .nearopt_play import answer_text, solve_near_optimal
+    from solver.limits import Limits
+    res = solve_near_optimal(ruleset, Limits(deadline=options.deadline),
+                             (lambda what, done, total: progress(what, done, total)) if progress else None)
+    mirror = [r for r in res["self_play_round"] if r["opponent"] == "near-optimal"]
+    values = tuple(r["utility"] for r in sorted(mirror, key=lambda r: r["seat"]))
+    if len(values) == 2:   # zero-sum: one run's value for both seats, not two runs' that need not add up
+        values = (values[0], -values[0])
+    if len(values) != config_from(ruleset).players:
+        return SolveResult.stopped("near-optimal: the self-play gave no value for every seat", 0, res["method"])
+    extras = {k: v for k, v in res.items() if k not in ("engine", "exact", "method", "printable")}
+    extras["printable"] = answer_text(res)   # the command prints it under the values
+    return SolveResult(values, "near-optimal", False, 0, res["method"], extras=extras,
+                       value_meaning="each seat's U (P(win) - P(lose)) when every seat follows the "
+                                     "near-optimal policy, sampled by self-play (extras: games, 95% "
+                                     "intervals); the policy's measured regret bound is regret_bound")
+
+
+#: ``solve`` tries the generic pipeline first (fractions, play table, picture) when it fits, the C
+#: solver for bigger 2-player rounds, and the near-optimal policy where neither can finish
+ENGINES = (
+    generic_engine(default_states=GENERIC_STATES, applies=_generic_applies, check=_fast_check,
+                   note=_c_unavailable),
+    Engine("c-solver", _c_applies, _c_solve),
+    Engine("near-optimal", _near_optimal_applies, _near_optimal_solve),
+)

@@ -1,0 +1,131 @@
+"""The typed parts a game declares in its ``GameSpec`` besides its rules: engines that solve it,
+what they answer, what a simulation measures, and a deduction from one player's view.
+
+These types hold no solver code, so a game folder can declare its parts without importing the
+solver; ``solver.analysis.solve_ruleset`` and ``solver.montecarlo.simulate_ruleset`` run them,
+handling the user's limits, output folders, timing and the JSON schema once for every game.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, Sequence
+
+from .protocol import Game
+from .ruleset import Ruleset
+
+#: what a ``SolveResult``'s values are
+MEANINGS = ("optimal", "policy-value", "bound", "near-optimal")
+
+#: ``progress(phase, done, total)``: how far a long solve is (the CLI's progress bar)
+Progress = Callable[[str, int, "int | None"], None]
+
+
+@dataclass(frozen=True)
+class SolveOptions:
+    """The user's requests and limits for one solve, checked by ``solve_ruleset`` before any
+    engine sees them (positive limits, a usable output folder)."""
+    exact: bool | None = None          #: True: fractions; False: floats; None: the engine decides
+    max_states: int | None = None      #: the user's state cap (None: the engine's own default)
+    deadline: float | None = None      #: a ``time.perf_counter()`` value; None: no time limit
+    timeout: float | None = None       #: the time limit as the user gave it (for messages)
+    out_dir: Path | None = None        #: an existing folder for the engine's files; None: no files
+    full: bool = False                 #: play table of every decision state
+    check_invariants: bool = True      #: the explorer's invariant checks (scenario runs skip them)
+    #: solutions shared between identical graphs (``solver.graphmemo``; the scenario runner's)
+    solve_memo: dict | None = field(default=None, compare=False)
+
+    def remaining(self) -> float | None:
+        """Seconds left of the time limit (at least a millisecond), or None without one."""
+        return None if self.deadline is None else max(0.001, self.deadline - time.perf_counter())
+
+    def states(self, default: int | None) -> int | None:
+        return self.max_states if self.max_states is not None else default
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """What one engine answered. ``values`` per seat (Fractions when ``exact``); ``states`` and
+    ``edges`` are those of the engine that answered; ``partial`` the reason a limit stopped it
+    (then ``values`` is None); ``extras`` plain JSON values the engine adds; ``solution`` an
+    in-memory object for callers that read more (report, sweep), never serialised."""
+    values: tuple[Fraction | float, ...] | None
+    meaning: str
+    exact: bool
+    states: int
+    method: str
+    edges: int | None = None
+    partial: str | None = None
+    extras: Mapping[str, Any] = field(default_factory=dict)
+    files: tuple[str, ...] = ()
+    #: what a value is, when not the game's ``value_meaning`` (a policy's value, a bound)
+    value_meaning: str = ""
+    solution: Any = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.meaning not in MEANINGS:
+            raise ValueError(f"meaning {self.meaning!r} is not one of {MEANINGS}")
+        if (self.values is None) != (self.partial is not None):
+            raise ValueError("a result has values exactly when it is complete")
+        object.__setattr__(self, "extras", MappingProxyType(dict(self.extras)))
+
+    @classmethod
+    def stopped(cls, reason: str, states: int, method: str, edges: int | None = None,
+                **extras: Any) -> "SolveResult":
+        """A result a limit cut short: no values, the reason and how far it got."""
+        return cls(None, "optimal", False, states, method, edges, partial=reason, extras=extras)
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One way to solve a game. ``applies(ruleset, options)`` is None when it can answer, else the
+    one-line reason it cannot; ``solve(ruleset, options, progress)`` answers within the limits."""
+    name: str
+    applies: Callable[[Ruleset, SolveOptions], str | None]
+    solve: Callable[[Ruleset, SolveOptions, "Progress | None"], SolveResult]
+
+
+@dataclass(frozen=True)
+class Play:
+    """One finished simulated game, as metrics see it: the last state, each seat's return, the
+    number of moves, and every decision made as (seat, action)."""
+    final: Any
+    returns: tuple
+    moves: int
+    decisions: Sequence[tuple[int, Any]]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A quantity measured on each simulated play: ``of(game, play)`` is one number, or one per
+    seat when ``per_seat``. A ``proportion`` (0 or 1 each play) gets a Wilson interval."""
+    name: str
+    of: Callable[[Game, Play], Any]
+    per_seat: bool = False
+    proportion: bool = False
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """What a game's own playout engine returns: per-seat and overall estimates (each a
+    ``{"mean", "ci95", "n"}`` mapping), the policy names per seat, and plain JSON extras."""
+    seat_policies: Sequence[str]
+    seats: Sequence[Mapping[str, Any]]
+    metrics: Mapping[str, Any]
+    extras: Mapping[str, Any] = field(default_factory=dict)
+
+
+#: a game's own playout engine: ``(ruleset, games, seed, policy or None, progress) -> Simulation``
+Simulator = Callable[[Ruleset, int, int, "str | None", "Callable[[int, int], None] | None"], Simulation]
+
+
+@dataclass(frozen=True)
+class Deduction:
+    """``deduce``: ``run(path)`` reads a position file and returns the JSON document; ``text``
+    renders it for the terminal."""
+    what: str
+    run: Callable[[Path], dict[str, Any]]
+    text: Callable[[dict[str, Any]], str]

@@ -1,0 +1,204 @@
+"""Differential test: the C engine against the Python model, one turn at a time, for every ruling
+option the C engine claims; every option it does not claim makes ``fast.applies`` say why.
+
+For a random reachable turn-start state, the Python model's turn is expanded (draw, effect,
+choices, openings, escapes) until the next turn-start states or the end of the round; the C engine
+lists its next turn-start states (``fast.turn``). Both sets must be equal, and under random values
+given to those next states both must give the turn the same value: that checks every chance
+probability, every choice offered and every terminal score of the turn.
+"""
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import pytest
+
+from model.loira import fast
+from model.loira.rulings import RULINGS
+from model.loira.state import PH, Phase
+from model.protocol import CHANCE, TERMINAL
+from test_loira_helpers import game, ruleset
+
+# a deck holding every base card kind (nulls included), a roll for each seat and none in the centre
+# (Toc-Toc then takes one from the other seat), three stall values
+BASE = {"deck": ["F-", "F1", "F2", "P-", "P2", "M1", "M2", "grito", "grito", "toc-toc", "interruptor",
+                 "chute", "descarga", "fios", "espelho"],
+        "stalls": [2, 3, 4], "rolls": [1, 1], "centre_rolls": 0}
+# rulings whose alternatives show only in some configurations get their own (rolls carried in for
+# L09; a 2-stall centre so that it empties for L07; two rolls each so that escorts recur)
+EXTRA = {"L07": {"stalls": [2], "deck": ["F1", "F2", "M1", "grito", "grito", "chute", "fios", "espelho"]},
+         "L09": {"rolls": [2, 1], "centre_rolls": 1},
+         "L17": {"rolls": [2, 2]}, "L21": {"rolls": [2, 2]}, "L27": {"rolls": [2, 2]},
+         # ties on points decided by counting nulls or a kept Interruptor; a stopped holder
+         "L05": {"deck": ["F-", "P-", "F2", "M2", "interruptor", "interruptor", "espelho",
+                          "grito"], "stalls": [2]},
+         "L13": {"deck": ["F1", "F2", "M1", "interruptor", "interruptor", "grito", "chute"], "stalls": [2]},
+         "L19": {"deck": ["F1", "F2", "M1", "grito", "rapagote", "aluna", "tia"]}}
+
+CLAIMED = [(rid, opt) for rid, opt in fast.FLAGS] + [
+    (r.id, opt) for r in RULINGS if r.id in fast.SAME_IN_SCOPE and r.id not in ("L34", "L35")
+    for opt in list(r.options)[1:]]
+UNCLAIMED = [(r.id, opt) for r in RULINGS for opt in list(r.options)[1:]
+             if (r.id, opt) not in CLAIMED and r.id not in ("L34", "L35")]
+
+
+def _available():
+    try:
+        fast._library()
+    except fast.FastUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+def _turn_states(g, rng: random.Random, count: int) -> list[tuple[int, ...]]:
+    """Turn-start states met on random plays (mostly going, sometimes stopping)."""
+    found: dict[tuple[int, ...], None] = {}
+    for _ in range(200):
+        s = g.initial_state()
+        while g.current_player(s) != TERMINAL:
+            if s[PH] == Phase.TURN:
+                found[s] = None
+            seat = g.current_player(s)
+            if seat == CHANCE:
+                outs = g.chance_outcomes(s)
+                s = g.apply(s, rng.choices([o for o, _ in outs], [float(p) for _, p in outs])[0])
+            else:
+                acts = list(g.legal_actions(s))
+                s = g.apply(s, acts[0] if len(acts) > 1 and rng.random() < 0.75 else rng.choice(acts))
+        if len(found) >= 4 * count:
+            break
+    states = list(found)
+    rng.shuffle(states)
+    return states[:count]
+
+
+def _python_turn(g, s, leaf, root=True) -> Fraction:
+    """Seat 0's value of the turn from ``s`` with ``leaf`` valuing the next turn-start states."""
+    if not root and s[PH] == Phase.TURN:
+        return leaf(s)
+    seat = g.current_player(s)
+    if seat == TERMINAL:
+        return g.returns(s)[0]
+    if seat == CHANCE:
+        return sum(p * _python_turn(g, g.apply(s, o), leaf, False) for o, p in g.chance_outcomes(s))
+    vals = [_python_turn(g, g.apply(s, a), leaf, False) for a in g.legal_actions(s)]
+    return max(vals) if seat == 0 else min(vals)
+
+
+def _compare(g, states, rng: random.Random) -> int:
+    compared = 0
+    for s in states:
+        nexts: set[tuple[int, ...]] = set()
+
+        def collect(t):
+            nexts.add(fast.c_state(g, t))
+            return Fraction(0)
+        _python_turn(g, s, collect)
+        succ, _ = fast.turn(g.cfg, fast.c_state(g, s))
+        assert set(succ) == nexts and len(succ) == len(nexts), g.describe_state(s)
+        for _ in range(2):
+            value = {t: Fraction(rng.randint(-60, 60), 60) for t in succ}
+            expect = _python_turn(g, s, lambda t: value[fast.c_state(g, t)])
+            _, got = fast.turn(g.cfg, fast.c_state(g, s), [float(value[t]) for t in succ])
+            assert got == pytest.approx(float(expect), abs=1e-12), g.describe_state(s)
+        compared += 1
+    return compared
+
+
+def test_default_rulings_turn_by_turn():
+    _available()
+    g = game(BASE)
+    assert fast.supports(g.cfg) is None
+    assert _compare(g, _turn_states(g, random.Random(1), 40), random.Random(2)) == 40
+
+
+@pytest.mark.parametrize("rid,opt", CLAIMED, ids=[f"{r}={o}" for r, o in CLAIMED])
+def test_claimed_option_turn_by_turn(rid, opt):
+    _available()
+    params = {**BASE, **EXTRA.get(rid, {})}
+    g = game(params, {rid: opt})
+    assert fast.applies(ruleset(params, {rid: opt})) is None
+    seed = sum(map(ord, rid + opt))
+    assert _compare(g, _turn_states(g, random.Random(seed), 30), random.Random(seed + 1)) == 30
+
+
+# every mini-expansion card the C engine claims, alone in a small deck and all together; rolls so
+# that escorts, Tia's steals and Toc-Toc happen; stalls so that Diretora and Rapagote may lack some
+EXPANSIONS = ["rapagote", "zelador", "diretora", "tia", "aluna", "ralo"]
+SMALL = ["F-", "F1", "F2", "P2", "M1", "grito", "grito", "descarga", "fios", "toc-toc"]
+
+
+@pytest.mark.parametrize("cards", [[c] for c in EXPANSIONS] + [EXPANSIONS, ["ralo", "ralo", "zelador"]],
+                         ids=EXPANSIONS + ["all", "two-ralos"])
+def test_mini_expansion_turn_by_turn(cards):
+    _available()
+    params = {"deck": SMALL + cards, "stalls": [2, 4], "rolls": [1, 1], "centre_rolls": 1}
+    g = game(params)
+    assert fast.applies(ruleset(params)) is None
+    seed = sum(map(ord, "".join(cards)))
+    assert _compare(g, _turn_states(g, random.Random(seed), 30), random.Random(seed + 1)) == 30
+
+
+@pytest.mark.parametrize("rulings", [{"L11": "bathroom-only", "L21": "yes", "L27": "opening-continues"},
+                                     {"L17": "rolls-returned", "L18": "opener", "L03": "grito-only"}])
+def test_mini_expansions_under_rulings_turn_by_turn(rulings):
+    _available()
+    params = {"deck": SMALL + EXPANSIONS, "stalls": [2, 4], "rolls": [2, 2], "centre_rolls": 0}
+    g = game(params, rulings)
+    assert _compare(g, _turn_states(g, random.Random(7), 30), random.Random(8)) == 30
+
+
+# configurations in which each unclaimed option can be exercised: applies() must name it
+EXERCISE = {"L14": {"deck": "standard", "stalls": "standard", "expansions": ["merendeira"]},
+            "L15": {"objective": "match"}, "L16": {"objective": "match"},
+            "L19": {"deck": "standard", "stalls": "standard", "expansions": ["rapagote"]},
+            "L20": {"deck": "standard", "stalls": "standard", "expansions": ["ralo"]},
+            "L25": {"deck": ["F1", "F2", "grito", "toc-toc"]}}
+
+
+@pytest.mark.parametrize("rid,opt", UNCLAIMED, ids=[f"{r}={o}" for r, o in UNCLAIMED])
+def test_unclaimed_option_is_refused_with_a_reason(rid, opt):
+    rs = ruleset({**BASE, **EXERCISE[rid]} if isinstance(EXERCISE[rid].get("deck"), list)
+                 else EXERCISE[rid], {rid: opt})
+    reason = fast.applies(rs)
+    assert reason and ("C engine" in reason), reason
+    if rid == "L25":
+        assert "L25=reshuffle" in reason
+
+
+def test_options_the_scope_cannot_exercise_keep_the_c_engine():
+    # L36: no roll to take changes only the direction, which 2 players do not have (issue 11's case)
+    assert fast.applies(ruleset({}, {"L36": "no-effect"})) is None
+    # L25 reshuffle with three Gritos: the third ends the round before the deck can run out
+    assert fast.applies(ruleset({}, {"L25": "reshuffle"})) is None
+    assert fast.applies(ruleset({"players": 3}, {})) == "the C engine handles 2 players, not 3"
+
+
+def test_solve_under_l36_answers_with_the_c_engine_and_the_same_value():
+    # issue 11: 'solve ... --ruling L36=no-effect' fell back to the generic pipeline (41 s); the
+    # 10-card bench rung (275,580 turn states) now goes to the C engine, no generic probe first
+    _available()
+    from solver.analysis import solve_ruleset
+    params = {"deck": ["F1", "F2", "M1", "grito", "M2", "toc-toc", "P1", "grito", "descarga", "P2"],
+              "stalls": [2, 3, 4], "centre_rolls": 2}
+    res = solve_ruleset(ruleset(params, {"L36": "no-effect"})).doc()
+    assert not res["partial"] and res["engine"] == "c-solver"
+    assert res["method"].startswith("specialised C solver")
+    assert res["states"] == 275_580
+    assert res["values"] == solve_ruleset(ruleset(params)).doc()["values"]   # L36 changes nothing with 2
+    assert res["values"][0]["float"] == pytest.approx(0.026182208994709, abs=1e-12)  # docs/loira.md ladder
+
+
+def test_solve_exact_past_the_forms_bound_is_partial_not_floats(monkeypatch):
+    _available()
+    from model.loira import engines
+    from solver.analysis import solve_ruleset
+    params = {"deck": ["F1", "F2", "M1", "grito", "M2", "toc-toc", "P1", "grito"], "stalls": [2, 3, 4],
+              "centre_rolls": 1}   # the 8-card rung: 16,469 turn states
+    # by default the C engine gives exact forms up to 50,000 turn states
+    res = solve_ruleset(ruleset(params), exact=None, engine="c-solver").doc()
+    assert not res["partial"] and res["exact"] and res["values"][0]["fraction"]
+    assert res["values"][0]["float"] == pytest.approx(0.076794, abs=1e-6)   # docs/loira.md ladder
+    monkeypatch.setattr(engines, "FAST_EXACT_MAX", 1000)
+    res = solve_ruleset(ruleset(params), exact=True, engine="c-solver").doc()
+    assert res["partial"] and res["values"] is None and "stop at 1,000" in res["reason"]

@@ -1,0 +1,104 @@
+"""The near-optimal Loira policy: its stored regret table re-measured on the configurations that fit
+in CI time, its printable stop table against its own decisions, and the full-deck answer."""
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import pytest
+
+from model.loira import SPEC
+from model.loira.exact import regret, solve
+from solver.montecarlo import simulate_ruleset
+from model.loira.nearopt import _binary, choose, near_optimal, training_configs
+from model.loira.nearopt_play import OPPONENTS, solve_near_optimal, stop_table
+from model.loira.nearopt_regret import CONFIGS, _shape, build_config, stored
+from model.loira.policies import POLICIES
+from model.loira.state import STOP_ACT, TURN
+from model.loira.table import features
+from model.protocol import CHANCE, TERMINAL
+from model.registry import load_ruleset
+from solver.limits import Limits
+from solver.montecarlo import sample_outcome
+
+#: configurations whose exact regret takes seconds (the 8- and 10-card rungs take minutes)
+FAST = ["bench rung, 4 cards", "bench rung, 6 cards", "loira-mini", "tiny example",
+        "3 players, L04/L08 example"]
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_stored_regret_is_what_the_policy_gets(name):
+    """The regret table the solve answer quotes is the exact regret of the policy as it is now."""
+    row = next(r for r in stored()["rows"] if r["configuration"] == name)
+    _, ruleset, overrides = next(c for c in CONFIGS if c[0] == name)
+    g = build_config(ruleset, overrides)
+    got = regret(g, near_optimal, solve(g))
+    bound = Fraction(stored()["worst"]["regret"])
+    for seat in row["seats"]:
+        r = got[seat["seat"]]
+        assert str(r["optimal"]) == seat["optimal"] and str(r["regret"]) == seat["regret"]
+        assert 0 <= r["regret"] <= bound
+
+
+def test_regret_rows_carry_known_optima():
+    # loira-mini 46/405 and the verify configuration 101/560 (docs/loira.md, generic solver agrees)
+    rows = {r["configuration"]: r for r in stored()["rows"]}
+    assert rows["loira-mini"]["seats"][0]["optimal"] == "46/405"
+    assert rows["verify configuration"]["seats"][0]["optimal"] == "101/560"
+    worst = stored()["worst"]
+    assert worst["regret_float"] == max(s["regret_float"] for r in rows.values() for s in r["seats"])
+
+
+def test_training_and_measured_configurations_are_disjoint():
+    trained = {_shape(build_config(None, p)) for p in training_configs()}
+    assert not trained & {_shape(build_config(r, o)) for _, r, o in CONFIGS}
+
+
+def test_printed_stop_table_is_the_policys_decision():
+    """Sampled go/stop decisions of full-deck games: the printed cell says what the policy does."""
+    g = build_config(None, {})
+    grids = stop_table()["grids"]
+    rng = random.Random(3)
+    checked = 0
+    for _ in range(30):
+        s = g.initial_state()
+        while g.current_player(s) != TERMINAL:
+            seat = g.current_player(s)
+            if seat == CHANCE:
+                s = g.apply(s, sample_outcome(g.chance_outcomes(s), rng))
+                continue
+            a = choose(g, s)
+            kind = _binary(g, s)
+            if kind and kind[0] == "stop" and a != 2:       # 2: the Interruptor, decided first
+                margin, risk, own, gritos = features(g, s)
+                row = next(r for r in grids[gritos]["rows"] if r["lead"] == margin)
+                assert (row["cells"][risk][own] == "S") == (a == STOP_ACT), (s[TURN], features(g, s))
+                checked += 1
+            s = g.apply(s, a)
+    assert checked > 100
+
+
+def test_full_deck_answer_is_marked_near_optimal():
+    res = solve_near_optimal(load_ruleset("loira"), Limits.starting_now(timeout=4), seed=5)
+    assert res["engine"] == "near-optimal" and res["exact"] is False
+    assert res["regret_bound"] == stored()["worst"]
+    assert "Gritos resolved: 2" in res["printable"]
+    for key in ("self_play_round", "self_play_match"):
+        rows = res[key]
+        assert {(r["opponent"], r["seat"]) for r in rows} == {(o, s) for o in OPPONENTS for s in (0, 1)}
+        for r in rows:
+            assert r["games"] >= 20 and r["ci95"][0] <= r["utility"] <= r["ci95"][1]
+    assert res["target_wins"] == 2
+
+
+def test_simulate_accepts_the_policy_name():
+    assert "near-optimal" in POLICIES
+    rs = load_ruleset("loira-mini")
+    out = simulate_ruleset(rs, 40, 2, "near-optimal:stop-at-5", None)
+    assert out["seat_policies"] == ["near-optimal", "stop-at-5"] and out["games"] == 40
+
+
+def test_three_players_run():
+    rs = load_ruleset("loira").with_overrides({"players": 3}, spec=SPEC.schema)
+    out = simulate_ruleset(rs, 10, 4, "near-optimal", None)
+    assert out["games"] == 10

@@ -1,0 +1,42 @@
+"""CLI start-up stays light: listing games, help pages and a Bomb Busters deduction import none of
+the heavy libraries (numpy, scipy, z3, networkx, matplotlib); those load where they are used. A
+structural test, not a timing test (the machine may be shared)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HEAVY = ("numpy", "scipy", "z3", "networkx", "matplotlib")
+COMMANDS = [["--help"], ["games"], ["games", "--json"], ["games", "loira"], ["solve", "--help"],
+            ["verify", "--help"], ["deduce", "examples/bomb-busters/start-5p-2of3-reds.json", "--json"]]
+
+PROBE = """
+import contextlib, io, json, sys
+import cli
+for argv in json.loads(sys.argv[1]):
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            cli.main(argv)
+        except SystemExit as exc:
+            assert not exc.code, (argv, exc.code)
+print(json.dumps(sorted(m for m in json.loads(sys.argv[2]) if m in sys.modules)))
+"""
+
+
+def test_light_commands_import_no_heavy_library():
+    out = subprocess.run([sys.executable, "-c", PROBE, json.dumps(COMMANDS), json.dumps(HEAVY)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+def test_lazy_game_classes_still_import():
+    import model.loira as loira
+    from model.loira.game import LoiraGame
+    assert loira.LoiraGame is LoiraGame
+    from model.pig import SPEC
+    from model.pig.game import Pig
+    assert isinstance(SPEC.build(SPEC.default()), Pig)
