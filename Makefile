@@ -1,9 +1,10 @@
 # Two commands that work on a fresh machine: `make verify` and `make test`.
 PYTHON ?= python3
 VENV ?= .venv
+WHEEL_TMP ?= /tmp/ruleproof-wheel-check
 BIN := $(VENV)/bin
 
-.PHONY: setup extras verify test test-all soak fuzz bench clean
+.PHONY: setup extras verify test test-all soak fuzz bench wheel-check clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,3 +48,12 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+
+# the wheel as a user gets it: built, installed into a fresh venv outside the checkout, and run from
+# there (`verify pig` and every stored scenario); catches data or modules missing from the package
+wheel-check: setup
+	rm -rf $(WHEEL_TMP) && mkdir -p $(WHEEL_TMP)
+	$(BIN)/python -m pip wheel --quiet --no-deps -w $(WHEEL_TMP)/dist .
+	$(PYTHON) -m venv $(WHEEL_TMP)/venv
+	$(WHEEL_TMP)/venv/bin/python -m pip install --quiet $(WHEEL_TMP)/dist/ruleproof-*.whl
+	cd $(WHEEL_TMP) && venv/bin/ruleproof verify pig && venv/bin/ruleproof rulings check
