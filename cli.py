@@ -26,10 +26,10 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from model.registry import GAMES, all_specs, get_spec, load_ruleset
-from model.ruleset import Ruleset, RulesetError, did_you_mean
-from solver import runtime
-from solver.report import FAILS, HOLDS, UNKNOWN
+from ruleproof.model.registry import GAMES, all_specs, get_spec, load_ruleset
+from ruleproof.model.ruleset import Ruleset, RulesetError, did_you_mean
+from ruleproof.solver import runtime
+from ruleproof.solver.report import FAILS, HOLDS, UNKNOWN
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="ruleproof: a formal rules verifier and exhaustive solver for tabletop games.")
@@ -69,13 +69,13 @@ def _short(value: Any) -> str:
 
 def game_policies(spec) -> list[str]:
     """The names ``--policy`` accepts for a game (simulate)."""
-    from solver.montecarlo import policy_names
+    from ruleproof.solver.montecarlo import policy_names
     return policy_names(spec)
 
 
 def game_engines(spec) -> list[str]:
     """The engines ``solve`` tries for a game, in order."""
-    from solver.analysis import engines_of
+    from ruleproof.solver.analysis import engines_of
     return [e.name for e in engines_of(spec)]
 
 
@@ -252,7 +252,13 @@ def run(fn, *args, timeout: float | None = None, as_json: bool = False, **kwargs
     try:
         try:
             with runtime.time_limit(timeout, hard_stop):
-                fn(*args, **kwargs)
+                try:
+                    fn(*args, **kwargs)
+                except Exception:
+                    if runtime.alarm_fired() is None:
+                        raise
+                    # the alarm's TimeLimit was swallowed and replaced inside a library call
+                    raise runtime.TimeLimit(runtime.alarm_fired()) from None
         except runtime.TimeLimit as e:
             stopped_by_limit(str(e), as_json)
         except MemoryError:
@@ -334,8 +340,8 @@ def verify(ctx: typer.Context,
                                                    help="seconds for the whole command (games share it)"),
            as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Exhaustive invariant checks and Z3 proofs on each game's default small configuration."""
-    from solver.verify import overall_status, verify_document
-    from solver.verify import verify as run_verify
+    from ruleproof.solver.verify import overall_status, verify_document
+    from ruleproof.solver.verify import verify as run_verify
 
     def body():
         start = time.perf_counter()
@@ -430,7 +436,7 @@ def print_verify_summary(r) -> None:
         if len(line) + 2 > width:
             line = line[:width - 3] + "…"
         out.print(f"{STATUS_SYMBOL[p.status]} {escape(line.rstrip())}", highlight=False, soft_wrap=True)
-    from solver.verify import evidence_counts
+    from ruleproof.solver.verify import evidence_counts
     counts = evidence_counts(r.properties)
     out.print(f"{r.ruleset.game}: {r.status} — " + ", ".join(f"{counts[k]} {k}" for k in
               ("proved", "exhaustive", "sampled", "fails", "unknown") if counts.get(k))
@@ -461,8 +467,8 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
 
     Files: play_table.csv (typed columns; play_table.meta.json says what each means and whose value
     it is), policy_summary.txt/.csv, policy.png and (small graphs) decision_graph.graphml."""
-    from solver.analysis import solve_ruleset
-    from solver.outputs import staged_folder
+    from ruleproof.solver.analysis import solve_ruleset
+    from ruleproof.solver.outputs import staged_folder
 
     def body():
         check_limits(max_states, timeout)
@@ -542,7 +548,7 @@ def report(ctx: typer.Context,
     with --against what the edit changed. Without --html/--md the Markdown goes to stdout.
     Exit 1 when the verdict is fails or unknown, the values could not be computed within the
     limits, or --against finds a regression."""
-    from solver.page import build_report, exit_code, json_view, render_html, render_markdown
+    from ruleproof.solver.page import build_report, exit_code, json_view, render_html, render_markdown
 
     def body():
         check_limits(max_states, timeout)
@@ -611,7 +617,7 @@ def sweep(ctx: typer.Context,
           as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Values and game length over a grid of parameter values: exact where the solver finishes
     within the per-point limits, simulated beyond (each row says which, and under which policy)."""
-    from solver.sweep import parse_param, plot_sweep, run_sweep
+    from ruleproof.solver.sweep import parse_param, plot_sweep, run_sweep
 
     def body():
         check_limits(max_states, timeout)
@@ -716,7 +722,7 @@ def export(ctx: typer.Context, target: str = typer.Argument(..., help="game, bui
     """Write the explored model to FILE for Storm/PRISM: an MDP of every seat's choices, or the chain a
     policy induces; labels name the mover, terminal states and each seat's win; rewards count turns.
     Usage: ruleproof export RULESET --format prism|drn|jani FILE [--policy ...] [game parameters]."""
-    from solver.export import export_ruleset
+    from ruleproof.solver.export import export_ruleset
 
     def body():
         check_limits(max_states, timeout)
@@ -759,7 +765,7 @@ def simulate(ctx: typer.Context, target: str = typer.Argument(..., help="game, b
              timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for the whole run"),
              as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Seeded Monte Carlo with 95% confidence intervals."""
-    from solver import montecarlo
+    from ruleproof.solver import montecarlo
 
     def body():
         check_limits(None, timeout)
@@ -852,7 +858,7 @@ def rulings_diff(ctx: typer.Context, target: str = typer.Argument(..., help="gam
     """Where a ruling's readings part. One of three answers per alternative: parts (a shortest
     situation and the change in optimal values), harmless (exhaustive over the configurations
     named), or not exercised (by the configuration given; larger ones searched in part)."""
-    from solver.rulings import known_ruling, ruling_diff
+    from ruleproof.solver.rulings import known_ruling, ruling_diff
 
     def body():
         start = time.perf_counter()
@@ -907,7 +913,7 @@ def rulings_rank(ctx: typer.Context,
                  as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Every ruling alternative ranked by how far it moves the values (each seat's optimal value)
     and the expected length of play, on one configuration (named in the output)."""
-    from solver.rulings import known_ruling, rank_rulings
+    from ruleproof.solver.rulings import known_ruling, rank_rulings
 
     def body():
         start = time.perf_counter()
@@ -952,7 +958,7 @@ def rulings_check(game: Optional[str] = typer.Argument(None, help="game; omitted
                   record: bool = typer.Option(False, "--record", help="store current results as expected"),
                   as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Re-run the stored ruling regression scenarios (scenarios/<game>.json); exit 1 on any change."""
-    from solver.analysis import check_games, record_scenarios
+    from ruleproof.solver.analysis import check_games, record_scenarios
 
     def body():
         start = time.perf_counter()
@@ -988,7 +994,7 @@ def deduce(view: Path = typer.Argument(..., help="a Bomb Busters VIEW.json posit
            as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Bomb Busters: exact wire probabilities from one player's view."""
     def body():
-        from solver.analysis import deduce_file
+        from ruleproof.solver.analysis import deduce_file
         doc, text = deduce_file(view)
         if as_json:
             emit(doc)
@@ -1010,7 +1016,7 @@ def compare(ctx: typer.Context,
             as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """What a rule edit changes: properties with their evidence, optimal values, game length.
     Exit 1 when B fails or cannot decide a property A holds, or when values could not be computed."""
-    from solver.analysis import compare_rulesets
+    from ruleproof.solver.analysis import compare_rulesets
 
     def body():
         start = time.perf_counter()

@@ -37,13 +37,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchlib import Report, add_arguments, peak_mib  # noqa: E402
 
-from model.bomb_busters import SPEC, build  # noqa: E402
-from model.bomb_busters.deduce import deduce, plays  # noqa: E402
-from model.bomb_busters.observe import position  # noqa: E402
-from model.bomb_busters.policy import POLICIES  # noqa: E402
-from model.bomb_busters.state import Phase  # noqa: E402
-from model.protocol import CHANCE, TERMINAL  # noqa: E402
-from solver.montecarlo import simulate_ruleset  # noqa: E402
+from ruleproof.model.bomb_busters import SPEC, build  # noqa: E402
+from ruleproof.model.bomb_busters.deduce import deduce, plays  # noqa: E402
+from ruleproof.model.bomb_busters.observe import position  # noqa: E402
+from ruleproof.model.bomb_busters.policy import POLICIES  # noqa: E402
+from ruleproof.model.bomb_busters.state import Phase  # noqa: E402
+from ruleproof.model.protocol import CHANCE, TERMINAL  # noqa: E402
+from ruleproof.solver.montecarlo import simulate_ruleset  # noqa: E402
 
 
 def deduction_times(players: int, games: int, seed: int) -> dict[int, list[float]]:
@@ -81,13 +81,13 @@ BEFORE_S17 = {"format-example.json": 0.0005, "midgame-3p.json": 0.0049, "slot-ne
 
 
 def _deduce_command(pos) -> dict:
-    from model.bomb_busters.deduce import report
+    from ruleproof.model.bomb_busters.deduce import report
     return report(deduce(pos))
 
 
 def deduce_command_times(counts: list[int], seed: int) -> None:
     import tracemalloc
-    from model.bomb_busters.view import load_view
+    from ruleproof.model.bomb_busters.view import load_view
     print("== the deduce command's compute: engine + play table + Detector Duplo table (CPU s, best of 3) ==")
     print(f"{'view':<34} {'hidden':>6} {'states':>7} {'seconds':>8} {'states/s':>9} {'peak MB':>8} {'vs before':>9}")
     cases = [(path.name, load_view(path)) for path in sorted(EXAMPLES.glob("*.json"))]
@@ -113,9 +113,9 @@ def deduce_command_times(counts: list[int], seed: int) -> None:
 
 def untokened_view(players: int, seed: int, reds, red_in: int, yellows, yellow_in: int, blue_values: int = 12):
     """A set-up position with no info tokens at all (the hardest case): every other wire hidden."""
-    from model.bomb_busters import tiles as T
-    from model.bomb_busters.mission import rack_sizes, racks_for
-    from model.bomb_busters.view import parse_view
+    from ruleproof.model.bomb_busters import tiles as T
+    from ruleproof.model.bomb_busters.mission import rack_sizes, racks_for
+    from ruleproof.model.bomb_busters.view import parse_view
     rng = random.Random(seed)
     pool = T.blue_pool(blue_values, 4) + [T.red(v) for v in rng.sample(reds, red_in)] + \
         [T.yellow(v) for v in rng.sample(yellows, yellow_in)]
@@ -139,7 +139,7 @@ def untokened_view(players: int, seed: int, reds, red_in: int, yellows, yellow_i
 def peer_blocker(pos) -> str | None:
     """Why the peer cannot be given exactly this view, or None. Its calculator mode has one stand
     per player, blue/yellow info tokens, and "holds at least one" deductions from failed cuts."""
-    from model.bomb_busters import tiles as T
+    from ruleproof.model.bomb_busters import tiles as T
     if any(sum(1 for h, _ in pos.racks if h == hand) > 1 for hand, _ in pos.racks) or len(pos.own) > 1:
         return "two racks in one hand"
     for hand, slots in pos.racks:
@@ -156,7 +156,7 @@ def peer_blocker(pos) -> str | None:
 def _peer_game(pos, bb):
     """The same view in the peer's own API: GameState.from_partial_state (its calculator mode),
     cut wires and info tokens as its slot states, claims as its MustHaveValue constraints."""
-    from model.bomb_busters import tiles as T
+    from ruleproof.model.bomb_busters import tiles as T
     C = bb.WireColor
     offset = {0: 0.0, 1: 0.1, 5: 0.5}
 
@@ -191,7 +191,7 @@ def _peer_game(pos, bb):
 
 def _worker(engine: str, view_file: str, peer: str | None) -> None:
     """One engine on one view, in this process; prints CPU seconds and every marginal as JSON."""
-    from model.bomb_busters.view import load_view
+    from ruleproof.model.bomb_busters.view import load_view
     resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
     pos = load_view(Path(view_file))
     probs: dict[str, float] = {}
@@ -283,9 +283,9 @@ def _max_diff(a: dict, b: dict) -> str:
 
 
 def peer_comparison(peer: str, timeout: float, seed: int) -> None:
-    from model.bomb_busters.brute import brute_force
-    from model.bomb_busters.observe import view_json
-    from model.bomb_busters.view import parse_view
+    from ruleproof.model.bomb_busters.brute import brute_force
+    from ruleproof.model.bomb_busters.observe import view_json
+    from ruleproof.model.bomb_busters.view import parse_view
     print(f"\n== peer: CzJLee/Bomb-Busters (exact solver) from {peer}, 4 players, CPU s, timeout {timeout:g} s ==")
     print(f"{'position':<38} {'hidden':>6} {'ours s':>7} {'peer s':>10} {'ratio':>7} {'max |dp|':>8} {'peer default':>12}")
     with tempfile.TemporaryDirectory() as tmp:

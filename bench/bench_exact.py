@@ -35,9 +35,9 @@ def peak_mib() -> float:
 
 def child_pig(goal: int) -> dict:
     sys.path.insert(0, str(ROOT))
-    from model.pig.game import Pig
-    from solver.explore import explore
-    from solver.solve import solve
+    from ruleproof.model.pig.game import Pig
+    from ruleproof.solver.explore import explore
+    from ruleproof.solver.solve import solve
     ex = explore(Pig(goal=goal))
     start, cpu = time.perf_counter(), time.process_time()
     sol = solve(ex, exact=True)
@@ -49,8 +49,8 @@ def child_pig(goal: int) -> dict:
 
 def child_presentes(board: str, p03: str) -> dict:
     sys.path.insert(0, str(ROOT))
-    from model.presentes import SPEC
-    from model.presentes.exact import analyse
+    from ruleproof.model.presentes import SPEC
+    from ruleproof.model.presentes.exact import analyse
     rs = SPEC.default().with_overrides({"board": board, "players": 2, "dice": 1}, {"P03": p03},
                                        spec=SPEC.schema, source="bench")
     game = SPEC.build(rs)

@@ -54,20 +54,20 @@ def params(rung: int) -> dict:
 def run_rung(rung: int, engine: str) -> dict:
     from types import MappingProxyType
 
-    from model.loira import SPEC, build
-    from model.ruleset import Ruleset
+    from ruleproof.model.loira import SPEC, build
+    from ruleproof.model.ruleset import Ruleset
     p, r = SPEC.schema.defaults()
     rs = Ruleset("loira", "bench", MappingProxyType(p), MappingProxyType(r), "bench")
     rs = rs.with_overrides(params(rung), spec=SPEC.schema)
     game = build(rs)
     if engine == "fast":
-        from model.loira import fast
+        from ruleproof.model.loira import fast
         res = fast.solve(game.cfg)
         value, states, seconds = res["value"], res["states"], res["seconds"]
         extra = {"bytes_per_state": round(res["bytes_per_state"], 1), "visits": res["visits"]}
     elif engine == "generic":   # the game-independent pipeline: explore every node, solve in floats
-        from solver.explore import explore
-        from solver.solve import solve
+        from ruleproof.solver.explore import explore
+        from ruleproof.solver.solve import solve
         start = time.perf_counter()
         ex = explore(game)
         sol = solve(ex)
@@ -75,7 +75,7 @@ def run_rung(rung: int, engine: str) -> dict:
         value, states = sol.initial[0], ex.num_states
         extra = {}
     else:
-        from model.loira.exact import solve
+        from ruleproof.model.loira.exact import solve
         start = time.perf_counter()
         sol = solve(game)
         seconds = time.perf_counter() - start
@@ -96,10 +96,10 @@ REGRET_POLICIES = ["near-optimal", "lookahead-margin", "lookahead", "lead", "nev
 def regret_table(upto: int) -> list[dict]:
     from types import MappingProxyType
 
-    from model.loira import SPEC, build
-    from model.loira.exact import regret, solve
-    from model.loira.policies import POLICIES
-    from model.ruleset import Ruleset
+    from ruleproof.model.loira import SPEC, build
+    from ruleproof.model.loira.exact import regret, solve
+    from ruleproof.model.loira.policies import POLICIES
+    from ruleproof.model.ruleset import Ruleset
     p, r = SPEC.schema.defaults()
     base = Ruleset("loira", "bench", MappingProxyType(p), MappingProxyType(r), "bench")
     rows = []
@@ -139,7 +139,7 @@ def main() -> None:
         regret_table(args.regret_upto)
         return
     if args.ooc:
-        from model.loira import ooc
+        from ruleproof.model.loira import ooc
         cfg = ooc.config_from(params(args.rung))
         res = ooc.solve(cfg, args.ooc, args.partitions, args.workers,
                         progress=lambda phase, row: print(phase, json.dumps(row), flush=True),

@@ -26,8 +26,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 
 def options() -> list[tuple[str, str]]:
-    from model.loira import fast
-    from model.loira.rulings import RULINGS
+    from ruleproof.model.loira import fast
+    from ruleproof.model.loira.rulings import RULINGS
     same = [(r.id, opt) for r in RULINGS if r.id in fast.SAME_IN_SCOPE for opt in list(r.options)[1:]]
     return [("-", "default")] + list(fast.FLAGS) + same
 
@@ -36,9 +36,9 @@ def measure(rung: int, rid: str, opt: str, with_exact: bool = True) -> dict:
     from types import MappingProxyType
 
     from bench_loira import params
-    from model.loira import SPEC
-    from model.loira.hooks import solve_hook
-    from model.ruleset import Ruleset
+    from ruleproof.model.loira import SPEC
+    from ruleproof.model.loira.hooks import solve_hook
+    from ruleproof.model.ruleset import Ruleset
     p, r = SPEC.schema.defaults()
     rs = Ruleset("loira", "bench", MappingProxyType(p), MappingProxyType(r), "bench")
     rs = rs.with_overrides(params(rung), {} if rid == "-" else {rid: opt}, spec=SPEC.schema)
@@ -62,8 +62,8 @@ def expansion_rows(rung: int) -> list[dict]:
     from types import MappingProxyType
 
     from bench_loira import params
-    from model.loira import SPEC, build, fast
-    from model.ruleset import Ruleset
+    from ruleproof.model.loira import SPEC, build, fast
+    from ruleproof.model.ruleset import Ruleset
     p, r = SPEC.schema.defaults()
     base = Ruleset("loira", "bench", MappingProxyType(p), MappingProxyType(r), "bench")
     rows = []

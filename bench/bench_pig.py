@@ -33,9 +33,9 @@ def peak_mib() -> float:
 
 def child_ours(goal: int) -> dict:
     sys.path.insert(0, str(ROOT))
-    from model.pig.game import Pig
-    from solver.explore import explore
-    from solver.solve import solve
+    from ruleproof.model.pig.game import Pig
+    from ruleproof.solver.explore import explore
+    from ruleproof.solver.solve import solve
     start = time.perf_counter()
     ex = explore(Pig(goal=goal))
     sol = solve(ex)
@@ -57,7 +57,7 @@ def child_openspiel(goal: int) -> dict:
             sys.path.insert(0, str(ROOT))
             # OpenSpiel's own value_iteration, through the adapter's loader (without cvxpy, which it
             # needs only at simultaneous moves, a refusing stand-in takes lp_solver's place)
-            from solver.openspiel_adapter import value_iteration
+            from ruleproof.solver.openspiel_adapter import value_iteration
             game = pyspiel.load_game("pig", {"winscore": goal})
             start = time.perf_counter()
             values = value_iteration(game, threshold=1e-6, cyclic=True)

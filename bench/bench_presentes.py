@@ -23,10 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchlib import Report, add_arguments, peak_mib  # noqa: E402
 
-from model.presentes import SPEC  # noqa: E402
-from model.presentes.config import rules_of  # noqa: E402
-from model.presentes.exact import analyse  # noqa: E402
-from model.presentes.simulate import run_games, summarise  # noqa: E402
+from ruleproof.model.presentes import SPEC  # noqa: E402
+from ruleproof.model.presentes.config import rules_of  # noqa: E402
+from ruleproof.model.presentes.exact import analyse  # noqa: E402
+from ruleproof.model.presentes.simulate import run_games, summarise  # noqa: E402
 
 EXACT_CONFIGS = [("tiny", 2, 1), ("mini", 2, 1), ("tiny", 3, 1), ("curta", 2, 1), ("curta", 2, 2)]
 

@@ -27,9 +27,9 @@ from benchlib import Report, add_arguments  # noqa: E402
 
 
 def ours(goal: int) -> dict:
-    from model.pig.game import Pig
-    from solver.explore import explore
-    from solver.solve import solve
+    from ruleproof.model.pig.game import Pig
+    from ruleproof.solver.explore import explore
+    from ruleproof.solver.solve import solve
     start = time.perf_counter()
     ex = explore(Pig(goal=goal))
     sol = solve(ex, exact=True)
@@ -40,10 +40,10 @@ def ours(goal: int) -> dict:
 def storm(goal: int) -> dict:
     import stormpy
 
-    from model.pig.game import Pig
-    from solver.explore import explore
-    from solver.export import build_model, optimal_chooser, renumber, write_model
-    from solver.solve import solve
+    from ruleproof.model.pig.game import Pig
+    from ruleproof.solver.explore import explore
+    from ruleproof.solver.export import build_model, optimal_chooser, renumber, write_model
+    from ruleproof.solver.solve import solve
     start = time.perf_counter()
     ex = explore(Pig(goal=goal))
     chain = renumber(build_model(ex, optimal_chooser(solve(ex, exact=True)), free_seats=[0]))

@@ -17,12 +17,12 @@ from .ruleset import RulesSchema, Ruleset, RulesetError, read_toml
 from .seams import Deduction, Engine, Metric, Simulator
 
 if TYPE_CHECKING:
-    from proofs.refinement import RuleProof
-    from solver.explore import Exploration
-    from solver.limits import Limits
-    from solver.report import PropertyResult
-    from solver.solve import Solution
-    from solver.tables import PolicySummary
+    from ruleproof.proofs.refinement import RuleProof
+    from ruleproof.solver.explore import Exploration
+    from ruleproof.solver.limits import Limits
+    from ruleproof.solver.report import PropertyResult
+    from ruleproof.solver.solve import Solution
+    from ruleproof.solver.tables import PolicySummary
 
 
 @dataclass(frozen=True)

@@ -30,14 +30,14 @@ from typing import Any, Callable
 
 import z3
 
-from model.bomb_busters import rules as R
-from model.bomb_busters import state as S
-from model.bomb_busters import tiles as T
-from model.bomb_busters.mission import Mission
-from model.bomb_busters.state import Phase, State
-from proofs.harness import Action
-from proofs.logic import And, If, Implies, Not, Or, Sum
-from proofs.refinement import Exit, RuleProof
+from ruleproof.model.bomb_busters import rules as R
+from ruleproof.model.bomb_busters import state as S
+from ruleproof.model.bomb_busters import tiles as T
+from ruleproof.model.bomb_busters.mission import Mission
+from ruleproof.model.bomb_busters.state import Phase, State
+from ruleproof.proofs.harness import Action
+from ruleproof.proofs.logic import And, If, Implies, Not, Or, Sum
+from ruleproof.proofs.refinement import Exit, RuleProof
 
 
 # ---- the census: counts read off a real state -------------------------------------------------------

@@ -10,9 +10,9 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from proofs.bomb_busters import termination_bound
-from solver.limits import NO_LIMITS, Limits
-from solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
+from ruleproof.proofs.bomb_busters import termination_bound
+from ruleproof.solver.limits import NO_LIMITS, Limits
+from ruleproof.solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
 
 #: each exhaustive check of a tiny mission stops (unknown) beyond this many states or seconds
 EXPLORE_STATES, EXPLORE_SECONDS = 200_000, 60.0
@@ -36,9 +36,9 @@ def exhaustive_checks(label: str, ruleset, limits: Limits = NO_LIMITS, where: st
 
 
 def _exhaustive_checks(label: str, ruleset, limits: Limits, where: str) -> list[PropertyResult]:
-    from model.bomb_busters import build
-    from model.bomb_busters.rules import Kind
-    from solver.explore import explore
+    from ruleproof.model.bomb_busters import build
+    from ruleproof.model.bomb_busters.rules import Kind
+    from ruleproof.solver.explore import explore
 
     names = (f"exhaustive invariants ({label})", f"termination-within-bound ({label})")
     if limits.expired():
@@ -129,8 +129,8 @@ def _topological(ex) -> list[int]:
 
 
 def checks(ruleset, limits: Limits | None = None) -> list[PropertyResult]:
-    from model.bomb_busters import SPEC, YELLOW_OVERRIDES
-    from model.bomb_busters.mission import Mission
+    from ruleproof.model.bomb_busters import SPEC, YELLOW_OVERRIDES
+    from ruleproof.model.bomb_busters.mission import Mission
 
     limits = limits or NO_LIMITS
     m = Mission.from_ruleset(ruleset)

@@ -18,8 +18,8 @@ from typing import Callable, Mapping, Sequence
 
 import z3
 
-from solver.limits import NO_LIMITS, Limits
-from solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
+from ruleproof.solver.limits import NO_LIMITS, Limits
+from ruleproof.solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
 
 Frame = dict[str, z3.ExprRef]
 #: builds the Z3 constants of one frame, given a name suffix ("" for the pre-state, "'" for the post)

@@ -30,12 +30,12 @@ from typing import Callable, Sequence
 
 import z3
 
-from model.loira.cards import EXPANSION_KINDS, KEPT_KINDS, TOKENS, Kind
-from model.loira.state import CARD, CROLLS, END, GRITOS, PH, PHYS, SLOTS, STOP, VICTIM, End, Phase
-from model.ruleset import Ruleset
-from proofs.harness import Action
-from proofs.logic import And, Implies, Or, Sum, Unchanged
-from proofs.refinement import Exit, RuleProof
+from ruleproof.model.loira.cards import EXPANSION_KINDS, KEPT_KINDS, TOKENS, Kind
+from ruleproof.model.loira.state import CARD, CROLLS, END, GRITOS, PH, PHYS, SLOTS, STOP, VICTIM, End, Phase
+from ruleproof.model.ruleset import Ruleset
+from ruleproof.proofs.harness import Action
+from ruleproof.proofs.logic import And, Implies, Or, Sum, Unchanged
+from ruleproof.proofs.refinement import Exit, RuleProof
 
 GRITO_END = 3  # 000 Fim da Rodada: "A terceira carta Grito for resolvida"
 

@@ -19,18 +19,18 @@ import time
 from fractions import Fraction
 from typing import Any, Callable, Iterator, Sequence
 
-from model.loira.bounds import opening_capacity, score_bounds as closed_bounds
-from model.loira.cards import EXPANSION_KINDS, TOKENS, Kind, parse_token
-from model.loira.config import Config, config_from
-from model.loira.state import END, PH, VICTIM, End, LOIRA, Phase
-from model.protocol import CHANCE, TERMINAL
-from model.ruleset import Ruleset
-from proofs.harness import optimize_bound, prove
-from proofs.logic import And, If, Implies, Or, Sum
-from proofs.loira import GRITO_END, _ints, deck_never_empty
-from proofs.refinement import narrate_play, random_play
-from solver.limits import NO_LIMITS, Limits
-from solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
+from ruleproof.model.loira.bounds import opening_capacity, score_bounds as closed_bounds
+from ruleproof.model.loira.cards import EXPANSION_KINDS, TOKENS, Kind, parse_token
+from ruleproof.model.loira.config import Config, config_from
+from ruleproof.model.loira.state import END, PH, VICTIM, End, LOIRA, Phase
+from ruleproof.model.protocol import CHANCE, TERMINAL
+from ruleproof.model.ruleset import Ruleset
+from ruleproof.proofs.harness import optimize_bound, prove
+from ruleproof.proofs.logic import And, If, Implies, Or, Sum
+from ruleproof.proofs.loira import GRITO_END, _ints, deck_never_empty
+from ruleproof.proofs.refinement import narrate_play, random_play
+from ruleproof.solver.limits import NO_LIMITS, Limits
+from ruleproof.solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
 
 
 # ---- where the state checks look -------------------------------------------------------------------------
@@ -58,7 +58,7 @@ def _holding_names(cfg: Config) -> list[str]:
 
 def holding(game, s, seat: int) -> dict[str, int]:
     """One seat's holding as the score proof reads it (``copy``: what its Espelho copies, L12)."""
-    from model.loira.scoring import espelho_value
+    from ruleproof.model.loira.scoring import espelho_value
     cfg, hand = game.cfg, game.hand(s, seat)
     f = {f"bath{k}": hand[k] for k in range(9) if cfg.deck[k]}
     f.update({f"stall{v}": hand[game.h_stall + i] for i, v in enumerate(cfg.stalls)})
@@ -116,7 +116,7 @@ def score_bounds_opt(cfg: Config, name: str, limits: Limits = NO_LIMITS):
 def score_bounds(game, states, how: str, limits: Limits = NO_LIMITS, sampled: bool = False) -> PropertyResult:
     """The Z3 optimum over the abstraction, and the abstraction checked on every seat of every
     state given: its constraints hold and the real ``scoring.score`` equals the abstraction's."""
-    from model.loira.scoring import espelho_value, score
+    from ruleproof.model.loira.scoring import espelho_value, score
     name = "score-bounds (this ruleset)"
     cfg = game.cfg
     res, lo, hi = score_bounds_opt(cfg, name, limits)
@@ -187,7 +187,7 @@ def tie_cards_spec(cfg: Config, f: dict[str, int]) -> int:
 
 
 def tie_frame(game, s) -> dict[str, int]:
-    from model.loira.scoring import round_winners
+    from ruleproof.model.loira.scoring import round_winners
     cfg, n = game.cfg, game.num_players
     winners = round_winners(game, s)
     barred = s[VICTIM] if cfg.rulings["L28"] == "no" and s[END] == End.LOIRA else -1
@@ -318,7 +318,7 @@ def directed_deck_run_out(game, limits: Limits, budget: int = 200_000) -> list[s
 def deck_never_empty_failure(game, ex, scope: str, limits: Limits) -> PropertyResult:
     """Fewer than 3 Gritos: the explorer's shortest play that empties the deck (FAILS) -- on the
     exploration itself under L25 'round-ends', else on an exploration of that reading."""
-    from solver.explore import explore
+    from ruleproof.solver.explore import explore
     gritos = game.cfg.deck[Kind.GRITO]
     if game.cfg.rulings["L25"] != "round-ends":
         ex = explore(_round_ends_game(game), max_states=limits.states(2_000_000), timeout=limits.remaining(),
@@ -340,7 +340,7 @@ def deck_never_empty_failure(game, ex, scope: str, limits: Limits) -> PropertyRe
 # ---- L04's readings --------------------------------------------------------------------------------------
 def l04_readings(ex, limits: Limits = NO_LIMITS) -> PropertyResult:
     """A reachable end of round where 'fewer point cards' and 'fewer bathroom cards' disagree."""
-    from model.loira.scoring import round_winners
+    from ruleproof.model.loira.scoring import round_winners
     start = time.perf_counter()
     game = ex.game
     other = "bathroom-cards" if game.cfg.rulings["L04"] == "point-cards" else "point-cards"
@@ -371,7 +371,7 @@ def l04_readings(ex, limits: Limits = NO_LIMITS) -> PropertyResult:
 def cycle_check(ex, name: str, ruling: str) -> PropertyResult:
     """Under ``ruling`` no ranking exists; the explorer decides: a reachable cycle (shortest lasso)
     fails the property, an acyclic graph proves it for this configuration."""
-    from solver.verify import shortest_lasso
+    from ruleproof.solver.verify import shortest_lasso
     if not ex.complete:
         return PropertyResult(name, UNKNOWN, f"{ruling}: graph incomplete ({ex.stop_reason})", kind="graph")
     lasso = shortest_lasso(ex)
@@ -385,7 +385,7 @@ def cycle_check(ex, name: str, ruling: str) -> PropertyResult:
 # ---- what verify calls --------------------------------------------------------------------------------------
 def _standard_ruleset(ruleset: Ruleset) -> Ruleset:
     """The same rulings and player count with the standard components."""
-    from model.loira import SPEC
+    from ruleproof.model.loira import SPEC
     p, _ = SPEC.schema.defaults()
     p = dict(p, players=ruleset["players"], expansions=ruleset["expansions"], objective=ruleset["objective"],
              target_wins=ruleset["target_wins"])
@@ -399,7 +399,7 @@ SCALE_DOWN = "derived from the default small configuration"
 def is_verify_scale_down(ruleset: Ruleset) -> bool:
     """``ruleproof verify loira``: the game's default small configuration (or one derived from it),
     which stands in for the standard deck: its few cards are not an edit of the rules."""
-    from model.loira import SPEC
+    from ruleproof.model.loira import SPEC
     return tuple(ruleset["deck"]) == tuple(SPEC.verify_overrides["deck"]) or ruleset.description == SCALE_DOWN
 
 
@@ -411,10 +411,10 @@ THREE_GRITOS = ("F1", "F2", "grito", "grito", "grito", "toc-toc")
 def _standard_deck_never_empty(ruleset: Ruleset, limits: Limits) -> PropertyResult:
     """For the default small configuration: the proof with the standard deck's own parameters
     (Z3), its mapping checked on every transition of a 3-Grito configuration."""
-    from model.loira.game import LoiraGame
-    from proofs.harness import check_inductive
-    from proofs.refinement import check_rule_proof
-    from solver.explore import explore
+    from ruleproof.model.loira.game import LoiraGame
+    from ruleproof.proofs.harness import check_inductive
+    from ruleproof.proofs.refinement import check_rule_proof
+    from ruleproof.solver.explore import explore
     std = LoiraGame(config_from(_standard_ruleset(ruleset)))
     proof = deck_never_empty(std)
     z = check_inductive(proof.name, proof.frame, proof.init, proof.invariant, proof.actions,
@@ -463,7 +463,7 @@ def explored_checks(ruleset: Ruleset, ex, limits: Limits | None = None) -> list[
 
 
 def _explore_round_ends(game, limits: Limits):
-    from solver.explore import explore
+    from ruleproof.solver.explore import explore
     return explore(_round_ends_game(game), max_states=limits.states(2_000_000), timeout=limits.remaining(),
                    check_invariants=False)
 
@@ -526,7 +526,7 @@ def shrink(ruleset: Ruleset) -> list[tuple[str, Ruleset]]:
     count; the Gritos at the ruleset's count, since they decide whether the deck can run out; the
     cards a changed ruling is about), two stall values, one roll; 2 players, and 3 when the ruleset
     has 3 or more. Rulings, objective and target stay."""
-    from model.loira import SPEC
+    from ruleproof.model.loira import SPEC
     cfg, std = config_from(ruleset), config_from(_standard_ruleset(ruleset))
     _, default_rulings = SPEC.schema.defaults()
     counts: dict[int, int] = {}

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import z3
 
-from model.pig.game import Pig
-from proofs.harness import Action
-from proofs.logic import And, Unchanged
-from proofs.refinement import Exit, RuleProof
+from ruleproof.model.pig.game import Pig
+from ruleproof.proofs.harness import Action
+from ruleproof.proofs.logic import And, Unchanged
+from ruleproof.proofs.refinement import Exit, RuleProof
 
 
 def _frame_factory(n: int):

@@ -30,11 +30,11 @@ from typing import Any, Callable
 
 import z3
 
-from model.presentes.board import Square
-from model.presentes.rules import Phase, Rules, St
-from proofs.harness import Action
-from proofs.logic import And, If, Implies, Max, Not, Or, Sum
-from proofs.refinement import RuleProof, StepClaim
+from ruleproof.model.presentes.board import Square
+from ruleproof.model.presentes.rules import Phase, Rules, St
+from ruleproof.proofs.harness import Action
+from ruleproof.proofs.logic import And, If, Implies, Max, Not, Or, Sum
+from ruleproof.proofs.refinement import RuleProof, StepClaim
 
 NONE = -1
 #: phases where an effect is drawn (the piece stands on a ★ or ☠ it landed on)

@@ -29,13 +29,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from model.protocol import CHANCE, TERMINAL, Game
+from ruleproof.model.protocol import CHANCE, TERMINAL, Game
 
-from proofs.harness import Action, FrameFactory, StatePredicate, check_inductive
-from proofs.logic import And
-from solver.limits import NO_LIMITS, Limits
-from solver.montecarlo import sample_outcome
-from solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
+from ruleproof.proofs.harness import Action, FrameFactory, StatePredicate, check_inductive
+from ruleproof.proofs.logic import And
+from ruleproof.solver.limits import NO_LIMITS, Limits
+from ruleproof.solver.montecarlo import sample_outcome
+from ruleproof.solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
 
 Values = Mapping[str, Any]
 #: a model state's frame (or, for a projected proof, its frames by label); None: outside the frame

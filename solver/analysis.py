@@ -12,9 +12,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
 
-from model.registry import get_spec
-from model.ruleset import Ruleset, RulesetError
-from model.seams import Engine, SolveOptions, SolveResult
+from ruleproof.model.registry import get_spec
+from ruleproof.model.ruleset import Ruleset, RulesetError
+from ruleproof.model.seams import Engine, SolveOptions, SolveResult
 
 from .engines import GENERIC
 
@@ -394,7 +394,7 @@ def compare_rulesets(a: Ruleset, b: Ruleset, *, max_states: int | None = None,
 def deduce_file(path: Path) -> tuple[dict[str, Any], str]:
     """``deduce``: the game that reads position files (the one whose spec declares a
     ``deduction``) answers; the JSON document and its text form."""
-    from model.registry import all_specs
+    from ruleproof.model.registry import all_specs
     start = time.perf_counter()
     specs = [s for s in all_specs() if s.deduction is not None]
     if not specs:

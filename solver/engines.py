@@ -9,8 +9,8 @@ from typing import Any, Callable
 
 from typing import TYPE_CHECKING
 
-from model.ruleset import Ruleset, RulesetError
-from model.seams import Engine, SolveOptions, SolveResult
+from ruleproof.model.ruleset import Ruleset, RulesetError
+from ruleproof.model.seams import Engine, SolveOptions, SolveResult
 
 if TYPE_CHECKING:
     from .solve import Solution
@@ -34,7 +34,7 @@ def generic_engine(*, default_states: int | None = None,
     another way (Loira: the C solver's value); and ``note(ruleset)``: a line a partial answer carries
     (Loira: why the C solver, which would have answered, could not be used)."""
     def run(ruleset: Ruleset, options: SolveOptions, progress) -> SolveResult:
-        from model.registry import get_spec   # the registry imports every game, which import this
+        from ruleproof.model.registry import get_spec   # the registry imports every game, which import this
         from .explore import explore          # numpy, scipy: imported on use, not at CLI start-up
         from .graphmemo import memo_solve
         spec = get_spec(ruleset.game)

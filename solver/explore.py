@@ -16,7 +16,7 @@ from typing import Any, Callable, Hashable
 
 import numpy as np
 
-from model.protocol import CHANCE, TERMINAL, Game
+from ruleproof.model.protocol import CHANCE, TERMINAL, Game
 
 Progress = Callable[[int, int, float], None]  # (states, pending, seconds)
 

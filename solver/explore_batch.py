@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from model.protocol import CHANCE, TERMINAL, Game
+from ruleproof.model.protocol import CHANCE, TERMINAL, Game
 
 from .explore import Exploration, Progress, Violation, _distribution_problem
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Iterable, TextIO
 
-from model.protocol import CHANCE, TERMINAL
+from ruleproof.model.protocol import CHANCE, TERMINAL
 
 from .explore import Exploration
 from .rational import solve_sparse
@@ -397,7 +397,7 @@ def write_model(model: Model, fmt: str, fh: TextIO, title: str = "") -> None:
 def policy_chooser(spec, ex: Exploration, name: str) -> tuple[Chooser, object | None]:
     """``optimal`` (our solver's policy; also returns the solution), ``random`` (uniform over the
     legal actions, exactly) or one of the game's named deterministic policies."""
-    from model.ruleset import RulesetError
+    from ruleproof.model.ruleset import RulesetError
 
     from .engines import EXACT_CYCLIC_LIMIT, EXACT_LIMIT
     from .solve import solve
@@ -422,8 +422,8 @@ def export_ruleset(ruleset, fmt: str, path, *, policy: str | None = None,
     (sizes, the kind written, and our own exact values of the initial state when known)."""
     import time
 
-    from model.registry import get_spec
-    from model.ruleset import RulesetError
+    from ruleproof.model.registry import get_spec
+    from ruleproof.model.ruleset import RulesetError
 
     from .explore import explore
     start = time.perf_counter()

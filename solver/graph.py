@@ -6,7 +6,7 @@ from typing import Any
 
 import networkx as nx
 
-from model.protocol import CHANCE, TERMINAL
+from ruleproof.model.protocol import CHANCE, TERMINAL
 
 from .solve import Solution
 

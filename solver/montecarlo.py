@@ -7,9 +7,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from model.protocol import CHANCE, TERMINAL, Game
-from model.ruleset import RulesetError
-from model.seams import Metric, Play, Simulation
+from ruleproof.model.protocol import CHANCE, TERMINAL, Game
+from ruleproof.model.ruleset import RulesetError
+from ruleproof.model.seams import Metric, Play, Simulation
 
 Policy = Callable[[Any], Any]  # state -> action
 Progress = Callable[[int, int], None]
@@ -194,7 +194,7 @@ def simulate_ruleset(ruleset, games: int, seed: int, policy: str | None = None,
     """``simulate`` for a ruleset, as one JSON document (``SIMULATE_KEYS``): the game's own
     playout engine when it has one, else seeded playouts of the protocol game measuring the
     game's metrics (each seat's return without them) and the number of moves."""
-    from model.registry import get_spec
+    from ruleproof.model.registry import get_spec
     spec = get_spec(ruleset.game)
     if games < 1:
         raise RulesetError("command line", "--games", f"must be at least 1, not {games}")

@@ -33,8 +33,8 @@ from fractions import Fraction
 
 import pyspiel
 
-from model.protocol import CHANCE, TERMINAL, Game
-from model.registry import GAMES, get_spec, load_ruleset
+from ruleproof.model.protocol import CHANCE, TERMINAL, Game
+from ruleproof.model.registry import GAMES, get_spec, load_ruleset
 
 from .explore import explore
 

@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from model.ruleset import RulesetError
+from ruleproof.model.ruleset import RulesetError
 
 #: files ruleproof writes into an output folder; a folder holding only these (or a manifest) is a
 #: previous run's and may be replaced, any other folder is the user's and is left alone

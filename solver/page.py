@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from model.registry import get_spec
-from model.ruleset import Ruleset
+from ruleproof.model.registry import get_spec
+from ruleproof.model.ruleset import Ruleset
 
 from .report import FAILS, HOLDS, UNKNOWN
 

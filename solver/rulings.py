@@ -27,9 +27,9 @@ from collections import deque
 from fractions import Fraction
 from typing import Any, Callable
 
-from model.protocol import CHANCE, TERMINAL
-from model.registry import get_spec
-from model.ruleset import Ruleset, RulesetError
+from ruleproof.model.protocol import CHANCE, TERMINAL
+from ruleproof.model.registry import get_spec
+from ruleproof.model.ruleset import Ruleset, RulesetError
 
 from .limits import Limits
 from .montecarlo import sample_outcome

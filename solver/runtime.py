@@ -91,8 +91,16 @@ def armed(started: float, write_line: Callable[[str], None]) -> Iterator[None]:
 
 def _on_alarm(seconds: float):
     def handler(signum, frame) -> None:
+        _state["alarm"] = seconds
         raise TimeLimit(seconds)
     return handler
+
+
+def alarm_fired() -> float | None:
+    """The limit whose alarm went off during the current ``time_limit`` block, else None. Library
+    code (numpy's comparisons, for one) may catch the :class:`TimeLimit` the alarm raised inside it
+    and raise another error in its place: the command was still stopped by the time limit."""
+    return _state.get("alarm")
 
 
 @contextmanager
@@ -102,6 +110,7 @@ def time_limit(seconds: float | None, on_hard_stop: Callable[[], None] | None = 
         yield
         return
     started = command_started()
+    _state["alarm"] = None
     soft = max(0.001, started + seconds * 1.03 + SOFT_GRACE - time.monotonic())
     old = signal.signal(signal.SIGALRM, _on_alarm(seconds))
     signal.setitimer(signal.ITIMER_REAL, soft)

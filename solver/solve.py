@@ -35,7 +35,7 @@ from scipy.sparse import coo_matrix, csr_matrix, identity
 from scipy.sparse.csgraph import breadth_first_order
 from scipy.sparse.linalg import splu
 
-from model.protocol import CHANCE, TERMINAL
+from ruleproof.model.protocol import CHANCE, TERMINAL
 
 from .explore import Exploration
 from .rational import SingularSystem, condensation, fraction_rows, solve_sparse_fmpq, to_fmpq

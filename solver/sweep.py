@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from model.registry import get_spec
-from model.ruleset import Ruleset, RulesetError
+from ruleproof.model.registry import get_spec
+from ruleproof.model.ruleset import Ruleset, RulesetError
 
 #: without --timeout, each point's exact solve gets this many seconds before it is simulated
 POINT_TIMEOUT = 30.0

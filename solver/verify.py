@@ -11,10 +11,10 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from model.protocol import CHANCE, TERMINAL
-from model.ruleset import Ruleset
-from model.spec import GameSpec
-from proofs.refinement import check_rule_proof
+from ruleproof.model.protocol import CHANCE, TERMINAL
+from ruleproof.model.ruleset import Ruleset
+from ruleproof.model.spec import GameSpec
+from ruleproof.proofs.refinement import check_rule_proof
 
 from .explore import Exploration, _distribution_problem, explore
 from .limits import Limits
@@ -325,7 +325,7 @@ def _verify_too_big(spec, ruleset, game, ex, label, limits, report, plays, seed,
 def sample_properties(game, plays: int, seed: int, limits: Limits, label: str) -> list[PropertyResult]:
     """Every invariant and protocol rule at every state of ``plays`` seeded random plays (uniform
     decisions, chance by its probabilities). Not a proof: the results say so."""
-    from proofs.refinement import random_play
+    from ruleproof.proofs.refinement import random_play
     import random
     start = time.perf_counter()
     rng = random.Random(seed)
@@ -391,7 +391,7 @@ def sample_properties(game, plays: int, seed: int, limits: Limits, label: str) -
 
 
 def _sample_trace(game, steps, upto: int, play: int, seed: int) -> list[str]:
-    from proofs.refinement import narrate_play
+    from ruleproof.proofs.refinement import narrate_play
     return narrate_play(game, steps, upto, f"sampled play {play} (seed {seed})")
 
 

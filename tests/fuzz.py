@@ -252,7 +252,7 @@ class Outcome:
 
 
 def run_in_process(argv: list[str]) -> Outcome:
-    from cli import main
+    from ruleproof.cli import main
     out, err = io.StringIO(), io.StringIO()
     start = time.monotonic()
     code = 0
@@ -290,10 +290,12 @@ def problems(case: Case, res: Outcome, slack: float = 0.0) -> list[str]:
 def _warm_up() -> None:
     """Import every game and library once, so that in-process timings measure the command, not
     the first import (a real process's clock starts before its imports; see ``slack``)."""
-    import cli  # noqa: F401
-    import solver.analysis  # noqa: F401
-    import solver.verify  # noqa: F401
-    from model.registry import all_specs
+    from ruleproof import cli  # noqa: F401
+    import ruleproof.solver.analysis  # noqa: F401
+    from ruleproof import solver
+    import ruleproof.solver.verify  # noqa: F401
+    from ruleproof import solver
+    from ruleproof.model.registry import all_specs
     all_specs()
 
 

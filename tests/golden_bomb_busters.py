@@ -14,8 +14,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]
 
-from model.bomb_busters.deduce import deduce, report  # noqa: E402
-from model.bomb_busters.view import load_view, parse_view  # noqa: E402
+from ruleproof.model.bomb_busters.deduce import deduce, report  # noqa: E402
+from ruleproof.model.bomb_busters.view import load_view, parse_view  # noqa: E402
 from test_bomb_busters_deduce import _random_position, full_size_view  # noqa: E402
 
 GOLDEN = HERE / "data" / "bomb_busters_deduce_golden.json"

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from model.bomb_busters import tiles as T
-from model.bomb_busters.brute import brute_force
-from model.bomb_busters.deduce import NoDeal, deduce, plays, report
-from model.bomb_busters.mission import rack_sizes, racks_for
-from model.bomb_busters.view import parse_view
-from model.ruleset import RulesetError
+from ruleproof.model.bomb_busters import tiles as T
+from ruleproof.model.bomb_busters.brute import brute_force
+from ruleproof.model.bomb_busters.deduce import NoDeal, deduce, plays, report
+from ruleproof.model.bomb_busters.mission import rack_sizes, racks_for
+from ruleproof.model.bomb_busters.view import parse_view
+from ruleproof.model.ruleset import RulesetError
 
 
 def view(hands, blue_values=3, blue_copies=2, red=None, yellow=None, claims=None, viewer="a"):
@@ -242,7 +242,7 @@ EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples" / "bomb-b
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_example_views_through_the_hook(path):
-    from model.bomb_busters import SPEC
+    from ruleproof.model.bomb_busters import SPEC
     out = SPEC.deduction.run(path)
     assert {"viewer", "hidden_wires", "deals", "positions", "facts", "plays", "certain_cuts"} <= set(out)
     for entry in out["positions"]:
@@ -256,7 +256,7 @@ def test_example_views_through_the_hook(path):
 
 
 def test_hook_errors_name_the_file(tmp_path):
-    from model.bomb_busters import SPEC
+    from ruleproof.model.bomb_busters import SPEC
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     with pytest.raises(RulesetError) as exc:
@@ -277,7 +277,7 @@ def test_hook_errors_name_the_file(tmp_path):
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**9))
 def test_detector_duplo_table_matches_brute_force(seed):
-    from model.bomb_busters.duplo import duplo_plays
+    from ruleproof.model.bomb_busters.duplo import duplo_plays
     pos = _random_position(random.Random(seed))
     d = deduce(pos)
     pairs: dict = {}

@@ -14,12 +14,12 @@ from itertools import combinations
 from hypothesis import HealthCheck, given, settings, strategies as st
 from typer.testing import CliRunner
 
-from model.bomb_busters import tiles as T
-from model.bomb_busters.brute import brute_force
-from model.bomb_busters.deduce import NoDeal, TooLarge, deduce
-from model.bomb_busters.duplo import both_red, both_red_before, duplo_plays
-from model.bomb_busters.mission import racks_for
-from model.bomb_busters.view import Slot, parse_view
+from ruleproof.model.bomb_busters import tiles as T
+from ruleproof.model.bomb_busters.brute import brute_force
+from ruleproof.model.bomb_busters.deduce import NoDeal, TooLarge, deduce
+from ruleproof.model.bomb_busters.duplo import both_red, both_red_before, duplo_plays
+from ruleproof.model.bomb_busters.mission import racks_for
+from ruleproof.model.bomb_busters.view import Slot, parse_view
 from test_bomb_busters_deduce import _deal, _random_position
 
 
@@ -102,7 +102,7 @@ def test_two_red_example_pairs_by_both_passes():
     """On the 5-player '2 de 3' view every both-red joint read forward equals the one read
     backward, for every pair of one rack (the Duplo table picks either per pair)."""
     from pathlib import Path
-    from model.bomb_busters.view import load_view
+    from ruleproof.model.bomb_busters.view import load_view
     pos = load_view(Path(__file__).resolve().parent.parent / "examples" / "bomb-busters" / "start-5p-2of3-reds.json")
     d = deduce(pos)
     n = len(pos.racks[0][1])
@@ -130,7 +130,7 @@ def _two_racks_each(tmp_path, blue_values: int):
 
 
 def test_too_large_view_is_refused_in_one_line(tmp_path):
-    from cli import app
+    from ruleproof.cli import app
     for blue_values in (12, 8):  # refused from the rack sizes at once; refused on the budget
         path = _two_racks_each(tmp_path, blue_values)
         result = CliRunner().invoke(app, ["deduce", str(path)])
@@ -141,7 +141,7 @@ def test_too_large_view_is_refused_in_one_line(tmp_path):
 
 
 def test_too_large_is_raised_by_the_engine(tmp_path):
-    from model.bomb_busters.view import load_view
+    from ruleproof.model.bomb_busters.view import load_view
     try:
         deduce(load_view(_two_racks_each(tmp_path, 12)))
     except TooLarge as exc:

@@ -8,18 +8,18 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from model.bomb_busters import SPEC, VERIFY_OVERRIDES, build
-from model.bomb_busters import rules as R
-from model.bomb_busters import state as S
-from model.bomb_busters import tiles as T
-from model.bomb_busters.brute import brute_force
-from model.bomb_busters.deduce import deduce
-from model.bomb_busters.observe import position, view_json
-from model.bomb_busters.rules import Kind
-from model.bomb_busters.state import Phase
-from model.bomb_busters.view import parse_view
-from model.protocol import CHANCE, TERMINAL
-from model.ruleset import RulesetError
+from ruleproof.model.bomb_busters import SPEC, VERIFY_OVERRIDES, build
+from ruleproof.model.bomb_busters import rules as R
+from ruleproof.model.bomb_busters import state as S
+from ruleproof.model.bomb_busters import tiles as T
+from ruleproof.model.bomb_busters.brute import brute_force
+from ruleproof.model.bomb_busters.deduce import deduce
+from ruleproof.model.bomb_busters.observe import position, view_json
+from ruleproof.model.bomb_busters.rules import Kind
+from ruleproof.model.bomb_busters.state import Phase
+from ruleproof.model.bomb_busters.view import parse_view
+from ruleproof.model.protocol import CHANCE, TERMINAL
+from ruleproof.model.ruleset import RulesetError
 
 
 def ruleset(**over):
@@ -154,12 +154,12 @@ def test_comunicadores_keeps_racks_sorted():
 
 
 def test_exhaustive_tiny_mission():
-    from solver.explore import explore
+    from ruleproof.solver.explore import explore
     game = build(SPEC.default().with_overrides(VERIFY_OVERRIDES, spec=SPEC.schema))
     ex = explore(game, max_states=50_000)
     assert ex.complete and not ex.violations
     assert ex.num_states == 5169  # regression figure for the verify configuration
-    from solver.verify import termination_property
+    from ruleproof.solver.verify import termination_property
     longest = termination_property(ex).data["longest_play"]
     assert longest <= game.max_game_length
 

@@ -20,7 +20,7 @@ def test_every_case_is_recorded():
 def test_same_fractions_as_recorded(name, pos):
     expected = RECORDED[name]
     if "no_deal" in expected:
-        from model.bomb_busters.deduce import NoDeal
+        from ruleproof.model.bomb_busters.deduce import NoDeal
         with pytest.raises(NoDeal):
             record(pos)
         return

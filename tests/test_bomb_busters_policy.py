@@ -7,16 +7,16 @@ from itertools import combinations
 
 import pytest
 
-from model.bomb_busters import SPEC, build
-from model.bomb_busters import rules as R
-from model.bomb_busters import tiles as T
-from model.bomb_busters.policy import POLICIES, exact_win_probability, likely
-from model.bomb_busters.state import Phase, State
-from model.protocol import TERMINAL
-from model.ruleset import RulesetError
-from model.seams import SolveOptions
-from solver.analysis import solve_ruleset
-from solver.montecarlo import playout, simulate_ruleset, wilson
+from ruleproof.model.bomb_busters import SPEC, build
+from ruleproof.model.bomb_busters import rules as R
+from ruleproof.model.bomb_busters import tiles as T
+from ruleproof.model.bomb_busters.policy import POLICIES, exact_win_probability, likely
+from ruleproof.model.bomb_busters.state import Phase, State
+from ruleproof.model.protocol import TERMINAL
+from ruleproof.model.ruleset import RulesetError
+from ruleproof.model.seams import SolveOptions
+from ruleproof.solver.analysis import solve_ruleset
+from ruleproof.solver.montecarlo import playout, simulate_ruleset, wilson
 
 
 def simulate(rs, games, seed, policy):

@@ -2,10 +2,10 @@
 longest play found (the proofs bound to the model are in test_bomb_busters_refinement.py)."""
 from __future__ import annotations
 
-from model.bomb_busters import SPEC
-from model.bomb_busters.mission import Mission
-from proofs.bomb_busters import termination_bound
-from proofs.bomb_busters_checks import checks, exhaustive_checks
+from ruleproof.model.bomb_busters import SPEC
+from ruleproof.model.bomb_busters.mission import Mission
+from ruleproof.proofs.bomb_busters import termination_bound
+from ruleproof.proofs.bomb_busters_checks import checks, exhaustive_checks
 
 
 def test_the_checks_name_the_missions_they_explore():

@@ -10,18 +10,18 @@ import dataclasses
 
 import pytest
 
-from model.bomb_busters import SPEC, VERIFY_OVERRIDES, YELLOW_OVERRIDES
-from model.bomb_busters import rules as R
-from model.bomb_busters import state as S
-from model.bomb_busters import tiles as T
-from model.bomb_busters.game import BombBusters
-from model.bomb_busters.mission import Mission
-from model.bomb_busters.rules import Kind
-from model.bomb_busters.state import Phase
-from proofs.bomb_busters import bomb_busters_proofs, termination_bound
-from proofs.refinement import check_rule_proof
-from solver.explore import explore
-from solver.verify import verify
+from ruleproof.model.bomb_busters import SPEC, VERIFY_OVERRIDES, YELLOW_OVERRIDES
+from ruleproof.model.bomb_busters import rules as R
+from ruleproof.model.bomb_busters import state as S
+from ruleproof.model.bomb_busters import tiles as T
+from ruleproof.model.bomb_busters.game import BombBusters
+from ruleproof.model.bomb_busters.mission import Mission
+from ruleproof.model.bomb_busters.rules import Kind
+from ruleproof.model.bomb_busters.state import Phase
+from ruleproof.proofs.bomb_busters import bomb_busters_proofs, termination_bound
+from ruleproof.proofs.refinement import check_rule_proof
+from ruleproof.solver.explore import explore
+from ruleproof.solver.verify import verify
 
 PROOFS = ("wire-conservation (blue)", "wire-conservation (red)", "cut-parity (blue)", "three-never-left (B03)",
           "validation-at-all-copies", "deadlock-freedom", "termination", "termination-bound")

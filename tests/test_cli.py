@@ -6,7 +6,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from cli import app
+from ruleproof.cli import app
 
 runner = CliRunner()
 
@@ -20,7 +20,7 @@ def doc(result):
 
 
 def test_games_lists_every_registered_game():
-    from model.registry import GAMES
+    from ruleproof.model.registry import GAMES
     result = run("games", "--json")
     assert result.exit_code == 0
     assert {g["game"] for g in doc(result)["games"]} == set(GAMES)
@@ -149,7 +149,7 @@ def test_compare_two_rulesets(tmp_path):
 def test_compare_separates_real_findings_from_state_counts():
     # L18 "opener" lets one opening hand its keeper the escorts' stalls too: the full-game score
     # bound moves from 50 to 54; other details differ only in how many states were explored
-    from solver.analysis import compare_rulesets
+    from ruleproof.solver.analysis import compare_rulesets
     from test_loira_helpers import ruleset
     params = {"players": 2, "deck": ["F1", "F2", "M1", "grito", "toc-toc", "fios"], "stalls": [2, 4],
               "centre_rolls": 1}   # examples/loira/tiny.toml
@@ -169,7 +169,7 @@ def test_rulings_list_json():
 
 
 def test_rulings_check_passes_and_catches_a_changed_result(tmp_path, monkeypatch):
-    import solver.analysis as analysis
+    import ruleproof.solver.analysis as analysis
     assert run("rulings", "check", "pig").exit_code == 0
     stored = json.loads((analysis.SCENARIO_DIR / "pig.json").read_text())
     stored["defaults"]["expect"]["values"][0] = "1/2"
@@ -202,7 +202,7 @@ def test_rulings_diff_on_a_game_with_rulings():
     (["frobnicate"], "frobnicate"),
 ])
 def test_console_script_usage_errors_are_one_line(argv, needle, capsys):
-    from cli import main
+    from ruleproof.cli import main
     with pytest.raises(SystemExit) as info:
         main(argv)
     assert info.value.code == 2
@@ -211,7 +211,7 @@ def test_console_script_usage_errors_are_one_line(argv, needle, capsys):
 
 
 def test_console_script_without_arguments_shows_help(capsys):
-    from cli import main
+    from ruleproof.cli import main
     with pytest.raises(SystemExit) as info:
         main([])
     assert info.value.code == 0

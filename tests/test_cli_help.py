@@ -10,8 +10,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from cli import app, game_policies
-from model.registry import all_specs
+from ruleproof.cli import app, game_policies
+from ruleproof.model.registry import all_specs
 
 runner = CliRunner()
 WIDE = {"COLUMNS": "200", "TERM": "dumb"}
@@ -90,7 +90,7 @@ def test_did_you_mean(args, hint):
 
 def test_rulings_list_text_shows_cited_sentences_and_option_meanings():
     text = " ".join(run("rulings", "list", "presentes").output.split())
-    from model.registry import get_spec
+    from ruleproof.model.registry import get_spec
     p23 = get_spec("presentes").schema.ruling_index["P23"]
     assert " ".join(p23.cites.split())[:30] in text
     for option, meaning in p23.options.items():

@@ -7,8 +7,8 @@ from fractions import Fraction
 
 import pytest
 
-from model.protocol import CHANCE, TERMINAL
-from model.registry import GAMES, get_spec
+from ruleproof.model.protocol import CHANCE, TERMINAL
+from ruleproof.model.registry import GAMES, get_spec
 
 PLAYOUTS = 25
 MAX_MOVES = 5_000
@@ -109,7 +109,7 @@ def test_batch_expansion_agrees_with_canonical_successors(name):
     """Games that expand int keys in batches must list exactly ``canonical_successors``' moves, edge
     for edge (same order, keys, probabilities and seat permutations), in every reachable state."""
     import numpy as np
-    from solver.explore import explore
+    from ruleproof.solver.explore import explore
     game = small_game(name)
     root = game.key(game.canonicalize(game.initial_state())[0])
     if not isinstance(root, int) or game.expand_keys(np.array([root], np.int64)) is None:

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.pig.game import Pig
-from model.protocol import Invariant
-from solver.explore import explore
-from solver.solve import SolveError, solve
+from ruleproof.model.pig.game import Pig
+from ruleproof.model.protocol import Invariant
+from ruleproof.solver.explore import explore
+from ruleproof.solver.solve import SolveError, solve
 
 
 def same_graph(a, b):

@@ -5,7 +5,7 @@ import json
 
 from typer.testing import CliRunner
 
-from cli import app
+from ruleproof.cli import app
 
 runner = CliRunner()
 

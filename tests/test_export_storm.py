@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from model.registry import get_spec, load_ruleset
-from solver.explore import explore
-from solver.export import (FORMATS, build_model, expected_turns, optimal_chooser, renumber,
+from ruleproof.model.registry import get_spec, load_ruleset
+from ruleproof.solver.explore import explore
+from ruleproof.solver.export import (FORMATS, build_model, expected_turns, optimal_chooser, renumber,
                            write_model)
-from solver.solve import solve
+from ruleproof.solver.solve import solve
 
 stormpy = pytest.importorskip("stormpy", reason="stormpy is not installed (pip install -e '.[storm]')")
 import stormpy.models  # noqa: E402  (ModelType)

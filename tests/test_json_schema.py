@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cli import app
-from model.registry import GAMES, get_spec
-from model.seams import MEANINGS
-from solver.analysis import SOLVE_KEYS, engines_of, solve_ruleset
-from solver.montecarlo import SIMULATE_KEYS, simulate_ruleset
+from ruleproof.cli import app
+from ruleproof.model.registry import GAMES, get_spec
+from ruleproof.model.seams import MEANINGS
+from ruleproof.solver.analysis import SOLVE_KEYS, engines_of, solve_ruleset
+from ruleproof.solver.montecarlo import SIMULATE_KEYS, simulate_ruleset
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 runner = CliRunner()
@@ -94,10 +94,10 @@ def test_an_engine_that_does_not_apply_is_bad_input():
 
 
 def test_pick_engine_reports_every_engine_passed_over():
-    from model.registry import load_ruleset
-    from model.ruleset import RulesetError
-    from model.seams import Engine, SolveOptions, SolveResult
-    from solver.analysis import pick_engine
+    from ruleproof.model.registry import load_ruleset
+    from ruleproof.model.ruleset import RulesetError
+    from ruleproof.model.seams import Engine, SolveOptions, SolveResult
+    from ruleproof.solver.analysis import pick_engine
 
     def answer(ruleset, options, progress):
         return SolveResult((0.5, 0.5), "bound", False, 1, "made up")
@@ -113,7 +113,7 @@ def test_pick_engine_reports_every_engine_passed_over():
 
 
 def test_a_result_has_values_exactly_when_complete():
-    from model.seams import SolveResult
+    from ruleproof.model.seams import SolveResult
     with pytest.raises(ValueError):
         SolveResult(None, "optimal", False, 3, "m")             # no values, yet not partial
     with pytest.raises(ValueError):

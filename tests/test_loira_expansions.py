@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from model.loira.cards import Kind
-from model.loira.scoring import score
-from model.loira.state import (CROLLS, END, GO, LOIRA, NO, OPEN_ASIDE, PHYS, RALO_PASS, TURN, YES,
+from ruleproof.model.loira.cards import Kind
+from ruleproof.model.loira.scoring import score
+from ruleproof.model.loira.state import (CROLLS, END, GO, LOIRA, NO, OPEN_ASIDE, PHYS, RALO_PASS, TURN, YES,
                                End, Phase)
 from test_loira_helpers import game, script
 

@@ -5,8 +5,8 @@ import random
 
 import pytest
 
-from model.loira import SPEC, fast
-from model.loira.exact import solve
+from ruleproof.model.loira import SPEC, fast
+from ruleproof.model.loira.exact import solve
 from test_loira_helpers import game
 
 CONFIGS = [

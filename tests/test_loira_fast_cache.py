@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from model.loira import fast
+from ruleproof.model.loira import fast
 
 
 @pytest.fixture

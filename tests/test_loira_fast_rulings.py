@@ -14,10 +14,10 @@ from fractions import Fraction
 
 import pytest
 
-from model.loira import fast
-from model.loira.rulings import RULINGS
-from model.loira.state import PH, Phase
-from model.protocol import CHANCE, TERMINAL
+from ruleproof.model.loira import fast
+from ruleproof.model.loira.rulings import RULINGS
+from ruleproof.model.loira.state import PH, Phase
+from ruleproof.model.protocol import CHANCE, TERMINAL
 from test_loira_helpers import game, ruleset
 
 # a deck holding every base card kind (nulls included), a roll for each seat and none in the centre
@@ -178,7 +178,7 @@ def test_solve_under_l36_answers_with_the_c_engine_and_the_same_value():
     # issue 11: 'solve ... --ruling L36=no-effect' fell back to the generic pipeline (41 s); the
     # 10-card bench rung (275,580 turn states) now goes to the C engine, no generic probe first
     _available()
-    from solver.analysis import solve_ruleset
+    from ruleproof.solver.analysis import solve_ruleset
     params = {"deck": ["F1", "F2", "M1", "grito", "M2", "toc-toc", "P1", "grito", "descarga", "P2"],
               "stalls": [2, 3, 4], "centre_rolls": 2}
     res = solve_ruleset(ruleset(params, {"L36": "no-effect"})).doc()
@@ -191,8 +191,8 @@ def test_solve_under_l36_answers_with_the_c_engine_and_the_same_value():
 
 def test_solve_exact_past_the_forms_bound_is_partial_not_floats(monkeypatch):
     _available()
-    from model.loira import engines
-    from solver.analysis import solve_ruleset
+    from ruleproof.model.loira import engines
+    from ruleproof.solver.analysis import solve_ruleset
     params = {"deck": ["F1", "F2", "M1", "grito", "M2", "toc-toc", "P1", "grito"], "stalls": [2, 3, 4],
               "centre_rolls": 1}   # the 8-card rung: 16,469 turn states
     # by default the C engine gives exact forms up to 50,000 turn states

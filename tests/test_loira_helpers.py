@@ -4,9 +4,9 @@ from __future__ import annotations
 import random
 from types import MappingProxyType
 
-from model.loira import SPEC, build
-from model.protocol import CHANCE, TERMINAL
-from model.ruleset import Ruleset
+from ruleproof.model.loira import SPEC, build
+from ruleproof.model.protocol import CHANCE, TERMINAL
+from ruleproof.model.ruleset import Ruleset
 
 
 def ruleset(params=None, rulings=None) -> Ruleset:

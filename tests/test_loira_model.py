@@ -7,14 +7,14 @@ from fractions import Fraction
 
 import pytest
 
-from model.loira.cards import Kind, standard_deck, standard_stalls
-from model.loira.centre import reveal_distribution
-from model.loira.exact import solve
-from model.loira.scoring import round_winners, score, tie_cards
-from model.loira.state import (CROLLS, DIR, END, GO, LOIRA, PHYS, SLOTS, STOP_ACT, SWITCH,
+from ruleproof.model.loira.cards import Kind, standard_deck, standard_stalls
+from ruleproof.model.loira.centre import reveal_distribution
+from ruleproof.model.loira.exact import solve
+from ruleproof.model.loira.scoring import round_winners, score, tie_cards
+from ruleproof.model.loira.state import (CROLLS, DIR, END, GO, LOIRA, PHYS, SLOTS, STOP_ACT, SWITCH,
                                YES, End, Phase)
-from model.protocol import TERMINAL
-from model.ruleset import RulesetError
+from ruleproof.model.protocol import TERMINAL
+from ruleproof.model.ruleset import RulesetError
 from test_loira_helpers import game, random_playout, ruleset, script
 
 GRITO, TOC, FIOS, DESC, CHUTE, ESP, INT = (Kind.GRITO, Kind.TOCTOC, Kind.FIOS, Kind.DESCARGA,
@@ -151,7 +151,7 @@ def test_interruptor_espelho_and_tie_break():
     assert end[END] == End.SWITCH and score(g, end, 0) == 1 and round_winners(g, end) == [1]
     # tie-break: 4-4 with seat 0 on one card (F2 doubled by nothing) is not reachable here, so
     # check the ordering function directly: fewer point cards wins (L04/L05)
-    from model.loira.scoring import winners_of
+    from ruleproof.model.loira.scoring import winners_of
     assert winners_of([(4, -2), (4, -1)], [True, True]) == [1]
     assert winners_of([(4, -1), (4, -1), (3, 0)], [True] * 3) == [0, 1]
     assert tie_cards(g, end, 1) == 2
@@ -258,7 +258,7 @@ def test_match_carries_rolls_and_ends():
 
 
 def test_seat_swap_symmetry_preserves_value():
-    from model.loira.game import LoiraGame
+    from ruleproof.model.loira.game import LoiraGame
     g = LoiraGame(game({"deck": ["F1", "M2", "grito", "toc-toc"], "stalls": [2, 3], "rolls": [1, 0],
                         "centre_rolls": 1}).cfg, symmetry=True)
     sol = solve(g)

@@ -7,19 +7,19 @@ from fractions import Fraction
 
 import pytest
 
-from model.loira import SPEC
-from model.loira.exact import regret, solve
-from solver.montecarlo import simulate_ruleset
-from model.loira.nearopt import _binary, choose, near_optimal, training_configs
-from model.loira.nearopt_play import OPPONENTS, solve_near_optimal, stop_table
-from model.loira.nearopt_regret import CONFIGS, _shape, build_config, stored
-from model.loira.policies import POLICIES
-from model.loira.state import STOP_ACT, TURN
-from model.loira.table import features
-from model.protocol import CHANCE, TERMINAL
-from model.registry import load_ruleset
-from solver.limits import Limits
-from solver.montecarlo import sample_outcome
+from ruleproof.model.loira import SPEC
+from ruleproof.model.loira.exact import regret, solve
+from ruleproof.solver.montecarlo import simulate_ruleset
+from ruleproof.model.loira.nearopt import _binary, choose, near_optimal, training_configs
+from ruleproof.model.loira.nearopt_play import OPPONENTS, solve_near_optimal, stop_table
+from ruleproof.model.loira.nearopt_regret import CONFIGS, _shape, build_config, stored
+from ruleproof.model.loira.policies import POLICIES
+from ruleproof.model.loira.state import STOP_ACT, TURN
+from ruleproof.model.loira.table import features
+from ruleproof.model.protocol import CHANCE, TERMINAL
+from ruleproof.model.registry import load_ruleset
+from ruleproof.solver.limits import Limits
+from ruleproof.solver.montecarlo import sample_outcome
 
 #: configurations whose exact regret takes seconds (the 8- and 10-card rungs take minutes)
 FAST = ["bench rung, 4 cards", "bench rung, 6 cards", "loira-mini", "tiny example",

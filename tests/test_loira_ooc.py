@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from model.loira import fast, ooc
+from ruleproof.model.loira import fast, ooc
 
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,9 +46,9 @@ def test_second_seat_starting(tmp_path):
 
 @pytest.mark.parametrize("cards", [4, 6])
 def test_equal_to_the_exact_rational_solver(tmp_path, cards):
-    from model.loira import SPEC, build
-    from model.loira.exact import solve
-    from model.ruleset import Ruleset
+    from ruleproof.model.loira import SPEC, build
+    from ruleproof.model.loira.exact import solve
+    from ruleproof.model.ruleset import Ruleset
     from types import MappingProxyType
     p, r = SPEC.schema.defaults()
     game = build(Ruleset("loira", "t", MappingProxyType(p), MappingProxyType(r), "t")
@@ -72,7 +72,7 @@ def test_layers_and_disk_figures(tmp_path):
 def test_resumes_after_kill_9(tmp_path):
     """A solve killed mid-way resumes from its finished tasks and reaches the identical value."""
     folder = tmp_path / "run"
-    cmd = [sys.executable, "-m", "model.loira.ooc", str(folder), "--partitions", "4", "--quiet",
+    cmd = [sys.executable, "-m", "ruleproof.model.loira.ooc", str(folder), "--partitions", "4", "--quiet",
            *set_args(params(10))]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -94,7 +94,7 @@ def test_resumes_after_kill_9(tmp_path):
 def test_a_folder_of_another_round_is_refused(tmp_path):
     folder = tmp_path / "run"
     ooc.solve(ooc.config_from(params(4)), folder, partitions=2)
-    proc = subprocess.run([sys.executable, "-m", "model.loira.ooc", str(folder), "--partitions", "2",
+    proc = subprocess.run([sys.executable, "-m", "ruleproof.model.loira.ooc", str(folder), "--partitions", "2",
                            *set_args(params(6))], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
@@ -106,7 +106,7 @@ def test_a_folder_of_another_round_is_refused(tmp_path):
                                          (["--set", "stalls=2,x"], "stalls"),
                                          (["--partitions", "0"], "partitions")])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, needle):
-    proc = subprocess.run([sys.executable, "-m", "model.loira.ooc", str(tmp_path / "run"), *args],
+    proc = subprocess.run([sys.executable, "-m", "ruleproof.model.loira.ooc", str(tmp_path / "run"), *args],
                           cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 2 and needle in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from model.loira import SPEC
-from model.loira.bounds import score_bounds as closed
-from model.loira.config import config_from
-from model.loira.game import LoiraGame
-from model.spec import load_ruleset_file
-from proofs.loira_checks import directed_deck_run_out, score_bounds_opt, shrink, tie_break
-from solver.verify import verify
+from ruleproof.model.loira import SPEC
+from ruleproof.model.loira.bounds import score_bounds as closed
+from ruleproof.model.loira.config import config_from
+from ruleproof.model.loira.game import LoiraGame
+from ruleproof.model.spec import load_ruleset_file
+from ruleproof.proofs.loira_checks import directed_deck_run_out, score_bounds_opt, shrink, tie_break
+from ruleproof.solver.verify import verify
 from test_loira_helpers import ruleset
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "loira"
@@ -96,7 +96,7 @@ def test_shrink_keeps_the_edit_and_names_each_configuration():
 
 def test_a_directed_search_empties_the_full_two_grito_deck():
     game = LoiraGame(config_from(load_ruleset_file(EXAMPLES / "two-gritos.toml")))
-    from solver.limits import NO_LIMITS
+    from ruleproof.solver.limits import NO_LIMITS
     play = directed_deck_run_out(game, NO_LIMITS)
     assert play is not None and "the main deck is empty" in play[-1]
     assert "deck 0" in play[-2] and "round over (deck)" in play[-2]
@@ -108,8 +108,8 @@ def test_escorts_stalls_count_towards_the_opener_bound():
     """Found by Hypothesis in CI: with L18 "opener" one Grito and one escort hand the opener both
     stalls (2 + 2), beyond the old bound of one stall per opening. Exhaustive check per reading:
     no reachable score leaves the Z3-optimised bound, and under "opener" the bound is reached."""
-    from solver.explore import explore
-    from model.loira.scoring import score
+    from ruleproof.solver.explore import explore
+    from ruleproof.model.loira.scoring import score
     from test_loira_helpers import game
     params = {"players": 2, "deck": ["grito"], "stalls": [2, 2], "rolls": [0, 1],
               "centre_rolls": 0, "first_seat": 0}

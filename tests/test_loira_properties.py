@@ -7,9 +7,9 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from model.loira.bounds import score_bounds
-from model.loira.rulings import RULINGS
-from model.loira.scoring import score
+from ruleproof.model.loira.bounds import score_bounds
+from ruleproof.model.loira.rulings import RULINGS
+from ruleproof.model.loira.scoring import score
 from test_loira_helpers import game, random_playout
 
 CARDS = ["F-", "F1", "F2", "P1", "P2", "M1", "M2", "grito", "toc-toc", "interruptor", "chute",

@@ -6,17 +6,17 @@ explorer runs the mutated rules themselves (Loira has no second, batch copy of i
 """
 from __future__ import annotations
 
-import model.loira.effects as effects
-import model.loira.scoring as scoring
-from model.loira import SPEC
-from model.loira.config import config_from
-from model.loira.game import LoiraGame
-from model.loira.state import CROLLS, STOP, TURN
-from proofs.loira import (card_conservation, centre_belief, deck_never_empty, loira_proofs,
+import ruleproof.model.loira.effects as effects
+import ruleproof.model.loira.scoring as scoring
+from ruleproof.model.loira import SPEC
+from ruleproof.model.loira.config import config_from
+from ruleproof.model.loira.game import LoiraGame
+from ruleproof.model.loira.state import CROLLS, STOP, TURN
+from ruleproof.proofs.loira import (card_conservation, centre_belief, deck_never_empty, loira_proofs,
                           match_termination, roll_conservation, round_termination)
-from proofs.loira_checks import explored_checks
-from proofs.refinement import check_rule_proof
-from solver.explore import explore
+from ruleproof.proofs.loira_checks import explored_checks
+from ruleproof.proofs.refinement import check_rule_proof
+from ruleproof.solver.explore import explore
 
 
 def _game(deck, cls=LoiraGame, rulings=None, **params):

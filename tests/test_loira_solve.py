@@ -7,13 +7,13 @@ from fractions import Fraction
 
 import pytest
 
-from model.loira import SPEC
-from model.loira.exact import regret, solve
-from solver.montecarlo import simulate_ruleset
-from model.loira.policies import POLICIES
-from solver.explore import explore
-from solver.montecarlo import playout
-from solver.solve import solve as generic_solve
+from ruleproof.model.loira import SPEC
+from ruleproof.model.loira.exact import regret, solve
+from ruleproof.solver.montecarlo import simulate_ruleset
+from ruleproof.model.loira.policies import POLICIES
+from ruleproof.solver.explore import explore
+from ruleproof.solver.montecarlo import playout
+from ruleproof.solver.solve import solve as generic_solve
 from test_loira_helpers import game, ruleset
 
 MINI = {"deck": ["F1", "F2", "M1", "M2", "grito", "grito"], "stalls": [2, 4], "centre_rolls": 1}
@@ -80,7 +80,7 @@ def test_cli_solve_and_verify_exit_codes(tmp_path):
 
     from typer.testing import CliRunner
 
-    from cli import app
+    from ruleproof.cli import app
     examples = Path(__file__).resolve().parent.parent / "examples" / "loira"
     runner = CliRunner()
     res = runner.invoke(app, ["solve", str(examples / "three-players-l04.toml"), "--json"])
@@ -95,7 +95,7 @@ def test_cli_solve_and_verify_exit_codes(tmp_path):
 
 
 def test_stop_table_is_reproducible_and_close_to_optimal():
-    from model.loira.table import load_table, train
+    from ruleproof.model.loira.table import load_table, train
     assert train() == load_table()          # the stored table is exactly what training gives
     g = game(MINI)
     r = regret(g, POLICIES["table"], solve(g))

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from model.registry import GAMES, get_spec, load_ruleset
-from solver.explore import explore
-from solver.solve import solve
+from ruleproof.model.registry import GAMES, get_spec, load_ruleset
+from ruleproof.solver.explore import explore
+from ruleproof.solver.solve import solve
 
 pyspiel = pytest.importorskip("pyspiel", reason="open-spiel is not installed (pip install -e '.[openspiel]')")
-osa = pytest.importorskip("solver.openspiel_adapter")
+osa = pytest.importorskip("ruleproof.solver.openspiel_adapter")
 
 #: one small configuration per game (its default small configuration, as `verify` explores)
 SMALL = {
@@ -93,7 +93,7 @@ def test_openspiel_evaluates_a_bomb_busters_policy_as_we_do():
     we sum exactly over the explored states: the two agree."""
     from open_spiel.python.algorithms import expected_game_score
 
-    from model.bomb_busters.policy import exact_win_probability, likely
+    from ruleproof.model.bomb_busters.policy import exact_win_probability, likely
     g = osa.load("bomb-busters", "bomb-busters-tiny")
     rp = g.space.game
     ours, _ = exact_win_probability(rp, likely(rp))

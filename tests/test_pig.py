@@ -5,10 +5,10 @@ from fractions import Fraction
 
 import pytest
 
-from model.pig.game import HOLD, ROLL, Pig
-from solver.explore import explore
-from solver.montecarlo import simulate, solution_policy
-from solver.solve import solve
+from ruleproof.model.pig.game import HOLD, ROLL, Pig
+from ruleproof.solver.explore import explore
+from ruleproof.solver.montecarlo import simulate, solution_policy
+from ruleproof.solver.solve import solve
 
 
 def exact_first_player(goal: int, faces: int = 6) -> Fraction:
@@ -92,7 +92,7 @@ def test_monte_carlo_agrees_with_exact_value():
 
 
 def test_counterexample_trace_is_shortest():
-    from model.protocol import Invariant
+    from ruleproof.model.protocol import Invariant
 
     class Capped(Pig):
         def invariants(self):

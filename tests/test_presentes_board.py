@@ -1,11 +1,11 @@
 """Boards: the official counts, the seeded generator (P01), layout files and their errors."""
 import pytest
 
-from model.presentes import SPEC
-from model.presentes.board import (OFFICIAL, Square, dice_distribution, generate_layout, make_board,
+from ruleproof.model.presentes import SPEC
+from ruleproof.model.presentes.board import (OFFICIAL, Square, dice_distribution, generate_layout, make_board,
                                    parse_layout)
-from model.presentes.config import board_of
-from model.ruleset import RulesetError
+from ruleproof.model.presentes.config import board_of
+from ruleproof.model.ruleset import RulesetError
 
 
 @pytest.mark.parametrize("name", list(OFFICIAL))
@@ -56,7 +56,7 @@ def test_unknown_board_name_is_a_ruleset_error():
 def test_example_files_load():
     from pathlib import Path
 
-    from model.spec import load_ruleset_file
+    from ruleproof.model.spec import load_ruleset_file
     root = Path(__file__).resolve().parents[1] / "examples" / "presentes"
     rs = load_ruleset_file(root / "hand-drawn.toml")
     b = board_of(rs)

@@ -1,11 +1,11 @@
 """verify's game-specific checks: the Z3 proofs, the graph checks, and mutations they must catch."""
 import pytest
 
-from model.presentes import SPEC, rules as R
-from model.presentes.checks import checks
-from model.presentes.graphcheck import graph_checks
-from solver.explore import explore
-from solver.verify import exploration_properties
+from ruleproof.model.presentes import SPEC, rules as R
+from ruleproof.model.presentes.checks import checks
+from ruleproof.model.presentes.graphcheck import graph_checks
+from ruleproof.solver.explore import explore
+from ruleproof.solver.verify import exploration_properties
 
 
 def small(**params):
@@ -20,7 +20,7 @@ def test_every_check_holds_on_the_small_configuration():
 
 
 def test_the_official_board_sweep_runs_for_a_ruleset_on_an_official_board_only():
-    from solver.limits import Limits
+    from ruleproof.solver.limits import Limits
     stopped = Limits(deadline=0.0)  # every graph reported not run: only the names matter here
     sweep = [r.name for r in checks(SPEC.default(), limits=stopped) if "2 players" in r.name]
     assert len(sweep) >= 6
@@ -36,8 +36,8 @@ def test_luck_square_without_effect_is_found_with_a_witness():
 
 def test_proofs_are_bound_to_the_model_and_scale_with_the_seats():
     """The Z3 part of each proof on 3 and 4 seats (the refinement tests map them to real plays)."""
-    from proofs.harness import check_inductive
-    from proofs.presentes import presentes_proofs
+    from ruleproof.proofs.harness import check_inductive
+    from ruleproof.proofs.presentes import presentes_proofs
     for n in (3, 4):
         rules = SPEC.build(small(players=n)).rules
         for proof in presentes_proofs(rules):
@@ -47,7 +47,7 @@ def test_proofs_are_bound_to_the_model_and_scale_with_the_seats():
 
 
 def test_termination_ranking_needs_a_roll_beating_the_back_step():
-    from proofs.presentes import presentes_proofs
+    from ruleproof.proofs.presentes import presentes_proofs
     names = {p.name for p in presentes_proofs(SPEC.build(small()).rules)}
     assert "termination-every-policy (ranking)" in names
     # a back step of 6 beats every roll of one die: the argument no longer applies, no ranking
@@ -85,7 +85,7 @@ def test_all_boards_terminate_under_every_policy():
 
 
 def test_gift_renaming_quotient_agrees_with_the_full_graph():
-    from model.presentes.graphcheck import Graph, relabel_gifts
+    from ruleproof.model.presentes.graphcheck import Graph, relabel_gifts
     g = SPEC.build(small())
     full, quo = Graph(g), Graph(g, symmetric=True)
     assert len(quo.states) < len(full.states)

@@ -3,7 +3,7 @@ import json
 
 from typer.testing import CliRunner
 
-from cli import app
+from ruleproof.cli import app
 
 runner = CliRunner()
 

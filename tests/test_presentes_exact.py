@@ -3,14 +3,14 @@ from fractions import Fraction as F
 
 import pytest
 
-from model.presentes import SPEC
-from model.presentes.analysis import quantile
-from solver.analysis import solve_ruleset
-from model.presentes.exact import analyse
-from model.presentes.policies import POLICY_DISTS
-from model.protocol import CHANCE, Game
-from solver.explore import explore
-from solver.solve import solve
+from ruleproof.model.presentes import SPEC
+from ruleproof.model.presentes.analysis import quantile
+from ruleproof.solver.analysis import solve_ruleset
+from ruleproof.model.presentes.exact import analyse
+from ruleproof.model.presentes.policies import POLICY_DISTS
+from ruleproof.model.protocol import CHANCE, Game
+from ruleproof.solver.explore import explore
+from ruleproof.solver.solve import solve
 
 
 def build(tmp_path, layout=None, **params):
@@ -154,8 +154,8 @@ def test_float_mode_agrees_with_exact_within_1e_9(p03, focal):
 
 
 def test_solve_engine_honours_float():
-    from model.seams import SolveOptions
-    from model.presentes.analysis import solve_chain
+    from ruleproof.model.seams import SolveOptions
+    from ruleproof.model.presentes.analysis import solve_chain
     rs = SPEC.default().with_overrides({"board": "mini", "players": 2, "dice": 1, "focal_seat": 0},
                                        spec=SPEC.schema)
     exact = solve_chain(rs, SolveOptions(exact=None), None)

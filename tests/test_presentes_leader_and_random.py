@@ -4,13 +4,13 @@ from fractions import Fraction as F
 
 import pytest
 
-from model.presentes import SPEC
-from model.presentes.exact import analyse
-from model.presentes.game import PresentesGame
-from model.presentes.policies import POLICY_DISTS
-from model.presentes.rules import TAKE_TREE, Effect, Phase, St
-from solver.explore import explore
-from solver.solve import solve
+from ruleproof.model.presentes import SPEC
+from ruleproof.model.presentes.exact import analyse
+from ruleproof.model.presentes.game import PresentesGame
+from ruleproof.model.presentes.policies import POLICY_DISTS
+from ruleproof.model.presentes.rules import TAKE_TREE, Effect, Phase, St
+from ruleproof.solver.explore import explore
+from ruleproof.solver.solve import solve
 from test_presentes_exact import PolicyFixed
 
 OLD_P20 = {"P20": "gift-holder-ahead"}
@@ -155,7 +155,7 @@ def test_issue_board_three_players_random(tmp_path, rulings, turns):
 def test_checks_and_bound_proofs_hold_under_both_p20_readings(tmp_path):
     # verify maps every explored transition onto the proofs' relations, so the Lugar relation must
     # admit both leader readings (and P07's own-leader no-op)
-    from solver.verify import verify
+    from ruleproof.solver.verify import verify
     path = tmp_path / "board.txt"
     path.write_text(ISSUE_BOARD)
     for rulings in ({}, OLD_P20, {"P07": "own-leader"}, {**OLD_P20, "P07": "own-leader"}):

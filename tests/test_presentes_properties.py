@@ -4,9 +4,9 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model.presentes import SPEC
-from model.presentes.graphcheck import _shield_breach
-from model.protocol import CHANCE, TERMINAL
+from ruleproof.model.presentes import SPEC
+from ruleproof.model.presentes.graphcheck import _shield_breach
+from ruleproof.model.protocol import CHANCE, TERMINAL
 
 SYMBOLS = ".*xs"
 
@@ -69,9 +69,9 @@ def test_simulated_games_end_in_a_consistent_reveal(tmp_path_factory, cfg):
     players hold none, arrival ranks are 0..k-1 over the seats that were not removed."""
     import numpy as np
 
-    from model.presentes.config import rules_of
-    from model.presentes.simulate import run_games
-    from model.ruleset import RulesetError
+    from ruleproof.model.presentes.config import rules_of
+    from ruleproof.model.presentes.simulate import run_games
+    from ruleproof.model.ruleset import RulesetError
     layout, params, rulings, seed = cfg
     path = tmp_path_factory.mktemp("b") / "board.txt"
     path.write_text(layout)

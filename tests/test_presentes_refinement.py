@@ -10,12 +10,12 @@ import dataclasses
 
 import pytest
 
-from model.presentes import SPEC, rules as R
-from model.presentes.shrink import shrink
-from proofs.presentes import presentes_proofs
-from proofs.refinement import check_rule_proof
-from solver.explore import explore
-from solver.verify import verify
+from ruleproof.model.presentes import SPEC, rules as R
+from ruleproof.model.presentes.shrink import shrink
+from ruleproof.proofs.presentes import presentes_proofs
+from ruleproof.proofs.refinement import check_rule_proof
+from ruleproof.solver.explore import explore
+from ruleproof.solver.verify import verify
 
 TABLE = ("z3-gift-conservation", "z3-tree-nonempty", "z3-shield-safety", "termination-every-policy (ranking)")
 

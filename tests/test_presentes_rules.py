@@ -2,9 +2,9 @@
 from fractions import Fraction as F
 
 
-from model.presentes import SPEC
-from model.presentes.rules import Effect, Phase, St
-from model.protocol import CHANCE, TERMINAL
+from ruleproof.model.presentes import SPEC
+from ruleproof.model.presentes.rules import Effect, Phase, St
+from ruleproof.model.protocol import CHANCE, TERMINAL
 
 
 def game(tmp_path=None, layout=None, rulings=None, **params):
@@ -276,7 +276,7 @@ def test_p15_pick_makes_the_tree_a_decision_and_changes_own_gift_odds(tmp_path):
     So each seat ends with its own gift with probability 1/3 * 1/3 = 1/9 (1/2 when the tree is
     random: the blind draw makes 'both own' and 'neither' equally likely at every branch).
     """
-    from model.presentes.exact import analyse
+    from ruleproof.model.presentes.exact import analyse
     g = game(tmp_path, ". . . .", rulings={"P15": "pick"}, players=2)
     s = state(g, Phase.TREE, 0, [1, 0], [-1, -1], used=0b01)._replace(aux=0)
     assert g.current_player(s) == 0 and g.legal_actions(s) == [0, 1] and g.chance_outcomes(s) == []
@@ -305,9 +305,9 @@ def test_p23_redraw_comes_back_to_the_same_draw(tmp_path):
 def test_p23_redraw_is_refused_by_the_exact_analysis_and_simulate_only_when_reached(tmp_path):
     import pytest
 
-    from model.presentes.exact import GameHangs, analyse
-    from model.presentes.simulate import run_games
-    from model.ruleset import RulesetError
+    from ruleproof.model.presentes.exact import GameHangs, analyse
+    from ruleproof.model.presentes.simulate import run_games
+    from ruleproof.model.ruleset import RulesetError
     hang = game(rulings={"P23": "redraw"}, players=2, board="mini")  # 'mini' has a shield
     with pytest.raises(GameHangs, match="rulings.P23"):
         analyse(hang, horizon=0)

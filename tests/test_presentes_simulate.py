@@ -8,14 +8,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from model.presentes import SPEC
-from model.presentes.config import rules_of
-from model.presentes.exact import analyse
-from model.presentes.policies import POLICY_DISTS
-from model.presentes.rules import Effect, Phase
-from model.presentes.simulate import COUNTERS, FIRST_STEAL, run_games, simulate_playouts, summarise
-from model.protocol import CHANCE, TERMINAL
-from model.spec import load_ruleset_file
+from ruleproof.model.presentes import SPEC
+from ruleproof.model.presentes.config import rules_of
+from ruleproof.model.presentes.exact import analyse
+from ruleproof.model.presentes.policies import POLICY_DISTS
+from ruleproof.model.presentes.rules import Effect, Phase
+from ruleproof.model.presentes.simulate import COUNTERS, FIRST_STEAL, run_games, simulate_playouts, summarise
+from ruleproof.model.protocol import CHANCE, TERMINAL
+from ruleproof.model.spec import load_ruleset_file
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "presentes" / "hand-drawn.toml"
 
@@ -185,7 +185,7 @@ CHOSEN = [
 
 @pytest.mark.parametrize("policy", ["eager", "passive", "random"])
 def test_one_turn_from_chosen_states_with_the_new_alternatives(policy):
-    from model.presentes.rules import St
+    from ruleproof.model.presentes.rules import St
     rs = load_ruleset_file(EXAMPLE).with_overrides(
         {"players": 3, "host_skip": []}, {"P02": "swap-both", "P07": "own-leader", "P08": "behind",
                                           "P14": "steal", "P15": "pick"}, spec=SPEC.schema)
@@ -209,7 +209,7 @@ CHOSEN_P20_P34 = [
 @pytest.mark.parametrize("policy", ["eager", "passive", "random"])
 @pytest.mark.parametrize("rulings", [{}, {"P20": "gift-holder-ahead", "P34": "one-list"}])
 def test_one_turn_from_chosen_states_p20_p34(policy, rulings):
-    from model.presentes.rules import St
+    from ruleproof.model.presentes.rules import St
     rs = load_ruleset_file(EXAMPLE).with_overrides({"players": 3, "host_skip": []},
                                                     {"P02": "swap-both", **rulings}, spec=SPEC.schema)
     game = SPEC.build(rs)
@@ -221,8 +221,8 @@ def test_one_turn_from_chosen_states_p20_p34(policy, rulings):
 
 
 def _one_turn_agrees(game, policy, states):
-    from model.presentes.exact import TurnChain
-    from model.presentes.simulate import Batch
+    from ruleproof.model.presentes.exact import TurnChain
+    from ruleproof.model.presentes.simulate import Batch
     chain = TurnChain(game, lambda s: POLICY_DISTS[policy](game, s), build=False)
     G = 3000
     for k, s in enumerate(states):

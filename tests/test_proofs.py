@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import z3
 
-from proofs.harness import Action, check_inductive, optimize_bound, prove
+from ruleproof.proofs.harness import Action, check_inductive, optimize_bound, prove
 
 
 def frame(suffix):

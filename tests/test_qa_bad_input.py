@@ -9,7 +9,7 @@ import time
 
 from typer.testing import CliRunner
 
-from cli import app
+from ruleproof.cli import app
 
 runner = CliRunner()
 
@@ -53,7 +53,7 @@ def test_solve_loira_honours_a_time_limit():
 
 def test_simulate_loira_optimal_policy_refuses_a_configuration_too_large(monkeypatch):
     # bug: --policy optimal on the full game started an exact solve that never finished
-    from model.loira import engines
+    from ruleproof.model.loira import engines
     monkeypatch.setattr(engines, "OPTIMAL_STATES", 1)  # the cap as on the full game, but fast
     line = one_line_error(run("simulate", "loira", "--games", "3", "--policy", "optimal"))
     assert "--policy" in line and "'optimal' needs an exact solve" in line
@@ -68,8 +68,8 @@ def test_solve_bomb_busters_honours_limits():
         doc = json.loads(result.stdout)
         assert doc["partial"] is True and doc["values"] is None
         assert "limit" in doc["reason"] and {"game", "ruleset", "config", "seconds"} <= set(doc)
-    from model.bomb_busters import SPEC
-    from solver.analysis import solve_ruleset
+    from ruleproof.model.bomb_busters import SPEC
+    from ruleproof.solver.analysis import solve_ruleset
     res = solve_ruleset(SPEC.ruleset("bomb-busters-tiny"), max_states=1000).result
     assert res.values and res.extras["perfect_information_bound"] is None
     assert "state limit 1000" in res.extras["bound_note"]

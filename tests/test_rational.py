@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model.pig.game import Pig
-from model.protocol import CHANCE, TERMINAL
-from solver import rational
-from solver.explore import explore
-from solver.rational import (SingularSystem, components_in_order, crt, solve_sparse, walk_absorptions,
+from ruleproof.model.pig.game import Pig
+from ruleproof.model.protocol import CHANCE, TERMINAL
+from ruleproof.solver import rational
+from ruleproof.solver.explore import explore
+from ruleproof.solver.rational import (SingularSystem, components_in_order, crt, solve_sparse, walk_absorptions,
                              word_primes)
-from solver.solve import solve
+from ruleproof.solver.solve import solve
 
 
 # ---- the reference: dense Gauss-Jordan over Fractions (the engines' former arithmetic) -----------
@@ -208,9 +208,9 @@ def test_pig_exact_solve_equals_the_fraction_reference(goal):
 
 @pytest.mark.parametrize("p03", ["reach-or-pass", pytest.param("bounce", marks=pytest.mark.slow)])
 def test_presentes_turn_chain_equals_the_fraction_reference(p03):
-    from model.presentes import SPEC
-    from model.presentes.exact import ZERO, TurnChain, outcome_vector
-    from model.presentes.policies import POLICY_DISTS
+    from ruleproof.model.presentes import SPEC
+    from ruleproof.model.presentes.exact import ZERO, TurnChain, outcome_vector
+    from ruleproof.model.presentes.policies import POLICY_DISTS
     rs = SPEC.default().with_overrides({"board": "tiny", "players": 2, "dice": 1}, {"P03": p03},
                                        spec=SPEC.schema, source="test")
     game = SPEC.build(rs)

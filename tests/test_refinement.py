@@ -10,13 +10,13 @@ import dataclasses
 import pytest
 import z3
 
-from model.pig.game import Pig
-from model.registry import get_spec
-from proofs import logic
-from proofs.pig import pig_proofs
-from proofs.refinement import check_rule_proof
-from solver.explore import explore
-from solver.verify import verify
+from ruleproof.model.pig.game import Pig
+from ruleproof.model.registry import get_spec
+from ruleproof.proofs import logic
+from ruleproof.proofs.pig import pig_proofs
+from ruleproof.proofs.refinement import check_rule_proof
+from ruleproof.solver.explore import explore
+from ruleproof.solver.verify import verify
 
 
 def test_logic_connectives_evaluate_on_values_and_build_z3_terms():

@@ -61,11 +61,11 @@ def test_presentes_pre_turn_start_agrees_with_the_generic_solver(tmp_path):
     # the same configuration through compare: the generic exploration solves it independently
     ruleset = tmp_path / "removed.toml"
     ruleset.write_text('extends = "presentes"\n[params]\nhost_remove = ["1:0"]\n')
-    from model.registry import load_ruleset
-    from solver.analysis import solve_ruleset
-    from solver.explore import explore
-    from solver.solve import solve
-    from model.registry import get_spec
+    from ruleproof.model.registry import load_ruleset
+    from ruleproof.solver.analysis import solve_ruleset
+    from ruleproof.solver.explore import explore
+    from ruleproof.solver.solve import solve
+    from ruleproof.model.registry import get_spec
     rs = load_ruleset(str(ruleset))
     exact = solve_ruleset(rs).values
     sol = solve(explore(get_spec("presentes").build(rs)), exact=True)
@@ -89,7 +89,7 @@ def test_a_900_file_extends_chain_loads_without_recursion(tmp_path):
     for i in range(1, 900):
         (tmp_path / f"c{i}.toml").write_text(f'extends = "c{i - 1}.toml"\n')
     (tmp_path / "c899.toml").write_text('extends = "c898.toml"\nname = "deep"\n[params]\nfaces = 4\n')
-    from model.registry import load_ruleset
+    from ruleproof.model.registry import load_ruleset
     rs = load_ruleset(str(tmp_path / "c899.toml"))
     assert (rs.name, rs["goal"], rs["faces"]) == ("deep", 7, 4)
     assert rs.origin("goal") == str(tmp_path / "c0.toml") and rs.origin("faces") == str(tmp_path / "c899.toml")
@@ -99,8 +99,8 @@ def test_a_900_file_extends_chain_loads_without_recursion(tmp_path):
 
 
 def test_out_of_memory_is_a_limit_with_a_hint(monkeypatch):
-    import solver.analysis
-
+    import ruleproof.solver.analysis
+    from ruleproof import solver
     def explode(*args, **kwargs):
         raise MemoryError()
     monkeypatch.setattr(solver.analysis, "solve_ruleset", explode)
@@ -112,7 +112,7 @@ def test_out_of_memory_is_a_limit_with_a_hint(monkeypatch):
 
 
 def test_a_library_that_cannot_load_is_one_line_not_a_traceback(monkeypatch):
-    monkeypatch.setitem(sys.modules, "solver.verify", None)   # import of solver.verify fails
+    monkeypatch.setitem(sys.modules, "ruleproof.solver.verify", None)   # import of solver.verify fails
     res = cli("verify", "pig")
     assert res.code == 3 and "Traceback" not in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1 and "cannot load" in res.stderr
@@ -121,8 +121,8 @@ def test_a_library_that_cannot_load_is_one_line_not_a_traceback(monkeypatch):
 # ---- 2. limits bound every phase ------------------------------------------------------------------------
 
 def test_max_states_stops_the_batch_explorer_within_one_percent():
-    from model.registry import get_spec
-    from solver.explore import explore
+    from ruleproof.model.registry import get_spec
+    from ruleproof.solver.explore import explore
     game = get_spec("pig").default()
     game = get_spec("pig").build(game)
     for limit in (1000, 12_345, 100_000):
@@ -130,7 +130,7 @@ def test_max_states_stops_the_batch_explorer_within_one_percent():
         assert not ex.complete and limit < ex.num_states <= limit * 1.01, (limit, ex.num_states)
     # the chunked levels build the same graph as one expansion per level
     small = get_spec("pig").build(get_spec("pig").default().with_overrides({"goal": 12}))
-    import solver.explore_batch as eb
+    import ruleproof.solver.explore_batch as eb
     whole = explore(small)
     old = eb.CHUNK
     try:
@@ -160,7 +160,8 @@ def test_timeout_bounds_the_whole_command_as_a_real_process(argv, limit):
 
 
 def test_timeout_during_file_writing_keeps_no_files(tmp_path, monkeypatch):
-    import solver.engines
+    import ruleproof.solver.engines
+    from ruleproof import solver
     real = solver.engines.write_play_table
 
     def slow_table(*args, **kwargs):
@@ -194,8 +195,8 @@ def test_ctrl_c_stops_within_a_second_with_exit_130():
 def test_ctrl_c_reaches_the_compiled_loira_solver_within_a_second():
     import threading
 
-    from model.loira import build, fast
-    from model.registry import get_spec
+    from ruleproof.model.loira import build, fast
+    from ruleproof.model.registry import get_spec
     game = build(get_spec("loira").default())
     try:
         fast._library()
@@ -241,8 +242,8 @@ def test_a_users_folder_is_never_replaced(tmp_path):
 
 
 def test_a_full_disk_leaves_no_file(tmp_path, monkeypatch):
-    import solver.engines
-
+    import ruleproof.solver.engines
+    from ruleproof import solver
     def full(sol, out_dir, **kwargs):
         (out_dir / "play_table.csv").write_text("seat,score\n0,")   # truncated, as on a full disk
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -373,3 +374,24 @@ def test_fuzz_a_few_hundred_seeded_cases():
     assert report["failures"] == [], report["failures"][:3]
     assert set(report["families"]) == {"ruleset", "chain", "view", "layout", "arguments"}
     assert report["exit_codes"].get(0) and report["exit_codes"].get(2)   # both kinds were exercised
+
+
+def test_an_error_raised_in_place_of_the_alarm_is_still_the_time_limit(capsys):
+    # seen under load: numpy caught the alarm's TimeLimit inside a comparison and raised
+    # "TypeError: Cannot compare structured arrays" instead, and the command ended with exit 3
+    import typer
+
+    from ruleproof import cli as cli_module
+    from ruleproof.solver import runtime
+
+    def body():
+        try:
+            time.sleep(5)
+        except runtime.TimeLimit:
+            raise TypeError("Cannot compare structured arrays") from None
+    with pytest.raises(typer.Exit) as stopped:
+        cli_module.run(body, timeout=0.2)
+    assert stopped.value.exit_code == 1 and "time limit 0.2 s" in capsys.readouterr().out
+    with pytest.raises(typer.Exit) as failed:   # without the alarm, an error stays an internal error
+        cli_module.run(lambda: (_ for _ in ()).throw(TypeError("a real bug")), timeout=30)
+    assert failed.value.exit_code == 3 and "internal error: TypeError: a real bug" in capsys.readouterr().err

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from cli import app
-from model.registry import get_spec
-from solver.page import build_report, page_blocks, render_html, render_markdown
+from ruleproof.cli import app
+from ruleproof.model.registry import get_spec
+from ruleproof.solver.page import build_report, page_blocks, render_html, render_markdown
 
 runner = CliRunner()
 CHROMIUM = Path("/usr/bin/chromium")

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model.registry import get_spec, load_ruleset
-from model.ruleset import RulesetError
+from ruleproof.model.registry import get_spec, load_ruleset
+from ruleproof.model.ruleset import RulesetError
 
 
 def write(tmp_path, name, text):

@@ -6,10 +6,10 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from cli import app
-from model.registry import get_spec
-from solver.analysis import find_regressions
-from solver.rulings import rank_rulings, ruling_diff
+from ruleproof.cli import app
+from ruleproof.model.registry import get_spec
+from ruleproof.solver.analysis import find_regressions
+from ruleproof.solver.rulings import rank_rulings, ruling_diff
 
 runner = CliRunner()
 

@@ -8,11 +8,11 @@ from fractions import Fraction
 
 import pytest
 
-import solver.analysis as analysis
-from model.pig.game import Pig
-from solver.explore import explore
-from solver.graphmemo import fingerprint, memo_solve
-from solver.solve import solve
+import ruleproof.solver.analysis as analysis
+from ruleproof.model.pig.game import Pig
+from ruleproof.solver.explore import explore
+from ruleproof.solver.graphmemo import fingerprint, memo_solve
+from ruleproof.solver.solve import solve
 
 
 def test_fingerprint_sees_every_part_the_solver_reads():

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model.pig.game import Pig
-from solver.explore import explore
-from solver.graph import decision_graph, policy_table
-from solver.solve import solve
-from solver.verify import exploration_properties, termination_property
+from ruleproof.model.pig.game import Pig
+from ruleproof.solver.explore import explore
+from ruleproof.solver.graph import decision_graph, policy_table
+from ruleproof.solver.solve import solve
+from ruleproof.solver.verify import exploration_properties, termination_property
 from tests.tiny_games import BrokenGame, GamblersRuin, TieGame
 
 
@@ -93,8 +93,8 @@ def test_longest_play_is_the_height_solve_orders_by(name):
     import networkx as nx
     import numpy as np
 
-    from model.registry import get_spec, load_ruleset
-    from solver.solve import scc_levels
+    from ruleproof.model.registry import get_spec, load_ruleset
+    from ruleproof.solver.solve import scc_levels
     rs = load_ruleset(name)
     ex = explore(get_spec(rs.game).build(rs))
     offsets = np.frombuffer(ex.offsets, dtype=np.int64)

@@ -15,7 +15,7 @@ COMMANDS = [["--help"], ["games"], ["games", "--json"], ["games", "loira"], ["so
 
 PROBE = """
 import contextlib, io, json, sys
-import cli
+from ruleproof import cli
 for argv in json.loads(sys.argv[1]):
     with contextlib.redirect_stdout(io.StringIO()):
         try:
@@ -34,9 +34,9 @@ def test_light_commands_import_no_heavy_library():
 
 
 def test_lazy_game_classes_still_import():
-    import model.loira as loira
-    from model.loira.game import LoiraGame
+    import ruleproof.model.loira as loira
+    from ruleproof.model.loira.game import LoiraGame
     assert loira.LoiraGame is LoiraGame
-    from model.pig import SPEC
-    from model.pig.game import Pig
+    from ruleproof.model.pig import SPEC
+    from ruleproof.model.pig.game import Pig
     assert isinstance(SPEC.build(SPEC.default()), Pig)

@@ -6,9 +6,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from cli import app
-from model.ruleset import RulesetError
-from solver.sweep import parse_param, parse_range
+from ruleproof.cli import app
+from ruleproof.model.ruleset import RulesetError
+from ruleproof.solver.sweep import parse_param, parse_range
 
 runner = CliRunner()
 
@@ -97,8 +97,8 @@ def test_sweep_presentes_and_loira_simulated_utilities_agree_with_exact():
 
 def test_sweep_timeout_bounds_the_whole_sweep():
     """A deadline already passed: every point is listed as not run (nothing solved or simulated)."""
-    from model.registry import get_spec
-    from solver.sweep import run_sweep
+    from ruleproof.model.registry import get_spec
+    from ruleproof.solver.sweep import run_sweep
     spec = get_spec("pig")
     doc = run_sweep(spec.default(), [("goal", [4, 5])], deadline=0.0)
     assert [r["method"] for r in doc["points"]] == ["not run", "not run"]

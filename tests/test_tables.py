@@ -8,18 +8,18 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from model.loira.exact import solve as loira_exact_solve
-from model.loira.summary import summary as loira_summary
-from model.loira.summary import turn_choices
-from model.loira.table import _decisions
-from model.pig.game import Pig
-from model.pig.summary import hold_grid
-from model.pig.summary import summary as pig_summary
-from solver.engines import write_solution_files
-from solver.explore import explore
-from solver.graph import policy_table
-from solver.solve import solve
-from solver.tables import occupancy, play_rows, write_play_table
+from ruleproof.model.loira.exact import solve as loira_exact_solve
+from ruleproof.model.loira.summary import summary as loira_summary
+from ruleproof.model.loira.summary import turn_choices
+from ruleproof.model.loira.table import _decisions
+from ruleproof.model.pig.game import Pig
+from ruleproof.model.pig.summary import hold_grid
+from ruleproof.model.pig.summary import summary as pig_summary
+from ruleproof.solver.engines import write_solution_files
+from ruleproof.solver.explore import explore
+from ruleproof.solver.graph import policy_table
+from ruleproof.solver.solve import solve
+from ruleproof.solver.tables import occupancy, play_rows, write_play_table
 from test_loira_helpers import game as loira_game
 
 LOIRA_TINY = {"deck": ["F1", "F2", "M1", "grito", "toc-toc", "fios"], "stalls": [2, 4], "centre_rolls": 1}
@@ -36,7 +36,7 @@ def test_occupancy_against_value_iteration_on_pig():
     x <- e0 + P^T x until it settles; play ends for sure, so terminals add up to 1."""
     sol = solve(explore(Pig(goal=15)))
     visits = occupancy(sol)
-    from solver.tables import _policy_matrix
+    from ruleproof.solver.tables import _policy_matrix
     pt = _policy_matrix(sol).T.tocsr()
     x = np.zeros(len(visits))
     e0 = np.zeros(len(visits))
@@ -104,7 +104,7 @@ def test_pig_goal_10_never_holds_and_the_picture_says_so(tmp_path):
     sol = solve(explore(Pig(goal=10)), exact=True)
     made = pig_summary(sol, occupancy(sol))
     assert made.constant and "never holds" in made.constant and "never holds" in made.text.lower()
-    from model.pig.picture import draw_policy
+    from ruleproof.model.pig.picture import draw_policy
     path = draw_policy(sol.exploration.game, sol, tmp_path / "policy.png")
     assert picture_is_not_blank(path)
 
@@ -135,7 +135,7 @@ def test_loira_summary_and_picture(tmp_path):
     decided = sum(r[at["visits"]] for r in rows if r[at["phase"]] == "turn"
                   and r[at["optimal_action"]] in ("stops", "goes to the bathroom (draws)"))
     assert sum(r[5] for r in made.rows) == pytest.approx(decided, abs=1e-6)
-    from model.loira.picture import draw_policy
+    from ruleproof.model.loira.picture import draw_policy
     assert picture_is_not_blank(draw_policy(g, sol, tmp_path / "policy.png"))
 
 
@@ -150,8 +150,8 @@ def test_pig_100_default_files_stay_small(tmp_path):
 def test_presentes_choices_that_matter(tmp_path):
     """presentes-gifts: gift 0 is worth 3, gift 1 worth 1, seat 0 optimises against 'eager' play;
     it takes gift 0 from the tree where 'eager' would steal P1's gift 1."""
-    from model.presentes import SPEC
-    from solver.analysis import solve_ruleset
+    from ruleproof.model.presentes import SPEC
+    from ruleproof.solver.analysis import solve_ruleset
     solve_ruleset(SPEC.ruleset("presentes-gifts"), out_dir=tmp_path)
     rows = list(csv.DictReader((tmp_path / "play_table.csv").open()))
     assert rows and {"phase", "P0_square", "P1_gift", "optimal_action", "policy_action"} <= set(rows[0])

@@ -9,14 +9,14 @@ import pytest
 import z3
 from typer.testing import CliRunner
 
-from cli import app
-from model.presentes.board import OFFICIAL
-from model.registry import get_spec
-from proofs.harness import Action, check_inductive, optimize_bound, prove
-from solver.explore import explore
-from solver.limits import NO_LIMITS, Limits
-from solver.report import FAILS, HOLDS, UNKNOWN
-from solver.verify import verify
+from ruleproof.cli import app
+from ruleproof.model.presentes.board import OFFICIAL
+from ruleproof.model.registry import get_spec
+from ruleproof.proofs.harness import Action, check_inductive, optimize_bound, prove
+from ruleproof.solver.explore import explore
+from ruleproof.solver.limits import NO_LIMITS, Limits
+from ruleproof.solver.report import FAILS, HOLDS, UNKNOWN
+from ruleproof.solver.verify import verify
 
 #: the machine is shared: a run may overshoot its limit by this much and still pass
 SLACK = 15.0
@@ -115,7 +115,7 @@ def test_a_time_limit_keeps_every_property_name():
 
 
 def test_presentes_checks_past_the_deadline_are_not_run_and_named():
-    from model.presentes.checks import checks
+    from ruleproof.model.presentes.checks import checks
     _, rs = small("presentes")
     results = checks(rs, limits=expired(), all_boards=True)
     assert results and all(r.status == UNKNOWN for r in results)
@@ -154,9 +154,9 @@ def test_bomb_busters_max_states_makes_its_missions_unknown():
 
 
 def test_loira_searches_of_a_partial_graph_never_hold():
-    from model.loira.game import LoiraGame
-    from model.loira.config import config_from
-    from proofs.loira_checks import deck_never_empty_failure, l04_readings
+    from ruleproof.model.loira.game import LoiraGame
+    from ruleproof.model.loira.config import config_from
+    from ruleproof.proofs.loira_checks import deck_never_empty_failure, l04_readings
     _, rs = small("loira")
     game = LoiraGame(config_from(rs), symmetry=False)
     ex = explore(game, max_states=10, check_invariants=False)
@@ -180,7 +180,7 @@ def test_cli_verify_with_a_timeout_is_unknown_and_exit_1():
 # ---- the Presentes solve hook ---------------------------------------------------------------------------
 
 def test_presentes_solve_stops_at_its_timeout_with_a_partial_result():
-    from solver.analysis import solve_ruleset
+    from ruleproof.solver.analysis import solve_ruleset
     spec = get_spec("presentes")
     start = time.perf_counter()
     res = solve_ruleset(spec.default(), timeout=0.5).doc()
@@ -190,7 +190,7 @@ def test_presentes_solve_stops_at_its_timeout_with_a_partial_result():
 
 
 def test_presentes_analysis_raises_at_the_deadline():
-    from model.presentes.exact import LimitReached, analyse
+    from ruleproof.model.presentes.exact import LimitReached, analyse
     game = get_spec("presentes").build(small("presentes")[1])
     assert analyse(game, horizon=0)["states"] > 0
     with pytest.raises(LimitReached):

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-from cli import app
-from model.registry import get_spec
-from solver.limits import Limits
-from solver.verify import verify
+from ruleproof.cli import app
+from ruleproof.model.registry import get_spec
+from ruleproof.solver.limits import Limits
+from ruleproof.solver.verify import verify
 
 runner = CliRunner()
 
@@ -52,7 +52,7 @@ def test_verify_reports_every_phase():
 
 def test_presentes_checks_report_through_limits():
     """The long Presentes graph checks say which one runs and how far its exploration is."""
-    from model.presentes.checks import checks
+    from ruleproof.model.presentes.checks import checks
     spec = get_spec("presentes")
     rs = spec.default().with_overrides(dict(spec.verify_overrides), spec=spec.schema)
     seen = []

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from model.protocol import CHANCE, TERMINAL, Game, Invariant
+from ruleproof.model.protocol import CHANCE, TERMINAL, Game, Invariant
 
 
 class GamblersRuin(Game):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from model.spec import GameSpec
+from ruleproof.model.spec import GameSpec
 
 from .mission import SCHEMA, Mission
 from .engines import DEDUCTION, ENGINE
@@ -26,12 +26,12 @@ def build(ruleset) -> BombBusters:
 
 
 def _checks(ruleset, limits=None):
-    from proofs.bomb_busters_checks import checks
+    from ruleproof.proofs.bomb_busters_checks import checks
     return checks(ruleset, limits=limits)
 
 
 def _proofs(ruleset, game):
-    from proofs.bomb_busters import bomb_busters_proofs
+    from ruleproof.proofs.bomb_busters import bomb_busters_proofs
     return bomb_busters_proofs(ruleset, game)
 
 

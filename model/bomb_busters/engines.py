@@ -15,8 +15,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from model.ruleset import RulesetError
-from model.seams import Deduction, Engine, SolveOptions, SolveResult
+from ruleproof.model.ruleset import RulesetError
+from ruleproof.model.seams import Deduction, Engine, SolveOptions, SolveResult
 
 from .deduce import NoDeal, TooLarge, deduce, report
 from .view import load_view
@@ -68,8 +68,8 @@ def deduce_text(res: dict[str, Any], top: int = 12) -> str:
 
 
 def solve(ruleset, options: SolveOptions, progress=None) -> SolveResult:
-    from solver.explore import explore
-    from solver.solve import solve as solve_graph
+    from ruleproof.solver.explore import explore
+    from ruleproof.solver.solve import solve as solve_graph
 
     from . import build
     from .policy import POLICIES, EvaluationLimit, exact_win_probability

@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Sequence
 
-from model.protocol import CHANCE, TERMINAL, Game, Invariant
+from ruleproof.model.protocol import CHANCE, TERMINAL, Game, Invariant
 
 from . import equipment as E
 from . import rules as R

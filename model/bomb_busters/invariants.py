@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from model.protocol import Invariant
+from ruleproof.model.protocol import Invariant
 
 from . import rules as R
 from . import state as S

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from model.ruleset import Param, Ruleset, RulesSchema, Ruling, boolean, int_in, int_list
+from ruleproof.model.ruleset import Param, Ruleset, RulesSchema, Ruling, boolean, int_in, int_list
 
 from .tiles import Tile, blue_pool
 

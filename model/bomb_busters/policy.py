@@ -15,8 +15,8 @@ import time
 from fractions import Fraction
 from typing import Any, Callable
 
-from model.protocol import CHANCE, TERMINAL
-from model.seams import Metric, Play
+from ruleproof.model.protocol import CHANCE, TERMINAL
+from ruleproof.model.seams import Metric, Play
 
 from .deduce import deduce, plays
 from .duplo import duplo_plays

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from model.ruleset import Ruleset
+from ruleproof.model.ruleset import Ruleset
 
 from .mission import SCHEMA
 

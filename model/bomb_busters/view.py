@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from model.ruleset import RulesetError, read_input_text
+from ruleproof.model.ruleset import RulesetError, read_input_text
 
 from . import tiles as T
 from .tiles import Named, Tile

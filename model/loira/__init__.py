@@ -4,8 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from model.ruleset import Ruleset
-from model.spec import GameSpec
+from ruleproof.model.ruleset import Ruleset
+from ruleproof.model.spec import GameSpec
 
 from .config import SCHEMA, config_from
 from .engines import DEFAULT_POLICY, ENGINES, METRICS, optimal_policy
@@ -40,27 +40,27 @@ def summary(sol, visits):
 
 
 def _checks(ruleset: Ruleset, limits=None):
-    from proofs.loira_checks import checks
+    from ruleproof.proofs.loira_checks import checks
     return checks(ruleset, limits=limits)
 
 
 def _proofs(ruleset: Ruleset, game: LoiraGame):
-    from proofs.loira import loira_proofs
+    from ruleproof.proofs.loira import loira_proofs
     return loira_proofs(ruleset, game)
 
 
 def _shrink(ruleset: Ruleset):
-    from proofs.loira_checks import shrink
+    from ruleproof.proofs.loira_checks import shrink
     return shrink(ruleset)
 
 
 def _explored_checks(ruleset: Ruleset, ex, limits=None):
-    from proofs.loira_checks import explored_checks
+    from ruleproof.proofs.loira_checks import explored_checks
     return explored_checks(ruleset, ex, limits)
 
 
 def _full_size_checks(ruleset: Ruleset, game: LoiraGame, label: str, limits, plays: int, seed: int):
-    from proofs.loira_checks import full_size_checks
+    from ruleproof.proofs.loira_checks import full_size_checks
     return full_size_checks(ruleset, game, label, limits, plays, seed)
 
 

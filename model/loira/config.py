@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from model.ruleset import Param, RulesSchema, Ruleset, int_in, int_list, one_of
+from ruleproof.model.ruleset import Param, RulesSchema, Ruleset, int_in, int_list, one_of
 
 from .cards import (EXPANSION_NAMES, NUM_KINDS, TOKENS, Kind, counts_of, parse_token,
                     standard_deck, standard_stalls)

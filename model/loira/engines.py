@@ -4,9 +4,9 @@ the outcomes a simulation measures.
 """
 from __future__ import annotations
 
-from model.ruleset import RulesetError
-from model.seams import Engine, Metric, Play, SolveOptions, SolveResult
-from solver.engines import generic_engine
+from ruleproof.model.ruleset import RulesetError
+from ruleproof.model.seams import Engine, Metric, Play, SolveOptions, SolveResult
+from ruleproof.solver.engines import generic_engine
 
 from . import fast
 from .config import config_from
@@ -188,7 +188,7 @@ def _near_optimal_solve(ruleset, options: SolveOptions, progress) -> SolveResult
     exactly on every configuration the exact solver reaches, and seeded self-play against the
     simple rules; the values are its own self-play (sampled, not exact)."""
     from .nearopt_play import answer_text, solve_near_optimal
-    from solver.limits import Limits
+    from ruleproof.solver.limits import Limits
     res = solve_near_optimal(ruleset, Limits(deadline=options.deadline),
                              (lambda what, done, total: progress(what, done, total)) if progress else None)
     mirror = [r for r in res["self_play_round"] if r["opponent"] == "near-optimal"]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable
 
-from model.protocol import CHANCE, TERMINAL
+from ruleproof.model.protocol import CHANCE, TERMINAL
 
 from .game import LoiraGame
 from .state import LoiraState

@@ -30,7 +30,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from solver.runtime import run_interruptible
+from ruleproof.solver.runtime import run_interruptible
 
 from .cards import Kind
 from .config import Config, config_from

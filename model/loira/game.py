@@ -14,7 +14,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Sequence
 
-from model.protocol import CHANCE, TERMINAL, Game, Invariant
+from ruleproof.model.protocol import CHANCE, TERMINAL, Game, Invariant
 
 from . import effects
 from .cards import BATHROOM_KINDS, EXPANSION_KINDS, NUM_KINDS, TOKENS, Kind

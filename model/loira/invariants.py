@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from model.protocol import Invariant
+from ruleproof.model.protocol import Invariant
 
 from .cards import EXPANSION_KINDS, Kind
 from .state import CROLLS, GRITOS, PH, PHYS, QI, QN, SLOTS, Phase

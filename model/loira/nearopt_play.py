@@ -17,7 +17,7 @@ import random
 import time
 from typing import Any, Callable
 
-from solver.montecarlo import mean_ci, playout
+from ruleproof.solver.montecarlo import mean_ci, playout
 
 from .nearopt import escort_features, load_table, near_optimal
 from .nearopt_regret import stored

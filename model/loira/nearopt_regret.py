@@ -8,8 +8,8 @@ training configuration of ``nearopt`` (random subsets drawn with their own seed;
 The result is stored in ``nearopt_regret.json`` — the bound ``solve_near_optimal`` quotes is read
 from that file, never recomputed on the fly.
 
-    .venv/bin/python -m model.loira.nearopt_regret            # every configuration (~15 min)
-    .venv/bin/python -m model.loira.nearopt_regret --upto 8   # rungs up to 8 cards only
+    .venv/bin/python -m ruleproof.model.loira.nearopt_regret            # every configuration (~15 min)
+    .venv/bin/python -m ruleproof.model.loira.nearopt_regret --upto 8   # rungs up to 8 cards only
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ CONFIGS: list[tuple[str, str | None, dict]] = [
 
 
 def build_config(ruleset: str | None, overrides: dict):
-    from model.registry import load_ruleset
+    from ruleproof.model.registry import load_ruleset
 
     from . import SPEC, build
     root = Path(__file__).resolve().parents[2]

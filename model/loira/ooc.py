@@ -19,7 +19,7 @@ task. Tasks run in this process (``workers=0``), on a Dask ``LocalCluster`` of `
 processes, or on an existing Dask scheduler (``scheduler=address``; the folder must then be on a
 file system every worker sees).
 
-    python -m model.loira.ooc DIR --deck F1,F2,M1,grito --stalls 2,4 --centre-rolls 1 [--workers 2]
+    python -m ruleproof.model.loira.ooc DIR --deck F1,F2,M1,grito --stalls 2,4 --centre-rolls 1 [--workers 2]
 """
 from __future__ import annotations
 
@@ -344,7 +344,7 @@ def config_from(params: dict[str, str]) -> Config:
     """The configuration of the default Loira ruleset with ``params`` overridden (validated)."""
     from types import MappingProxyType
 
-    from model.ruleset import Ruleset
+    from ruleproof.model.ruleset import Ruleset
 
     from . import SPEC, build
     p, r = SPEC.schema.defaults()
@@ -356,8 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
     import sys
 
-    from model.ruleset import RulesetError
-    ap = argparse.ArgumentParser(prog="python -m model.loira.ooc",
+    from ruleproof.model.ruleset import RulesetError
+    ap = argparse.ArgumentParser(prog="python -m ruleproof.model.loira.ooc",
                                  description="Solve a 2-player Loira round exactly, out of core.")
     ap.add_argument("folder", help="working folder (created; an existing one resumes)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",

@@ -69,7 +69,7 @@ def draw_panels(game, panels, path: Path, title: str) -> Path:
 
 def draw_policy(game, sol, path: Path) -> Path:
     """``GameSpec.picture`` for a generic ``solver.solve`` solution."""
-    from solver.tables import occupancy
+    from ruleproof.solver.tables import occupancy
     panels = stop_regions(game, turn_choices(sol, occupancy(sol)))
     return draw_panels(game, panels, Path(path), f"Loira do Banheiro, {game.num_players} players: "
                        "when optimal play stops")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable
 
-from model.protocol import CHANCE, TERMINAL
+from ruleproof.model.protocol import CHANCE, TERMINAL
 
 from .scoring import score
 from .state import GO, GRITOS, PH, RALO_PASS, SLOTS, STOP_ACT, SWITCH, TURN, VICTIM, YES, Phase

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping
 
-from model.ruleset import Needs, Ruling
+from ruleproof.model.ruleset import Needs, Ruling
 
 R = Ruling
 

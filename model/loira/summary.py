@@ -6,7 +6,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from solver.tables import PolicySummary
+from ruleproof.solver.tables import PolicySummary
 
 from .scoring import score
 from .cards import TOKENS

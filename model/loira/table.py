@@ -8,7 +8,7 @@ Features of a turn decision (mover about to go or stop, some opponent still acti
 * ``own``     -- own points in four buckets (0-2, 3-5, 6-8, 9+);
 * ``gritos``  -- Gritos resolved so far (0, 1, 2).
 
-Training (``python -m model.loira.table``) solves the configurations in ``TRAINING`` exactly, weighs
+Training (``python -m ruleproof.model.loira.table``) solves the configurations in ``TRAINING`` exactly, weighs
 every turn decision by its probability of being reached under optimal play, and stores, per feature
 key, the weight of situations where stopping is optimal and where going is. The policy stops when
 the stop weight is larger; unseen keys fall back to ``lookahead``. The table is data
@@ -77,7 +77,7 @@ def _decisions(g, sol):
 def train(configs=TRAINING) -> dict[str, list[float]]:
     from types import MappingProxyType
 
-    from model.ruleset import Ruleset
+    from ruleproof.model.ruleset import Ruleset
 
     from . import SPEC, build
     from .exact import solve

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from model.ruleset import Param, RulesSchema, int_in
-from model.spec import GameSpec
+from ruleproof.model.ruleset import Param, RulesSchema, int_in
+from ruleproof.model.spec import GameSpec
 
 if TYPE_CHECKING:
     from .game import Pig
@@ -42,7 +42,7 @@ def summary(sol, visits):
 
 
 def proofs(ruleset, game):
-    from proofs.pig import pig_proofs
+    from ruleproof.proofs.pig import pig_proofs
     return pig_proofs(game)
 
 

@@ -27,7 +27,7 @@ from typing import Sequence
 
 import numpy as np
 
-from model.protocol import CHANCE, TERMINAL, Game, Invariant, KeyBatch
+from ruleproof.model.protocol import CHANCE, TERMINAL, Game, Invariant, KeyBatch
 
 ROLL, HOLD = 0, 1
 ACTION_NAMES = {ROLL: "roll", HOLD: "hold"}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from solver.tables import occupancy
+from ruleproof.solver.tables import occupancy
 
 from .summary import hold_grid
 

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from solver.tables import PolicySummary
+from ruleproof.solver.tables import PolicySummary
 
 from .game import HOLD
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from model.spec import GameSpec
+from ruleproof.model.spec import GameSpec
 
-from model.seams import Engine
+from ruleproof.model.seams import Engine
 
 from .config import SCHEMA, build
 from .policies import POLICIES
@@ -39,7 +39,7 @@ def simulate_playouts(*args, **kwargs):
 
 def proofs(ruleset, game):
     """The Z3 proofs bound to the model (``proofs.presentes``), on this configuration's rules."""
-    from proofs.presentes import presentes_proofs
+    from ruleproof.proofs.presentes import presentes_proofs
     return presentes_proofs(game.rules)
 
 

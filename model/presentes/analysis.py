@@ -14,9 +14,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
 
-from model.ruleset import Ruleset
-from model.seams import SolveOptions, SolveResult
-from solver.limits import Limits
+from ruleproof.model.ruleset import Ruleset
+from ruleproof.model.seams import SolveOptions, SolveResult
+from ruleproof.solver.limits import Limits
 
 from .config import build
 from .exact import GameHangs, LimitReached, analyse
@@ -157,7 +157,7 @@ def _write_choices(game, res, out_dir: Path) -> list[Path]:
     printable summary by kind of decision (policy_summary.txt)."""
     from collections import Counter
 
-    from solver.tables import PolicySummary, write_summary
+    from ruleproof.solver.tables import PolicySummary, write_summary
     focal, policy = res["focal"], res["policy"]
     chosen = sorted(res["chosen"].items(), key=lambda kv: game.key(kv[0]))
     columns: list[str] = list(game.features(game.initial_state())) + ["optimal_action", "policy_action"]

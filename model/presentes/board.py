@@ -25,7 +25,7 @@ from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
-from model.ruleset import RulesetError, read_input_text
+from ruleproof.model.ruleset import RulesetError, read_input_text
 
 
 class Square(IntEnum):

@@ -13,9 +13,9 @@ from __future__ import annotations
 import time
 from typing import Sequence
 
-from model.ruleset import Ruleset
-from solver.limits import NO_LIMITS, Limits
-from solver.report import PropertyResult
+from ruleproof.model.ruleset import Ruleset
+from ruleproof.solver.limits import NO_LIMITS, Limits
+from ruleproof.solver.report import PropertyResult
 
 from .board import OFFICIAL
 from .config import SCHEMA, build, rules_of

@@ -7,7 +7,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping
 
-from model.ruleset import Needs, Param, Ruleset, RulesetError, RulesSchema, Ruling, int_in, int_list, one_of
+from ruleproof.model.ruleset import Needs, Param, Ruleset, RulesetError, RulesSchema, Ruling, int_in, int_list, one_of
 
 from .board import Board, dice_distribution, make_board, parse_board_param
 from .rules import Rules

@@ -23,10 +23,10 @@ from scipy.sparse.linalg import splu
 
 from flint import fmpq
 
-from model.protocol import CHANCE
-from model.ruleset import RulesetError
-from solver.limits import NO_LIMITS, Limits
-from solver.rational import components_in_order, solve_sparse_fmpq, to_fmpq, walk_absorptions
+from ruleproof.model.protocol import CHANCE
+from ruleproof.model.ruleset import RulesetError
+from ruleproof.solver.limits import NO_LIMITS, Limits
+from ruleproof.solver.rational import components_in_order, solve_sparse_fmpq, to_fmpq, walk_absorptions
 
 from .policies import POLICY_DISTS
 from .rules import Effect, Phase, St

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Hashable, Sequence
 
-from model.protocol import CHANCE, TERMINAL, Game, Invariant
+from ruleproof.model.protocol import CHANCE, TERMINAL, Game, Invariant
 
 from . import rules as R
 from .board import DRAW, Board, Square

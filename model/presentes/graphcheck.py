@@ -18,9 +18,9 @@ from __future__ import annotations
 import time
 from collections import deque
 
-from model.protocol import CHANCE, TERMINAL
-from solver.limits import NO_LIMITS, Limits
-from solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
+from ruleproof.model.protocol import CHANCE, TERMINAL
+from ruleproof.solver.limits import NO_LIMITS, Limits
+from ruleproof.solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
 
 from .board import Square
 from .rules import Effect, Phase, St

@@ -11,7 +11,7 @@ player count changes.
 """
 from __future__ import annotations
 
-from model.ruleset import Ruleset
+from ruleproof.model.ruleset import Ruleset
 
 from .config import SCHEMA
 

@@ -13,9 +13,9 @@ from typing import Callable
 
 import numpy as np
 
-from model.ruleset import Ruleset, RulesetError
-from model.seams import Simulation
-from solver.montecarlo import mean_ci, wilson
+from ruleproof.model.ruleset import Ruleset, RulesetError
+from ruleproof.model.seams import Simulation
+from ruleproof.solver.montecarlo import mean_ci, wilson
 
 from .board import Square
 from .config import rules_of
