@@ -26,11 +26,18 @@ def test_the_package_data_is_found_through_importlib_resources():
     assert (root / "model" / "pig" / "rulesets" / "pig.toml").is_file()
 
 
-def test_pyproject_lists_every_package_folder():
-    """A new module folder left out of pyproject's `packages` would be missing from the wheel."""
-    text = (ROOT / "pyproject.toml").read_text()
-    listed = set(re.findall(r'"(ruleproof(?:\.[\w-]+)*)"', text))
+def test_the_wheel_takes_every_package_and_data_folder():
+    """setup.py finds the folders (adding a game touches only its own folder): each module folder
+    and each game's rulesets are in what the wheel takes."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("ruleproof_setup", ROOT / "setup.py")
+    found = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(found)   # setup() itself runs only as a script
+    taken = set(found.FOUND)
     for init in ROOT.glob("*/**/__init__.py"):
         rel = init.parent.relative_to(ROOT)
         if rel.parts[0] in ("model", "solver", "proofs"):
-            assert "ruleproof." + ".".join(rel.parts) in listed, rel
+            assert ".".join(rel.parts) in taken, rel
+    for rulesets in (ROOT / "model").glob("*/rulesets"):
+        assert ".".join(rulesets.relative_to(ROOT).parts) in taken, rulesets
+    assert "scenarios" in taken and "examples.loira" in taken
