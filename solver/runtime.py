@@ -106,11 +106,11 @@ def alarm_fired() -> float | None:
 @contextmanager
 def time_limit(seconds: float | None, on_hard_stop: Callable[[], None] | None = None) -> Iterator[None]:
     """Bound a command body by ``seconds`` counted from the command's start (see module doc)."""
+    _state["alarm"] = None   # an earlier command's alarm says nothing about this one
     if seconds is None or threading.current_thread() is not threading.main_thread():
         yield
         return
     started = command_started()
-    _state["alarm"] = None
     soft = max(0.001, started + seconds * 1.03 + SOFT_GRACE - time.monotonic())
     old = signal.signal(signal.SIGALRM, _on_alarm(seconds))
     signal.setitimer(signal.ITIMER_REAL, soft)
@@ -129,6 +129,7 @@ def time_limit(seconds: float | None, on_hard_stop: Callable[[], None] | None = 
         finished.set()
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+        _state["alarm"] = None
 
 
 def run_interruptible(fn: Callable[[], object], stop: Callable[[], None], poll: float = 0.05,
