@@ -213,7 +213,10 @@ NEEDS: dict[str, Needs] = {
                  and p["stall_count"] > 7),
     "L35": Needs("the standard deck with two boxes (6 or more players)",
                  lambda p: p["deck"] == "standard" and p["players"] >= 6),
-    "L36": _card("toc-toc"),
+    # with 2 players the reversal it decides does nothing (L24; the C engine's differential test
+    # checks L36's two readings give the same turns there)
+    "L36": Needs("a deck with toc-toc and 3 or more players (with 2 the direction does not matter, L24)",
+                 lambda p: _has(p, "toc-toc") and p["players"] >= 3),
     "L37": Needs("a match of 3 or more players (with 2 the direction does not matter, L24)",
                  lambda p: p["objective"] == "match" and p["players"] >= 3),
 }
