@@ -42,8 +42,11 @@ EXTRA = {"allow_extra_args": True, "ignore_unknown_options": True}
 MAX_GAMES = 100_000_000  # simulate --games: beyond this a run takes days; --timeout bounds the rest
 
 # Help screens: a flag takes no value, so it shows no "<bool>" type (Typer shows one by default).
-_display_type = typer.core.TyperOption.display_type_rich
-typer.core.TyperOption.display_type_rich = lambda self, ctx: None if self.is_flag else _display_type(self, ctx)
+# (typer 0.29 added the hook; older releases show no type for flags already)
+_display_type = getattr(typer.core.TyperOption, "display_type_rich", None)
+if _display_type is not None:
+    typer.core.TyperOption.display_type_rich = (
+        lambda self, ctx: None if self.is_flag else _display_type(self, ctx))
 
 
 def game_help() -> str:
