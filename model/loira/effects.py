@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from .cards import EXPANSION_KINDS, KEPT_KINDS, Kind
+from .cards import EXPANSION_KINDS, KEPT_KINDS
+from .cards import KindInts as Kind  # plain ints: see cards.plain_ints
 from .state import (CARD, CROLLS, CUR, DECLINE, DIR, END, FIRST, GO, GRITOS, LOIRA, NO,
                     OPEN_ASIDE, PASS, PH, PHYS, PREV, QI, QM, QN, RALO_PASS, SLOTS, STOP,
-                    STOP_ACT, SWITCH, TURN, VICTIM, YES, End, Phase)
+                    STOP_ACT, SWITCH, TURN, VICTIM, YES)
+from .state import EndInts as End, PhaseInts as Phase  # plain ints: see cards.plain_ints
 
 if TYPE_CHECKING:
     from .game import LoiraGame
@@ -23,11 +25,11 @@ GRITO_END = 3  # 000: "A terceira carta Grito for resolvida"
 
 # ---- helpers -------------------------------------------------------------------------------------
 def _rule(g: "LoiraGame", rid: str) -> str:
-    return g.cfg.rulings[rid]
+    return g.rulings[rid]
 
 
 def _deck_total(g: "LoiraGame", st: Sequence[int]) -> int:
-    return sum(st[g.o_deck:g.o_deck + len(g.kinds)])
+    return sum(st[g.deck_slice])
 
 
 def _to_discard(g: "LoiraGame", st: St, kind: int, count: int = 1) -> None:
@@ -180,7 +182,7 @@ def resolve(g: "LoiraGame", st: St, kind: int) -> None:
 
 def card_done(g: "LoiraGame", st: St) -> None:
     """The card is resolved: the empty centre ends the round (L07), else the turn passes."""
-    if _rule(g, "L07") == "yes" and st[PHYS] == 0:
+    if st[PHYS] == 0 and g.rulings["L07"] == "yes":
         finish_round(g, st, End.EMPTY)
     else:
         end_turn(g, st)
@@ -189,18 +191,20 @@ def card_done(g: "LoiraGame", st: St) -> None:
 def end_turn(g: "LoiraGame", st: St) -> None:
     """Pass the turn to the next active player in the direction of play (L06, L25)."""
     st[CARD], st[PREV] = -1, -1
-    if _deck_total(g, st) == 0:
+    if sum(st[g.deck_slice]) == 0:
         if _rule(g, "L25") == "reshuffle":
             _reshuffle(g, st, keep=())
         if _deck_total(g, st) == 0:
             return finish_round(g, st, End.DECK)
     n, step_ = g.num_players, (-1 if st[DIR] else 1)
-    if st[STOP] == (1 << n) - 1:
+    stop = st[STOP]
+    if stop == (1 << n) - 1:
         return finish_round(g, st, End.STOPPED)
-    also_stopped = _rule(g, "L13") == "also-stopped"
+    also_stopped = g.rulings["L13"] == "also-stopped"
+    turn = st[TURN]
     for i in range(1, n + 1):
-        seat = (st[TURN] + step_ * i) % n
-        if not g.stopped(st, seat) or (also_stopped and st[g.h(seat, g.h_int)]):
+        seat = (turn + step_ * i) % n
+        if not stop >> seat & 1 or (also_stopped and st[g.h(seat, g.h_int)]):
             st[TURN], st[PH] = seat, Phase.TURN
             return
 
