@@ -166,12 +166,17 @@ def explore(game: Game, *, max_states: int | None = None, timeout: float | None 
         if name not in violations:
             violations[name] = Violation(name, reason, node)
 
+    active = [(inv.name, inv.check) for inv in invariants]   # those not violated yet
+
     def check(state: Any, node: int) -> None:
-        for inv in invariants:
-            if inv.name not in violations:
-                reason = inv.check(state)
-                if reason is not None:
-                    violate(inv.name, reason, node)
+        failed = False
+        for name, fn in active:
+            reason = fn(state)
+            if reason is not None:
+                violate(name, reason, node)
+                failed = True
+        if failed:
+            active[:] = [(n, f) for n, f in active if n not in violations]
 
     check(root, 0)
     checked_distributions: dict[tuple[int, ...], tuple] = {}

@@ -1,6 +1,7 @@
 """Named invariants of a Loira state (shared by the explorer, the tests and the proofs)."""
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import TYPE_CHECKING, Sequence
 
 from ruleproof.model.protocol import Invariant
@@ -24,10 +25,60 @@ def held_count(g: "LoiraGame", s: Sequence[int], kind: int) -> int:
     return sum(s[g.h(seat, slot)] for seat in range(g.num_players))
 
 
+def _columns(rows: list[list[int]]):
+    """A function of a state extended by a final 0 (``(*s, 0)``) giving, per column of ``rows``
+    (lists of state indices), the sum of the entries at those indices: one gather, then sums of
+    consecutive runs."""
+    width = len(rows)
+    assert width > 1   # the extra index 0 below (itemgetter of one index gives no tuple) is dropped
+    flat = [i for column in zip(*rows) for i in column] + [0]
+    get = itemgetter(*flat)
+    return lambda ext: list(map(sum, zip(*[iter(get(ext))] * width)))
+
+
+def _screen(fast, exact):
+    """``exact`` (the reason, in the invariant's own words) only where the cheap ``fast`` test of
+    the common case cannot vouch for the state: the explorer checks every new state, so this
+    keeps the checks' cost low without a second wording of any invariant."""
+    def check(s):
+        return None if fast(s) else exact(s)
+    return check
+
+
 def invariants(g: "LoiraGame") -> tuple[Invariant, ...]:
     from .bounds import score_bounds
+    from .scoring import score
     n, cfg = g.num_players, g.cfg
     lo, hi = score_bounds(cfg)
+    zero = g.size   # index of the 0 appended by the screens: "no such slot"
+
+    # card-conservation: per kind present, deck + discard + holdings + set aside
+    def slot_of(k):
+        return k if k < 9 else getattr(g, _KEPT_SLOT[k]) if k in _KEPT_SLOT else None
+
+    card_sum = _columns(
+        [[g.o_deck + i for i in range(len(g.kinds))], [g.o_disc + i for i in range(len(g.kinds))],
+         [g.o_aside + EXPANSION_KINDS.index(k) if k in EXPANSION_KINDS else zero for k in g.kinds]]
+        + [[g.h(seat, slot_of(k)) if slot_of(k) is not None else zero for k in g.kinds]
+           for seat in range(n)])
+    card_expected = [cfg.deck[k] for k in g.kinds]
+    deck_disc = slice(g.o_deck, g.o_disc + len(g.kinds))   # the deck and discard regions, adjacent
+    assert g.o_disc == g.o_deck + len(g.kinds)
+    expansion = int(Phase.EXPANSION)
+
+    def cards_fast(s):   # the card on top (EXPANSION phase) is left to the exact check
+        return (s[PH] != expansion and card_sum((*s, 0)) == card_expected
+                and min(s[deck_disc]) >= 0)
+
+    stall_sum = _columns([[g.o_centre + i for i in range(g.num_stall_values)],
+                          [g.o_out + i for i in range(g.num_stall_values)]]
+                         + [[g.h(seat, g.h_stall + i) for i in range(g.num_stall_values)]
+                            for seat in range(n)])
+    stall_expected = list(cfg.stall_counts)
+    centre = slice(g.o_centre, g.o_centre + g.num_stall_values)
+
+    def stalls_fast(s):
+        return stall_sum((*s, 0)) == stall_expected and min(s[centre]) >= 0
 
     def cards(s):
         for i, k in enumerate(g.kinds):
@@ -48,6 +99,12 @@ def invariants(g: "LoiraGame") -> tuple[Invariant, ...]:
                 return f"stall value {cfg.stalls[i]}: {s[g.o_centre + i]}+{held}+{s[g.o_out + i]} != {c}"
         return None
 
+    rolls_slice = slice(g.o_rolls, g.o_rolls + n)
+
+    def rolls_fast(s):
+        held = s[rolls_slice]
+        return s[CROLLS] + sum(held) == cfg.total_rolls and min(held) >= 0 and s[CROLLS] >= 0
+
     def rolls(s):
         held = [s[g.o_rolls + seat] for seat in range(n)]
         if min(held + [s[CROLLS]]) < 0 or s[CROLLS] + sum(held) != cfg.total_rolls:
@@ -64,27 +121,28 @@ def invariants(g: "LoiraGame") -> tuple[Invariant, ...]:
         return None
 
     def score_range(s):
-        from .scoring import score
         for seat in range(n):
             v = score(g, s, seat)
             if not lo <= v <= hi:
                 return f"seat {seat} scores {v} outside [{lo}, {hi}]"
         return None
 
+    escape, end = int(Phase.ESCAPE), int(Phase.END)
+
     def openings(s):
-        if not 0 <= s[QI] <= s[QN] <= g.qlen or s[QN] > s[PHYS] + s[QI] + (s[PH] == Phase.ESCAPE):
+        if not 0 <= s[QI] <= s[QN] <= g.qlen or s[QN] > s[PHYS] + s[QI] + (s[PH] == escape):
             return f"opening queue {s[QI]}/{s[QN]} with {s[PHYS]} cards in the centre"
-        if s[GRITOS] >= 3 and s[PH] != Phase.END and cfg.rulings["L14"] == "per-round":
+        if s[GRITOS] >= 3 and s[PH] != end and cfg.rulings["L14"] == "per-round":
             return "a third Grito was resolved but the round goes on"
         return None
 
     return (
         Invariant("card-conservation", "every main-deck card is in the deck, the discard, set aside "
-                  "or in front of exactly one player", cards),
+                  "or in front of exactly one player", _screen(cards_fast, cards)),
         Invariant("stall-conservation", "every score stall is unopened, held, or out of the round",
-                  stalls),
+                  _screen(stalls_fast, stalls)),
         Invariant("roll-conservation", "rolls in the centre plus rolls held equal the boxes' rolls",
-                  rolls),
+                  _screen(rolls_fast, rolls)),
         Invariant("centre-belief", "0 <= cards in the centre <= belief slots <= unopened stalls + 1",
                   belief),
         Invariant("score-bounds", f"every seat's score stays within the proved bounds [{lo}, {hi}]",
