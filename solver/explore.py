@@ -8,6 +8,7 @@ smallest depth, so its trace back to the start is a shortest counterexample.
 """
 from __future__ import annotations
 
+import gc
 import time
 from array import array
 from dataclasses import dataclass, field
@@ -132,6 +133,20 @@ def explore(game: Game, *, max_states: int | None = None, timeout: float | None 
     batches (``Game.expand_keys``) are explored level by level in numpy unless ``batch=False``;
     the state limit is then checked between BFS levels.
     """
+    # the graph only grows while exploring: freezing what exists now and then keeps the cyclic
+    # garbage collector from rescanning millions of stored keys; unfrozen however this ends
+    freeze = gc.isenabled() and gc.get_freeze_count() == 0
+    try:
+        return _explore(game, max_states, timeout, check_invariants, progress, progress_every, batch,
+                        freeze)
+    finally:
+        if freeze:
+            gc.unfreeze()
+
+
+def _explore(game: Game, max_states: int | None, timeout: float | None, check_invariants: bool,
+             progress: Progress | None, progress_every: float, batch: bool,
+             freeze: bool) -> Exploration:
     start = time.perf_counter()
     if batch:
         root_key = game.key(game.canonicalize(game.initial_state())[0])
@@ -198,6 +213,8 @@ def explore(game: Game, *, max_states: int | None = None, timeout: float | None 
             complete, stop_reason = False, f"state limit {max_states} reached"
             break
         if node & 1023 == 0:
+            if freeze and node & 0xFFFF == 0:
+                gc.freeze()
             now = time.perf_counter()
             if timeout is not None and now - start > timeout:
                 complete, stop_reason = False, f"time limit {timeout:g} s reached"
