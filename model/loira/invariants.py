@@ -36,16 +36,17 @@ def _columns(rows: list[list[int]]):
     return lambda ext: list(map(sum, zip(*[iter(get(ext))] * width)))
 
 
-def _screen(fast, exact):
-    """``exact`` (the reason, in the invariant's own words) only where the cheap ``fast`` test of
-    the common case cannot vouch for the state: the explorer checks every new state, so this
-    keeps the checks' cost low without a second wording of any invariant."""
-    def check(s):
-        return None if fast(s) else exact(s)
-    return check
+def invariants(g: "LoiraGame", screened: bool = True) -> tuple[Invariant, ...]:
+    """``screened=False`` leaves out the cheap screens (the tests compare both forms)."""
 
+    def _screen(fast, exact):
+        """``exact`` (the reason, in the invariant's own words) only where the cheap ``fast`` test
+        of the common case cannot vouch for the state: the explorer checks every new state, so
+        this keeps the checks' cost low without a second wording of any invariant."""
+        if not screened:
+            return exact
+        return lambda s: None if fast(s) else exact(s)
 
-def invariants(g: "LoiraGame") -> tuple[Invariant, ...]:
     from .bounds import score_bounds
     from .scoring import score
     n, cfg = g.num_players, g.cfg
