@@ -14,6 +14,7 @@ from .cards import KindInts as Kind  # plain ints: see cards.plain_ints
 from .state import (CARD, CROLLS, CUR, DECLINE, DIR, END, FIRST, GO, GRITOS, LOIRA, NO,
                     OPEN_ASIDE, PASS, PH, PHYS, PREV, QI, QM, QN, RALO_PASS, SLOTS, STOP,
                     STOP_ACT, SWITCH, TURN, VICTIM, YES)
+from .scoring import round_winners
 from .state import EndInts as End, PhaseInts as Phase  # plain ints: see cards.plain_ints
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ def _deck_total(g: "LoiraGame", st: Sequence[int]) -> int:
 
 
 def _to_discard(g: "LoiraGame", st: St, kind: int, count: int = 1) -> None:
-    st[g.disc_index(kind)] += count
+    st[g.o_disc + g.kind_index[kind]] += count
 
 
 def _off(g: "LoiraGame", mover: int, seat: int) -> int:
@@ -155,7 +156,7 @@ def on_turn(g: "LoiraGame", st: St, a: int) -> None:
 
 def on_draw(g: "LoiraGame", st: St, kind: int) -> None:
     """Chance: the top card of the main deck is revealed to everyone."""
-    st[g.deck_index(kind)] -= 1
+    st[g.o_deck + g.kind_index[kind]] -= 1
     if kind >= Kind.RAPAGOTE:
         st[CARD], st[PH] = kind, Phase.EXPANSION
     else:
@@ -218,7 +219,6 @@ def _reshuffle(g: "LoiraGame", st: St, keep: tuple[int, ...]) -> None:
 
 def finish_round(g: "LoiraGame", st: St, reason: End) -> None:
     """000 "Fim da Rodada" / "Fim de Jogo": score; in a match record wins and maybe deal again."""
-    from .scoring import round_winners
     if g.cfg.objective == "round":
         st[END], st[PH] = reason, Phase.END
         return
@@ -246,7 +246,7 @@ def use_interruptor(g: "LoiraGame", st: St, seat: int) -> None:
 # ---- main-deck cards (000 "Cartas") ------------------------------------------------------------------
 def bathroom_card(g: "LoiraGame", st: St) -> None:
     """Banheiro: a point card (-, 1 or 2) kept in front of the player."""
-    st[g.h(st[TURN], st[CARD])] += 1
+    st[g.o_hand + st[TURN] * g.hsize + st[CARD]] += 1
     card_done(g, st)
 
 

@@ -76,7 +76,7 @@ def winners_of(keys: Sequence[tuple[int, int]], eligible: Sequence[bool]) -> lis
 
 def round_winners(g: "LoiraGame", s: Sequence[int]) -> list[int]:
     n = g.num_players
-    keys = [rank_key(g, s, seat) for seat in range(n)]
+    keys = [(score(g, s, seat), -tie_cards(g, s, seat)) for seat in range(n)]   # rank_key
     eligible = [True] * n
     if g.cfg.rulings["L28"] == "no" and s[END] == End.LOIRA and s[VICTIM] >= 0:
         eligible[s[VICTIM]] = False
