@@ -97,15 +97,17 @@ def escape_options(g: "LoiraGame", st: Sequence[int], seat: int) -> list[int]:
 def legal_actions(g: "LoiraGame", s: Sequence[int]) -> list[int]:
     ph, turn = s[PH], s[TURN]
     if ph == Phase.TURN:
-        if g.stopped(s, turn):  # only under L13 "also-stopped", holding the Interruptor
+        if s[STOP] >> turn & 1:  # stopped: only under L13 "also-stopped", holding the Interruptor
             return [SWITCH, PASS]
         acts = [GO, STOP_ACT]
-        if s[g.h(turn, g.h_int)]:
+        base = g.o_hand + turn * g.hsize
+        if s[base + g.h_int]:
             acts.append(SWITCH)
-        if s[g.h(turn, g.h_ralo)]:
+        if s[base + g.h_ralo]:
             acts += sorted(RALO_PASS + _off(g, turn, t) for t in range(g.num_players)
                            if t != turn and not g.stopped(s, t))
-        acts += [OPEN_ASIDE + k for i, k in enumerate(EXPANSION_KINDS) if s[g.o_aside + i]]
+        if any(s[g.aside_slice]):
+            acts += [OPEN_ASIDE + k for i, k in enumerate(EXPANSION_KINDS) if s[g.o_aside + i]]
         return acts
     if ph == Phase.STEAL:
         return sorted(_off(g, turn, t) for t in _targets(g, s, turn) if s[g.o_rolls + t])

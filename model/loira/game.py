@@ -56,6 +56,7 @@ class LoiraGame(Game):
         # for the transition code: the rulings and the deck region, looked up per move
         self.rulings = cfg.rulings
         self.deck_slice = slice(self.o_deck, self.o_deck + len(self.kinds))
+        self.aside_slice = slice(self.o_aside, self.o_aside + len(EXPANSION_KINDS))
         self._draws: dict[tuple[int, ...], tuple[tuple[int, Fraction], ...]] = {}
         self._utilities: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
         self.score_weights, self.tie_weights = scoring_weights(self)
