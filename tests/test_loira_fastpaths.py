@@ -11,7 +11,9 @@ import random
 
 import pytest
 
+from ruleproof.model.loira.game import utility
 from ruleproof.model.loira.invariants import invariants
+from ruleproof.model.loira.scoring import round_winners
 from ruleproof.model.protocol import TERMINAL, Game
 from ruleproof.solver.explore import explore
 from test_loira_helpers import game
@@ -53,14 +55,19 @@ def test_screened_invariants_report_what_the_worded_checks_report(params):
 
 
 @pytest.mark.parametrize("params", CONFIGS)
-def test_own_successors_and_interned_returns_agree_with_the_protocol_defaults(params):
-    g = game(params)
+@pytest.mark.parametrize("l28", ["yes", "no"])
+def test_own_successors_and_memoised_returns_agree_with_the_plain_rules(params, l28):
+    g = game(params, {"L28": l28})
+    terminals = 0
     for s in _reachable(g):
         if g.current_player(s) == TERMINAL:
+            terminals += 1
             ret = g.returns(s)
+            assert ret == utility(g.num_players, round_winners(g, s)), g.describe_state(s)
             assert ret is g.returns(s)   # interned: the explorer checks each tuple once
             continue
         assert g.successors(s) == Game.successors(g, s)
+    assert terminals > 100
 
 
 def test_explore_leaves_the_garbage_collector_as_it_found_it():

@@ -59,6 +59,9 @@ class LoiraGame(Game):
         self.aside_slice = slice(self.o_aside, self.o_aside + len(EXPANSION_KINDS))
         self._draws: dict[tuple[int, ...], tuple[tuple[int, Fraction], ...]] = {}
         self._utilities: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
+        self._round_returns: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
+        # scoring reads the holdings and the rolls (``scoring.round_winners``); L28 "no" also END, VICTIM
+        self._winners_need_rolls_only = cfg.rulings["L28"] != "no"
         self.score_weights, self.tie_weights = scoring_weights(self)
         cls = type(self)
         self._own_moves = all(getattr(cls, m) is getattr(LoiraGame, m)
@@ -196,10 +199,18 @@ class LoiraGame(Game):
         if self.cfg.objective == "match":
             winners = tuple(seat for seat in range(n) if s[self.o_wins + seat] >= self.cfg.target_wins)
         else:
+            # the round's winners are a function of the holdings and rolls (and, under L28 "no",
+            # of how the round ended): many terminal states share them, so they are memoised
+            key = s[self.o_rolls:] if self._winners_need_rolls_only else (s[END], s[VICTIM]) + s[self.o_rolls:]
+            ret = self._round_returns.get(key)
+            if ret is not None:
+                return ret
             winners = tuple(round_winners(self, s))
         ret = self._utilities.get(winners)
         if ret is None:
             ret = self._utilities[winners] = utility(n, winners)
+        if self.cfg.objective != "match" and len(self._round_returns) < _ROUND_RETURNS_MEMO:
+            self._round_returns[key] = ret
         return ret
 
     def key(self, s: LoiraState) -> LoiraState:
@@ -377,6 +388,7 @@ def _reveal_outcomes(counts: tuple[int, ...], slots: int) -> tuple[tuple[int, Fr
 
 
 _HANDLERS = effects.HANDLERS
+_ROUND_RETURNS_MEMO = 1 << 20   # entries (a tuple of ~40 ints each): a bound on its memory
 _END, _DRAW, _REVEAL, _ESCORT, _ESCAPE, _ZELADOR = (int(p) for p in (
     Phase.END, Phase.DRAW, Phase.REVEAL, Phase.ESCORT, Phase.ESCAPE, Phase.ZELADOR))
 
