@@ -32,8 +32,11 @@ def _group_sums(groups: list[list[int]]):
     return lambda s: [sum(get(s)) for get in getters]
 
 
+_MEMO_LIMIT = 1 << 20   # entries (a tuple of ~40 ints each): a bound on a memo's memory
+
+
 def invariants(g: "LoiraGame", screened: bool = True) -> tuple[Invariant, ...]:
-    """``screened=False`` leaves out the cheap screens (the tests compare both forms)."""
+    """``screened=False`` leaves out the cheap screens and memos (the tests compare both forms)."""
 
     def _screen(fast, exact):
         """``exact`` (the reason, in the invariant's own words) only where the cheap ``fast`` test
@@ -121,6 +124,20 @@ def invariants(g: "LoiraGame", screened: bool = True) -> tuple[Invariant, ...]:
                 return f"seat {seat} scores {v} outside [{lo}, {hi}]"
         return None
 
+    # scores read the holdings and the rolls only (``scoring.score``): the verdict is memoised on
+    # that region (from the rolls to the end of the state), which many states share
+    held_from, score_memo = g.o_rolls, {}
+
+    def score_range_memo(s):
+        key = s[held_from:]
+        reason = score_memo.get(key, score_memo)   # the memo itself stands for "not seen"
+        if reason is not score_memo:
+            return reason
+        reason = score_range(s)
+        if len(score_memo) < _MEMO_LIMIT:
+            score_memo[key] = reason
+        return reason
+
     escape, end = int(Phase.ESCAPE), int(Phase.END)
 
     def openings(s):
@@ -140,7 +157,7 @@ def invariants(g: "LoiraGame", screened: bool = True) -> tuple[Invariant, ...]:
         Invariant("centre-belief", "0 <= cards in the centre <= belief slots <= unopened stalls + 1",
                   belief),
         Invariant("score-bounds", f"every seat's score stays within the proved bounds [{lo}, {hi}]",
-                  score_range),
+                  score_range_memo if screened else score_range),
         Invariant("opening-and-gritos", "the opening queue is consistent; a third Grito ends the "
                   "round", openings),
     )
