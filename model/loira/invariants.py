@@ -67,7 +67,7 @@ def invariants(g: "LoiraGame", screened: bool = True) -> tuple[Invariant, ...]:
 
     def cards_fast(s):   # the card on top (EXPANSION phase) is left to the exact check
         return (s[PH] != expansion and card_sum(s) == card_expected
-                and min(s[deck_disc]) >= 0)
+                and min(s[deck_disc], default=0) >= 0)
 
     stall_sum = _group_sums([[g.o_centre + i, g.o_out + i] + [g.h(seat, g.h_stall + i) for seat in range(n)]
                              for i in range(g.num_stall_values)])
@@ -75,7 +75,7 @@ def invariants(g: "LoiraGame", screened: bool = True) -> tuple[Invariant, ...]:
     centre = slice(g.o_centre, g.o_centre + g.num_stall_values)
 
     def stalls_fast(s):
-        return stall_sum(s) == stall_expected and min(s[centre]) >= 0
+        return stall_sum(s) == stall_expected and min(s[centre], default=0) >= 0
 
     def cards(s):
         for i, k in enumerate(g.kinds):
@@ -100,7 +100,7 @@ def invariants(g: "LoiraGame", screened: bool = True) -> tuple[Invariant, ...]:
 
     def rolls_fast(s):
         held = s[rolls_slice]
-        return s[CROLLS] + sum(held) == cfg.total_rolls and min(held) >= 0 and s[CROLLS] >= 0
+        return s[CROLLS] + sum(held) == cfg.total_rolls and min(held, default=0) >= 0 and s[CROLLS] >= 0
 
     def rolls(s):
         held = [s[g.o_rolls + seat] for seat in range(n)]
