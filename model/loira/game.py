@@ -141,6 +141,8 @@ class LoiraGame(Game):
 
     def current_player(self, s: LoiraState) -> int:
         ph = s[PH]
+        if ph == _TURN:   # the commonest phase first
+            return s[TURN]
         if ph == _END:
             return TERMINAL
         if ph == _DRAW or ph == _REVEAL:
@@ -389,8 +391,8 @@ def _reveal_outcomes(counts: tuple[int, ...], slots: int) -> tuple[tuple[int, Fr
 
 _HANDLERS = effects.HANDLERS
 _ROUND_RETURNS_MEMO = 1 << 20   # entries (a tuple of ~40 ints each): a bound on its memory
-_END, _DRAW, _REVEAL, _ESCORT, _ESCAPE, _ZELADOR = (int(p) for p in (
-    Phase.END, Phase.DRAW, Phase.REVEAL, Phase.ESCORT, Phase.ESCAPE, Phase.ZELADOR))
+_TURN, _END, _DRAW, _REVEAL, _ESCORT, _ESCAPE, _ZELADOR = (int(p) for p in (
+    Phase.TURN, Phase.END, Phase.DRAW, Phase.REVEAL, Phase.ESCORT, Phase.ESCAPE, Phase.ZELADOR))
 
 
 def utility(n: int, winners: Sequence[int]) -> tuple[Fraction, ...]:
