@@ -5,10 +5,11 @@ the standard 2-player deck, some score stalls and rolls in the centre. For each 
 turn states stored, seconds, states per second, bytes per stored state (the C hash table) and the
 peak memory of the process that solved it (each rung runs in its own subprocess). The first rungs
 are also solved by the exact rational Python solver (its states: every node) and by the generic
-pipeline (``solver.explore`` + ``solver.solve`` in floats, every node) for comparison.
+pipeline (``solver.explore`` + ``solver.solve`` in floats, every node; with the invariant checks
+as ``ruleproof solve`` runs it, and without) for comparison.
 
     .venv/bin/python bench/bench_loira.py [--max-seconds 120] [--python-upto 8] [--generic-upto 8] [--json]
-    .venv/bin/python bench/bench_loira.py --quick      # what `make bench` runs: up to 12 cards
+    .venv/bin/python bench/bench_loira.py --quick      # what `make bench` runs: up to 12 cards, generic up to 10
     .venv/bin/python bench/bench_loira.py --regret [--regret-upto 8]
 
 ``--ooc DIR --rung N [--partitions P] [--workers W]`` solves rung N out of core in DIR
@@ -65,15 +66,19 @@ def run_rung(rung: int, engine: str) -> dict:
         res = fast.solve(game.cfg)
         value, states, seconds = res["value"], res["states"], res["seconds"]
         extra = {"bytes_per_state": round(res["bytes_per_state"], 1), "visits": res["visits"]}
-    elif engine == "generic":   # the game-independent pipeline: explore every node, solve in floats
+    elif engine in ("generic", "generic-nochecks"):
+        # the game-independent pipeline: explore every node, solve in floats; "generic" checks the
+        # invariants on every new state as `ruleproof solve` does, "generic-nochecks" does not
         from ruleproof.solver.explore import explore
         from ruleproof.solver.solve import solve
-        start = time.perf_counter()
-        ex = explore(game)
+        start, cpu = time.perf_counter(), time.process_time()
+        ex = explore(game, check_invariants=engine == "generic")
+        explored = time.perf_counter()
         sol = solve(ex)
         seconds = time.perf_counter() - start
         value, states = sol.initial[0], ex.num_states
-        extra = {}
+        extra = {"explore_seconds": round(explored - start, 3), "solve_seconds": round(seconds - (explored - start), 3),
+                 "cpu_seconds": round(time.process_time() - cpu, 3), "edges": ex.num_edges}
     else:
         from ruleproof.model.loira.exact import solve
         start = time.perf_counter()
@@ -134,7 +139,7 @@ def main() -> None:
     add_arguments(ap)
     args = ap.parse_args()
     if args.quick:   # the rungs up to 12 cards (a few seconds each); the slow engines on the smallest
-        args.max_seconds, args.python_upto, args.generic_upto = 2.0, 6, 6
+        args.max_seconds, args.python_upto, args.generic_upto = 2.0, 6, 10
     if args.regret:
         regret_table(args.regret_upto)
         return
@@ -153,7 +158,7 @@ def main() -> None:
     report = Report("loira")
     for rung, (cards, _, _) in enumerate(RUNGS):
         engines = (["fast"] + (["python"] if cards <= args.python_upto else [])
-                   + (["generic"] if cards <= args.generic_upto else []))
+                   + (["generic", "generic-nochecks"] if cards <= args.generic_upto else []))
         slow = False
         for engine in engines:
             proc = subprocess.run([sys.executable, __file__, "--rung", str(rung), "--engine", engine],
@@ -172,7 +177,8 @@ def main() -> None:
                       f"{row['states']:>11,} states {row['seconds']:>9.3f} s "
                       f"{row['states_per_second'] or 0:>10,} states/s "
                       f"{row.get('bytes_per_state', '-'):>6} B/state peak {row['peak_bytes'] / 2**20:8.1f} MiB "
-                      f"value {row['value']:+.6f}", flush=True)
+                      f"value {row['value']:+.6f}"
+                      + (f" (CPU {row['cpu_seconds']:.2f} s)" if "cpu_seconds" in row else ""), flush=True)
             slow = slow or (engine == "fast" and row["seconds"] > args.max_seconds)
         if slow:
             break

@@ -352,6 +352,24 @@ class _Level:
         values[self.cha, 1] = c - x
 
 
+def _set_returns(values: np.ndarray, returns: dict[int, tuple]) -> None:
+    """``values[node] = returns[node]`` in floats, converting each distinct returns object once
+    (games such as Loira return a handful of shared tuples for millions of terminals)."""
+    if not returns:
+        return
+    rows: list[list[float]] = []
+    row_of: dict[int, int] = {}   # id -> row; every tuple stays alive in ``returns`` meanwhile
+    codes = []
+    for ret in returns.values():
+        code = row_of.get(id(ret))
+        if code is None:
+            code = row_of[id(ret)] = len(rows)
+            rows.append([float(r) for r in ret])
+        codes.append(code)
+    nodes = np.fromiter(returns.keys(), dtype=np.int64, count=len(returns))
+    values[nodes] = np.array(rows, dtype=np.float64)[np.array(codes, dtype=np.int64)]
+
+
 def solve(ex: Exploration, *, exact: bool = False, tolerance: float = 1e-12,
           tie_tolerance: float = 1e-12, max_policy_rounds: int = 30,
           max_sweeps: int = 100_000, progress: Progress | None = None) -> Solution:
@@ -363,8 +381,7 @@ def solve(ex: Exploration, *, exact: bool = False, tolerance: float = 1e-12,
     node_level = level_of_comp[label]
     node_cyclic = cyclic_comp[label]
     values = np.zeros((a.n_states + 1, a.seats))
-    for node, ret in ex.returns.items():
-        values[node] = [float(r) for r in ret]
+    _set_returns(values, ex.returns)
     choice = np.full(a.n_states, -1, dtype=np.int64)
     order = np.argsort(node_level, kind="stable")
     bounds = np.searchsorted(node_level[order], np.arange(node_level.max() + 2))

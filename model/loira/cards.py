@@ -47,6 +47,15 @@ class Kind(IntEnum):
     RALO = 23
 
 
+def plain_ints(enum: type[IntEnum]) -> type:
+    """The members of ``enum`` as plain int class attributes, for the transition code: looking up
+    ``Kind.GRITO`` on an IntEnum costs ~0.25 us (the enum metaclass), on a plain class ~0.09 us,
+    and the explorer runs such look-ups millions of times. Same values; states then hold ints."""
+    return type(enum.__name__ + "Ints", (), {m.name: int(m) for m in enum})
+
+
+KindInts = plain_ints(Kind)
+
 NUM_KINDS = 24
 BATHROOM_KINDS = tuple(range(9))
 EXPANSION_KINDS = tuple(range(Kind.RAPAGOTE, Kind.RALO + 1))

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from .cards import EXPANSION_KINDS, KEPT_KINDS, Kind
+from .cards import EXPANSION_KINDS, KEPT_KINDS
+from .cards import KindInts as Kind  # plain ints: see cards.plain_ints
 from .state import (CARD, CROLLS, CUR, DECLINE, DIR, END, FIRST, GO, GRITOS, LOIRA, NO,
                     OPEN_ASIDE, PASS, PH, PHYS, PREV, QI, QM, QN, RALO_PASS, SLOTS, STOP,
-                    STOP_ACT, SWITCH, TURN, VICTIM, YES, End, Phase)
+                    STOP_ACT, SWITCH, TURN, VICTIM, YES)
+from .scoring import round_winners
+from .state import EndInts as End, PhaseInts as Phase  # plain ints: see cards.plain_ints
 
 if TYPE_CHECKING:
     from .game import LoiraGame
@@ -23,15 +26,15 @@ GRITO_END = 3  # 000: "A terceira carta Grito for resolvida"
 
 # ---- helpers -------------------------------------------------------------------------------------
 def _rule(g: "LoiraGame", rid: str) -> str:
-    return g.cfg.rulings[rid]
+    return g.rulings[rid]
 
 
 def _deck_total(g: "LoiraGame", st: Sequence[int]) -> int:
-    return sum(st[g.o_deck:g.o_deck + len(g.kinds)])
+    return sum(st[g.deck_slice])
 
 
 def _to_discard(g: "LoiraGame", st: St, kind: int, count: int = 1) -> None:
-    st[g.disc_index(kind)] += count
+    st[g.o_disc + g.kind_index[kind]] += count
 
 
 def _off(g: "LoiraGame", mover: int, seat: int) -> int:
@@ -94,15 +97,17 @@ def escape_options(g: "LoiraGame", st: Sequence[int], seat: int) -> list[int]:
 def legal_actions(g: "LoiraGame", s: Sequence[int]) -> list[int]:
     ph, turn = s[PH], s[TURN]
     if ph == Phase.TURN:
-        if g.stopped(s, turn):  # only under L13 "also-stopped", holding the Interruptor
+        if s[STOP] >> turn & 1:  # stopped: only under L13 "also-stopped", holding the Interruptor
             return [SWITCH, PASS]
         acts = [GO, STOP_ACT]
-        if s[g.h(turn, g.h_int)]:
+        base = g.o_hand + turn * g.hsize
+        if s[base + g.h_int]:
             acts.append(SWITCH)
-        if s[g.h(turn, g.h_ralo)]:
+        if s[base + g.h_ralo]:
             acts += sorted(RALO_PASS + _off(g, turn, t) for t in range(g.num_players)
                            if t != turn and not g.stopped(s, t))
-        acts += [OPEN_ASIDE + k for i, k in enumerate(EXPANSION_KINDS) if s[g.o_aside + i]]
+        if any(s[g.aside_slice]):
+            acts += [OPEN_ASIDE + k for i, k in enumerate(EXPANSION_KINDS) if s[g.o_aside + i]]
         return acts
     if ph == Phase.STEAL:
         return sorted(_off(g, turn, t) for t in _targets(g, s, turn) if s[g.o_rolls + t])
@@ -153,7 +158,7 @@ def on_turn(g: "LoiraGame", st: St, a: int) -> None:
 
 def on_draw(g: "LoiraGame", st: St, kind: int) -> None:
     """Chance: the top card of the main deck is revealed to everyone."""
-    st[g.deck_index(kind)] -= 1
+    st[g.o_deck + g.kind_index[kind]] -= 1
     if kind >= Kind.RAPAGOTE:
         st[CARD], st[PH] = kind, Phase.EXPANSION
     else:
@@ -180,7 +185,7 @@ def resolve(g: "LoiraGame", st: St, kind: int) -> None:
 
 def card_done(g: "LoiraGame", st: St) -> None:
     """The card is resolved: the empty centre ends the round (L07), else the turn passes."""
-    if _rule(g, "L07") == "yes" and st[PHYS] == 0:
+    if st[PHYS] == 0 and g.rulings["L07"] == "yes":
         finish_round(g, st, End.EMPTY)
     else:
         end_turn(g, st)
@@ -189,18 +194,20 @@ def card_done(g: "LoiraGame", st: St) -> None:
 def end_turn(g: "LoiraGame", st: St) -> None:
     """Pass the turn to the next active player in the direction of play (L06, L25)."""
     st[CARD], st[PREV] = -1, -1
-    if _deck_total(g, st) == 0:
+    if sum(st[g.deck_slice]) == 0:
         if _rule(g, "L25") == "reshuffle":
             _reshuffle(g, st, keep=())
         if _deck_total(g, st) == 0:
             return finish_round(g, st, End.DECK)
     n, step_ = g.num_players, (-1 if st[DIR] else 1)
-    if st[STOP] == (1 << n) - 1:
+    stop = st[STOP]
+    if stop == (1 << n) - 1:
         return finish_round(g, st, End.STOPPED)
-    also_stopped = _rule(g, "L13") == "also-stopped"
+    also_stopped = g.rulings["L13"] == "also-stopped"
+    turn = st[TURN]
     for i in range(1, n + 1):
-        seat = (st[TURN] + step_ * i) % n
-        if not g.stopped(st, seat) or (also_stopped and st[g.h(seat, g.h_int)]):
+        seat = (turn + step_ * i) % n
+        if not stop >> seat & 1 or (also_stopped and st[g.h(seat, g.h_int)]):
             st[TURN], st[PH] = seat, Phase.TURN
             return
 
@@ -214,7 +221,6 @@ def _reshuffle(g: "LoiraGame", st: St, keep: tuple[int, ...]) -> None:
 
 def finish_round(g: "LoiraGame", st: St, reason: End) -> None:
     """000 "Fim da Rodada" / "Fim de Jogo": score; in a match record wins and maybe deal again."""
-    from .scoring import round_winners
     if g.cfg.objective == "round":
         st[END], st[PH] = reason, Phase.END
         return
@@ -242,7 +248,7 @@ def use_interruptor(g: "LoiraGame", st: St, seat: int) -> None:
 # ---- main-deck cards (000 "Cartas") ------------------------------------------------------------------
 def bathroom_card(g: "LoiraGame", st: St) -> None:
     """Banheiro: a point card (-, 1 or 2) kept in front of the player."""
-    st[g.h(st[TURN], st[CARD])] += 1
+    st[g.o_hand + st[TURN] * g.hsize + st[CARD]] += 1
     card_done(g, st)
 
 

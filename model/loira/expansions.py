@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from .cards import Kind
+from .cards import KindInts as Kind  # plain ints: see cards.plain_ints
 from .effects import (St, _deck_total, _discard_slot, _off, _play_order, _point_slots, _reshuffle,
                       _rule, _seat, _targets, _to_discard, card_done, start_opening)
-from .state import CARD, CROLLS, CUR, GRITOS, PH, PHYS, PREV, TURN, Phase
+from .state import CARD, CROLLS, CUR, GRITOS, PH, PHYS, PREV, TURN
+from .state import PhaseInts as Phase  # plain ints: see cards.plain_ints
 
 if TYPE_CHECKING:
     from .game import LoiraGame

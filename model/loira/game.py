@@ -12,6 +12,7 @@ is one function in :mod:`model.loira.effects`; openings of stalls go through the
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 from typing import Sequence
 
 from ruleproof.model.protocol import CHANCE, TERMINAL, Game, Invariant
@@ -20,6 +21,8 @@ from . import effects
 from .cards import BATHROOM_KINDS, EXPANSION_KINDS, NUM_KINDS, TOKENS, Kind
 from .centre import loira_present, reveal_distribution
 from .config import Config
+from .scoring import round_winners
+from .scoring import weights as scoring_weights
 from .state import (CARD, CROLLS, CUR, DECLINE, DIR, END, FIRST, GO, GRITOS, HEADER, LOIRA,
                     OPEN_ASIDE, PASS, PH, PHYS, PREV, QI, QM, QN, RALO_PASS, SLOTS, STOP,
                     STOP_ACT, SWITCH, TURN, VICTIM, YES, End, LoiraState, Phase)
@@ -50,6 +53,19 @@ class LoiraGame(Game):
         self.o_wins = off; off += n
         self.o_hand = off; off += n * self.hsize
         self.size = off
+        # for the transition code: the rulings and the deck region, looked up per move
+        self.rulings = cfg.rulings
+        self.deck_slice = slice(self.o_deck, self.o_deck + len(self.kinds))
+        self.aside_slice = slice(self.o_aside, self.o_aside + len(EXPANSION_KINDS))
+        self._draws: dict[tuple[int, ...], tuple[tuple[int, Fraction], ...]] = {}
+        self._utilities: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
+        self._round_returns: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
+        # scoring reads the holdings and the rolls (``scoring.round_winners``); L28 "no" also END, VICTIM
+        self._winners_need_rolls_only = cfg.rulings["L28"] != "no"
+        self.score_weights, self.tie_weights = scoring_weights(self)
+        cls = type(self)
+        self._own_moves = all(getattr(cls, m) is getattr(LoiraGame, m)
+                              for m in ("apply", "legal_actions", "chance_outcomes"))
         if n == 2:
             self.min_utility, self.max_utility, self.constant_sum = Fraction(-1), Fraction(1), Fraction(0)
         else:
@@ -125,42 +141,79 @@ class LoiraGame(Game):
 
     def current_player(self, s: LoiraState) -> int:
         ph = s[PH]
-        if ph == Phase.END:
+        if ph == _TURN:   # the commonest phase first
+            return s[TURN]
+        if ph == _END:
             return TERMINAL
-        if ph in (Phase.DRAW, Phase.REVEAL):
+        if ph == _DRAW or ph == _REVEAL:
             return CHANCE
-        if ph == Phase.ESCORT:
+        if ph == _ESCORT:
             return (s[self.o_queue] + s[CUR]) % self.num_players
-        if ph == Phase.ESCAPE:
+        if ph == _ESCAPE:
             return s[VICTIM]
-        if ph == Phase.ZELADOR:
+        if ph == _ZELADOR:
             return s[PREV]
         return s[TURN]
 
     def chance_outcomes(self, s: LoiraState) -> Sequence[tuple[int, Fraction]]:
-        if s[PH] == Phase.DRAW:
-            counts = s[self.o_deck:self.o_deck + len(self.kinds)]
-            total = sum(counts)
-            return tuple((k, Fraction(c, total)) for k, c in zip(self.kinds, counts) if c)
-        dist = reveal_distribution(self.centre_counts(s), s[SLOTS])
-        return tuple((LOIRA if i < 0 else i, p) for i, p in dist)
+        """The same tuple object for the same deck (or centre), so the explorer checks and interns
+        each distribution once."""
+        if s[PH] == _DRAW:
+            counts = s[self.deck_slice]
+            dist = self._draws.get(counts)
+            if dist is None:
+                total = sum(counts)
+                dist = self._draws[counts] = tuple((k, Fraction(c, total))
+                                                   for k, c in zip(self.kinds, counts) if c)
+            return dist
+        return _reveal_outcomes(self.centre_counts(s), s[SLOTS])
 
     def legal_actions(self, s: LoiraState) -> Sequence[int]:
         return effects.legal_actions(self, s)
 
     def apply(self, s: LoiraState, action: int) -> LoiraState:
         st = list(s)
-        effects.step(self, st, action)
+        _HANDLERS[st[PH]](self, st, action)
         return tuple(st)
 
+    def successors(self, s: LoiraState) -> list[tuple[int, Fraction | None, LoiraState]]:
+        """``Game.successors`` with the phase dispatch done once per state, not once per move."""
+        if not self._own_moves:   # a subclass changes the moves (the mutation tests do)
+            return Game.successors(self, s)
+        ph = s[PH]
+        handler = _HANDLERS[ph]
+        out = []
+        if ph == _DRAW or ph == _REVEAL:
+            for o, p in self.chance_outcomes(s):
+                st = list(s)
+                handler(self, st, o)
+                out.append((o, p, tuple(st)))
+        else:
+            for a in effects.legal_actions(self, s):
+                st = list(s)
+                handler(self, st, a)
+                out.append((a, None, tuple(st)))
+        return out
+
     def returns(self, s: LoiraState) -> tuple[Fraction, ...]:
-        from .scoring import round_winners
+        """The same tuple object for the same winners (the explorer checks each one once)."""
         n = self.num_players
         if self.cfg.objective == "match":
-            winners = [seat for seat in range(n) if s[self.o_wins + seat] >= self.cfg.target_wins]
+            winners = tuple(seat for seat in range(n) if s[self.o_wins + seat] >= self.cfg.target_wins)
         else:
-            winners = round_winners(self, s)
-        return utility(n, winners)
+            # the round's winners are a function of the holdings and rolls (and, under L28 "no",
+            # of how the round ended): many terminal states share them, so they are memoised
+            key = s[self.o_rolls:] if self._winners_need_rolls_only else (s[END], s[VICTIM]) + s[self.o_rolls:]
+            ret = self._round_returns.get(key)
+            if ret is not None:
+                return ret
+            winners = tuple(round_winners(self, s))
+        ret = self._utilities.get(winners)
+        if ret is None:
+            ret = self._utilities[winners] = utility(n, winners)
+        if self.cfg.objective != "match" and len(self._round_returns) < _ROUND_RETURNS_MEMO:
+            self._round_returns[key] = ret
+        return ret
 
     def key(self, s: LoiraState) -> LoiraState:
         return s
@@ -329,6 +382,17 @@ class LoiraGame(Game):
                 return None
             rounds = n * (cfg.target_wins - 1) + 1
         return rounds * turns * per_turn
+
+
+@lru_cache(maxsize=None)
+def _reveal_outcomes(counts: tuple[int, ...], slots: int) -> tuple[tuple[int, Fraction], ...]:
+    return tuple((LOIRA if i < 0 else i, p) for i, p in reveal_distribution(counts, slots))
+
+
+_HANDLERS = effects.HANDLERS
+_ROUND_RETURNS_MEMO = 1 << 20   # entries (a tuple of ~40 ints each): a bound on its memory
+_TURN, _END, _DRAW, _REVEAL, _ESCORT, _ESCAPE, _ZELADOR = (int(p) for p in (
+    Phase.TURN, Phase.END, Phase.DRAW, Phase.REVEAL, Phase.ESCORT, Phase.ESCAPE, Phase.ZELADOR))
 
 
 def utility(n: int, winners: Sequence[int]) -> tuple[Fraction, ...]:

@@ -1,6 +1,7 @@
 """Named invariants of a Loira state (shared by the explorer, the tests and the proofs)."""
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import TYPE_CHECKING, Sequence
 
 from ruleproof.model.protocol import Invariant
@@ -24,10 +25,57 @@ def held_count(g: "LoiraGame", s: Sequence[int], kind: int) -> int:
     return sum(s[g.h(seat, slot)] for seat in range(g.num_players))
 
 
-def invariants(g: "LoiraGame") -> tuple[Invariant, ...]:
+def _group_sums(groups: list[list[int]]):
+    """A function of a state giving, per group of state indices, the sum of its entries (one
+    C-level gather per group: the cheapest form measured)."""
+    getters = [itemgetter(*grp) if len(grp) > 1 else (lambda s, i=grp[0]: (s[i],)) for grp in groups]
+    return lambda s: [sum(get(s)) for get in getters]
+
+
+_MEMO_LIMIT = 1 << 20   # entries (a tuple of ~40 ints each): a bound on a memo's memory
+
+
+def invariants(g: "LoiraGame", screened: bool = True) -> tuple[Invariant, ...]:
+    """``screened=False`` leaves out the cheap screens and memos (the tests compare both forms)."""
+
+    def _screen(fast, exact):
+        """``exact`` (the reason, in the invariant's own words) only where the cheap ``fast`` test
+        of the common case cannot vouch for the state: the explorer checks every new state, so
+        this keeps the checks' cost low without a second wording of any invariant."""
+        if not screened:
+            return exact
+        return lambda s: None if fast(s) else exact(s)
+
     from .bounds import score_bounds
+    from .scoring import score
     n, cfg = g.num_players, g.cfg
     lo, hi = score_bounds(cfg)
+
+    # card-conservation: per kind present, deck + discard + holdings + set aside
+    def slot_of(k):
+        return k if k < 9 else getattr(g, _KEPT_SLOT[k]) if k in _KEPT_SLOT else None
+
+    card_sum = _group_sums(
+        [[g.o_deck + i, g.o_disc + i]
+         + ([g.o_aside + EXPANSION_KINDS.index(k)] if k in EXPANSION_KINDS else [])
+         + ([g.h(seat, slot_of(k)) for seat in range(n)] if slot_of(k) is not None else [])
+         for i, k in enumerate(g.kinds)])
+    card_expected = [cfg.deck[k] for k in g.kinds]
+    deck_disc = slice(g.o_deck, g.o_disc + len(g.kinds))   # the deck and discard regions, adjacent
+    assert g.o_disc == g.o_deck + len(g.kinds)
+    expansion = int(Phase.EXPANSION)
+
+    def cards_fast(s):   # the card on top (EXPANSION phase) is left to the exact check
+        return (s[PH] != expansion and card_sum(s) == card_expected
+                and min(s[deck_disc], default=0) >= 0)
+
+    stall_sum = _group_sums([[g.o_centre + i, g.o_out + i] + [g.h(seat, g.h_stall + i) for seat in range(n)]
+                             for i in range(g.num_stall_values)])
+    stall_expected = list(cfg.stall_counts)
+    centre = slice(g.o_centre, g.o_centre + g.num_stall_values)
+
+    def stalls_fast(s):
+        return stall_sum(s) == stall_expected and min(s[centre], default=0) >= 0
 
     def cards(s):
         for i, k in enumerate(g.kinds):
@@ -48,6 +96,12 @@ def invariants(g: "LoiraGame") -> tuple[Invariant, ...]:
                 return f"stall value {cfg.stalls[i]}: {s[g.o_centre + i]}+{held}+{s[g.o_out + i]} != {c}"
         return None
 
+    rolls_slice = slice(g.o_rolls, g.o_rolls + n)
+
+    def rolls_fast(s):
+        held = s[rolls_slice]
+        return s[CROLLS] + sum(held) == cfg.total_rolls and min(held, default=0) >= 0 and s[CROLLS] >= 0
+
     def rolls(s):
         held = [s[g.o_rolls + seat] for seat in range(n)]
         if min(held + [s[CROLLS]]) < 0 or s[CROLLS] + sum(held) != cfg.total_rolls:
@@ -64,31 +118,46 @@ def invariants(g: "LoiraGame") -> tuple[Invariant, ...]:
         return None
 
     def score_range(s):
-        from .scoring import score
         for seat in range(n):
             v = score(g, s, seat)
             if not lo <= v <= hi:
                 return f"seat {seat} scores {v} outside [{lo}, {hi}]"
         return None
 
+    # scores read the holdings and the rolls only (``scoring.score``): the verdict is memoised on
+    # that region (from the rolls to the end of the state), which many states share
+    held_from, score_memo = g.o_rolls, {}
+
+    def score_range_memo(s):
+        key = s[held_from:]
+        reason = score_memo.get(key, score_memo)   # the memo itself stands for "not seen"
+        if reason is not score_memo:
+            return reason
+        reason = score_range(s)
+        if len(score_memo) < _MEMO_LIMIT:
+            score_memo[key] = reason
+        return reason
+
+    escape, end = int(Phase.ESCAPE), int(Phase.END)
+
     def openings(s):
-        if not 0 <= s[QI] <= s[QN] <= g.qlen or s[QN] > s[PHYS] + s[QI] + (s[PH] == Phase.ESCAPE):
+        if not 0 <= s[QI] <= s[QN] <= g.qlen or s[QN] > s[PHYS] + s[QI] + (s[PH] == escape):
             return f"opening queue {s[QI]}/{s[QN]} with {s[PHYS]} cards in the centre"
-        if s[GRITOS] >= 3 and s[PH] != Phase.END and cfg.rulings["L14"] == "per-round":
+        if s[GRITOS] >= 3 and s[PH] != end and cfg.rulings["L14"] == "per-round":
             return "a third Grito was resolved but the round goes on"
         return None
 
     return (
         Invariant("card-conservation", "every main-deck card is in the deck, the discard, set aside "
-                  "or in front of exactly one player", cards),
+                  "or in front of exactly one player", _screen(cards_fast, cards)),
         Invariant("stall-conservation", "every score stall is unopened, held, or out of the round",
-                  stalls),
+                  _screen(stalls_fast, stalls)),
         Invariant("roll-conservation", "rolls in the centre plus rolls held equal the boxes' rolls",
-                  rolls),
+                  _screen(rolls_fast, rolls)),
         Invariant("centre-belief", "0 <= cards in the centre <= belief slots <= unopened stalls + 1",
                   belief),
         Invariant("score-bounds", f"every seat's score stays within the proved bounds [{lo}, {hi}]",
-                  score_range),
+                  score_range_memo if screened else score_range),
         Invariant("opening-and-gritos", "the opening queue is consistent; a third Grito ends the "
                   "round", openings),
     )

@@ -7,6 +7,7 @@ tie-break whatever it copies), so the owner's choice is made by that dominance, 
 """
 from __future__ import annotations
 
+from operator import mul
 from typing import TYPE_CHECKING, Sequence
 
 from .state import END, VICTIM, End
@@ -30,29 +31,33 @@ def espelho_value(g: "LoiraGame", s: Sequence[int]) -> int:
     return best
 
 
+def weights(g: "LoiraGame") -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Per hand slot, its weight in ``score`` (the Espelho apart) and in ``tie_cards``: both are
+    linear in the holding, so the game computes them once and each is one dot product."""
+    point = [k % 3 for k in range(9)] + list(g.cfg.stalls) + [0, 2, -2]
+    if g.cfg.rulings["L04"] == "bathroom-cards":
+        tie = [1] * 9 + [0] * (g.hsize - 9)
+    else:
+        rule = g.cfg.rulings["L05"]
+        tie = [0 if rule == "no-nulls" and k % 3 == 0 else 1 for k in range(9)]
+        tie += [1] * g.num_stall_values + [1, 1 if rule == "with-interruptor" else 0, 0]
+    assert len(point) == len(tie) == g.hsize
+    return tuple(point), tuple(tie)
+
+
 def score(g: "LoiraGame", s: Sequence[int], seat: int) -> int:
-    base = g.h(seat, 0)
-    total = sum((k % 3) * s[base + k] for k in range(9))
-    total += sum(v * s[base + g.h_stall + i] for i, v in enumerate(g.cfg.stalls))
+    """Bathroom values + stall values + Espelho + 2 per Interruptor - 2 per Ralo + rolls held."""
+    base = g.o_hand + seat * g.hsize
+    total = sum(map(mul, g.score_weights, s[base:base + g.hsize]))
     if s[base + g.h_esp]:
         total += espelho_value(g, s) * s[base + g.h_esp]
-    total += 2 * s[base + g.h_int] - 2 * s[base + g.h_ralo]
     return total + s[g.o_rolls + seat]
 
 
 def tie_cards(g: "LoiraGame", s: Sequence[int], seat: int) -> int:
     """The cards counted by the tie-break (L04 over L05's notion of a point card)."""
-    base = g.h(seat, 0)
-    bath = sum(s[base + k] for k in range(9))
-    if g.cfg.rulings["L04"] == "bathroom-cards":
-        return bath
-    rule = g.cfg.rulings["L05"]
-    if rule == "no-nulls":
-        bath -= s[base] + s[base + 3] + s[base + 6]
-    count = bath + sum(s[base + g.h_stall + i] for i in range(g.num_stall_values)) + s[base + g.h_esp]
-    if rule == "with-interruptor":
-        count += s[base + g.h_int]
-    return count
+    base = g.o_hand + seat * g.hsize
+    return sum(map(mul, g.tie_weights, s[base:base + g.hsize]))
 
 
 def rank_key(g: "LoiraGame", s: Sequence[int], seat: int) -> tuple[int, int]:
@@ -71,7 +76,7 @@ def winners_of(keys: Sequence[tuple[int, int]], eligible: Sequence[bool]) -> lis
 
 def round_winners(g: "LoiraGame", s: Sequence[int]) -> list[int]:
     n = g.num_players
-    keys = [rank_key(g, s, seat) for seat in range(n)]
+    keys = [(score(g, s, seat), -tie_cards(g, s, seat)) for seat in range(n)]   # rank_key
     eligible = [True] * n
     if g.cfg.rulings["L28"] == "no" and s[END] == End.LOIRA and s[VICTIM] >= 0:
         eligible[s[VICTIM]] = False

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from .cards import plain_ints
+
 LoiraState = tuple[int, ...]
 
 (PH, TURN, DIR, STOP, GRITOS, CROLLS, PHYS, SLOTS, QN, QM, QI, CUR, VICTIM, END, FIRST, CARD,
@@ -66,6 +68,8 @@ class End(IntEnum):
     STOPPED = 5     # everyone stopped (L06)
     DECK = 6        # the main deck ran out (L25)
 
+
+PhaseInts, EndInts = plain_ints(Phase), plain_ints(End)
 
 # action codes
 GO, STOP_ACT, SWITCH, PASS = 0, 1, 2, 3

@@ -1,0 +1,84 @@
+"""The generic pipeline's Loira fast paths mean exactly what the plain code means.
+
+The invariant screens (``model/loira/invariants.py``) may only skip the worded check where it would
+find nothing; the game's own ``successors`` and interned ``returns`` agree with the protocol's
+defaults; the explorer's pause of the garbage collector is undone however exploration ends.
+"""
+from __future__ import annotations
+
+import gc
+import random
+
+import pytest
+
+from ruleproof.model.loira.game import utility
+from ruleproof.model.loira.invariants import invariants
+from ruleproof.model.loira.scoring import round_winners
+from ruleproof.model.protocol import TERMINAL, Game
+from ruleproof.solver.explore import explore
+from test_loira_helpers import game
+
+CONFIGS = [
+    {"players": 2, "deck": ["F1", "F2", "grito", "toc-toc", "descarga", "espelho"], "stalls": [2, 4],
+     "centre_rolls": 1},
+    {"players": 3, "deck": ["ralo", "fios", "F1", "zelador", "M1", "interruptor"], "stalls": [2, 3],
+     "centre_rolls": 1},
+    {"players": 2, "deck": ["F-", "grito"], "stalls": [], "centre_rolls": 0},   # empty regions
+]
+
+
+def _reachable(g, limit=3000):
+    ex = explore(g, max_states=limit, check_invariants=False)
+    return [g.from_key(k) for k in ex.keys]
+
+
+@pytest.mark.parametrize("params", CONFIGS)
+def test_screened_invariants_report_what_the_worded_checks_report(params):
+    g = game(params)
+    fast, plain = invariants(g), invariants(g, screened=False)
+    rng = random.Random(11)
+    states = _reachable(g)
+    broken = 0
+    for s in states:
+        # the state itself and copies with one or two fields nudged (most break an invariant)
+        variants = [s]
+        for _ in range(3):
+            t = list(s)
+            for _ in range(rng.choice((1, 2))):
+                t[rng.randrange(len(t))] += rng.choice((-2, -1, 1, 2))
+            variants.append(tuple(t))
+        for v in variants:
+            for a, b in zip(fast, plain):
+                got, want = a.check(v), b.check(v)
+                assert got == want, (a.name, v)
+                broken += want is not None
+    assert broken > len(states)   # the nudges did reach the worded checks
+
+
+@pytest.mark.parametrize("params", CONFIGS)
+@pytest.mark.parametrize("l28", ["yes", "no"])
+def test_own_successors_and_memoised_returns_agree_with_the_plain_rules(params, l28):
+    g = game(params, {"L28": l28})
+    terminals = 0
+    for s in _reachable(g):
+        if g.current_player(s) == TERMINAL:
+            terminals += 1
+            ret = g.returns(s)
+            assert ret == utility(g.num_players, round_winners(g, s)), g.describe_state(s)
+            assert ret is g.returns(s)   # interned: the explorer checks each tuple once
+            continue
+        assert g.successors(s) == Game.successors(g, s)
+    assert terminals >= 5
+
+
+def test_explore_leaves_the_garbage_collector_as_it_found_it():
+    g = game(CONFIGS[0])
+    assert gc.get_freeze_count() == 0
+    explore(g, max_states=200_000)
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
+
+    def boom(*_):
+        raise RuntimeError("stop")
+    with pytest.raises(RuntimeError):
+        explore(g, progress=boom, progress_every=0.0)
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
