@@ -53,10 +53,10 @@ def test_fast_solver_random_small_decks():
 
 def test_unsupported_configurations_are_refused():
     assert fast.supports(game({"players": 3}).cfg)
-    # L25 reshuffle can arise only on a deck with fewer than 3 Gritos; the C engine lacks the discards
-    assert "L25=reshuffle" in fast.supports(game({"deck": ["F1", "grito"]}, {"L25": "reshuffle"}).cfg)
     assert fast.supports(game(rulings={"L04": "bathroom-cards"}).cfg) is None
-    assert "Merendeira" in fast.supports(game({"expansions": ["merendeira"]}).cfg)
+    # the sweeps under L25 reshuffle value a key without knowing whose were the starting rolls
+    assert "L09=round-rolls" in fast.supports(game({"deck": ["F1", "grito"], "rolls": [1, 0]},
+                                                   {"L25": "reshuffle", "L09": "round-rolls"}).cfg)
     assert fast.supports(game({"expansions": ["ralo", "tia"]}).cfg) is None
     assert fast.supports(game().cfg) is None
 
@@ -100,3 +100,52 @@ def test_exact_verify_configuration_known_value():
     _available()
     from fractions import Fraction
     assert fast.solve_exact(game(dict(SPEC.verify_overrides)).cfg)["fraction"] == Fraction(101, 560)
+
+
+# the discard pile shuffled back: Merendeira (acyclic, exact forms) and L25 reshuffle (cycles)
+MERENDEIRA = {"deck": ["F1", "F2", "M1", "grito", "grito", "merendeira", "descarga"], "stalls": [2, 4],
+              "centre_rolls": 1}
+
+
+@pytest.mark.parametrize("l14", ["per-round", "merendeira-resets"])
+def test_merendeira_exact_forms_match_the_exact_solver(l14):
+    _available()
+    g = game(MERENDEIRA, {"L14": l14})
+    exact = solve(g).value(g.initial_state())[0]
+    res = fast.solve_exact(g.cfg)
+    assert res["fraction"] == exact and res["value"] == pytest.approx(float(exact), abs=1e-12)
+
+
+# decks that run out under L25 reshuffle; some states recur (a Descarga or a Zelador sends back
+# the card drawn), then value-iteration sweeps settle them. Values from the generic pipeline.
+RESHUFFLE = [
+    {"deck": ["F1", "F2", "toc-toc", "grito"], "stalls": [2], "centre_rolls": 1},
+    {"deck": ["F1", "zelador", "tia"], "stalls": [2], "centre_rolls": 1},
+    {"deck": ["M2", "F2", "merendeira", "tia", "descarga"], "stalls": [4, 3], "rolls": [1, 1], "centre_rolls": 0},
+    {"deck": ["F1", "F2", "grito", "merendeira", "descarga"], "stalls": [2, 3], "centre_rolls": 1},
+]
+
+
+@pytest.mark.parametrize("params", RESHUFFLE)
+def test_reshuffle_matches_the_generic_pipeline(params):
+    _available()
+    from ruleproof.solver.analysis import solve_ruleset
+    from test_loira_helpers import ruleset
+    g = game(params, {"L25": "reshuffle"})
+    res = fast.solve(g.cfg)
+    generic = solve_ruleset(ruleset(params, {"L25": "reshuffle"}), engine="generic", exact=False).doc()
+    assert res["value"] == pytest.approx(generic["values"][0]["float"], abs=1e-12)
+    assert res["residual"] < 1e-14
+
+
+def test_reshuffle_sweeps_settle_recurring_states():
+    _available()
+    res = fast.solve(game(RESHUFFLE[1], {"L25": "reshuffle"}).cfg)
+    assert res["cycle_reads"] > 0 and res["sweeps"] > 5    # measured: 32 reads, 30 sweeps
+    assert res["value"] == pytest.approx(0.25, abs=1e-12)   # the generic pipeline: 1/4
+
+
+def test_reshuffle_has_no_exact_forms():
+    _available()
+    with pytest.raises(fast.FastUnavailable, match="L25=reshuffle"):
+        fast.solve_exact(game(RESHUFFLE[0], {"L25": "reshuffle"}).cfg)

@@ -1,8 +1,7 @@
 """The specialised fast solver (``fast_solver.c``) for 2-player rounds, via ctypes.
 
 Scope: 2 players, the round objective, the base cards and the mini-expansion cards but
-Professora (3+ players) and Merendeira (it reshuffles the discards, which the C engine does not
-keep), at most 8 distinct stall values,
+Professora (3+ players), at most 8 distinct stall values,
 under every ruling option that can arise there (:data:`FLAGS` are the alternatives the C code
 implements; :data:`SAME_IN_SCOPE` those that change nothing in its scope). :func:`applies` says,
 in one line naming the ruling or card, why a ruleset is outside that scope; callers then use the
@@ -48,6 +47,7 @@ FLAGS: tuple[tuple[str, str], ...] = (
     ("L10", "self"), ("L11", "bathroom-only"), ("L12", "bathroom-only"), ("L13", "also-stopped"),
     ("L17", "rolls-returned"), ("L18", "opener"), ("L21", "yes"), ("L27", "opening-continues"),
     ("L28", "no"), ("L29", "optional"), ("L30", "also-when-drawn"), ("L33", "invitee"),
+    ("L14", "merendeira-resets"), ("L25", "reshuffle"),
 )
 #: alternatives with no effect in the C engine's scope, and why (the resolved deck and stalls
 #: carry L01/L02/L34/L35; the model reads L23 nowhere, the uniform pick makes the two the same)
@@ -60,7 +60,7 @@ SAME_IN_SCOPE: dict[str, str] = {
     "L37": "with 2 players the direction of play does not matter (L24)",
 }
 #: alternatives that need something outside the scope (checked first by :func:`supports`)
-OUT_OF_SCOPE = {"L14": "Merendeira", "L15": "a match", "L16": "a match"}
+OUT_OF_SCOPE = {"L15": "a match", "L16": "a match"}
 _FLAG_SET = frozenset(FLAGS)
 
 
@@ -73,9 +73,8 @@ def _scope(cfg: Config) -> str | None:
         return f"the C engine handles 2 players, not {cfg.players}"
     if cfg.objective != "round":
         return "the C engine handles the round objective, not the match"
-    extra = [k for k in (Kind.PROFESSORA, Kind.MERENDEIRA) if cfg.deck[k]]
-    if extra:
-        return f"the C engine does not handle the {Kind(extra[0]).name.capitalize()} mini-expansion card"
+    if cfg.deck[Kind.PROFESSORA]:
+        return "the C engine does not handle the Professora mini-expansion card"
     if len(cfg.stalls) > 8:
         return f"the C engine handles 8 distinct stall values at most, not {len(cfg.stalls)}"
     return None
@@ -112,9 +111,18 @@ def supports(cfg: Config) -> str | None:
         # L25 reshuffle needs a deck that can run out before the third Grito ends the round
         if rid == "L25" and cfg.deck[Kind.GRITO] >= 3:
             continue
+        if (rid, opt) == ("L09", "round-rolls") and cyclic(cfg) and cfg.rolls[0] != cfg.rolls[1]:
+            # the sweeps value states by their key, which leaves out whose the seat-0 rolls were
+            return "the C engine does not implement L09=round-rolls with L25=reshuffle and unequal starting rolls"
         if not _claimed(rid, opt):
             return f"the C engine does not implement {rid}={opt}"
     return None
+
+
+def cyclic(cfg: Config) -> bool:
+    """Whether the round's turn graph may cycle: L25 reshuffle on a deck that can run out (fewer
+    than 3 Gritos). The C engine then solves by value iteration, and has no exact forms."""
+    return cfg.rulings.get("L25") == "reshuffle" and cfg.deck[Kind.GRITO] < 3
 
 
 def cache_dir() -> Path:
@@ -186,13 +194,17 @@ def _library() -> ctypes.CDLL:
         dll.loira_state_ints.restype = ctypes.c_int
         dll.loira_forms_size.restype = ctypes.c_double
         dll.loira_forms_take.restype = ctypes.c_double
+        dll.loira_cyclic_info.restype = None
     except (OSError, AttributeError) as exc:
         raise FastUnavailable(f"cannot load {lib} ({str(exc).splitlines()[0][:200]})") from None
     return dll
 
 
 def _configure(dll: ctypes.CDLL, cfg: Config) -> None:
-    flags = (ctypes.c_int * len(FLAGS))(*(int(cfg.rulings.get(rid) == opt) for rid, opt in FLAGS))
+    # L25 reshuffle only where the deck can run out: elsewhere it changes nothing, and the C
+    # engine's cycle handling would cost time
+    flags = (ctypes.c_int * len(FLAGS))(*(int(cfg.rulings.get(rid) == opt and (rid != "L25" or cyclic(cfg)))
+                                          for rid, opt in FLAGS))
     if dll.loira_configure(flags, len(FLAGS)) != 0:
         raise FastUnavailable("fast_solver.c and fast.py disagree on the ruling flags")
 
@@ -215,6 +227,10 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
     reason = supports(cfg)
     if reason:
         raise FastUnavailable(reason)
+    if forms and cyclic(cfg):
+        raise FastUnavailable("no exact forms under L25=reshuffle: the refilled deck lets turn states "
+                              "recur, which one pass of sums cannot value (the generic pipeline can: "
+                              "--engine generic --exact)")
     dll = _library()
     IntArr = ctypes.c_int * 24
     deck = IntArr(*cfg.deck[:24])
@@ -233,6 +249,11 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
             rc = dll.loira_solve(deck, S, vals, cnts, cfg.rolls[0], cfg.rolls[1], cfg.centre_rolls,
                                  cfg.first_seat, ctypes.c_double(max_states or 0),
                                  ctypes.c_double(timeout or 0), *[ctypes.byref(o) for o in out])
+            if cyclic(cfg):
+                info = [ctypes.c_double() for _ in range(3)]
+                dll.loira_cyclic_info(*[ctypes.byref(o) for o in info])
+                taken["sweeps"], taken["residual"] = int(info[0].value), info[1].value
+                taken["cycle_reads"] = int(info[2].value)
             if forms:
                 import numpy as np
                 arr = np.empty((int(dll.loira_forms_size()), 4), dtype=np.int64)
@@ -258,6 +279,11 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
         raise FastLimit(f"stopped after {seconds:.1f} s")
     if rc == -6:
         raise FastUnavailable("the exact forms outgrew their 40-bit coefficients or the memory")
+    if rc == -7:
+        raise FastUnavailable("internal error: a value-iteration sweep met a turn state the search had not")
+    if rc == -8:
+        raise FastLimit(f"the value-iteration sweeps did not settle (largest change "
+                        f"{taken.get('residual', float('nan')):.1e}) after {taken.get('sweeps', 0):,} sweeps")
     value, states, visits, table = (o.value for o in out)
     return {"value": value, "states": int(states), "visits": int(visits), "seconds": seconds,
             "table_bytes": int(table), "bytes_per_state": table / max(states, 1),

@@ -1,6 +1,6 @@
 /* A specialised exact solver for the 2-player Loira round (base cards and the mini-expansion cards
- * but Professora and Merendeira; every ruling option that can arise there: the flags R_* below,
- * set from Python by loira_configure).
+ * but Professora; every ruling option that can arise there: the flags R_* below, set from Python
+ * by loira_configure).
  *
  * The same rules as model/loira/effects.py, written for speed: only turn-start states are stored
  * (a 128-bit packed key -> the mover's value, open addressing); everything inside a turn (the draw,
@@ -11,13 +11,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <time.h>
 
 #define NK 24      /* main-deck kinds: 0-8 bathroom, 9 grito .. 15 espelho, 16-23 mini-expansions */
 #define NS 8       /* distinct stall values at most */
 #define NX 8       /* mini-expansion kinds (set aside: kind - RAPAGOTE) */
 enum { GRITO = 9, TOCTOC = 10, INTERRUPTOR = 11, CHUTE = 12, DESCARGA = 13, FIOS = 14, ESPELHO = 15,
-       RAPAGOTE = 16, ZELADOR = 17, DIRETORA = 18, TIA = 19, ALUNA = 20, RALO = 23 };
+       RAPAGOTE = 16, ZELADOR = 17, DIRETORA = 18, TIA = 19, ALUNA = 20, MERENDEIRA = 22, RALO = 23 };
 
 typedef struct {
     int deck[NK];
@@ -42,7 +43,7 @@ static int R_start[2];       /* rolls each seat held when the round started (L09
 enum { R_GRITO_ONLY, R_TIE_BATHROOM, R_TIE_WITH_INT, R_TIE_NO_NULLS, R_EMPTY_GOES_ON, R_NO_ESCAPE,
        R_ROUND_ROLLS, R_SELF_TARGET, R_FLUSH_BATHROOM_ONLY, R_ESPELHO_BATHROOM_ONLY, R_ALSO_STOPPED,
        R_ROLLS_RETURNED, R_OPENER_KEEPS, R_STOPPED_ESCORT, R_OPENING_CONTINUES, R_VICTIM_LOSES,
-       R_OPTIONAL, R_SWITCH_WHEN_DRAWN, R_INVITEE_KEEPS, R_COUNT };
+       R_OPTIONAL, R_SWITCH_WHEN_DRAWN, R_INVITEE_KEEPS, R_MERENDEIRA_RESETS, R_RESHUFFLE, R_COUNT };
 static int RF[R_COUNT];
 int loira_configure(const int *flags, int n) {
     if (n != R_COUNT) return -1;
@@ -221,6 +222,21 @@ static double turn_value(const St *s);
 /* the out-of-core hook (end of the file): while ooc_mode is set, every turn state but the first
  * one of a call is handed to ooc_successor instead of being searched */
 static int ooc_mode, ooc_root;
+/* L25 reshuffle: the value-iteration sweeps (cyclic_sweeps) look successors up, never search */
+static int sweep_mode;
+static uint64_t cyc_hits;          /* the first pass's reads of a state still being searched */
+static uint64_t *order_keys;       /* the first pass's states, each after those it reached first */
+static uint64_t order_n, order_cap;
+static int keep_order(uint64_t lo, uint64_t hi) {
+    if (order_n == order_cap) {
+        uint64_t nc = order_cap ? 2 * order_cap : 1 << 16;
+        uint64_t *nb = realloc(order_keys, 2 * nc * sizeof(uint64_t));
+        if (!nb) return -1;
+        order_keys = nb; order_cap = nc;
+    }
+    order_keys[2 * order_n] = lo; order_keys[2 * order_n + 1] = hi; order_n++;
+    return 0;
+}
 static double ooc_successor(const St *s, uint64_t lo, uint64_t hi);
 
 static int deck_total(const St *s) { int t = 0; for (int k = 0; k < NK; k++) t += s->deck[k]; return t; }
@@ -228,7 +244,23 @@ static int centre(const St *s, int v) { return S_cnt[v] - s->stall[0][v] - s->st
 /* may others' effects reach this seat: not stopped, no Ralo (000: "imune"; L20) */
 static int exposed(const St *s, int seat) { return !((s->stopped >> seat) & 1) && !s->ralo[seat]; }
 
+/* ---- the discard pile (Merendeira, L25 reshuffle) ------------------------------------------------
+ * Not a field: every card of the round is in the deck, a holding, the set-aside row or the discard
+ * (effects.py moves it between them and nowhere else), so the discard of a kind is what the others
+ * do not hold. Shuffling it back refills the deck to deck_start - held - set aside. */
+static int held(const St *s, int k) {
+    if (k < 9) return s->bath[0][k] + s->bath[1][k];
+    if (k == ESPELHO) return s->esp[0] + s->esp[1];
+    if (k == INTERRUPTOR) return s->sw[0] + s->sw[1];
+    if (k == RALO) return s->ralo[0] + s->ralo[1];
+    return 0;
+}
+static void reshuffle(St *s, int keep) {
+    for (int k = 0; k < NK; k++) if (k != keep)
+        s->deck[k] = deck_start[k] - held(s, k) - (k >= RAPAGOTE ? s->aside[k - RAPAGOTE] : 0);
+}
 static double end_turn(St *s) {
+    if (deck_total(s) == 0 && RF[R_RESHUFFLE]) reshuffle(s, -1);       /* L25 reshuffle */
     if (deck_total(s) == 0 || s->stopped == 3) return terminal(s);   /* L25, L06 */
     int other = 1 - s->turn;
     if (!((s->stopped >> other) & 1) || (RF[R_ALSO_STOPPED] && s->sw[other])) s->turn = other;  /* L13 */
@@ -368,6 +400,7 @@ static double toc_toc(St *s, int me, int other, int other_active) {
     else if (other_active && s->rolls[other]) { s->rolls[other]--; s->rolls[me]++; }
     return card_done(s);   /* L24, L36: the direction does not matter with 2 players */
 }
+static double draw(const St *s);
 static double resolve(const St *s0, int k) {
     St s = *s0;
     int me = s.turn, other = 1 - me;
@@ -402,6 +435,10 @@ static double resolve(const St *s0, int k) {
         return card_done(&s);
     }
     case ZELADOR: return zelador(&s, 0);
+    case MERENDEIRA:   /* the discard but Merendeiras back into the deck, then draw again (L14) */
+        reshuffle(&s, MERENDEIRA);
+        if (RF[R_MERENDEIRA_RESETS]) s.gritos = 0;
+        return deck_total(&s) ? draw(&s) : card_done(&s);
     case ESPELHO: s.esp[me]++; return card_done(&s);
     case INTERRUPTOR: {
         s.sw[me]++;
@@ -446,7 +483,6 @@ static double resolve(const St *s0, int k) {
     return card_done(&s);
 }
 /* a card drawn: a mini-expansion card may be opened or set aside (then the next card is drawn) */
-static double draw(const St *s);
 static double drawn(const St *s, int k) {
     if (k < RAPAGOTE) return resolve(s, k);
     size_t m0 = fs_n;
@@ -523,11 +559,20 @@ static double turn_value(const St *s) {
     Term here = {lo, hi, swap ? -1 : 1, 1};
     if (slot->hi) {
         if (forms_on) push(&fs, &fs_n, &fs_cap, here);
+        if (slot->v != slot->v) { cyc_hits++; return 0.0; }   /* NaN: still being searched */
         return swap ? -slot->v : slot->v;
     }
     if (ooc_mode) { if (ooc_root) ooc_root = 0; else return ooc_successor(s, lo, hi); }
+    if (sweep_mode && !oom) oom = 7;   /* a sweep met a state the first pass did not: a bug */
     if (loira_stop_requested && !oom) oom = 5;
     if (oom) return 0.0;   /* aborting: unwind without more work */
+    if (RF[R_RESHUFFLE]) {   /* stored (NaN) before its turn is searched: a cycle back to it reads 0 */
+        if (limit && used >= limit) { oom = 3; return 0.0; }
+        if (used * 2 >= cap && grow()) { oom = 1; return 0.0; }
+        slot = find(lo, hi);
+        slot->lo = lo; slot->hi = hi; slot->v = NAN;
+        used++;
+    }
     size_t m0 = fs_n;
     double v = turn_body(s);
     if (forms_on) {   /* write this state's form (as the mover's value), then stand for it */
@@ -540,6 +585,12 @@ static double turn_value(const St *s) {
     }
     visits++;
     if (ooc_mode) return v;   /* out of core: the caller stores it */
+    if (RF[R_RESHUFFLE]) {
+        find(lo, hi)->v = swap ? -v : v;
+        if (keep_order(lo, hi)) { oom = 1; return v; }
+        if (deadline > 0 && (visits & 0x3FF) == 0 && now_seconds() > deadline) oom = 4;
+        return v;
+    }
     if (limit && used >= limit) { oom = 3; return v; }
     if (deadline > 0 && (visits & 0x3FF) == 0 && now_seconds() > deadline) { oom = 4; return v; }
     if (used * 2 >= cap) {
@@ -591,6 +642,8 @@ static int configure(St *s, const int *deck, int S, const int *vals, const int *
  * out: value, states, visits, table bytes. Returns 0, or -1 (key too wide), -2 (out of memory),
  * -3 (state limit reached: no value), -4 (time limit reached: no value), -5 (stopped: no value),
  * -6 (exact forms: a coefficient outgrew 40 bits, or no memory for them). */
+static void cyclic_sweeps(void);
+static double cyc_sweeps, cyc_residual;
 int loira_solve(const int *deck, int S, const int *vals, const int *cnts, int r0, int r1, int crolls,
                 int first, double max_states, double max_seconds, double *value, double *states,
                 double *visit_count, double *bytes) {
@@ -601,10 +654,19 @@ int loira_solve(const int *deck, int S, const int *vals, const int *cnts, int r0
     limit = (uint64_t)max_states;
     deadline = max_seconds > 0 ? now_seconds() + max_seconds : 0;
     if (grow()) return -2;
+    order_n = 0; cyc_hits = 0; cyc_sweeps = cyc_residual = 0;
     double v = turn_value(&s);
+    if (RF[R_RESHUFFLE] && !oom && cyc_hits) {   /* no cycle met: the first pass is exact */   /* the round's graph may cycle: improve the values in sweeps */
+        cyclic_sweeps();
+        uint64_t lo, hi;
+        pack(&s, first == 1, &lo, &hi);
+        v = first == 1 ? -find(lo, hi)->v : find(lo, hi)->v;
+    }
+    free(order_keys); order_keys = NULL; order_n = order_cap = 0;
     *value = v; *states = (double)used; *visit_count = (double)visits; *bytes = (double)(cap * sizeof(Slot));
     free(table); table = NULL; cap = 0;
-    return oom == 3 ? -3 : oom == 4 ? -4 : oom == 5 ? -5 : oom == 6 ? -6 : oom ? -2 : 0;
+    return oom == 3 ? -3 : oom == 4 ? -4 : oom == 5 ? -5 : oom == 6 ? -6 : oom == 7 ? -7
+         : oom == 8 ? -8 : oom ? -2 : 0;
 }
 
 /* Exact forms for the next loira_solve (on = 1) or none (0). After that solve, loira_forms_size
@@ -742,4 +804,42 @@ int64_t loira_expand(const int *deck, int S, const int *vals, const int *cnts, i
     free(table); table = NULL; cap = used = 0;
     if (ooc_error == 2) return -3;
     return i;
+}
+
+/* ---- L25 reshuffle: cycles ------------------------------------------------------------------------
+ * When the deck refills, a turn state can come back (a Descarga flushes the card the other drew, the
+ * pile is shuffled back: the round starts over). The first pass (loira_solve) met every reachable
+ * turn state and valued each from its successors, a state still being searched counting 0. Sweeps
+ * then recompute every state from its successors' current values (Gauss-Seidel value iteration, in
+ * the first pass's finishing order: successors mostly first) until no value moves by more than
+ * CYC_TOLERANCE. oom 8: CYC_MAX_SWEEPS passed without that. */
+#define CYC_TOLERANCE 1e-14
+#define CYC_MAX_SWEEPS 100000
+static void cyclic_sweeps(void) {
+    sweep_mode = 1;
+    cyc_sweeps = 0; cyc_residual = 0;
+    for (int it = 0; it < CYC_MAX_SWEEPS && !oom; it++) {
+        double delta = 0;
+        for (uint64_t i = 0; i < order_n && !oom; i++) {
+            St s;
+            unpack(order_keys[2 * i], order_keys[2 * i + 1], &s);   /* the mover is seat 0 */
+            double v = turn_body(&s);
+            Slot *slot = find(order_keys[2 * i], order_keys[2 * i + 1]);
+            double d = v > slot->v ? v - slot->v : slot->v - v;
+            if (d > delta) delta = d;
+            slot->v = v;
+            visits++;
+        }
+        cyc_sweeps = it + 1; cyc_residual = delta;
+        if (loira_stop_requested && !oom) oom = 5;
+        if (deadline > 0 && now_seconds() > deadline && !oom) oom = 4;
+        if (delta < CYC_TOLERANCE) break;
+    }
+    if (!oom && cyc_residual >= CYC_TOLERANCE) oom = 8;
+    sweep_mode = 0;
+}
+/* after a loira_solve under L25 reshuffle: the sweeps made, the last one's largest change and the
+ * first pass's reads of a state on the search path (0: no cycle met, no sweep needed) */
+void loira_cyclic_info(double *sweeps, double *residual, double *hits) {
+    *sweeps = cyc_sweeps; *residual = cyc_residual; *hits = (double)cyc_hits;
 }
