@@ -250,10 +250,10 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
                                  cfg.first_seat, ctypes.c_double(max_states or 0),
                                  ctypes.c_double(timeout or 0), *[ctypes.byref(o) for o in out])
             if cyclic(cfg):
-                info = [ctypes.c_double() for _ in range(3)]
+                info = [ctypes.c_double() for _ in range(4)]
                 dll.loira_cyclic_info(*[ctypes.byref(o) for o in info])
                 taken["sweeps"], taken["residual"] = int(info[0].value), info[1].value
-                taken["cycle_reads"] = int(info[2].value)
+                taken["cycle_reads"], taken["states_swept"] = int(info[2].value), int(info[3].value)
             if forms:
                 import numpy as np
                 arr = np.empty((int(dll.loira_forms_size()), 4), dtype=np.int64)

@@ -223,20 +223,18 @@ static double turn_value(const St *s);
  * one of a call is handed to ooc_successor instead of being searched */
 static int ooc_mode, ooc_root;
 /* L25 reshuffle: the value-iteration sweeps (cyclic_sweeps) look successors up, never search */
-static int sweep_mode;
-static uint64_t cyc_hits;          /* the first pass's reads of a state still being searched */
-static uint64_t *order_keys;       /* the first pass's states, each after those it reached first */
-static uint64_t order_n, order_cap;
-static int keep_order(uint64_t lo, uint64_t hi) {
-    if (order_n == order_cap) {
-        uint64_t nc = order_cap ? 2 * order_cap : 1 << 16;
-        uint64_t *nb = realloc(order_keys, 2 * nc * sizeof(uint64_t));
-        if (!nb) return -1;
-        order_keys = nb; order_cap = nc;
-    }
-    order_keys[2 * order_n] = lo; order_keys[2 * order_n + 1] = hi; order_n++;
-    return 0;
-}
+/* L25 reshuffle (the turn graph may cycle; see "cycles" at the end of the file): the states of
+ * components not yet closed wait on a stack; their slots hold ON_STACK + their position (values
+ * proper lie in [-1, 1]) and the stack their value so far */
+#define ON_STACK 1e9
+typedef struct { uint64_t lo, hi; double v; int loop; } Pending;   /* loop: it reads itself */
+static Pending *cyc_stack;
+static uint64_t cyc_n, cyc_cap, cyc_low;   /* cyc_low: the lowest stack position the current turn reached */
+static uint64_t cyc_cur = UINT64_MAX;      /* the position of the state whose turn is searched */
+static int sweep_mode;                     /* sweeping a component: successors are looked up, never searched */
+static uint64_t cyc_hits;                  /* reads of a state of a component not yet closed */
+static double cyc_sweeps, cyc_residual, cyc_states;   /* sweeps in all, the largest last change, states swept */
+static double close_component(uint64_t root);
 static double ooc_successor(const St *s, uint64_t lo, uint64_t hi);
 
 static int deck_total(const St *s) { int t = 0; for (int k = 0; k < NK; k++) t += s->deck[k]; return t; }
@@ -559,19 +557,36 @@ static double turn_value(const St *s) {
     Term here = {lo, hi, swap ? -1 : 1, 1};
     if (slot->hi) {
         if (forms_on) push(&fs, &fs_n, &fs_cap, here);
-        if (slot->v != slot->v) { cyc_hits++; return 0.0; }   /* NaN: still being searched */
+        if (slot->v > 2) {   /* a state of an open component: its value so far */
+            uint64_t at = (uint64_t)(slot->v - ON_STACK);
+            cyc_hits++;
+            if (at < cyc_low) cyc_low = at;
+            if (at == cyc_cur) cyc_stack[at].loop = 1;
+            double w = cyc_stack[at].v;
+            return swap ? -w : w;
+        }
         return swap ? -slot->v : slot->v;
     }
     if (ooc_mode) { if (ooc_root) ooc_root = 0; else return ooc_successor(s, lo, hi); }
     if (sweep_mode && !oom) oom = 7;   /* a sweep met a state the first pass did not: a bug */
     if (loira_stop_requested && !oom) oom = 5;
     if (oom) return 0.0;   /* aborting: unwind without more work */
-    if (RF[R_RESHUFFLE]) {   /* stored (NaN) before its turn is searched: a cycle back to it reads 0 */
+    uint64_t at = 0, low_before = 0, cur_before = cyc_cur;
+    if (RF[R_RESHUFFLE]) {   /* stored and stacked before its turn is searched: a cycle back reads 0 */
         if (limit && used >= limit) { oom = 3; return 0.0; }
         if (used * 2 >= cap && grow()) { oom = 1; return 0.0; }
+        if (cyc_n == cyc_cap) {
+            uint64_t nc = cyc_cap ? 2 * cyc_cap : 1024;
+            Pending *nb = realloc(cyc_stack, nc * sizeof(Pending));
+            if (!nb) { oom = 1; return 0.0; }
+            cyc_stack = nb; cyc_cap = nc;
+        }
+        at = cyc_n++;
+        cyc_stack[at] = (Pending){lo, hi, 0.0, 0};
         slot = find(lo, hi);
-        slot->lo = lo; slot->hi = hi; slot->v = NAN;
+        slot->lo = lo; slot->hi = hi; slot->v = ON_STACK + (double)at;
         used++;
+        low_before = cyc_low; cyc_low = at; cyc_cur = at;
     }
     size_t m0 = fs_n;
     double v = turn_body(s);
@@ -586,9 +601,15 @@ static double turn_value(const St *s) {
     visits++;
     if (ooc_mode) return v;   /* out of core: the caller stores it */
     if (RF[R_RESHUFFLE]) {
-        find(lo, hi)->v = swap ? -v : v;
-        if (keep_order(lo, hi)) { oom = 1; return v; }
-        if (deadline > 0 && (visits & 0x3FF) == 0 && now_seconds() > deadline) oom = 4;
+        cyc_cur = cur_before;
+        cyc_stack[at].v = swap ? -v : v;
+        uint64_t low = cyc_low;
+        if (low == at && !oom) {   /* the root of a component: settle it, then it is final */
+            double w = close_component(at);
+            v = swap ? -w : w;
+        }
+        cyc_low = low < low_before ? low : low_before;
+        if (deadline > 0 && (visits & 0x3FF) == 0 && now_seconds() > deadline && !oom) oom = 4;
         return v;
     }
     if (limit && used >= limit) { oom = 3; return v; }
@@ -642,8 +663,6 @@ static int configure(St *s, const int *deck, int S, const int *vals, const int *
  * out: value, states, visits, table bytes. Returns 0, or -1 (key too wide), -2 (out of memory),
  * -3 (state limit reached: no value), -4 (time limit reached: no value), -5 (stopped: no value),
  * -6 (exact forms: a coefficient outgrew 40 bits, or no memory for them). */
-static void cyclic_sweeps(void);
-static double cyc_sweeps, cyc_residual;
 int loira_solve(const int *deck, int S, const int *vals, const int *cnts, int r0, int r1, int crolls,
                 int first, double max_states, double max_seconds, double *value, double *states,
                 double *visit_count, double *bytes) {
@@ -654,15 +673,9 @@ int loira_solve(const int *deck, int S, const int *vals, const int *cnts, int r0
     limit = (uint64_t)max_states;
     deadline = max_seconds > 0 ? now_seconds() + max_seconds : 0;
     if (grow()) return -2;
-    order_n = 0; cyc_hits = 0; cyc_sweeps = cyc_residual = 0;
+    cyc_n = 0; cyc_low = UINT64_MAX; cyc_hits = 0; cyc_sweeps = cyc_residual = cyc_states = 0;
     double v = turn_value(&s);
-    if (RF[R_RESHUFFLE] && !oom && cyc_hits) {   /* no cycle met: the first pass is exact */   /* the round's graph may cycle: improve the values in sweeps */
-        cyclic_sweeps();
-        uint64_t lo, hi;
-        pack(&s, first == 1, &lo, &hi);
-        v = first == 1 ? -find(lo, hi)->v : find(lo, hi)->v;
-    }
-    free(order_keys); order_keys = NULL; order_n = order_cap = 0;
+    free(cyc_stack); cyc_stack = NULL; cyc_n = cyc_cap = 0;
     *value = v; *states = (double)used; *visit_count = (double)visits; *bytes = (double)(cap * sizeof(Slot));
     free(table); table = NULL; cap = 0;
     return oom == 3 ? -3 : oom == 4 ? -4 : oom == 5 ? -5 : oom == 6 ? -6 : oom == 7 ? -7
@@ -808,38 +821,52 @@ int64_t loira_expand(const int *deck, int S, const int *vals, const int *cnts, i
 
 /* ---- L25 reshuffle: cycles ------------------------------------------------------------------------
  * When the deck refills, a turn state can come back (a Descarga flushes the card the other drew, the
- * pile is shuffled back: the round starts over). The first pass (loira_solve) met every reachable
- * turn state and valued each from its successors, a state still being searched counting 0. Sweeps
- * then recompute every state from its successors' current values (Gauss-Seidel value iteration, in
- * the first pass's finishing order: successors mostly first) until no value moves by more than
- * CYC_TOLERANCE. oom 8: CYC_MAX_SWEEPS passed without that. */
+ * pile is shuffled back: the round starts over). The search finds the strongly connected components
+ * of the turn graph as it goes (Tarjan: a state's stack position is its index, cyc_low its lowlink);
+ * a state read again while its component is open gives its value so far (0 at first). When a
+ * component closes, its states are recomputed from each other's current values (Gauss-Seidel value
+ * iteration, latest found first: successors mostly first) until no value moves by more than
+ * CYC_TOLERANCE; everything it reaches outside is final by then, and so is it afterwards.
+ * oom 8: CYC_MAX_SWEEPS passed without settling. A component of one state that never reads itself
+ * is final at once. */
 #define CYC_TOLERANCE 1e-14
 #define CYC_MAX_SWEEPS 100000
-static void cyclic_sweeps(void) {
-    sweep_mode = 1;
-    cyc_sweeps = 0; cyc_residual = 0;
-    for (int it = 0; it < CYC_MAX_SWEEPS && !oom; it++) {
+static double close_component(uint64_t root) {
+    uint64_t n = cyc_n - root;
+    if (n > 1 || cyc_stack[root].loop) {
+        uint64_t saved_low = cyc_low, saved_cur = cyc_cur;
+        cyc_cur = UINT64_MAX;
+        sweep_mode = 1;
         double delta = 0;
-        for (uint64_t i = 0; i < order_n && !oom; i++) {
-            St s;
-            unpack(order_keys[2 * i], order_keys[2 * i + 1], &s);   /* the mover is seat 0 */
-            double v = turn_body(&s);
-            Slot *slot = find(order_keys[2 * i], order_keys[2 * i + 1]);
-            double d = v > slot->v ? v - slot->v : slot->v - v;
-            if (d > delta) delta = d;
-            slot->v = v;
-            visits++;
+        for (int it = 0; it < CYC_MAX_SWEEPS && !oom; it++) {
+            delta = 0;
+            for (uint64_t i = cyc_n; i-- > root && !oom;) {
+                St st;
+                unpack(cyc_stack[i].lo, cyc_stack[i].hi, &st);   /* the mover is seat 0 */
+                double w = turn_body(&st);
+                double d = w > cyc_stack[i].v ? w - cyc_stack[i].v : cyc_stack[i].v - w;
+                if (d > delta) delta = d;
+                cyc_stack[i].v = w;
+                visits++;
+            }
+            cyc_sweeps++;
+            if (loira_stop_requested && !oom) oom = 5;
+            if (deadline > 0 && now_seconds() > deadline && !oom) oom = 4;
+            if (delta < CYC_TOLERANCE) break;
         }
-        cyc_sweeps = it + 1; cyc_residual = delta;
-        if (loira_stop_requested && !oom) oom = 5;
-        if (deadline > 0 && now_seconds() > deadline && !oom) oom = 4;
-        if (delta < CYC_TOLERANCE) break;
+        if (delta > cyc_residual) cyc_residual = delta;
+        if (!oom && delta >= CYC_TOLERANCE) oom = 8;
+        cyc_states += (double)n;
+        sweep_mode = 0;
+        cyc_low = saved_low; cyc_cur = saved_cur;
     }
-    if (!oom && cyc_residual >= CYC_TOLERANCE) oom = 8;
-    sweep_mode = 0;
+    for (uint64_t i = root; i < cyc_n; i++) find(cyc_stack[i].lo, cyc_stack[i].hi)->v = cyc_stack[i].v;
+    double v = cyc_stack[root].v;
+    cyc_n = root;
+    return v;
 }
-/* after a loira_solve under L25 reshuffle: the sweeps made, the last one's largest change and the
- * first pass's reads of a state on the search path (0: no cycle met, no sweep needed) */
-void loira_cyclic_info(double *sweeps, double *residual, double *hits) {
-    *sweeps = cyc_sweeps; *residual = cyc_residual; *hits = (double)cyc_hits;
+/* after a loira_solve under L25 reshuffle: the sweeps made, the largest change in a component's
+ * last sweep, the reads of a state whose component was open (0: no cycle met) and the states swept */
+void loira_cyclic_info(double *sweeps, double *residual, double *hits, double *states) {
+    *sweeps = cyc_sweeps; *residual = cyc_residual; *hits = (double)cyc_hits; *states = cyc_states;
 }
