@@ -149,3 +149,52 @@ def test_reshuffle_has_no_exact_forms():
     _available()
     with pytest.raises(fast.FastUnavailable, match="L25=reshuffle"):
         fast.solve_exact(game(RESHUFFLE[0], {"L25": "reshuffle"}).cfg)
+
+
+# the match: C round solves whose round ends carry the match's continuation values (fast.solve_match);
+# values from the exact rational solver (model/loira/exact.py), which plays the match move by move
+MATCHES = [
+    ({"deck": ["F1", "F2", "grito", "toc-toc"], "stalls": [2, 3], "centre_rolls": 1}, {}),
+    ({"deck": ["F1", "M2", "grito", "toc-toc", "descarga"], "stalls": [2, 4], "rolls": [1, 0], "centre_rolls": 1},
+     {"L16": "winner"}),
+    ({"deck": ["F1", "M2", "grito", "toc-toc", "descarga"], "stalls": [2, 4], "rolls": [1, 0], "centre_rolls": 1},
+     {"L16": "after-winner", "L09": "round-rolls"}),
+    ({"deck": ["F1", "F2", "grito", "tia", "espelho"], "stalls": [3], "centre_rolls": 2, "target_wins": 3}, {}),
+    ({"deck": ["F1", "F2", "grito", "descarga", "merendeira"], "stalls": [3], "centre_rolls": 1, "first_seat": 1},
+     {"L25": "reshuffle"}),
+]
+
+
+@pytest.mark.parametrize("params,rulings", MATCHES)
+def test_match_matches_the_exact_solver(params, rulings):
+    _available()
+    g = game({**params, "objective": "match"}, rulings)
+    exact = solve(g).value(g.initial_state())[0]
+    res = fast.solve(g.cfg)
+    assert res["value"] == pytest.approx(float(exact), abs=1e-12)
+    assert res["round_solves"] > 1
+
+
+def test_match_scope_and_exact_forms():
+    _available()
+    assert "L15=replay" in fast.supports(game({"objective": "match"}, {"L15": "replay"}).cfg)
+    assert "L28=no" in fast.supports(game({"objective": "match"}, {"L28": "no"}).cfg)
+    with pytest.raises(fast.FastUnavailable, match="match"):
+        fast.solve_exact(game({**MATCHES[0][0], "objective": "match"}).cfg)
+
+
+def test_solve_chooses_the_c_match():
+    _available()
+    from ruleproof.solver.analysis import solve_ruleset
+    from test_loira_helpers import ruleset
+    # the 8-card bench rung as a match: beyond the generic exploration, so solve takes the C match
+    params = {"deck": ["F1", "F2", "M1", "grito", "M2", "toc-toc", "P1", "grito"], "stalls": [2, 3, 4],
+              "centre_rolls": 1, "objective": "match"}
+    res = solve_ruleset(ruleset(params), exact=False).doc()
+    assert not res["partial"] and res["engine"] == "c-solver" and "round solves" in res["method"]
+    # a smaller one against the generic pipeline (which plays the whole match as one graph)
+    small = {"deck": ["F1", "F2", "M1", "grito", "M2", "toc-toc"], "stalls": [2, 4], "centre_rolls": 1,
+             "objective": "match"}
+    c = solve_ruleset(ruleset(small), exact=False, engine="c-solver").doc()
+    generic = solve_ruleset(ruleset(small), exact=False, engine="generic").doc()
+    assert c["values"][0]["float"] == pytest.approx(generic["values"][0]["float"], abs=1e-12)

@@ -24,6 +24,7 @@ import stat
 import subprocess
 import threading
 import time
+from dataclasses import replace
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
@@ -71,13 +72,23 @@ class FastUnavailable(RuntimeError):
 def _scope(cfg: Config) -> str | None:
     if cfg.players != 2:
         return f"the C engine handles 2 players, not {cfg.players}"
-    if cfg.objective != "round":
-        return "the C engine handles the round objective, not the match"
+    if cfg.objective == "match":
+        return _match_scope(cfg)
     if cfg.deck[Kind.PROFESSORA]:
         return "the C engine does not handle the Professora mini-expansion card"
     if len(cfg.stalls) > 8:
         return f"the C engine handles 8 distinct stall values at most, not {len(cfg.stalls)}"
     return None
+
+
+def _match_scope(cfg: Config) -> str | None:
+    if cfg.rulings.get("L15") == "replay":
+        return "the C engine's match does not implement L15=replay (a replayed round can recur)"
+    if cfg.rulings.get("L28") == "no":
+        # effects.finish_round scores a match's round before it marks the Loira's end, so the model
+        # lets the victim win there; the C engine does not copy that
+        return "the C engine's match does not implement L28=no"
+    return _scope(replace(cfg, objective="round"))
 
 
 def _changed(rulings: Mapping[str, str]) -> list[tuple[str, str]]:
@@ -195,6 +206,7 @@ def _library() -> ctypes.CDLL:
         dll.loira_forms_size.restype = ctypes.c_double
         dll.loira_forms_take.restype = ctypes.c_double
         dll.loira_cyclic_info.restype = None
+        dll.loira_match_terminals.restype = ctypes.c_int
     except (OSError, AttributeError) as exc:
         raise FastUnavailable(f"cannot load {lib} ({str(exc).splitlines()[0][:200]})") from None
     return dll
@@ -217,16 +229,21 @@ class FastLimit(RuntimeError):
 
 
 def solve(cfg: Config, max_states: int | None = None, timeout: float | None = None,
-          forms: bool = False) -> dict:
+          forms: bool = False, _terminals: list[float] | None = None) -> dict:
     """Seat 0's optimal value (float), turn states stored, nodes visited, seconds, table bytes;
     with ``forms``, also ``"forms"``: the exact linear forms (an int64 array, see
     :func:`solve_exact`) and ``"near_ties"``.
 
     Raises :class:`FastLimit` when ``max_states`` turn states are stored or ``timeout`` seconds
-    pass before the value is known."""
+    pass before the value is known. A match goes to :func:`solve_match`."""
+    if cfg.objective == "match" and not forms:
+        return solve_match(cfg, max_states, timeout)
     reason = supports(cfg)
     if reason:
         raise FastUnavailable(reason)
+    if forms and cfg.objective == "match":
+        raise FastUnavailable("no exact forms for the match: its rounds end in float continuation values "
+                              "(the generic pipeline gives fractions: --engine generic --exact)")
     if forms and cyclic(cfg):
         raise FastUnavailable("no exact forms under L25=reshuffle: the refilled deck lets turn states "
                               "recur, which one pass of sums cannot value (the generic pipeline can: "
@@ -246,9 +263,15 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
         with _CALL_LOCK:   # the C solver keeps its table in globals: one search at a time
             _configure(dll, cfg)
             dll.loira_forms(int(forms))
-            rc = dll.loira_solve(deck, S, vals, cnts, cfg.rolls[0], cfg.rolls[1], cfg.centre_rolls,
-                                 cfg.first_seat, ctypes.c_double(max_states or 0),
-                                 ctypes.c_double(timeout or 0), *[ctypes.byref(o) for o in out])
+            if _terminals is not None:   # a round of a match (solve_match): its continuation values
+                if dll.loira_match_terminals((ctypes.c_double * len(_terminals))(*_terminals), cfg.total_rolls):
+                    return -2
+            try:
+                rc = dll.loira_solve(deck, S, vals, cnts, cfg.rolls[0], cfg.rolls[1], cfg.centre_rolls,
+                                     cfg.first_seat, ctypes.c_double(max_states or 0),
+                                     ctypes.c_double(timeout or 0), *[ctypes.byref(o) for o in out])
+            finally:
+                dll.loira_match_terminals(None, 0)
             if cyclic(cfg):
                 info = [ctypes.c_double() for _ in range(4)]
                 dll.loira_cyclic_info(*[ctypes.byref(o) for o in info])
@@ -288,6 +311,64 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
     return {"value": value, "states": int(states), "visits": int(visits), "seconds": seconds,
             "table_bytes": int(table), "bytes_per_state": table / max(states, 1),
             "states_per_second": states / seconds if seconds else float("inf"), **taken}
+
+
+def solve_match(cfg: Config, max_states: int | None = None, timeout: float | None = None) -> dict:
+    """Seat 0's value of a 2-player match (first to ``target_wins`` round wins; rolls carried,
+    L15 all-tied-win, L16), as :func:`solve` gives it for a round.
+
+    The match between rounds is (wins, rolls per seat, first seat). Each round start it can reach
+    is one C round solve whose terminal values are the match's continuation values, per round
+    outcome and rolls at the round's end (effects.finish_round): every round start with more wins
+    is solved first. ``max_states`` bounds each round solve's turn states (the memory: one table
+    at a time); ``"states"`` adds them up."""
+    reason = supports(cfg)
+    if reason:
+        raise FastUnavailable(reason)
+    start = time.perf_counter()
+    deadline = None if timeout is None else start + timeout
+    total, target, rule = cfg.total_rolls, cfg.target_wins, cfg.rulings.get("L16", "next-seat")
+    memo: dict[tuple[int, int, int, int, int], float] = {}
+    tally = {"states": 0, "visits": 0, "table_bytes": 0, "rounds": 0}
+
+    def value(w0: int, w1: int, r0: int, r1: int, first: int) -> float:
+        key = (w0, w1, r0, r1, first)
+        if key in memo:
+            return memo[key]
+        table = [0.0] * (3 * (total + 1) ** 2)
+        for outcome, winners in enumerate(((0,), (1,), (0, 1))):
+            wins = (w0 + (0 in winners), w1 + (1 in winners))
+            ended = max(wins) >= target   # then +1/-1, or 0 when both reach the target
+            nxt = (first + 1) % 2 if rule == "next-seat" else (
+                min(winners) if rule == "winner" else (min(winners) + 1) % 2)
+            for a in range(total + 1):
+                for b in range(total + 1 - a):
+                    cont = (wins[0] >= target) - (wins[1] >= target) if ended else value(*wins, a, b, nxt)
+                    table[(outcome * (total + 1) + a) * (total + 1) + b] = float(cont)
+        remaining = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
+        rcfg = replace(cfg, objective="round", rolls=(r0, r1), centre_rolls=total - r0 - r1, first_seat=first)
+        # where every outcome ends the match, the round's own utility: the plain round solve (seat swap on)
+        plain = all(table[(o * (total + 1) + a) * (total + 1) + b] == (1.0, -1.0, 0.0)[o]
+                    for o in range(3) for a in range(total + 1) for b in range(total + 1 - a)) and not (
+            cfg.rulings.get("L09") == "round-rolls" and r0 != r1)   # the key does not keep whose rolls they were
+        try:
+            res = solve(rcfg, max_states, remaining, _terminals=None if plain else table)
+        except FastLimit as exc:
+            raise FastLimit(f"{exc} in the match's round solve {tally['rounds'] + 1} (after "
+                            f"{time.perf_counter() - start:.1f} s in all)") from None
+        tally["states"] += res["states"]
+        tally["visits"] += res["visits"]
+        tally["table_bytes"] = max(tally["table_bytes"], res["table_bytes"])
+        tally["rounds"] += 1
+        memo[key] = res["value"]
+        return res["value"]
+
+    v = value(0, 0, cfg.rolls[0], cfg.rolls[1], cfg.first_seat)
+    seconds = time.perf_counter() - start
+    return {"value": v, "states": tally["states"], "visits": tally["visits"], "seconds": seconds,
+            "table_bytes": tally["table_bytes"], "bytes_per_state": tally["table_bytes"] / max(tally["states"], 1),
+            "states_per_second": tally["states"] / seconds if seconds else float("inf"),
+            "round_solves": tally["rounds"]}
 
 
 def solve_exact(cfg: Config, max_states: int | None = None, timeout: float | None = None) -> dict:

@@ -38,6 +38,20 @@ static int w_deck[NK], w_bath[9], w_stall[NS], w_esp, w_sw, w_rolls, w_phys, w_g
 static int deck_start[NK];   /* the round's deck: cards drawn = deck_start - deck (out-of-core layers) */
 static int total_bits;
 static int R_start[2];       /* rolls each seat held when the round started (L09 round-rolls) */
+/* a round of a match (loira_match_terminals): seat 0's value of the rest of the match after the
+ * round, per (outcome: 0 seat 0 wins, 1 seat 1 wins, 2 shared; seat 0's rolls; seat 1's rolls).
+ * The wins so far make the seats unequal: no seat swap then, and the key carries the turn. */
+static double *match_vals;
+static int match_dim;        /* total rolls + 1 */
+int loira_match_terminals(const double *vals, int total_rolls) {
+    free(match_vals); match_vals = NULL; match_dim = 0;
+    if (!vals) return 0;
+    match_dim = total_rolls + 1;
+    match_vals = malloc(3 * match_dim * match_dim * sizeof(double));
+    if (!match_vals) return -1;
+    memcpy(match_vals, vals, 3 * match_dim * match_dim * sizeof(double));
+    return 0;
+}
 
 /* ruling alternatives (model/loira/rulings.py; fast.py FLAGS lists them in this order); 0: default */
 enum { R_GRITO_ONLY, R_TIE_BATHROOM, R_TIE_WITH_INT, R_TIE_NO_NULLS, R_EMPTY_GOES_ON, R_NO_ESCAPE,
@@ -84,6 +98,7 @@ static void pack(const St *s, int swap, uint64_t *lo, uint64_t *hi) {
     for (int v = 0; v < S_n; v++) put(&p, s->out[v], w_stall[v]);
     for (int x = 0; x < NX; x++) put(&p, s->aside[x], w_deck[RAPAGOTE + x]);
     put(&p, s->gritos, w_grit); put(&p, s->phys, w_phys); put(&p, s->slots, w_phys);
+    if (match_vals) put(&p, s->turn, 1);
     *lo = p.lo; *hi = p.hi + 1;  /* hi never 0: 0 marks an empty slot */
 }
 
@@ -212,9 +227,9 @@ static double terminal(const St *s) {
             c += stalls + s->esp[i] + (RF[R_TIE_WITH_INT] ? s->sw[i] : 0);
         sc[i] = t; cards[i] = c;
     }
-    if (sc[0] != sc[1]) return leaf(sc[0] > sc[1] ? 1.0 : -1.0);
-    if (cards[0] != cards[1]) return leaf(cards[0] < cards[1] ? 1.0 : -1.0);
-    return 0.0;
+    int outcome = sc[0] != sc[1] ? (sc[0] > sc[1] ? 0 : 1) : cards[0] != cards[1] ? (cards[0] < cards[1] ? 0 : 1) : 2;
+    if (match_vals) return leaf(match_vals[(outcome * match_dim + s->rolls[0]) * match_dim + s->rolls[1]]);
+    return outcome == 2 ? 0.0 : leaf(outcome == 0 ? 1.0 : -1.0);
 }
 
 /* ---- the round ---------------------------------------------------------------------------- */
@@ -549,7 +564,7 @@ static double turn_body(const St *s) {
 }
 static double turn_value(const St *s) {
     if (probe_on) return probe_leaf(s);
-    int swap = s->turn == 1;
+    int swap = s->turn == 1 && !match_vals;
     uint64_t lo, hi;
     pack(s, swap, &lo, &hi);
     Slot *slot = find(lo, hi);
@@ -640,7 +655,7 @@ static int set_config(const int *deck, int S, const int *vals, const int *cnts, 
     for (int v = 0; v < S; v++) per_seat += w_stall[v];
     per_seat += w_esp + w_sw + w_rolls + w_ralo + 1;
     for (int x = 0; x < NX; x++) total_bits += w_deck[RAPAGOTE + x];   /* set aside */
-    total_bits += 2 * per_seat + w_grit + 2 * w_phys;
+    total_bits += 2 * per_seat + w_grit + 2 * w_phys + (match_vals != NULL);
     for (int v = 0; v < S; v++) total_bits += w_stall[v];
     return total_bits > 127;
 }
@@ -751,6 +766,7 @@ static void unpack(uint64_t lo, uint64_t hi, St *s) {
     for (int v = 0; v < S_n; v++) s->out[v] = get(&p, w_stall[v]);
     for (int x = 0; x < NX; x++) s->aside[x] = get(&p, w_deck[RAPAGOTE + x]);
     s->gritos = get(&p, w_grit); s->phys = get(&p, w_phys); s->slots = get(&p, w_phys);
+    if (match_vals) s->turn = get(&p, 1);
 }
 /* layers: 2 * cards drawn + (a seat has stopped); every turn moves one or two layers on */
 static int layer_of(const St *s) {
