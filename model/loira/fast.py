@@ -1,7 +1,7 @@
-"""The specialised fast solver (``fast_solver.c``) for 2-player rounds, via ctypes.
+"""The specialised fast solver (``fast_solver.c``) for 2-player rounds and matches, via ctypes.
 
-Scope: 2 players, the round objective, the base cards and the mini-expansion cards but
-Professora (3+ players), at most 8 distinct stall values,
+Scope: 2 players, a round or the match (:func:`solve_match`: L16 any, L15 all-tied-win), the base
+cards and the mini-expansion cards but Professora (3+ players), at most 8 distinct stall values,
 under every ruling option that can arise there (:data:`FLAGS` are the alternatives the C code
 implements; :data:`SAME_IN_SCOPE` those that change nothing in its scope). :func:`applies` says,
 in one line naming the ruling or card, why a ruleset is outside that scope; callers then use the
@@ -61,6 +61,7 @@ SAME_IN_SCOPE: dict[str, str] = {
     "L37": "with 2 players the direction of play does not matter (L24)",
 }
 #: alternatives that need something outside the scope (checked first by :func:`supports`)
+#: the match's rulings: solve_match implements L16's alternatives; _match_scope refuses L15=replay
 OUT_OF_SCOPE = {"L15": "a match", "L16": "a match"}
 _FLAG_SET = frozenset(FLAGS)
 
