@@ -162,6 +162,8 @@ MATCHES = [
     ({"deck": ["F1", "F2", "grito", "tia", "espelho"], "stalls": [3], "centre_rolls": 2, "target_wins": 3}, {}),
     ({"deck": ["F1", "F2", "grito", "descarga", "merendeira"], "stalls": [3], "centre_rolls": 1, "first_seat": 1},
      {"L25": "reshuffle"}),
+    ({"deck": ["F1", "M2", "grito", "toc-toc", "descarga"], "stalls": [2], "rolls": [1, 0], "centre_rolls": 1},
+     {"L25": "reshuffle", "L09": "round-rolls"}),
 ]
 
 

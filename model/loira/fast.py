@@ -123,8 +123,10 @@ def supports(cfg: Config) -> str | None:
         # L25 reshuffle needs a deck that can run out before the third Grito ends the round
         if rid == "L25" and cfg.deck[Kind.GRITO] >= 3:
             continue
-        if (rid, opt) == ("L09", "round-rolls") and cyclic(cfg) and cfg.rolls[0] != cfg.rolls[1]:
+        if ((rid, opt) == ("L09", "round-rolls") and cyclic(cfg) and cfg.rolls[0] != cfg.rolls[1]
+                and cfg.objective == "round"):
             # the sweeps value states by their key, which leaves out whose the seat-0 rolls were
+            # (a match's round solves keep the seats apart)
             return "the C engine does not implement L09=round-rolls with L25=reshuffle and unequal starting rolls"
         if not _claimed(rid, opt):
             return f"the C engine does not implement {rid}={opt}"
@@ -239,7 +241,8 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
     pass before the value is known. A match goes to :func:`solve_match`."""
     if cfg.objective == "match" and not forms:
         return solve_match(cfg, max_states, timeout)
-    reason = supports(cfg)
+    # a match's rounds (with _terminals) were checked as the match by solve_match
+    reason = supports(cfg) if _terminals is None else None
     if reason:
         raise FastUnavailable(reason)
     if forms and cfg.objective == "match":
