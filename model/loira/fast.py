@@ -247,10 +247,10 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
         raise FastUnavailable(reason)
     if forms and cfg.objective == "match":
         raise FastUnavailable("no exact forms for the match: its rounds end in float continuation values "
-                              "(the generic pipeline gives fractions: --engine generic --exact)")
+                              "(the generic pipeline gives fractions for small ones: --engine generic --exact)")
     if forms and cyclic(cfg):
         raise FastUnavailable("no exact forms under L25=reshuffle: the refilled deck lets turn states "
-                              "recur, which one pass of sums cannot value (the generic pipeline can: "
+                              "recur, which one pass of sums cannot value (the generic pipeline can, on small rounds: "
                               "--engine generic --exact)")
     dll = _library()
     IntArr = ctypes.c_int * 24
