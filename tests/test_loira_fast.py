@@ -53,10 +53,10 @@ def test_fast_solver_random_small_decks():
 
 def test_unsupported_configurations_are_refused():
     assert fast.supports(game({"players": 3}).cfg)
-    # L25 reshuffle can arise only on a deck with fewer than 3 Gritos; the C engine lacks the discards
-    assert "L25=reshuffle" in fast.supports(game({"deck": ["F1", "grito"]}, {"L25": "reshuffle"}).cfg)
     assert fast.supports(game(rulings={"L04": "bathroom-cards"}).cfg) is None
-    assert "Merendeira" in fast.supports(game({"expansions": ["merendeira"]}).cfg)
+    # the sweeps under L25 reshuffle value a key without knowing whose were the starting rolls
+    assert "L09=round-rolls" in fast.supports(game({"deck": ["F1", "grito"], "rolls": [1, 0]},
+                                                   {"L25": "reshuffle", "L09": "round-rolls"}).cfg)
     assert fast.supports(game({"expansions": ["ralo", "tia"]}).cfg) is None
     assert fast.supports(game().cfg) is None
 
@@ -100,3 +100,103 @@ def test_exact_verify_configuration_known_value():
     _available()
     from fractions import Fraction
     assert fast.solve_exact(game(dict(SPEC.verify_overrides)).cfg)["fraction"] == Fraction(101, 560)
+
+
+# the discard pile shuffled back: Merendeira (acyclic, exact forms) and L25 reshuffle (cycles)
+MERENDEIRA = {"deck": ["F1", "F2", "M1", "grito", "grito", "merendeira", "descarga"], "stalls": [2, 4],
+              "centre_rolls": 1}
+
+
+@pytest.mark.parametrize("l14", ["per-round", "merendeira-resets"])
+def test_merendeira_exact_forms_match_the_exact_solver(l14):
+    _available()
+    g = game(MERENDEIRA, {"L14": l14})
+    exact = solve(g).value(g.initial_state())[0]
+    res = fast.solve_exact(g.cfg)
+    assert res["fraction"] == exact and res["value"] == pytest.approx(float(exact), abs=1e-12)
+
+
+# decks that run out under L25 reshuffle; some states recur (a Descarga or a Zelador sends back
+# the card drawn), then value-iteration sweeps settle them. Values from the generic pipeline.
+RESHUFFLE = [
+    {"deck": ["F1", "F2", "toc-toc", "grito"], "stalls": [2], "centre_rolls": 1},
+    {"deck": ["F1", "zelador", "tia"], "stalls": [2], "centre_rolls": 1},
+    {"deck": ["M2", "F2", "merendeira", "tia", "descarga"], "stalls": [4, 3], "rolls": [1, 1], "centre_rolls": 0},
+    {"deck": ["F1", "F2", "grito", "merendeira", "descarga"], "stalls": [2, 3], "centre_rolls": 1},
+]
+
+
+@pytest.mark.parametrize("params", RESHUFFLE)
+def test_reshuffle_matches_the_generic_pipeline(params):
+    _available()
+    from ruleproof.solver.analysis import solve_ruleset
+    from test_loira_helpers import ruleset
+    g = game(params, {"L25": "reshuffle"})
+    res = fast.solve(g.cfg)
+    generic = solve_ruleset(ruleset(params, {"L25": "reshuffle"}), engine="generic", exact=False).doc()
+    assert res["value"] == pytest.approx(generic["values"][0]["float"], abs=1e-12)
+    assert res["residual"] < 1e-14
+
+
+def test_reshuffle_sweeps_settle_recurring_states():
+    _available()
+    res = fast.solve(game(RESHUFFLE[1], {"L25": "reshuffle"}).cfg)
+    assert res["cycle_reads"] > 0 and res["sweeps"] > 5    # measured: 32 reads, 30 sweeps
+    assert res["value"] == pytest.approx(0.25, abs=1e-12)   # the generic pipeline: 1/4
+
+
+def test_reshuffle_has_no_exact_forms():
+    _available()
+    with pytest.raises(fast.FastUnavailable, match="L25=reshuffle"):
+        fast.solve_exact(game(RESHUFFLE[0], {"L25": "reshuffle"}).cfg)
+
+
+# the match: C round solves whose round ends carry the match's continuation values (fast.solve_match);
+# values from the exact rational solver (model/loira/exact.py), which plays the match move by move
+MATCHES = [
+    ({"deck": ["F1", "F2", "grito", "toc-toc"], "stalls": [2, 3], "centre_rolls": 1}, {}),
+    ({"deck": ["F1", "M2", "grito", "toc-toc", "descarga"], "stalls": [2, 4], "rolls": [1, 0], "centre_rolls": 1},
+     {"L16": "winner"}),
+    ({"deck": ["F1", "M2", "grito", "toc-toc", "descarga"], "stalls": [2, 4], "rolls": [1, 0], "centre_rolls": 1},
+     {"L16": "after-winner", "L09": "round-rolls"}),
+    ({"deck": ["F1", "F2", "grito", "tia", "espelho"], "stalls": [3], "centre_rolls": 2, "target_wins": 3}, {}),
+    ({"deck": ["F1", "F2", "grito", "descarga", "merendeira"], "stalls": [3], "centre_rolls": 1, "first_seat": 1},
+     {"L25": "reshuffle"}),
+    ({"deck": ["F1", "M2", "grito", "toc-toc", "descarga"], "stalls": [2], "rolls": [1, 0], "centre_rolls": 1},
+     {"L25": "reshuffle", "L09": "round-rolls"}),
+]
+
+
+@pytest.mark.parametrize("params,rulings", MATCHES)
+def test_match_matches_the_exact_solver(params, rulings):
+    _available()
+    g = game({**params, "objective": "match"}, rulings)
+    exact = solve(g).value(g.initial_state())[0]
+    res = fast.solve(g.cfg)
+    assert res["value"] == pytest.approx(float(exact), abs=1e-12)
+    assert res["round_solves"] > 1
+
+
+def test_match_scope_and_exact_forms():
+    _available()
+    assert "L15=replay" in fast.supports(game({"objective": "match"}, {"L15": "replay"}).cfg)
+    assert "L28=no" in fast.supports(game({"objective": "match"}, {"L28": "no"}).cfg)
+    with pytest.raises(fast.FastUnavailable, match="match"):
+        fast.solve_exact(game({**MATCHES[0][0], "objective": "match"}).cfg)
+
+
+def test_solve_chooses_the_c_match():
+    _available()
+    from ruleproof.solver.analysis import solve_ruleset
+    from test_loira_helpers import ruleset
+    # the 8-card bench rung as a match: beyond the generic exploration, so solve takes the C match
+    params = {"deck": ["F1", "F2", "M1", "grito", "M2", "toc-toc", "P1", "grito"], "stalls": [2, 3, 4],
+              "centre_rolls": 1, "objective": "match"}
+    res = solve_ruleset(ruleset(params), exact=False).doc()
+    assert not res["partial"] and res["engine"] == "c-solver" and "round solves" in res["method"]
+    # a smaller one against the generic pipeline (which plays the whole match as one graph)
+    small = {"deck": ["F1", "F2", "M1", "grito", "M2", "toc-toc"], "stalls": [2, 4], "centre_rolls": 1,
+             "objective": "match"}
+    c = solve_ruleset(ruleset(small), exact=False, engine="c-solver").doc()
+    generic = solve_ruleset(ruleset(small), exact=False, engine="generic").doc()
+    assert c["values"][0]["float"] == pytest.approx(generic["values"][0]["float"], abs=1e-12)

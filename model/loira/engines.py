@@ -157,6 +157,9 @@ def _c_solve(ruleset, options: SolveOptions, progress) -> SolveResult:
     extras = {"states_per_second": round(out["states_per_second"]),
               "bytes_per_state": round(out["bytes_per_state"], 1),
               "note": "no play table: the C solver keeps turn-start states only"}
+    if "round_solves" in out:   # a match: one C solve per round start it can reach
+        extras["round_solves"] = out["round_solves"]
+        method += f"; the match: {out['round_solves']} round solves"
     if options.exact or (options.exact is None and out["states"] <= FAST_EXACT_STATES):
         try:
             if out["states"] > FAST_EXACT_MAX:

@@ -1,8 +1,7 @@
-"""The specialised fast solver (``fast_solver.c``) for 2-player rounds, via ctypes.
+"""The specialised fast solver (``fast_solver.c``) for 2-player rounds and matches, via ctypes.
 
-Scope: 2 players, the round objective, the base cards and the mini-expansion cards but
-Professora (3+ players) and Merendeira (it reshuffles the discards, which the C engine does not
-keep), at most 8 distinct stall values,
+Scope: 2 players, a round or the match (:func:`solve_match`: L16 any, L15 all-tied-win), the base
+cards and the mini-expansion cards but Professora (3+ players), at most 8 distinct stall values,
 under every ruling option that can arise there (:data:`FLAGS` are the alternatives the C code
 implements; :data:`SAME_IN_SCOPE` those that change nothing in its scope). :func:`applies` says,
 in one line naming the ruling or card, why a ruleset is outside that scope; callers then use the
@@ -25,6 +24,7 @@ import stat
 import subprocess
 import threading
 import time
+from dataclasses import replace
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
@@ -48,6 +48,7 @@ FLAGS: tuple[tuple[str, str], ...] = (
     ("L10", "self"), ("L11", "bathroom-only"), ("L12", "bathroom-only"), ("L13", "also-stopped"),
     ("L17", "rolls-returned"), ("L18", "opener"), ("L21", "yes"), ("L27", "opening-continues"),
     ("L28", "no"), ("L29", "optional"), ("L30", "also-when-drawn"), ("L33", "invitee"),
+    ("L14", "merendeira-resets"), ("L25", "reshuffle"),
 )
 #: alternatives with no effect in the C engine's scope, and why (the resolved deck and stalls
 #: carry L01/L02/L34/L35; the model reads L23 nowhere, the uniform pick makes the two the same)
@@ -60,7 +61,8 @@ SAME_IN_SCOPE: dict[str, str] = {
     "L37": "with 2 players the direction of play does not matter (L24)",
 }
 #: alternatives that need something outside the scope (checked first by :func:`supports`)
-OUT_OF_SCOPE = {"L14": "Merendeira", "L15": "a match", "L16": "a match"}
+#: the match's rulings: solve_match implements L16's alternatives; _match_scope refuses L15=replay
+OUT_OF_SCOPE = {"L15": "a match", "L16": "a match"}
 _FLAG_SET = frozenset(FLAGS)
 
 
@@ -71,14 +73,23 @@ class FastUnavailable(RuntimeError):
 def _scope(cfg: Config) -> str | None:
     if cfg.players != 2:
         return f"the C engine handles 2 players, not {cfg.players}"
-    if cfg.objective != "round":
-        return "the C engine handles the round objective, not the match"
-    extra = [k for k in (Kind.PROFESSORA, Kind.MERENDEIRA) if cfg.deck[k]]
-    if extra:
-        return f"the C engine does not handle the {Kind(extra[0]).name.capitalize()} mini-expansion card"
+    if cfg.objective == "match":
+        return _match_scope(cfg)
+    if cfg.deck[Kind.PROFESSORA]:
+        return "the C engine does not handle the Professora mini-expansion card"
     if len(cfg.stalls) > 8:
         return f"the C engine handles 8 distinct stall values at most, not {len(cfg.stalls)}"
     return None
+
+
+def _match_scope(cfg: Config) -> str | None:
+    if cfg.rulings.get("L15") == "replay":
+        return "the C engine's match does not implement L15=replay (a replayed round can recur)"
+    if cfg.rulings.get("L28") == "no":
+        # effects.finish_round scores a match's round before it marks the Loira's end, so the model
+        # lets the victim win there; the C engine does not copy that
+        return "the C engine's match does not implement L28=no"
+    return _scope(replace(cfg, objective="round"))
 
 
 def _changed(rulings: Mapping[str, str]) -> list[tuple[str, str]]:
@@ -112,9 +123,20 @@ def supports(cfg: Config) -> str | None:
         # L25 reshuffle needs a deck that can run out before the third Grito ends the round
         if rid == "L25" and cfg.deck[Kind.GRITO] >= 3:
             continue
+        if ((rid, opt) == ("L09", "round-rolls") and cyclic(cfg) and cfg.rolls[0] != cfg.rolls[1]
+                and cfg.objective == "round"):
+            # the sweeps value states by their key, which leaves out whose the seat-0 rolls were
+            # (a match's round solves keep the seats apart)
+            return "the C engine does not implement L09=round-rolls with L25=reshuffle and unequal starting rolls"
         if not _claimed(rid, opt):
             return f"the C engine does not implement {rid}={opt}"
     return None
+
+
+def cyclic(cfg: Config) -> bool:
+    """Whether the round's turn graph may cycle: L25 reshuffle on a deck that can run out (fewer
+    than 3 Gritos). The C engine then solves by value iteration, and has no exact forms."""
+    return cfg.rulings.get("L25") == "reshuffle" and cfg.deck[Kind.GRITO] < 3
 
 
 def cache_dir() -> Path:
@@ -186,13 +208,18 @@ def _library() -> ctypes.CDLL:
         dll.loira_state_ints.restype = ctypes.c_int
         dll.loira_forms_size.restype = ctypes.c_double
         dll.loira_forms_take.restype = ctypes.c_double
+        dll.loira_cyclic_info.restype = None
+        dll.loira_match_terminals.restype = ctypes.c_int
     except (OSError, AttributeError) as exc:
         raise FastUnavailable(f"cannot load {lib} ({str(exc).splitlines()[0][:200]})") from None
     return dll
 
 
 def _configure(dll: ctypes.CDLL, cfg: Config) -> None:
-    flags = (ctypes.c_int * len(FLAGS))(*(int(cfg.rulings.get(rid) == opt) for rid, opt in FLAGS))
+    # L25 reshuffle only where the deck can run out: elsewhere it changes nothing, and the C
+    # engine's cycle handling would cost time
+    flags = (ctypes.c_int * len(FLAGS))(*(int(cfg.rulings.get(rid) == opt and (rid != "L25" or cyclic(cfg)))
+                                          for rid, opt in FLAGS))
     if dll.loira_configure(flags, len(FLAGS)) != 0:
         raise FastUnavailable("fast_solver.c and fast.py disagree on the ruling flags")
 
@@ -205,16 +232,26 @@ class FastLimit(RuntimeError):
 
 
 def solve(cfg: Config, max_states: int | None = None, timeout: float | None = None,
-          forms: bool = False) -> dict:
+          forms: bool = False, _terminals: list[float] | None = None) -> dict:
     """Seat 0's optimal value (float), turn states stored, nodes visited, seconds, table bytes;
     with ``forms``, also ``"forms"``: the exact linear forms (an int64 array, see
     :func:`solve_exact`) and ``"near_ties"``.
 
     Raises :class:`FastLimit` when ``max_states`` turn states are stored or ``timeout`` seconds
-    pass before the value is known."""
-    reason = supports(cfg)
+    pass before the value is known. A match goes to :func:`solve_match`."""
+    if cfg.objective == "match" and not forms:
+        return solve_match(cfg, max_states, timeout)
+    # a match's rounds (with _terminals) were checked as the match by solve_match
+    reason = supports(cfg) if _terminals is None else None
     if reason:
         raise FastUnavailable(reason)
+    if forms and cfg.objective == "match":
+        raise FastUnavailable("no exact forms for the match: its rounds end in float continuation values "
+                              "(the generic pipeline gives fractions for small ones: --engine generic --exact)")
+    if forms and cyclic(cfg):
+        raise FastUnavailable("no exact forms under L25=reshuffle: the refilled deck lets turn states "
+                              "recur, which one pass of sums cannot value (the generic pipeline can, on small rounds: "
+                              "--engine generic --exact)")
     dll = _library()
     IntArr = ctypes.c_int * 24
     deck = IntArr(*cfg.deck[:24])
@@ -230,9 +267,20 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
         with _CALL_LOCK:   # the C solver keeps its table in globals: one search at a time
             _configure(dll, cfg)
             dll.loira_forms(int(forms))
-            rc = dll.loira_solve(deck, S, vals, cnts, cfg.rolls[0], cfg.rolls[1], cfg.centre_rolls,
-                                 cfg.first_seat, ctypes.c_double(max_states or 0),
-                                 ctypes.c_double(timeout or 0), *[ctypes.byref(o) for o in out])
+            if _terminals is not None:   # a round of a match (solve_match): its continuation values
+                if dll.loira_match_terminals((ctypes.c_double * len(_terminals))(*_terminals), cfg.total_rolls):
+                    return -2
+            try:
+                rc = dll.loira_solve(deck, S, vals, cnts, cfg.rolls[0], cfg.rolls[1], cfg.centre_rolls,
+                                     cfg.first_seat, ctypes.c_double(max_states or 0),
+                                     ctypes.c_double(timeout or 0), *[ctypes.byref(o) for o in out])
+            finally:
+                dll.loira_match_terminals(None, 0)
+            if cyclic(cfg):
+                info = [ctypes.c_double() for _ in range(4)]
+                dll.loira_cyclic_info(*[ctypes.byref(o) for o in info])
+                taken["sweeps"], taken["residual"] = int(info[0].value), info[1].value
+                taken["cycle_reads"], taken["states_swept"] = int(info[2].value), int(info[3].value)
             if forms:
                 import numpy as np
                 arr = np.empty((int(dll.loira_forms_size()), 4), dtype=np.int64)
@@ -258,10 +306,73 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
         raise FastLimit(f"stopped after {seconds:.1f} s")
     if rc == -6:
         raise FastUnavailable("the exact forms outgrew their 40-bit coefficients or the memory")
+    if rc == -7:
+        raise FastUnavailable("internal error: a value-iteration sweep met a turn state the search had not")
+    if rc == -8:
+        raise FastLimit(f"the value-iteration sweeps did not settle (largest change "
+                        f"{taken.get('residual', float('nan')):.1e}) after {taken.get('sweeps', 0):,} sweeps")
     value, states, visits, table = (o.value for o in out)
     return {"value": value, "states": int(states), "visits": int(visits), "seconds": seconds,
             "table_bytes": int(table), "bytes_per_state": table / max(states, 1),
             "states_per_second": states / seconds if seconds else float("inf"), **taken}
+
+
+def solve_match(cfg: Config, max_states: int | None = None, timeout: float | None = None) -> dict:
+    """Seat 0's value of a 2-player match (first to ``target_wins`` round wins; rolls carried,
+    L15 all-tied-win, L16), as :func:`solve` gives it for a round.
+
+    The match between rounds is (wins, rolls per seat, first seat). Each round start it can reach
+    is one C round solve whose terminal values are the match's continuation values, per round
+    outcome and rolls at the round's end (effects.finish_round): every round start with more wins
+    is solved first. ``max_states`` bounds each round solve's turn states (the memory: one table
+    at a time); ``"states"`` adds them up."""
+    reason = supports(cfg)
+    if reason:
+        raise FastUnavailable(reason)
+    start = time.perf_counter()
+    deadline = None if timeout is None else start + timeout
+    total, target, rule = cfg.total_rolls, cfg.target_wins, cfg.rulings.get("L16", "next-seat")
+    memo: dict[tuple[int, int, int, int, int], float] = {}
+    tally = {"states": 0, "visits": 0, "table_bytes": 0, "rounds": 0}
+
+    def value(w0: int, w1: int, r0: int, r1: int, first: int) -> float:
+        key = (w0, w1, r0, r1, first)
+        if key in memo:
+            return memo[key]
+        table = [0.0] * (3 * (total + 1) ** 2)
+        for outcome, winners in enumerate(((0,), (1,), (0, 1))):
+            wins = (w0 + (0 in winners), w1 + (1 in winners))
+            ended = max(wins) >= target   # then +1/-1, or 0 when both reach the target
+            nxt = (first + 1) % 2 if rule == "next-seat" else (
+                min(winners) if rule == "winner" else (min(winners) + 1) % 2)
+            for a in range(total + 1):
+                for b in range(total + 1 - a):
+                    cont = (wins[0] >= target) - (wins[1] >= target) if ended else value(*wins, a, b, nxt)
+                    table[(outcome * (total + 1) + a) * (total + 1) + b] = float(cont)
+        remaining = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
+        rcfg = replace(cfg, objective="round", rolls=(r0, r1), centre_rolls=total - r0 - r1, first_seat=first)
+        # where every outcome ends the match, the round's own utility: the plain round solve (seat swap on)
+        plain = all(table[(o * (total + 1) + a) * (total + 1) + b] == (1.0, -1.0, 0.0)[o]
+                    for o in range(3) for a in range(total + 1) for b in range(total + 1 - a)) and not (
+            cfg.rulings.get("L09") == "round-rolls" and r0 != r1)   # the key does not keep whose rolls they were
+        try:
+            res = solve(rcfg, max_states, remaining, _terminals=None if plain else table)
+        except FastLimit as exc:
+            raise FastLimit(f"{exc} in the match's round solve {tally['rounds'] + 1} (after "
+                            f"{time.perf_counter() - start:.1f} s in all)") from None
+        tally["states"] += res["states"]
+        tally["visits"] += res["visits"]
+        tally["table_bytes"] = max(tally["table_bytes"], res["table_bytes"])
+        tally["rounds"] += 1
+        memo[key] = res["value"]
+        return res["value"]
+
+    v = value(0, 0, cfg.rolls[0], cfg.rolls[1], cfg.first_seat)
+    seconds = time.perf_counter() - start
+    return {"value": v, "states": tally["states"], "visits": tally["visits"], "seconds": seconds,
+            "table_bytes": tally["table_bytes"], "bytes_per_state": tally["table_bytes"] / max(tally["states"], 1),
+            "states_per_second": tally["states"] / seconds if seconds else float("inf"),
+            "round_solves": tally["rounds"]}
 
 
 def solve_exact(cfg: Config, max_states: int | None = None, timeout: float | None = None) -> dict:

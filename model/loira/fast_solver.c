@@ -1,6 +1,6 @@
 /* A specialised exact solver for the 2-player Loira round (base cards and the mini-expansion cards
- * but Professora and Merendeira; every ruling option that can arise there: the flags R_* below,
- * set from Python by loira_configure).
+ * but Professora; every ruling option that can arise there: the flags R_* below, set from Python
+ * by loira_configure).
  *
  * The same rules as model/loira/effects.py, written for speed: only turn-start states are stored
  * (a 128-bit packed key -> the mover's value, open addressing); everything inside a turn (the draw,
@@ -11,13 +11,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <time.h>
 
 #define NK 24      /* main-deck kinds: 0-8 bathroom, 9 grito .. 15 espelho, 16-23 mini-expansions */
 #define NS 8       /* distinct stall values at most */
 #define NX 8       /* mini-expansion kinds (set aside: kind - RAPAGOTE) */
 enum { GRITO = 9, TOCTOC = 10, INTERRUPTOR = 11, CHUTE = 12, DESCARGA = 13, FIOS = 14, ESPELHO = 15,
-       RAPAGOTE = 16, ZELADOR = 17, DIRETORA = 18, TIA = 19, ALUNA = 20, RALO = 23 };
+       RAPAGOTE = 16, ZELADOR = 17, DIRETORA = 18, TIA = 19, ALUNA = 20, MERENDEIRA = 22, RALO = 23 };
 
 typedef struct {
     int deck[NK];
@@ -37,12 +38,26 @@ static int w_deck[NK], w_bath[9], w_stall[NS], w_esp, w_sw, w_rolls, w_phys, w_g
 static int deck_start[NK];   /* the round's deck: cards drawn = deck_start - deck (out-of-core layers) */
 static int total_bits;
 static int R_start[2];       /* rolls each seat held when the round started (L09 round-rolls) */
+/* a round of a match (loira_match_terminals): seat 0's value of the rest of the match after the
+ * round, per (outcome: 0 seat 0 wins, 1 seat 1 wins, 2 shared; seat 0's rolls; seat 1's rolls).
+ * The wins so far make the seats unequal: no seat swap then, and the key carries the turn. */
+static double *match_vals;
+static int match_dim;        /* total rolls + 1 */
+int loira_match_terminals(const double *vals, int total_rolls) {
+    free(match_vals); match_vals = NULL; match_dim = 0;
+    if (!vals) return 0;
+    match_dim = total_rolls + 1;
+    match_vals = malloc(3 * match_dim * match_dim * sizeof(double));
+    if (!match_vals) return -1;
+    memcpy(match_vals, vals, 3 * match_dim * match_dim * sizeof(double));
+    return 0;
+}
 
 /* ruling alternatives (model/loira/rulings.py; fast.py FLAGS lists them in this order); 0: default */
 enum { R_GRITO_ONLY, R_TIE_BATHROOM, R_TIE_WITH_INT, R_TIE_NO_NULLS, R_EMPTY_GOES_ON, R_NO_ESCAPE,
        R_ROUND_ROLLS, R_SELF_TARGET, R_FLUSH_BATHROOM_ONLY, R_ESPELHO_BATHROOM_ONLY, R_ALSO_STOPPED,
        R_ROLLS_RETURNED, R_OPENER_KEEPS, R_STOPPED_ESCORT, R_OPENING_CONTINUES, R_VICTIM_LOSES,
-       R_OPTIONAL, R_SWITCH_WHEN_DRAWN, R_INVITEE_KEEPS, R_COUNT };
+       R_OPTIONAL, R_SWITCH_WHEN_DRAWN, R_INVITEE_KEEPS, R_MERENDEIRA_RESETS, R_RESHUFFLE, R_COUNT };
 static int RF[R_COUNT];
 int loira_configure(const int *flags, int n) {
     if (n != R_COUNT) return -1;
@@ -83,6 +98,7 @@ static void pack(const St *s, int swap, uint64_t *lo, uint64_t *hi) {
     for (int v = 0; v < S_n; v++) put(&p, s->out[v], w_stall[v]);
     for (int x = 0; x < NX; x++) put(&p, s->aside[x], w_deck[RAPAGOTE + x]);
     put(&p, s->gritos, w_grit); put(&p, s->phys, w_phys); put(&p, s->slots, w_phys);
+    if (match_vals) put(&p, s->turn, 1);
     *lo = p.lo; *hi = p.hi + 1;  /* hi never 0: 0 marks an empty slot */
 }
 
@@ -211,9 +227,9 @@ static double terminal(const St *s) {
             c += stalls + s->esp[i] + (RF[R_TIE_WITH_INT] ? s->sw[i] : 0);
         sc[i] = t; cards[i] = c;
     }
-    if (sc[0] != sc[1]) return leaf(sc[0] > sc[1] ? 1.0 : -1.0);
-    if (cards[0] != cards[1]) return leaf(cards[0] < cards[1] ? 1.0 : -1.0);
-    return 0.0;
+    int outcome = sc[0] != sc[1] ? (sc[0] > sc[1] ? 0 : 1) : cards[0] != cards[1] ? (cards[0] < cards[1] ? 0 : 1) : 2;
+    if (match_vals) return leaf(match_vals[(outcome * match_dim + s->rolls[0]) * match_dim + s->rolls[1]]);
+    return outcome == 2 ? 0.0 : leaf(outcome == 0 ? 1.0 : -1.0);
 }
 
 /* ---- the round ---------------------------------------------------------------------------- */
@@ -221,6 +237,19 @@ static double turn_value(const St *s);
 /* the out-of-core hook (end of the file): while ooc_mode is set, every turn state but the first
  * one of a call is handed to ooc_successor instead of being searched */
 static int ooc_mode, ooc_root;
+/* L25 reshuffle: the value-iteration sweeps (cyclic_sweeps) look successors up, never search */
+/* L25 reshuffle (the turn graph may cycle; see "cycles" at the end of the file): the states of
+ * components not yet closed wait on a stack; their slots hold ON_STACK + their position (values
+ * proper lie in [-1, 1]) and the stack their value so far */
+#define ON_STACK 1e9
+typedef struct { uint64_t lo, hi; double v; int loop; } Pending;   /* loop: it reads itself */
+static Pending *cyc_stack;
+static uint64_t cyc_n, cyc_cap, cyc_low;   /* cyc_low: the lowest stack position the current turn reached */
+static uint64_t cyc_cur = UINT64_MAX;      /* the position of the state whose turn is searched */
+static int sweep_mode;                     /* sweeping a component: successors are looked up, never searched */
+static uint64_t cyc_hits;                  /* reads of a state of a component not yet closed */
+static double cyc_sweeps, cyc_residual, cyc_states;   /* sweeps in all, the largest last change, states swept */
+static double close_component(uint64_t root);
 static double ooc_successor(const St *s, uint64_t lo, uint64_t hi);
 
 static int deck_total(const St *s) { int t = 0; for (int k = 0; k < NK; k++) t += s->deck[k]; return t; }
@@ -228,7 +257,23 @@ static int centre(const St *s, int v) { return S_cnt[v] - s->stall[0][v] - s->st
 /* may others' effects reach this seat: not stopped, no Ralo (000: "imune"; L20) */
 static int exposed(const St *s, int seat) { return !((s->stopped >> seat) & 1) && !s->ralo[seat]; }
 
+/* ---- the discard pile (Merendeira, L25 reshuffle) ------------------------------------------------
+ * Not a field: every card of the round is in the deck, a holding, the set-aside row or the discard
+ * (effects.py moves it between them and nowhere else), so the discard of a kind is what the others
+ * do not hold. Shuffling it back refills the deck to deck_start - held - set aside. */
+static int held(const St *s, int k) {
+    if (k < 9) return s->bath[0][k] + s->bath[1][k];
+    if (k == ESPELHO) return s->esp[0] + s->esp[1];
+    if (k == INTERRUPTOR) return s->sw[0] + s->sw[1];
+    if (k == RALO) return s->ralo[0] + s->ralo[1];
+    return 0;
+}
+static void reshuffle(St *s, int keep) {
+    for (int k = 0; k < NK; k++) if (k != keep)
+        s->deck[k] = deck_start[k] - held(s, k) - (k >= RAPAGOTE ? s->aside[k - RAPAGOTE] : 0);
+}
 static double end_turn(St *s) {
+    if (deck_total(s) == 0 && RF[R_RESHUFFLE]) reshuffle(s, -1);       /* L25 reshuffle */
     if (deck_total(s) == 0 || s->stopped == 3) return terminal(s);   /* L25, L06 */
     int other = 1 - s->turn;
     if (!((s->stopped >> other) & 1) || (RF[R_ALSO_STOPPED] && s->sw[other])) s->turn = other;  /* L13 */
@@ -368,6 +413,7 @@ static double toc_toc(St *s, int me, int other, int other_active) {
     else if (other_active && s->rolls[other]) { s->rolls[other]--; s->rolls[me]++; }
     return card_done(s);   /* L24, L36: the direction does not matter with 2 players */
 }
+static double draw(const St *s);
 static double resolve(const St *s0, int k) {
     St s = *s0;
     int me = s.turn, other = 1 - me;
@@ -402,6 +448,10 @@ static double resolve(const St *s0, int k) {
         return card_done(&s);
     }
     case ZELADOR: return zelador(&s, 0);
+    case MERENDEIRA:   /* the discard but Merendeiras back into the deck, then draw again (L14) */
+        reshuffle(&s, MERENDEIRA);
+        if (RF[R_MERENDEIRA_RESETS]) s.gritos = 0;
+        return deck_total(&s) ? draw(&s) : card_done(&s);
     case ESPELHO: s.esp[me]++; return card_done(&s);
     case INTERRUPTOR: {
         s.sw[me]++;
@@ -446,7 +496,6 @@ static double resolve(const St *s0, int k) {
     return card_done(&s);
 }
 /* a card drawn: a mini-expansion card may be opened or set aside (then the next card is drawn) */
-static double draw(const St *s);
 static double drawn(const St *s, int k) {
     if (k < RAPAGOTE) return resolve(s, k);
     size_t m0 = fs_n;
@@ -515,7 +564,7 @@ static double turn_body(const St *s) {
 }
 static double turn_value(const St *s) {
     if (probe_on) return probe_leaf(s);
-    int swap = s->turn == 1;
+    int swap = s->turn == 1 && !match_vals;
     uint64_t lo, hi;
     pack(s, swap, &lo, &hi);
     Slot *slot = find(lo, hi);
@@ -523,11 +572,37 @@ static double turn_value(const St *s) {
     Term here = {lo, hi, swap ? -1 : 1, 1};
     if (slot->hi) {
         if (forms_on) push(&fs, &fs_n, &fs_cap, here);
+        if (slot->v > 2) {   /* a state of an open component: its value so far */
+            uint64_t at = (uint64_t)(slot->v - ON_STACK);
+            cyc_hits++;
+            if (at < cyc_low) cyc_low = at;
+            if (at == cyc_cur) cyc_stack[at].loop = 1;
+            double w = cyc_stack[at].v;
+            return swap ? -w : w;
+        }
         return swap ? -slot->v : slot->v;
     }
     if (ooc_mode) { if (ooc_root) ooc_root = 0; else return ooc_successor(s, lo, hi); }
+    if (sweep_mode && !oom) oom = 7;   /* a sweep met a state the first pass did not: a bug */
     if (loira_stop_requested && !oom) oom = 5;
     if (oom) return 0.0;   /* aborting: unwind without more work */
+    uint64_t at = 0, low_before = 0, cur_before = cyc_cur;
+    if (RF[R_RESHUFFLE]) {   /* stored and stacked before its turn is searched: a cycle back reads 0 */
+        if (limit && used >= limit) { oom = 3; return 0.0; }
+        if (used * 2 >= cap && grow()) { oom = 1; return 0.0; }
+        if (cyc_n == cyc_cap) {
+            uint64_t nc = cyc_cap ? 2 * cyc_cap : 1024;
+            Pending *nb = realloc(cyc_stack, nc * sizeof(Pending));
+            if (!nb) { oom = 1; return 0.0; }
+            cyc_stack = nb; cyc_cap = nc;
+        }
+        at = cyc_n++;
+        cyc_stack[at] = (Pending){lo, hi, 0.0, 0};
+        slot = find(lo, hi);
+        slot->lo = lo; slot->hi = hi; slot->v = ON_STACK + (double)at;
+        used++;
+        low_before = cyc_low; cyc_low = at; cyc_cur = at;
+    }
     size_t m0 = fs_n;
     double v = turn_body(s);
     if (forms_on) {   /* write this state's form (as the mover's value), then stand for it */
@@ -540,6 +615,18 @@ static double turn_value(const St *s) {
     }
     visits++;
     if (ooc_mode) return v;   /* out of core: the caller stores it */
+    if (RF[R_RESHUFFLE]) {
+        cyc_cur = cur_before;
+        cyc_stack[at].v = swap ? -v : v;
+        uint64_t low = cyc_low;
+        if (low == at && !oom) {   /* the root of a component: settle it, then it is final */
+            double w = close_component(at);
+            v = swap ? -w : w;
+        }
+        cyc_low = low < low_before ? low : low_before;
+        if (deadline > 0 && (visits & 0x3FF) == 0 && now_seconds() > deadline && !oom) oom = 4;
+        return v;
+    }
     if (limit && used >= limit) { oom = 3; return v; }
     if (deadline > 0 && (visits & 0x3FF) == 0 && now_seconds() > deadline) { oom = 4; return v; }
     if (used * 2 >= cap) {
@@ -568,7 +655,7 @@ static int set_config(const int *deck, int S, const int *vals, const int *cnts, 
     for (int v = 0; v < S; v++) per_seat += w_stall[v];
     per_seat += w_esp + w_sw + w_rolls + w_ralo + 1;
     for (int x = 0; x < NX; x++) total_bits += w_deck[RAPAGOTE + x];   /* set aside */
-    total_bits += 2 * per_seat + w_grit + 2 * w_phys;
+    total_bits += 2 * per_seat + w_grit + 2 * w_phys + (match_vals != NULL);
     for (int v = 0; v < S; v++) total_bits += w_stall[v];
     return total_bits > 127;
 }
@@ -601,10 +688,13 @@ int loira_solve(const int *deck, int S, const int *vals, const int *cnts, int r0
     limit = (uint64_t)max_states;
     deadline = max_seconds > 0 ? now_seconds() + max_seconds : 0;
     if (grow()) return -2;
+    cyc_n = 0; cyc_low = UINT64_MAX; cyc_hits = 0; cyc_sweeps = cyc_residual = cyc_states = 0;
     double v = turn_value(&s);
+    free(cyc_stack); cyc_stack = NULL; cyc_n = cyc_cap = 0;
     *value = v; *states = (double)used; *visit_count = (double)visits; *bytes = (double)(cap * sizeof(Slot));
     free(table); table = NULL; cap = 0;
-    return oom == 3 ? -3 : oom == 4 ? -4 : oom == 5 ? -5 : oom == 6 ? -6 : oom ? -2 : 0;
+    return oom == 3 ? -3 : oom == 4 ? -4 : oom == 5 ? -5 : oom == 6 ? -6 : oom == 7 ? -7
+         : oom == 8 ? -8 : oom ? -2 : 0;
 }
 
 /* Exact forms for the next loira_solve (on = 1) or none (0). After that solve, loira_forms_size
@@ -676,6 +766,7 @@ static void unpack(uint64_t lo, uint64_t hi, St *s) {
     for (int v = 0; v < S_n; v++) s->out[v] = get(&p, w_stall[v]);
     for (int x = 0; x < NX; x++) s->aside[x] = get(&p, w_deck[RAPAGOTE + x]);
     s->gritos = get(&p, w_grit); s->phys = get(&p, w_phys); s->slots = get(&p, w_phys);
+    if (match_vals) s->turn = get(&p, 1);
 }
 /* layers: 2 * cards drawn + (a seat has stopped); every turn moves one or two layers on */
 static int layer_of(const St *s) {
@@ -742,4 +833,56 @@ int64_t loira_expand(const int *deck, int S, const int *vals, const int *cnts, i
     free(table); table = NULL; cap = used = 0;
     if (ooc_error == 2) return -3;
     return i;
+}
+
+/* ---- L25 reshuffle: cycles ------------------------------------------------------------------------
+ * When the deck refills, a turn state can come back (a Descarga flushes the card the other drew, the
+ * pile is shuffled back: the round starts over). The search finds the strongly connected components
+ * of the turn graph as it goes (Tarjan: a state's stack position is its index, cyc_low its lowlink);
+ * a state read again while its component is open gives its value so far (0 at first). When a
+ * component closes, its states are recomputed from each other's current values (Gauss-Seidel value
+ * iteration, latest found first: successors mostly first) until no value moves by more than
+ * CYC_TOLERANCE; everything it reaches outside is final by then, and so is it afterwards.
+ * oom 8: CYC_MAX_SWEEPS passed without settling. A component of one state that never reads itself
+ * is final at once. */
+#define CYC_TOLERANCE 1e-14
+#define CYC_MAX_SWEEPS 100000
+static double close_component(uint64_t root) {
+    uint64_t n = cyc_n - root;
+    if (n > 1 || cyc_stack[root].loop) {
+        uint64_t saved_low = cyc_low, saved_cur = cyc_cur;
+        cyc_cur = UINT64_MAX;
+        sweep_mode = 1;
+        double delta = 0;
+        for (int it = 0; it < CYC_MAX_SWEEPS && !oom; it++) {
+            delta = 0;
+            for (uint64_t i = cyc_n; i-- > root && !oom;) {
+                St st;
+                unpack(cyc_stack[i].lo, cyc_stack[i].hi, &st);   /* the mover is seat 0 */
+                double w = turn_body(&st);
+                double d = w > cyc_stack[i].v ? w - cyc_stack[i].v : cyc_stack[i].v - w;
+                if (d > delta) delta = d;
+                cyc_stack[i].v = w;
+                visits++;
+            }
+            cyc_sweeps++;
+            if (loira_stop_requested && !oom) oom = 5;
+            if (deadline > 0 && now_seconds() > deadline && !oom) oom = 4;
+            if (delta < CYC_TOLERANCE) break;
+        }
+        if (delta > cyc_residual) cyc_residual = delta;
+        if (!oom && delta >= CYC_TOLERANCE) oom = 8;
+        cyc_states += (double)n;
+        sweep_mode = 0;
+        cyc_low = saved_low; cyc_cur = saved_cur;
+    }
+    for (uint64_t i = root; i < cyc_n; i++) find(cyc_stack[i].lo, cyc_stack[i].hi)->v = cyc_stack[i].v;
+    double v = cyc_stack[root].v;
+    cyc_n = root;
+    return v;
+}
+/* after a loira_solve under L25 reshuffle: the sweeps made, the largest change in a component's
+ * last sweep, the reads of a state whose component was open (0: no cycle met) and the states swept */
+void loira_cyclic_info(double *sweeps, double *residual, double *hits, double *states) {
+    *sweeps = cyc_sweeps; *residual = cyc_residual; *hits = (double)cyc_hits; *states = cyc_states;
 }

@@ -64,7 +64,8 @@ class Job:
         # let a stopped player act (L13) could keep a turn in its layer; none is layered yet
         if any(cfg.deck[16:]):
             raise OocError("out-of-core solving covers the base cards (no mini-expansion cards yet)")
-        flagged = [f"{rid}={opt}" for rid, opt in fast.FLAGS if cfg.rulings.get(rid) == opt]
+        flagged = [f"{rid}={opt}" for rid, opt in fast.FLAGS if cfg.rulings.get(rid) == opt
+                   and (rid != "L25" or fast.cyclic(cfg))]   # a reshuffle that cannot happen
         if flagged:
             raise OocError(f"out-of-core solving covers the default rulings (not {', '.join(flagged)})")
         if partitions < 1:
