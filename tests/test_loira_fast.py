@@ -164,6 +164,11 @@ MATCHES = [
      {"L25": "reshuffle"}),
     ({"deck": ["F1", "M2", "grito", "toc-toc", "descarga"], "stalls": [2], "rolls": [1, 0], "centre_rolls": 1},
      {"L25": "reshuffle", "L09": "round-rolls"}),
+    # L28 "no": the Loira's victim cannot win the round it ended (scored in the match too)
+    ({"deck": ["F1", "M2", "grito", "toc-toc", "descarga"], "stalls": [2, 4], "rolls": [1, 0], "centre_rolls": 1},
+     {"L28": "no"}),
+    ({"deck": ["F1", "F2", "grito", "tia", "espelho"], "stalls": [3], "centre_rolls": 2, "target_wins": 3},
+     {"L28": "no", "L16": "winner"}),
 ]
 
 
@@ -180,7 +185,6 @@ def test_match_matches_the_exact_solver(params, rulings):
 def test_match_scope_and_exact_forms():
     _available()
     assert "L15=replay" in fast.supports(game({"objective": "match"}, {"L15": "replay"}).cfg)
-    assert "L28=no" in fast.supports(game({"objective": "match"}, {"L28": "no"}).cfg)
     with pytest.raises(fast.FastUnavailable, match="match"):
         fast.solve_exact(game({**MATCHES[0][0], "objective": "match"}).cfg)
 

@@ -224,7 +224,9 @@ def finish_round(g: "LoiraGame", st: St, reason: End) -> None:
     if g.cfg.objective == "round":
         st[END], st[PH] = reason, Phase.END
         return
+    st[END] = reason   # scoring reads how the round ended (L28 "no": the Loira's victim cannot win)
     winners = round_winners(g, tuple(st))
+    st[END] = End.PLAYING
     if not (_rule(g, "L15") == "replay" and len(winners) > 1):
         for w in winners:
             st[g.o_wins + w] += 1

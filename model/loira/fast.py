@@ -85,10 +85,6 @@ def _scope(cfg: Config) -> str | None:
 def _match_scope(cfg: Config) -> str | None:
     if cfg.rulings.get("L15") == "replay":
         return "the C engine's match does not implement L15=replay (a replayed round can recur)"
-    if cfg.rulings.get("L28") == "no":
-        # effects.finish_round scores a match's round before it marks the Loira's end, so the model
-        # lets the victim win there; the C engine does not copy that
-        return "the C engine's match does not implement L28=no"
     return _scope(replace(cfg, objective="round"))
 
 

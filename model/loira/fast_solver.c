@@ -295,7 +295,10 @@ static double loira_takes(St *s, int victim) {
     /* L09: back to the centre (round-rolls: the carried-over ones stay) */
     if (RF[R_ROUND_ROLLS] && s->rolls[victim] > R_start[victim]) s->rolls[victim] = R_start[victim];
     else if (!RF[R_ROUND_ROLLS]) s->rolls[victim] = 0;
-    if (RF[R_VICTIM_LOSES]) return leaf(victim == 0 ? -1.0 : 1.0);    /* L28: the other wins */
+    if (RF[R_VICTIM_LOSES]) {                                          /* L28: the other wins */
+        if (match_vals) return leaf(match_vals[((1 - victim) * match_dim + s->rolls[0]) * match_dim + s->rolls[1]]);
+        return leaf(victim == 0 ? -1.0 : 1.0);
+    }
     return terminal(s);
 }
 
