@@ -19,6 +19,8 @@ import numpy as np
 
 from ruleproof.model.protocol import CHANCE, TERMINAL, Game
 
+from .runtime import check_alarm
+
 Progress = Callable[[int, int, float], None]  # (states, pending, seconds)
 
 
@@ -220,6 +222,7 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
             if pause_gc and node & 0xFFFF == 0:
                 gc.collect(1)
                 gc.freeze()
+                check_alarm()   # an alarm that fired inside a gc callback raised nothing there
             now = time.perf_counter()
             if timeout is not None and now - start > timeout:
                 complete, stop_reason = False, f"time limit {timeout:g} s reached"

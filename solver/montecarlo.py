@@ -11,6 +11,8 @@ from ruleproof.model.protocol import CHANCE, TERMINAL, Game
 from ruleproof.model.ruleset import RulesetError
 from ruleproof.model.seams import Metric, Play, Simulation
 
+from .runtime import check_alarm
+
 Policy = Callable[[Any], Any]  # state -> action
 Progress = Callable[[int, int], None]
 
@@ -67,6 +69,7 @@ def wilson(successes: int, n: int) -> Estimate:
 def playout(game: Game, policies: dict[int, Policy], rng: random.Random,
             max_moves: int = 1_000_000) -> Play:
     """One game to the end, with every decision made. Chance draws exactly by its Fractions."""
+    check_alarm()   # a time limit whose TimeLimit a gc callback swallowed still ends the playouts
     state = game.initial_state()
     moves = 0
     decisions = []

@@ -103,6 +103,15 @@ def alarm_fired() -> float | None:
     return _state.get("alarm")
 
 
+def check_alarm() -> None:
+    """Raise the time limit again where its alarm went off but the :class:`TimeLimit` never arrived:
+    an exception raised inside a garbage-collector callback or a ``__del__`` is only printed, and the
+    command would otherwise run on to a complete answer past its limit. Long loops call this."""
+    seconds = _state.get("alarm")
+    if seconds is not None:
+        raise TimeLimit(seconds)
+
+
 @contextmanager
 def time_limit(seconds: float | None, on_hard_stop: Callable[[], None] | None = None) -> Iterator[None]:
     """Bound a command body by ``seconds`` counted from the command's start (see module doc)."""

@@ -395,3 +395,41 @@ def test_an_error_raised_in_place_of_the_alarm_is_still_the_time_limit(capsys):
     with pytest.raises(typer.Exit) as failed:   # without the alarm, an error stays an internal error
         cli_module.run(lambda: (_ for _ in ()).throw(TypeError("a real bug")), timeout=30)
     assert failed.value.exit_code == 3 and "internal error: TypeError: a real bug" in capsys.readouterr().err
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")   # the swallowed alarm
+def test_an_alarm_swallowed_by_a_gc_callback_still_stops_the_command(capsys):
+    # seen in the suite: the alarm went off inside Hypothesis's gc callback, whose exceptions Python
+    # only prints; `solve loira --timeout 0.01` then ran on and printed a complete answer (exit 0)
+    import gc
+    import random
+
+    import typer
+
+    from ruleproof import cli as cli_module
+    from ruleproof.model.pig import SPEC
+    from ruleproof.solver import runtime
+    from ruleproof.solver.montecarlo import playout, uniform_random_policy
+
+    game = SPEC.build(SPEC.default())
+    rng = random.Random(1)
+    policies = {s: uniform_random_policy(game, rng) for s in range(game.num_players)}
+    seen = []
+
+    def slow_callback(phase, info):   # the real alarm goes off in here and is swallowed
+        if phase == "start" and not seen:
+            seen.append(phase)
+            time.sleep(1.0)
+
+    def body():
+        gc.callbacks.append(slow_callback)
+        try:
+            gc.collect()
+            assert runtime.alarm_fired() == 0.2   # it fired, yet nothing was raised here
+            for _ in range(100_000):
+                playout(game, policies, rng)
+        finally:
+            gc.callbacks.remove(slow_callback)
+    with pytest.raises(typer.Exit) as stopped:
+        cli_module.run(body, timeout=0.2)
+    assert stopped.value.exit_code == 1 and "time limit 0.2 s" in capsys.readouterr().out
