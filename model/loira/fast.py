@@ -375,3 +375,42 @@ def turn(cfg: Config, state: Sequence[int], values: Sequence[float] | None = Non
         raise FastUnavailable(f"more than {cap} next turn states")
     succ = [tuple(out[i * width:(i + 1) * width]) for i in range(n)]
     return succ, value.value
+
+
+def state_value(cfg: Config, state: Sequence[int], max_states: int | None = None) -> tuple[float, int]:
+    """Seat 0's optimal value of the round on from a turn-start ``state`` (:func:`c_state`), and the
+    turn states the kept table holds after the call.
+
+    The C engine keeps the table between calls for the same configuration (``loira_sub_value``), so
+    the later turns of a game are lookups; :func:`forget_states` frees it. Raises :class:`FastLimit`
+    when more than ``max_states`` new turn states would be needed (the kept table is then dropped)."""
+    reason = supports(cfg)
+    if reason:
+        raise FastUnavailable(reason)
+    dll = _library()
+    width = dll.loira_state_ints()
+    if len(state) != width:
+        raise ValueError(f"a C state has {width} ints, not {len(state)}")
+    deck = (ctypes.c_int * 24)(*cfg.deck[:24])
+    vals = (ctypes.c_int * 8)(*cfg.stalls)
+    cnts = (ctypes.c_int * 8)(*cfg.stall_counts)
+    st = (ctypes.c_int * width)(*state)
+    value, kept = ctypes.c_double(), ctypes.c_double()
+    with _CALL_LOCK:
+        _configure(dll, cfg)
+        rc = dll.loira_sub_value(deck, len(cfg.stalls), vals, cnts, cfg.rolls[0], cfg.rolls[1],
+                                 cfg.centre_rolls, st, ctypes.c_double(max_states or 0),
+                                 ctypes.byref(value), ctypes.byref(kept))
+    if rc == -1:
+        raise FastUnavailable("the configuration does not fit the 128-bit state key")
+    if rc == -3:
+        raise FastLimit(f"state limit {max_states:,} new turn states reached")
+    if rc:
+        raise FastUnavailable("out of memory" if rc == -2 else "stopped")
+    return value.value, int(kept.value)
+
+
+def forget_states() -> None:
+    """Free the table :func:`state_value` keeps."""
+    with _CALL_LOCK:
+        _library().loira_sub_reset()

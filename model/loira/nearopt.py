@@ -149,7 +149,7 @@ def _advantage(name: str, feats: tuple[int, ...], coarse: int) -> float | None:
 
 
 def choose(g, s) -> int:
-    """The near-optimal policy's action in ``s``."""
+    """The learned tables' action in ``s`` (the policy's choice above its exact endgame)."""
     acts = g.legal_actions(s)
     seat = g.current_player(s)
     kind = _binary(g, s)
@@ -171,9 +171,18 @@ def choose(g, s) -> int:
     return yes if adv > 0 else no
 
 
-def near_optimal(g):
-    """Policy factory (the ``POLICIES`` protocol): ``near_optimal(game)(state) -> action``."""
-    return lambda s: choose(g, s)
+def near_optimal(g, endgame_cards: int | None = None):
+    """Policy factory (the ``POLICIES`` protocol): ``near_optimal(game)(state) -> action``: the exact
+    endgame (``endgame.py``) where it applies, else the learned tables (:func:`choose`).
+    ``endgame_cards``: cards left in the deck from which the endgame plays (default: its own)."""
+    from .endgame import Endgame
+    end = Endgame(g, endgame_cards)
+
+    def act(s) -> int:
+        a = end.choose(s)
+        return choose(g, s) if a is None else a
+    act.endgame = end
+    return act
 
 
 if __name__ == "__main__":

@@ -81,6 +81,55 @@ def measure(upto: int = 10, progress=print) -> list[dict]:
     return rows
 
 
+def boundary_regret(game, cards: int | None = None, optimum=None) -> dict:
+    """The policy's regret for two players measured over the layers ABOVE its exact endgame only.
+
+    The round is zero-sum (U0 = -U1), and at and below a turn start with at most ``cards`` cards
+    left the policy plays minimax-optimal; against a minimax-optimal player the best response gets
+    exactly the game value, so there the value under (policy, best response) IS the exact value.
+    The Python solver then evaluates (policy, best response) on the top layers only, with exact values
+    at the boundary: from ``optimum`` (an ``exact.Solution``: Fractions, for the test that ties this
+    to ``exact.regret``) or from the C engine (doubles; its table of the whole rung is kept, so
+    every boundary value and every endgame decision is a lookup). Returns ``exact.regret``'s shape
+    plus ``"top_states"`` (Python states evaluated) and ``"overruns"`` (endgame sub-solves that hit
+    the state cap; the measurement is of the policy as it plays only when it is 0)."""
+    from . import endgame, fast
+    from .exact import Solution, solve_state
+    from .nearopt import near_optimal
+    from .state import PH, Phase
+    k = endgame.C_CARDS if cards is None else cards
+    if optimum is None:
+        def exact(s):
+            v, _ = fast.state_value(game.cfg, fast.c_state(game, s))
+            return (v, -v)
+    else:
+        exact = optimum.value
+    root = game.initial_state()
+
+    def leaf(s):
+        if s[PH] == Phase.TURN and endgame.deck_left(game, s) <= k and game.current_player(s) >= 0:
+            return exact(s)
+        return None
+    best = exact(root) if leaf(root) is not None or optimum is not None else None
+    saved, endgame.keep_limit = endgame.keep_limit, 1 << 62
+    try:
+        if best is None:
+            best = exact(root)      # the whole rung into the C engine's kept table
+        out: dict = {"top_states": 0, "overruns": 0}
+        for seat in range(2):
+            policy = near_optimal(game, k)
+            sol = Solution(game, fixed={seat: policy})
+            got = solve_state(sol, root, leaf=leaf)
+            out["top_states"] += sol.states
+            out["overruns"] += policy.endgame.overruns
+            out[seat] = {"optimal": best[seat], "policy": got[seat], "regret": best[seat] - got[seat]}
+    finally:
+        endgame.keep_limit = saved
+        if optimum is None:
+            fast.forget_states()
+    return out
+
+
 def worst(rows: list[dict]) -> dict:
     """The largest regret over every configuration and seat."""
     return max(({"configuration": r["configuration"], **s} for r in rows for s in r["seats"]),

@@ -1,0 +1,118 @@
+"""The near-optimal policy's exact endgame: the optimal decision once few cards are left.
+
+Two players, round objective, a configuration the C engine takes (``fast.supports``): the value of
+every turn-start state comes from ``fast.state_value`` (the C engine solves the round on from that
+state and keeps its table, so a game's later turns are lookups); a decision inside a turn (go/stop,
+escort, escape, whom to flush...) is decided by expanding the Python model down to the next
+turn-start states or the round's end. Three or more players (the C engine does not apply): the
+Python exact solver from the decision state, max^n with its tie rule, on rounds of at most
+:data:`PY_CARDS` cards left. A match, or a state whose remaining round outgrows the state budget,
+gets ``None`` (the caller plays its learned tables).
+
+Values here are seat 0's (two players: U = P(seat 0 wins) - P(seat 1 wins), zero-sum); ties between
+actions within :data:`TIE` go to the first legal action, as the exact solver breaks them.
+"""
+from __future__ import annotations
+
+from ruleproof.model.protocol import CHANCE, TERMINAL
+
+from .state import PH, Phase
+
+#: two players: play exactly when at most this many cards are left in the deck (on the real deck a
+#: sub-solve from 10 cards left needs 4,000 to 9 million turn states, from 8 cards at most ~1.4 million)
+C_CARDS = 10
+#: new C turn states one sub-solve may add before the policy gives up on this decision and plays its
+#: tables until fewer cards are left (a safety valve for the real deck, ~5 s; on the measured rungs the
+#: regret measurement counts how often it fires, see ``nearopt_regret.boundary_regret``)
+C_STATES = 2_000_000
+#: drop the C engine's kept table past this many turn states (a few hundred MB); the regret
+#: measurement raises it (``keep``) to keep a whole rung's table
+C_KEEP = 12_000_000
+keep_limit = C_KEEP
+#: three or more players: the Python exact solver from this many cards left
+PY_CARDS = 5
+#: Python states whose values the two-player endgame remembers
+MEMO_MAX = 1_000_000
+TIE = 1e-12
+
+
+def deck_left(g, s) -> int:
+    return sum(s[g.o_deck:g.o_deck + len(g.kinds)])
+
+
+class Endgame:
+    """Exact decisions for one game (a ``LoiraGame``) near the end of its round."""
+
+    def __init__(self, g, cards: int | None = None):
+        from . import fast
+        self.g = g
+        self.two = g.num_players == 2 and g.cfg.objective == "round" and fast.supports(g.cfg) is None
+        self.cards = cards if cards is not None else (C_CARDS if self.two else PY_CARDS)
+        if g.cfg.objective != "round":
+            self.cards = -1                     # a match: the round's end is not the game's end
+        self.memo: dict = {}
+        self.too_big = 1 << 30                  # fewest cards left at which a sub-solve overran
+        self.last_left = 1 << 30                # cards left at the last decision (more: a new game)
+        self.overruns = 0
+        self.solution = None                    # 3+ players: the Python exact solver's memo
+
+    def applies(self, s) -> bool:
+        left = deck_left(self.g, s)
+        if left > self.last_left:               # the deck only shrinks within a game
+            self.too_big = 1 << 30
+        self.last_left = left
+        return left <= self.cards and left < self.too_big
+
+    def choose(self, s) -> int | None:
+        """The optimal action in ``s``, or None when the endgame does not apply or overran."""
+        if not self.applies(s):
+            return None
+        from .fast import FastLimit
+        try:
+            return self._choose_two(s) if self.two else self._choose_python(s)
+        except FastLimit:
+            self.overruns += 1
+            self.too_big = deck_left(self.g, s)
+            self.memo.clear()
+            return None
+
+    # -- two players: C values at turn starts, the Python model inside the turn
+    def value(self, s) -> float:
+        """Seat 0's optimal value of ``s`` (floats; the C engine's doubles)."""
+        from . import fast
+        v = self.memo.get(s)
+        if v is not None:
+            return v
+        if len(self.memo) > MEMO_MAX:
+            self.memo.clear()
+        g = self.g
+        seat = g.current_player(s)
+        if seat == TERMINAL:
+            v = float(g.returns(s)[0])
+        elif s[PH] == Phase.TURN:
+            v, kept = fast.state_value(g.cfg, fast.c_state(g, s), C_STATES)
+            if kept > keep_limit:
+                fast.forget_states()
+                self.memo.clear()
+        elif seat == CHANCE:
+            v = sum(float(p) * self.value(g.apply(s, o)) for o, p in g.chance_outcomes(s))
+        else:
+            vals = [self.value(g.apply(s, a)) for a in g.legal_actions(s)]
+            v = max(vals) if seat == 0 else min(vals)
+        self.memo[s] = v
+        return v
+
+    def _choose_two(self, s) -> int:
+        g = self.g
+        sign = 1.0 if g.current_player(s) == 0 else -1.0
+        acts = list(g.legal_actions(s))
+        vals = [sign * self.value(g.apply(s, a)) for a in acts]
+        best = max(vals)
+        return next(a for a, v in zip(acts, vals) if v >= best - TIE)
+
+    # -- three or more players: the Python exact solver (max^n)
+    def _choose_python(self, s) -> int:
+        from .exact import Solution
+        if self.solution is None or len(self.solution.values) > C_KEEP // 4:
+            self.solution = Solution(self.g)
+        return self.solution.best_action(s)
