@@ -21,6 +21,8 @@ from .state import PH, Phase
 #: two players: play exactly when at most this many cards are left in the deck (on the real deck a
 #: sub-solve from 10 cards left needs 4,000 to 9 million turn states, from 8 cards at most ~1.4 million)
 C_CARDS = 10
+#: ... and, once every other seat has stopped (only the mover draws: far fewer states), from this many
+STOPPED_CARDS = 16
 #: new C turn states one sub-solve may add before the policy gives up on this decision and plays its
 #: tables until fewer cards are left (a safety valve for the real deck, ~5 s; on the measured rungs the
 #: regret measurement counts how often it fires, see ``nearopt_regret.boundary_regret``)
@@ -29,8 +31,10 @@ C_STATES = 2_000_000
 #: measurement raises it (``keep``) to keep a whole rung's table
 C_KEEP = 12_000_000
 keep_limit = C_KEEP
-#: three or more players: the Python exact solver from this many cards left
+#: three or more players: the Python exact solver from this many cards left (every other seat stopped:
+#: PY_STOPPED_CARDS)
 PY_CARDS = 5
+PY_STOPPED_CARDS = 8
 #: Python states whose values the two-player endgame remembers
 MEMO_MAX = 1_000_000
 TIE = 1e-12
@@ -40,6 +44,11 @@ def deck_left(g, s) -> int:
     return sum(s[g.o_deck:g.o_deck + len(g.kinds)])
 
 
+def default_cards(g) -> int:
+    """Cards left from which the endgame plays."""
+    return C_CARDS if g.num_players == 2 else PY_CARDS
+
+
 class Endgame:
     """Exact decisions for one game (a ``LoiraGame``) near the end of its round."""
 
@@ -47,9 +56,10 @@ class Endgame:
         from . import fast
         self.g = g
         self.two = g.num_players == 2 and g.cfg.objective == "round" and fast.supports(g.cfg) is None
-        self.cards = cards if cards is not None else (C_CARDS if self.two else PY_CARDS)
+        self.cards = cards if cards is not None else C_CARDS if self.two else PY_CARDS
+        self.stopped_cards = max(self.cards, STOPPED_CARDS if self.two else PY_STOPPED_CARDS)
         if g.cfg.objective != "round":
-            self.cards = -1                     # a match: the round's end is not the game's end
+            self.cards = self.stopped_cards = -1    # a match: the round's end is not the game's end
         self.memo: dict = {}
         self.too_big = 1 << 30                  # fewest cards left at which a sub-solve overran
         self.last_left = 1 << 30                # cards left at the last decision (more: a new game)
@@ -61,7 +71,15 @@ class Endgame:
         if left > self.last_left:               # the deck only shrinks within a game
             self.too_big = 1 << 30
         self.last_left = left
-        return left <= self.cards and left < self.too_big
+        if left >= self.too_big:
+            return False
+        return left <= self.cards or (left <= self.stopped_cards and self.others_stopped(s))
+
+    def others_stopped(self, s) -> bool:
+        """Every seat but the mover has stopped: they stay stopped, so the endgame holds from here."""
+        g = self.g
+        mover = g.current_player(s)
+        return mover >= 0 and all(g.stopped(s, t) for t in range(g.num_players) if t != mover)
 
     def choose(self, s) -> int | None:
         """The optimal action in ``s``, or None when the endgame does not apply or overran."""

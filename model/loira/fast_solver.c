@@ -757,9 +757,11 @@ static int sub_key[NK + 2 * NS + 4 + R_COUNT], sub_has;
 void loira_sub_reset(void) { free(sub_table); sub_table = NULL; sub_cap = sub_used = 0; sub_has = 0; }
 
 /* returns 0, -1 (key too wide), -2 (out of memory), -3 (max_states new states reached), -5 (stopped);
- * value: seat 0's optimal value; states: turn states kept after the call */
+ * value: seat 0's optimal value; states: turn states kept after the call. reserve: when the kept table
+ * is empty, size it at once for that many states (no doubling: the peak stays at the final size) */
 int loira_sub_value(const int *deck, int S, const int *vals, const int *cnts, int r0, int r1,
-                    int crolls, const int *state, double max_states, double *value, double *states) {
+                    int crolls, const int *state, double max_states, double reserve, double *value,
+                    double *states) {
     int key[NK + 2 * NS + 4 + R_COUNT] = {0};
     memcpy(key, deck, NK * sizeof(int));
     for (int v = 0; v < S && v < NS; v++) { key[NK + v] = vals[v]; key[NK + NS + v] = cnts[v]; }
@@ -770,6 +772,13 @@ int loira_sub_value(const int *deck, int S, const int *vals, const int *cnts, in
         memcpy(sub_key, key, sizeof key); sub_has = 1;
     }
     if (set_config(deck, S, vals, cnts, r0, r1, crolls)) return -1;
+    if (!sub_cap && reserve > 0) {
+        uint64_t want = 1 << 16;
+        while (want < 2 * (uint64_t)reserve + 2) want *= 2;
+        sub_table = calloc(want, sizeof(Slot));
+        if (!sub_table) return -2;
+        sub_cap = want;
+    }
     Slot *t0 = table; uint64_t c0 = cap, u0 = used;
     int f0 = forms_on;
     table = sub_table; cap = sub_cap; used = sub_used; forms_on = 0;
