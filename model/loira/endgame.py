@@ -4,10 +4,12 @@ Two players, round objective, a configuration the C engine takes (``fast.support
 every turn-start state comes from ``fast.state_value`` (the C engine solves the round on from that
 state and keeps its table, so a game's later turns are lookups); a decision inside a turn (go/stop,
 escort, escape, whom to flush...) is decided by expanding the Python model down to the next
-turn-start states or the round's end. Three or more players (the C engine does not apply): the
-Python exact solver from the decision state, max^n with its tie rule, on rounds of at most
-:data:`PY_CARDS` cards left. A match, or a state whose remaining round outgrows the state budget,
-gets ``None`` (the caller plays its learned tables).
+turn-start states or the round's end: from :data:`C_CARDS` cards left (:data:`C_CARDS_LARGE` on
+decks of more than :data:`SMALL_DECK` cards), and from :data:`STOPPED_CARDS` once every other seat
+has stopped. Three or more players (the C engine does not apply): the Python exact solver from the
+decision state, max^n with its tie rule, from :data:`PY_CARDS` cards left, on small decks only. A
+match, or a decision whose sub-solves outgrow their state budget, gets ``None`` (the caller plays
+its learned tables).
 
 Values here are seat 0's (two players: U = P(seat 0 wins) - P(seat 1 wins), zero-sum); ties between
 actions within :data:`TIE` go to the first legal action, as the exact solver breaks them.
@@ -18,23 +20,29 @@ from ruleproof.model.protocol import CHANCE, TERMINAL
 
 from .state import PH, Phase
 
-#: two players: play exactly when at most this many cards are left in the deck (on the real deck a
-#: sub-solve from 10 cards left needs 4,000 to 9 million turn states, from 8 cards at most ~1.4 million)
+#: two players: play exactly when at most this many cards are left in the deck; on decks of more than
+#: SMALL_DECK cards from C_CARDS_LARGE (the real deck: a sub-solve from 10 cards left needs 4,000 to
+#: 9 million turn states at ~200,000 a second, from 8 cards mostly under 200,000)
 C_CARDS = 10
+C_CARDS_LARGE = 8
+SMALL_DECK = 16
 #: ... and, once every other seat has stopped (only the mover draws: far fewer states), from this many
 STOPPED_CARDS = 16
-#: new C turn states one sub-solve may add before the policy gives up on this decision and plays its
-#: tables until fewer cards are left (a safety valve for the real deck, ~5 s; on the measured rungs the
-#: regret measurement counts how often it fires, see ``nearopt_regret.boundary_regret``)
-C_STATES = 2_000_000
+#: new C turn states one decision may add before the policy gives up on it and plays its tables until
+#: fewer cards are left (a safety valve for the real deck: up to ~5 s of C search there)
+C_STATES = 1_000_000
 #: drop the C engine's kept table past this many turn states (a few hundred MB); the regret
 #: measurement raises it (``keep``) to keep a whole rung's table
 C_KEEP = 12_000_000
 keep_limit = C_KEEP
 #: three or more players: the Python exact solver from this many cards left (every other seat stopped:
-#: PY_STOPPED_CARDS)
+#: PY_STOPPED_CARDS), on decks of at most SMALL_DECK cards only (on the real 3-player deck even 3-5
+#: cards left overran 60,000 states, 4-7 s a decision: the tables play there)
 PY_CARDS = 5
 PY_STOPPED_CARDS = 8
+#: new Python states one decision may add (about 2 s), and the most the solver's memo keeps
+PY_STATES = 60_000
+PY_KEEP = 400_000
 #: Python states whose values the two-player endgame remembers
 MEMO_MAX = 1_000_000
 TIE = 1e-12
@@ -45,8 +53,8 @@ def deck_left(g, s) -> int:
 
 
 def default_cards(g) -> int:
-    """Cards left from which the endgame plays."""
-    return C_CARDS if g.num_players == 2 else PY_CARDS
+    """Cards left from which the endgame plays on ``g`` (-1: never, a match)."""
+    return Endgame(g).cards
 
 
 class Endgame:
@@ -56,14 +64,18 @@ class Endgame:
         from . import fast
         self.g = g
         self.two = g.num_players == 2 and g.cfg.objective == "round" and fast.supports(g.cfg) is None
-        self.cards = cards if cards is not None else C_CARDS if self.two else PY_CARDS
-        self.stopped_cards = max(self.cards, STOPPED_CARDS if self.two else PY_STOPPED_CARDS)
+        large = sum(g.cfg.deck) > SMALL_DECK
+        self.cards = cards if cards is not None else (
+            (C_CARDS_LARGE if large else C_CARDS) if self.two else -1 if large else PY_CARDS)
+        self.stopped_cards = max(self.cards, STOPPED_CARDS if self.two else -1 if large else PY_STOPPED_CARDS)
         if g.cfg.objective != "round":
             self.cards = self.stopped_cards = -1    # a match: the round's end is not the game's end
         self.memo: dict = {}
         self.too_big = 1 << 30                  # fewest cards left at which a sub-solve overran
         self.last_left = 1 << 30                # cards left at the last decision (more: a new game)
         self.overruns = 0
+        self.budget = C_STATES                  # new C turn states this decision may still add
+        self.kept = None                        # turn states in the C engine's kept table (None: unknown)
         self.solution = None                    # 3+ players: the Python exact solver's memo
 
     def applies(self, s) -> bool:
@@ -86,9 +98,11 @@ class Endgame:
         if not self.applies(s):
             return None
         from .fast import FastLimit
+        self.budget = C_STATES
         try:
             return self._choose_two(s) if self.two else self._choose_python(s)
-        except FastLimit:
+        except FastLimit:                       # the C engine dropped its kept table
+            self.kept = 0
             self.overruns += 1
             self.too_big = deck_left(self.g, s)
             self.memo.clear()
@@ -108,8 +122,13 @@ class Endgame:
         if seat == TERMINAL:
             v = float(g.returns(s)[0])
         elif s[PH] == Phase.TURN:
-            v, kept = fast.state_value(g.cfg, fast.c_state(g, s), C_STATES)
-            if kept > keep_limit:
+            key = fast.c_state(g, s)
+            before = self.kept
+            v, self.kept = fast.state_value(g.cfg, key, max(self.budget, 1))
+            if before is not None:
+                self.budget -= max(self.kept - before, 0)
+            if self.kept > keep_limit:
+                self.kept = 0
                 fast.forget_states()
                 self.memo.clear()
         elif seat == CHANCE:
@@ -130,7 +149,19 @@ class Endgame:
 
     # -- three or more players: the Python exact solver (max^n)
     def _choose_python(self, s) -> int:
-        from .exact import Solution
-        if self.solution is None or len(self.solution.values) > C_KEEP // 4:
-            self.solution = Solution(self.g)
-        return self.solution.best_action(s)
+        from .exact import Solution, solve_state
+        from .fast import FastLimit
+        g = self.g
+        if self.solution is None or len(self.solution.values) > PY_KEEP:
+            self.solution = Solution(g)
+        sol = self.solution
+        start = len(sol.values)
+
+        def guard(states: int) -> None:
+            if states - start > PY_STATES:      # values stored so far are complete: they stay
+                raise FastLimit(f"more than {PY_STATES:,} new states")
+        seat = g.current_player(s)
+        acts = list(g.legal_actions(s))
+        vals = [solve_state(sol, g.apply(s, a), guard, 2_000)[seat] for a in acts]
+        best = max(vals)
+        return acts[vals.index(best)]           # the first best, as exact.Solution.best_action

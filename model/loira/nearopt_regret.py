@@ -89,7 +89,14 @@ def measure_one(game, cards: int | None = None) -> dict:
                  "endgame_cards": cards if cards is not None else default_cards(game)}
     else:
         opt = solve(game)
-        per_seat = regret(game, near_optimal, opt)
+        made = []
+
+        def policy(g):
+            made.append(near_optimal(g))
+            return made[-1]
+        per_seat = regret(game, policy, opt)
+        if sum(p.endgame.overruns for p in made):
+            raise RuntimeError("an endgame solve hit its state cap: not the policy as it plays")
         extra = {"method": "exact", "states": opt.states}
         if game.num_players == 2:
             extra["endgame_cards"] = default_cards(game)
