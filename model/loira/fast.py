@@ -345,11 +345,8 @@ def c_state(game: Any, s: Sequence[int]) -> tuple[int, ...]:
                  + ralo + aside)
 
 
-def turn(cfg: Config, state: Sequence[int], values: Sequence[float] | None = None
-         ) -> tuple[list[tuple[int, ...]], float]:
-    """One turn in C from a turn-start ``state`` (:func:`c_state`): the next turn-start states it
-    can reach, in the order met, and seat 0's value of the turn when ``values`` gives seat 0's value
-    of each of those (else with 0 for each). For the differential test."""
+def _state_call(cfg: Config, state: Sequence[int]) -> tuple:
+    """The library and the C arguments for a call on one turn-start ``state``."""
     reason = supports(cfg)
     if reason:
         raise FastUnavailable(reason)
@@ -360,7 +357,15 @@ def turn(cfg: Config, state: Sequence[int], values: Sequence[float] | None = Non
     deck = (ctypes.c_int * 24)(*cfg.deck[:24])
     vals = (ctypes.c_int * 8)(*cfg.stalls)
     cnts = (ctypes.c_int * 8)(*cfg.stall_counts)
-    st = (ctypes.c_int * width)(*state)
+    return dll, width, deck, vals, cnts, (ctypes.c_int * width)(*state)
+
+
+def turn(cfg: Config, state: Sequence[int], values: Sequence[float] | None = None
+         ) -> tuple[list[tuple[int, ...]], float]:
+    """One turn in C from a turn-start ``state`` (:func:`c_state`): the next turn-start states it
+    can reach, in the order met, and seat 0's value of the turn when ``values`` gives seat 0's value
+    of each of those (else with 0 for each). For the differential test."""
+    dll, width, deck, vals, cnts, st = _state_call(cfg, state)
     cap = 4096
     out = (ctypes.c_int * (cap * width))()
     given = None if values is None else (ctypes.c_double * max(1, len(values)))(*values)
@@ -387,17 +392,7 @@ def state_value(cfg: Config, state: Sequence[int], max_states: int | None = None
     when more than ``max_states`` new turn states would be needed (the kept table is then dropped).
     ``reserve``: size an empty kept table for that many states at once (a whole 16-card rung: 6 GiB
     instead of the 9.2 GiB peak of doubling)."""
-    reason = supports(cfg)
-    if reason:
-        raise FastUnavailable(reason)
-    dll = _library()
-    width = dll.loira_state_ints()
-    if len(state) != width:
-        raise ValueError(f"a C state has {width} ints, not {len(state)}")
-    deck = (ctypes.c_int * 24)(*cfg.deck[:24])
-    vals = (ctypes.c_int * 8)(*cfg.stalls)
-    cnts = (ctypes.c_int * 8)(*cfg.stall_counts)
-    st = (ctypes.c_int * width)(*state)
+    dll, width, deck, vals, cnts, st = _state_call(cfg, state)
     value, kept = ctypes.c_double(), ctypes.c_double()
     with _CALL_LOCK:
         _configure(dll, cfg)
