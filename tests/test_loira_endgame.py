@@ -82,3 +82,13 @@ def test_endgame_stays_out_above_its_cards_and_in_matches():
     assert deck_left(g, g.initial_state()) == 7
     match = game({**CONFIGS[3], "objective": "match"})
     assert Endgame(match).choose(match.initial_state()) is None
+
+
+def test_endgame_steps_aside_when_the_c_engine_is_unavailable(monkeypatch):
+    g = game(CONFIGS[3])
+    end = Endgame(g)
+
+    def broken(*args, **kwargs):
+        raise fast.FastUnavailable("no C compiler (cc/gcc) found")
+    monkeypatch.setattr(fast, "state_value", broken)
+    assert end.choose(g.initial_state()) is None and not end.applies(g.initial_state())

@@ -97,10 +97,13 @@ class Endgame:
         """The optimal action in ``s``, or None when the endgame does not apply or overran."""
         if not self.applies(s):
             return None
-        from .fast import FastLimit
+        from .fast import FastLimit, FastUnavailable
         self.budget = C_STATES
         try:
             return self._choose_two(s) if self.two else self._choose_python(s)
+        except FastUnavailable:                 # no C compiler, out of memory: the tables play on
+            self.cards = self.stopped_cards = -1
+            return None
         except FastLimit:                       # the C engine dropped its kept table
             self.kept = 0
             self.overruns += 1
