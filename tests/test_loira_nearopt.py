@@ -12,7 +12,8 @@ from ruleproof.model.loira.exact import regret, solve
 from ruleproof.solver.montecarlo import simulate_ruleset
 from ruleproof.model.loira.nearopt import _binary, choose, near_optimal, training_configs
 from ruleproof.model.loira.nearopt_play import OPPONENTS, solve_near_optimal, stop_table
-from ruleproof.model.loira.nearopt_regret import CONFIGS, _shape, build_config, stored
+from ruleproof.model.loira.nearopt_regret import (CONFIGS, _shape, boundary_regret, build_config,
+                                                   measure_one, stored)
 from ruleproof.model.loira.policies import POLICIES
 from ruleproof.model.loira.state import STOP_ACT, TURN
 from ruleproof.model.loira.table import features
@@ -38,6 +39,48 @@ def test_stored_regret_is_what_the_policy_gets(name):
         r = got[seat["seat"]]
         assert str(r["optimal"]) == seat["optimal"] and str(r["regret"]) == seat["regret"]
         assert 0 <= r["regret"] <= bound
+
+
+def _config(name):
+    _, ruleset, overrides = next(c for c in CONFIGS if c[0] == name)
+    return build_config(ruleset, overrides)
+
+
+@pytest.mark.parametrize("name, cards", [("bench rung, 6 cards", 2), ("verify configuration", 3)])
+def test_top_layer_regret_is_exact_regret(name, cards):
+    """The fast measurement (policy and best response over the layers above the endgame, exact values
+    at its boundary) equals ``exact.regret`` exactly, with an endgame low enough to leave regret."""
+    g = _config(name)
+    opt = solve(g)
+    want = regret(g, lambda game: near_optimal(game, cards), opt)
+    got = boundary_regret(g, cards, opt)
+    assert got["overruns"] == 0 and got["top_states"] < 2 * opt.states
+    assert any(want[seat]["regret"] > 0 for seat in (0, 1))
+    for seat in (0, 1):
+        assert got[seat] == want[seat]
+    # the same with the C engine's values at the boundary (doubles)
+    fast = boundary_regret(g, cards)
+    for seat in (0, 1):
+        assert fast[seat]["regret"] == pytest.approx(float(want[seat]["regret"]), abs=1e-12)
+
+
+def test_twelve_card_rung_regret_is_the_stored_row():
+    """The 12-card rung (2.25 million C turn states, ~5 s): re-measured, within the stored bound."""
+    row = next(r for r in stored()["rows"] if r["configuration"] == "bench rung, 12 cards")
+    got = measure_one(_config("bench rung, 12 cards"))
+    assert got["method"] == row["method"] == "top layers + C values"
+    assert got["c_states"] == row["c_states"] == 2_251_948     # docs/loira.md bench ladder
+    for mine, theirs in zip(got["seats"], row["seats"]):
+        assert float(mine["optimal"]) == pytest.approx(float(theirs["optimal"]), abs=1e-12)
+        assert float(mine["regret"]) == pytest.approx(float(theirs["regret"]), abs=1e-12)
+        assert float(mine["regret"]) <= stored()["worst"]["regret_float"] + 1e-4
+
+
+def test_stored_bound_meets_the_target():
+    """Issue 12's target: at most 0.01 of U lost on every measured configuration and seat."""
+    rows = stored()["rows"]
+    assert {r["cards"] for r in rows if r["players"] == 2} >= {4, 6, 8, 10, 12, 13, 14, 15}
+    assert all(s["regret_float"] <= 0.01 for r in rows for s in r["seats"])
 
 
 def test_regret_rows_carry_known_optima():

@@ -54,8 +54,10 @@ class Solution:
 
 
 def solve_state(sol: Solution, root: LoiraState, progress: Callable[[int], None] | None = None,
-                every: int = 50_000) -> Value:
-    """Exact value of ``root`` (memoised in ``sol.values``), iterative to avoid deep recursion."""
+                every: int = 50_000, leaf: Callable[[LoiraState], Value | None] | None = None) -> Value:
+    """Exact value of ``root`` (memoised in ``sol.values``), iterative to avoid deep recursion.
+    ``leaf(s)``, when given and not None, is taken as the value of ``s`` without searching below it
+    (the near-optimal policy's regret takes its exact endgame's values from the C engine)."""
     g, memo, fixed = sol.game, sol.values, sol.fixed
     cp, apply_, legal, chance = g.current_player, g.apply, g.legal_actions, g.chance_outcomes
     returns = g.returns
@@ -66,6 +68,12 @@ def solve_state(sol: Solution, root: LoiraState, progress: Callable[[int], None]
         if s in memo:
             stack.pop()
             continue
+        if leaf is not None:
+            v = leaf(s)
+            if v is not None:
+                memo[s] = v
+                stack.pop()
+                continue
         seat = cp(s)
         if seat == TERMINAL:
             memo[s] = returns(s)

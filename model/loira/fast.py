@@ -452,11 +452,8 @@ def c_state(game: Any, s: Sequence[int]) -> tuple[int, ...]:
                  + ralo + aside)
 
 
-def turn(cfg: Config, state: Sequence[int], values: Sequence[float] | None = None
-         ) -> tuple[list[tuple[int, ...]], float]:
-    """One turn in C from a turn-start ``state`` (:func:`c_state`): the next turn-start states it
-    can reach, in the order met, and seat 0's value of the turn when ``values`` gives seat 0's value
-    of each of those (else with 0 for each). For the differential test."""
+def _state_call(cfg: Config, state: Sequence[int]) -> tuple:
+    """The library and the C arguments for a call on one turn-start ``state``."""
     reason = supports(cfg)
     if reason:
         raise FastUnavailable(reason)
@@ -467,7 +464,15 @@ def turn(cfg: Config, state: Sequence[int], values: Sequence[float] | None = Non
     deck = (ctypes.c_int * 24)(*cfg.deck[:24])
     vals = (ctypes.c_int * 8)(*cfg.stalls)
     cnts = (ctypes.c_int * 8)(*cfg.stall_counts)
-    st = (ctypes.c_int * width)(*state)
+    return dll, width, deck, vals, cnts, (ctypes.c_int * width)(*state)
+
+
+def turn(cfg: Config, state: Sequence[int], values: Sequence[float] | None = None
+         ) -> tuple[list[tuple[int, ...]], float]:
+    """One turn in C from a turn-start ``state`` (:func:`c_state`): the next turn-start states it
+    can reach, in the order met, and seat 0's value of the turn when ``values`` gives seat 0's value
+    of each of those (else with 0 for each). For the differential test."""
+    dll, width, deck, vals, cnts, st = _state_call(cfg, state)
     cap = 4096
     out = (ctypes.c_int * (cap * width))()
     given = None if values is None else (ctypes.c_double * max(1, len(values)))(*values)
@@ -482,3 +487,35 @@ def turn(cfg: Config, state: Sequence[int], values: Sequence[float] | None = Non
         raise FastUnavailable(f"more than {cap} next turn states")
     succ = [tuple(out[i * width:(i + 1) * width]) for i in range(n)]
     return succ, value.value
+
+
+def state_value(cfg: Config, state: Sequence[int], max_states: int | None = None,
+                reserve: int = 0) -> tuple[float, int]:
+    """Seat 0's optimal value of the round on from a turn-start ``state`` (:func:`c_state`), and the
+    turn states the kept table holds after the call.
+
+    The C engine keeps the table between calls for the same configuration (``loira_sub_value``), so
+    the later turns of a game are lookups; :func:`forget_states` frees it. Raises :class:`FastLimit`
+    when more than ``max_states`` new turn states would be needed (the kept table is then dropped).
+    ``reserve``: size an empty kept table for that many states at once (a whole 16-card rung: 6 GiB
+    instead of the 9.2 GiB peak of doubling)."""
+    dll, width, deck, vals, cnts, st = _state_call(cfg, state)
+    value, kept = ctypes.c_double(), ctypes.c_double()
+    with _CALL_LOCK:
+        _configure(dll, cfg)
+        rc = dll.loira_sub_value(deck, len(cfg.stalls), vals, cnts, cfg.rolls[0], cfg.rolls[1],
+                                 cfg.centre_rolls, st, ctypes.c_double(max_states or 0),
+                                 ctypes.c_double(reserve), ctypes.byref(value), ctypes.byref(kept))
+    if rc == -1:
+        raise FastUnavailable("the configuration does not fit the 128-bit state key")
+    if rc == -3:
+        raise FastLimit(f"state limit {max_states:,} new turn states reached")
+    if rc:
+        raise FastUnavailable("out of memory" if rc == -2 else "stopped")
+    return value.value, int(kept.value)
+
+
+def forget_states() -> None:
+    """Free the table :func:`state_value` keeps."""
+    with _CALL_LOCK:
+        _library().loira_sub_reset()

@@ -889,3 +889,54 @@ static double close_component(uint64_t root) {
 void loira_cyclic_info(double *sweeps, double *residual, double *hits, double *states) {
     *sweeps = cyc_sweeps; *residual = cyc_residual; *hits = (double)cyc_hits; *states = cyc_states;
 }
+
+/* ---- a kept table: the value of any turn-start state (the near-optimal policy's exact endgame) ----
+ * loira_sub_value solves the round on from the given state (St field order, as loira_turn) with a
+ * table of its own, kept between calls while the configuration and the ruling flags stay the same:
+ * a game's later decisions are then lookups. The global table of loira_solve is swapped out
+ * meanwhile, so the two never mix. Any abnormal end (state limit, stop, out of memory) drops the kept
+ * table: an interrupted search may have stored wrong values. loira_sub_reset frees it. */
+static Slot *sub_table;
+static uint64_t sub_cap, sub_used;
+static int sub_key[NK + 2 * NS + 4 + R_COUNT], sub_has;
+
+void loira_sub_reset(void) { free(sub_table); sub_table = NULL; sub_cap = sub_used = 0; sub_has = 0; }
+
+/* returns 0, -1 (key too wide), -2 (out of memory), -3 (max_states new states reached), -5 (stopped);
+ * value: seat 0's optimal value; states: turn states kept after the call. reserve: when the kept table
+ * is empty, size it at once for that many states (no doubling: the peak stays at the final size) */
+int loira_sub_value(const int *deck, int S, const int *vals, const int *cnts, int r0, int r1,
+                    int crolls, const int *state, double max_states, double reserve, double *value,
+                    double *states) {
+    int key[NK + 2 * NS + 4 + R_COUNT] = {0};
+    memcpy(key, deck, NK * sizeof(int));
+    for (int v = 0; v < S && v < NS; v++) { key[NK + v] = vals[v]; key[NK + NS + v] = cnts[v]; }
+    key[NK + 2 * NS] = S; key[NK + 2 * NS + 1] = r0; key[NK + 2 * NS + 2] = r1; key[NK + 2 * NS + 3] = crolls;
+    memcpy(key + NK + 2 * NS + 4, RF, sizeof RF);
+    if (!sub_has || memcmp(key, sub_key, sizeof key)) {
+        loira_sub_reset();
+        memcpy(sub_key, key, sizeof key); sub_has = 1;
+    }
+    if (set_config(deck, S, vals, cnts, r0, r1, crolls)) return -1;
+    if (!sub_cap && reserve > 0) {
+        uint64_t want = 1 << 16;
+        while (want < 2 * (uint64_t)reserve + 2) want *= 2;
+        sub_table = calloc(want, sizeof(Slot));
+        if (!sub_table) return -2;
+        sub_cap = want;
+    }
+    Slot *t0 = table; uint64_t c0 = cap, u0 = used;
+    int f0 = forms_on;
+    table = sub_table; cap = sub_cap; used = sub_used; forms_on = 0;
+    oom = 0; loira_stop_requested = 0; deadline = 0;
+    limit = max_states > 0 ? used + (uint64_t)max_states : 0;
+    St s; memcpy(&s, state, sizeof s);
+    double v = (cap || !grow()) ? turn_value(&s) : (oom = 1, 0.0);
+    sub_table = table; sub_cap = cap; sub_used = used;
+    table = t0; cap = c0; used = u0; forms_on = f0; limit = 0;
+    int rc = oom == 3 ? -3 : oom == 5 ? -5 : oom ? -2 : 0;
+    oom = 0;
+    if (rc) loira_sub_reset();
+    *value = v; *states = (double)sub_used;
+    return rc;
+}

@@ -148,20 +148,31 @@ def _advantage(name: str, feats: tuple[int, ...], coarse: int) -> float | None:
     return None
 
 
+def _wins_at_once(g, s, a, seat) -> bool:
+    """Action ``a`` ends the round with ``seat`` the only winner."""
+    t = g.apply(s, a)
+    if g.current_player(t) != TERMINAL:
+        return False
+    r = g.returns(t)
+    return all(r[seat] > r[o] for o in range(g.num_players) if o != seat)
+
+
 def choose(g, s) -> int:
-    """The near-optimal policy's action in ``s``."""
+    """The learned tables' action in ``s`` (the policy's choice above its exact endgame)."""
     acts = g.legal_actions(s)
     seat = g.current_player(s)
     kind = _binary(g, s)
+    if s[PH] == Phase.TURN and GO in acts and STOP_ACT in acts:
+        # the Interruptor (or stopping after everyone else) ends the round: take it when that wins
+        # outright, never on the margin alone (the Interruptor's own 2 points leave with it)
+        for a in (SWITCH, STOP_ACT):
+            if a in acts and _wins_at_once(g, s, a, seat):
+                return a
     if kind is None:
         if s[PH] == Phase.TURN and GO in acts and STOP_ACT in acts:
-            if SWITCH in acts and margin(g, s, seat) > 0:
-                return SWITCH
             return STOP_ACT if margin(g, s, seat) > 0 else GO    # every opponent has stopped
         return greedy(g, s)
     name, yes, no = kind
-    if name == "stop" and SWITCH in acts and margin(g, s, seat) > 0:
-        return SWITCH
     if name == "stop":
         adv = _advantage(name, stop_features(g, s), 2)
         return yes if adv is not None and adv > 0 else no
@@ -171,9 +182,18 @@ def choose(g, s) -> int:
     return yes if adv > 0 else no
 
 
-def near_optimal(g):
-    """Policy factory (the ``POLICIES`` protocol): ``near_optimal(game)(state) -> action``."""
-    return lambda s: choose(g, s)
+def near_optimal(g, endgame_cards: int | None = None):
+    """Policy factory (the ``POLICIES`` protocol): ``near_optimal(game)(state) -> action``: the exact
+    endgame (``endgame.py``) where it applies, else the learned tables (:func:`choose`).
+    ``endgame_cards``: cards left in the deck from which the endgame plays (default: its own)."""
+    from .endgame import Endgame
+    end = Endgame(g, endgame_cards)
+
+    def act(s) -> int:
+        a = end.choose(s)
+        return choose(g, s) if a is None else a
+    act.endgame = end
+    return act
 
 
 if __name__ == "__main__":

@@ -54,7 +54,10 @@ def stop_table() -> dict[str, Any]:
             "meaning": "lead = own points minus the best opponent's (clipped to -6..6); column = "
                        "P(this draw opens a stall for you and the Loira takes everything); each cell "
                        "has one letter per band of your own points (0-2, 3-5, 6-8, 9+): S stop, . go. "
-                       "When every opponent has stopped: stop iff leading."}
+                       "The table plays while more than 10 cards are left (8 on decks over 16 "
+                       "cards) and an opponent still draws; below that, and once every opponent has "
+                       "stopped, the policy plays the exact optimum (2 players: the C engine). The "
+                       "Interruptor is used only when it wins the round at once."}
 
 
 def escort_summary() -> dict[str, Any]:
@@ -141,14 +144,17 @@ def solve_near_optimal(ruleset, limits=None, progress: Callable | None = None,
     res: dict[str, Any] = {
         "engine": "near-optimal",
         "exact": False,
-        "method": "near-optimal policy (go/stop and escort tables learned from exact solutions; "
-                  "model/loira/nearopt.py) - not an exact solution",
+        "method": "near-optimal policy (exact endgame from 10 cards left, 8 on decks over 16 cards, "
+                  "or once every other seat has stopped; go/stop and escort tables learned from exact "
+                  "solutions above it; model/loira/nearopt.py, endgame.py) - not an exact solution",
         "regret_bound": regret.get("worst"),
         "regret_table": regret.get("rows", []),
         "regret_meaning": "optimal U minus U when one seat follows the policy and the others "
-                          "best-respond, exact, on every configuration the exact solver reaches "
-                          "(stored in model/loira/nearopt_regret.json); the real deck itself is "
-                          "too large for an exact bound",
+                          "best-respond, on the bench rungs up to 15 cards, the verify configuration, "
+                          "loira-mini, the tiny example and 3-player rounds (exact fractions up to 8 "
+                          "cards and for 3 players; above, the layers over the exact endgame with the "
+                          "C engine's values; stored in model/loira/nearopt_regret.json); the real "
+                          "deck itself is too large for an exact bound",
         "stop_table": table,
         "escort_table": escort,
         "printable": render(table, escort),
@@ -167,10 +173,13 @@ def answer_text(res: dict[str, Any]) -> str:
     """The full-deck answer as a player reads it: what the policy is worth and how sure that is,
     the stop table, and the self-play against the simple rules."""
     worst = res.get("regret_bound") or {}
-    lines = ["near-optimal policy (NOT an exact solution): learned go/stop and escort tables",
+    lines = ["near-optimal policy (NOT an exact solution): exact endgame (from 10 cards left, 8 on "
+             "decks over 16 cards, or once every other seat has stopped), learned go/stop and escort "
+             "tables above it",
              f"  measured regret bound: at most {worst.get('regret_float', float('nan')):.4f} of U "
-             f"(worst case, {worst.get('configuration', '?')}, seat {worst.get('seat', '?')}; exact, on "
-             f"{len(res.get('regret_table', []))} configurations the exact solver reaches)",
+             f"(worst case, {worst.get('configuration', '?')}, seat {worst.get('seat', '?')}; on "
+             f"{len(res.get('regret_table', []))} configurations up to 16 cards: exact fractions, or "
+             f"the layers above the exact endgame with the C engine's values)",
              res["printable"]]
     for key, title in (("self_play_round", "one round"), ("self_play_match", "a match")):
         lines.append(f"self-play, {title}: the policy's U against each rule (95% interval, games)")

@@ -1,15 +1,21 @@
-"""The near-optimal policy's exact regret on every configuration the exact solver reaches.
+"""The near-optimal policy's regret on every configuration we can measure.
 
-Regret (``exact.regret``): the seat's optimal value minus its value when it follows the policy and
-every other seat best-responds. Measured with exact fractions on the bench rungs (first cards of
-``bench/bench_loira.py``'s deck order; the exact Python solver reaches 10 cards), the verify
-configuration, ``loira-mini``, ``examples/loira/tiny.toml`` and 3-player rounds. None of them is a
-training configuration of ``nearopt`` (random subsets drawn with their own seed; checked below).
-The result is stored in ``nearopt_regret.json`` — the bound ``solve_near_optimal`` quotes is read
-from that file, never recomputed on the fly.
+Regret: the seat's optimal value minus its value when it follows the policy and every other seat
+best-responds. Two ways, tied together by ``tests/test_loira_nearopt.py`` on small rungs:
 
-    .venv/bin/python -m ruleproof.model.loira.nearopt_regret            # every configuration (~15 min)
-    .venv/bin/python -m ruleproof.model.loira.nearopt_regret --upto 8   # rungs up to 8 cards only
+* ``exact.regret`` (Fractions, the Python exact solver): configurations of at most
+  :data:`PY_EXACT_CARDS` cards and the 3-player ones;
+* :func:`boundary_regret` (2 players): the exact endgame plays minimax-optimal, so only the layers
+  above it are evaluated, with the C engine's values at the boundary (doubles) — the bench rungs
+  of 10 to 16 cards (first cards of ``bench/bench_loira.py``'s deck order).
+
+Also the verify configuration, ``loira-mini``, ``examples/loira/tiny.toml`` and 3-player rounds. None
+of them is a training configuration of ``nearopt`` (random subsets drawn with their own seed;
+checked below). The result is stored in ``nearopt_regret.json`` — the bound ``solve_near_optimal``
+quotes is read from that file, never recomputed on the fly.
+
+    .venv/bin/python -m ruleproof.model.loira.nearopt_regret            # every configuration
+    .venv/bin/python -m ruleproof.model.loira.nearopt_regret --upto 8   # up to 8 cards only
 """
 from __future__ import annotations
 
@@ -24,8 +30,14 @@ REGRET_FILE = Path(__file__).with_name("nearopt_regret.json")
 #: (name, ruleset name or None for the base game, parameter overrides)
 _VERIFY = {"players": 2, "deck": ["F1", "F2", "M1", "grito", "toc-toc", "descarga", "fios"],
            "stalls": [2, 4], "centre_rolls": 1}
-_RUNG_ORDER = ["F1", "F2", "M1", "grito", "M2", "toc-toc", "P1", "grito", "descarga", "P2"]
-_RUNGS = ((4, [2, 4], 1), (6, [2, 4], 1), (8, [2, 3, 4], 1), (10, [2, 3, 4], 2))
+#: bench/bench_loira.py's ORDER and RUNGS up to 16 cards (the package does not import bench/)
+_RUNG_ORDER = ["F1", "F2", "M1", "grito", "M2", "toc-toc", "P1", "grito", "descarga", "P2", "fios",
+               "chute", "espelho", "interruptor", "grito", "F1"]
+_RUNGS = ((4, [2, 4], 1), (6, [2, 4], 1), (8, [2, 3, 4], 1), (10, [2, 3, 4], 2), (12, [2, 3, 4], 2),
+          (13, [2, 3, 4, 4], 3), (14, [2, 3, 3, 4], 3), (15, [2, 2, 3, 4, 4], 3),
+          (16, [2, 2, 3, 3, 4, 4], 3))
+#: configurations up to this many cards get ``exact.regret`` (the 10-card rung took 310 s there)
+PY_EXACT_CARDS = 8
 CONFIGS: list[tuple[str, str | None, dict]] = [
     *[(f"bench rung, {n} cards", None, {"players": 2, "deck": _RUNG_ORDER[:n], "stalls": st,
                                          "centre_rolls": r}) for n, st, r in _RUNGS],
@@ -35,7 +47,16 @@ CONFIGS: list[tuple[str, str | None, dict]] = [
     ("3 players, verify deck", None, {**_VERIFY, "players": 3}),
     ("3 players, loira-mini deck", "loira-mini", {"players": 3}),
     ("3 players, L04/L08 example", "examples/loira/three-players-l04.toml", {}),
+    *[(f"bench rung, {n} cards, endgame from 8 cards as on the real deck", None,
+       {"players": 2, "deck": _RUNG_ORDER[:n], "stalls": st, "centre_rolls": r})
+      for n, st, r in _RUNGS if n in (13, 14)],
 ]
+#: rows whose policy plays its endgame from the real deck's 8 cards left (decks over 16 cards) instead
+#: of the 10 it uses on these small decks: the tables' share of the real game, measured where it can be
+_ENDGAME_CARDS = {name: 8 for name, _, _ in CONFIGS if name.endswith("as on the real deck")}
+#: the C engine's kept table sized at once for these rungs (turn states: the 16-card rung's
+#: 1.2e8, docs/loira.md's bench ladder), 6 GiB instead of the doubling's 9.2 GiB peak
+_RESERVE = {16: 121_000_000}
 
 
 def build_config(ruleset: str | None, overrides: dict):
@@ -58,27 +79,108 @@ def _cards(game) -> int:
     return sum(game.cfg.deck)
 
 
-def measure(upto: int = 10, progress=print) -> list[dict]:
+def measure_one(game, cards: int | None = None) -> dict:
+    """One configuration's row (without its name): exact or over the top layers, see the module;
+    ``cards``: the endgame's cards left (default: the policy's own)."""
+    from .endgame import default_cards
     from .exact import regret, solve
-    from .nearopt import near_optimal, training_configs
+    from .nearopt import near_optimal
+    start = time.perf_counter()
+    if game.num_players == 2 and (_cards(game) > PY_EXACT_CARDS or cards is not None):
+        per_seat = boundary_regret(game, cards, reserve=_RESERVE.get(_cards(game), 0))
+        if per_seat.pop("overruns"):
+            raise RuntimeError("an endgame sub-solve hit its state cap: not the policy as it plays")
+        extra = {"method": "top layers + C values", "states": per_seat.pop("top_states"),
+                 "c_states": per_seat.pop("c_states"),
+                 "endgame_cards": cards if cards is not None else default_cards(game)}
+    else:
+        opt = solve(game)
+        made = []
+
+        def policy(g):
+            made.append(near_optimal(g))
+            return made[-1]
+        per_seat = regret(game, policy, opt)
+        if sum(p.endgame.overruns for p in made):
+            raise RuntimeError("an endgame solve hit its state cap: not the policy as it plays")
+        extra = {"method": "exact", "states": opt.states}
+        if game.num_players == 2:
+            extra["endgame_cards"] = default_cards(game)
+    return {"players": game.num_players, "cards": _cards(game), **extra,
+            "seconds": round(time.perf_counter() - start, 1),
+            "seats": [{"seat": s, "optimal": str(v["optimal"]), "policy": str(v["policy"]),
+                       "regret": str(v["regret"]), "regret_float": round(float(v["regret"]), 4) + 0.0}
+                      for s, v in sorted(per_seat.items())]}
+
+
+def measure(upto: int = 16, progress=print, only: str | None = None) -> list[dict]:
+    from .nearopt import training_configs
     trained = {_shape(build_config(None, p)) for p in training_configs()}
     rows = []
     for name, ruleset, overrides in CONFIGS:
         game = build_config(ruleset, overrides)
-        if _cards(game) > upto:
+        if _cards(game) > upto or (only and only not in name):
             continue
         assert _shape(game) not in trained, f"{name} is a training configuration"
-        start = time.perf_counter()
-        opt = solve(game)
-        per_seat = regret(game, near_optimal, opt)
-        row = {"configuration": name, "players": game.num_players, "cards": _cards(game),
-               "states": opt.states, "seconds": round(time.perf_counter() - start, 1),
-               "seats": [{"seat": s, "optimal": str(v["optimal"]), "policy": str(v["policy"]),
-                          "regret": str(v["regret"]), "regret_float": round(float(v["regret"]), 4)}
-                         for s, v in sorted(per_seat.items())]}
+        row = {"configuration": name, **measure_one(game, _ENDGAME_CARDS.get(name))}
         rows.append(row)
-        progress(json.dumps(row))
+        progress(row)
     return rows
+
+
+def boundary_regret(game, cards: int | None = None, optimum=None, reserve: int = 0) -> dict:
+    """The policy's regret for two players measured over the layers ABOVE its exact endgame only.
+
+    The round is zero-sum (U0 = -U1), and at and below a turn start with at most ``cards`` cards
+    left the policy plays minimax-optimal; against a minimax-optimal player the best response gets
+    exactly the game value, so there the value under (policy, best response) IS the exact value.
+    The Python solver then evaluates (policy, best response) on the top layers only, with exact values
+    at the boundary: from ``optimum`` (an ``exact.Solution``: Fractions, for the test that ties this
+    to ``exact.regret``) or from the C engine (doubles; its table of the whole rung is kept, so
+    every boundary value and every endgame decision is a lookup). Returns ``exact.regret``'s shape
+    plus ``"top_states"`` (Python states evaluated), ``"c_states"`` (the C engine's turn states, C
+    values only) and ``"overruns"`` (endgame sub-solves that hit the state cap; the measurement is
+    of the policy as it plays only when it is 0)."""
+    from . import endgame, fast
+    from .exact import Solution, solve_state
+    from .nearopt import near_optimal
+    from .state import PH, Phase
+    k = endgame.default_cards(game) if cards is None else cards
+    if optimum is None:
+        def exact(s):
+            v, _ = fast.state_value(game.cfg, fast.c_state(game, s))
+            return (v, -v)
+    else:
+        exact = optimum.value
+    root = game.initial_state()
+
+    probe = endgame.Endgame(game, k)
+
+    def leaf(s):
+        # the endgame's region is closed under play (the deck shrinks, a stopped seat stays stopped)
+        if s[PH] == Phase.TURN and probe.applies(s):
+            return exact(s)
+        return None
+    saved, endgame.keep_limit = endgame.keep_limit, 1 << 62
+    try:
+        out: dict = {"top_states": 0, "overruns": 0}
+        if optimum is None:         # the whole rung into the C engine's kept table
+            v, out["c_states"] = fast.state_value(game.cfg, fast.c_state(game, root), reserve=reserve)
+            best = (v, -v)
+        else:
+            best = optimum.value(root)
+        for seat in range(2):
+            policy = near_optimal(game, k)
+            sol = Solution(game, fixed={seat: policy})
+            got = solve_state(sol, root, leaf=leaf)
+            out["top_states"] += sol.states
+            out["overruns"] += policy.endgame.overruns
+            out[seat] = {"optimal": best[seat], "policy": got[seat], "regret": best[seat] - got[seat]}
+    finally:
+        endgame.keep_limit = saved
+        if optimum is None:
+            fast.forget_states()
+    return out
 
 
 def worst(rows: list[dict]) -> dict:
@@ -89,13 +191,17 @@ def worst(rows: list[dict]) -> dict:
 
 def markdown(rows: list[dict]) -> str:
     """The regret table as docs/loira.md prints it (one line per configuration and seat)."""
-    out = ["| configuration | players | cards | exact states | seat | optimal U | policy U | regret |",
-           "|---|---|---|---|---|---|---|---|"]
+    out = ["| configuration | players | cards | method | states (Python / C) | seat | optimal U | policy U | regret |",
+           "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
+        states = f"{r['states']:,}" + (f" / {r['c_states']:,}" if "c_states" in r else "")
+        exact = r.get("method", "exact") == "exact"
         for s in r["seats"]:
-            out.append(f"| {r['configuration']} | {r['players']} | {r['cards']} | {r['states']:,} | "
-                       f"{s['seat']} | {s['optimal']} ({float(Fraction(s['optimal'])):+.4f}) | "
-                       f"{float(Fraction(s['policy'])):+.4f} | {s['regret_float']:.4f} |")
+            opt = float(Fraction(s["optimal"]))
+            opt_text = f"{s['optimal']} ({opt:+.4f})" if exact else f"{opt:+.6f}"
+            out.append(f"| {r['configuration']} | {r['players']} | {r['cards']} | {r.get('method', 'exact')} | "
+                       f"{states} | {s['seat']} | {opt_text} | {float(Fraction(s['policy'])):+.4f} | "
+                       f"{s['regret_float']:.4f} |")
     return "\n".join(out)
 
 
@@ -106,16 +212,26 @@ def stored() -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description="measure the near-optimal Loira policy's exact regret")
-    ap.add_argument("--upto", type=int, default=10, help="skip configurations with more cards")
+    ap.add_argument("--upto", type=int, default=16, help="skip configurations with more cards")
+    ap.add_argument("--only", help="measure only configurations whose name contains this (keeps the others' rows)")
     ap.add_argument("--markdown", action="store_true", help="print the stored table for the docs")
     args = ap.parse_args()
     if args.markdown:
         print(markdown(stored()["rows"]))
         return
-    rows = measure(args.upto)
-    REGRET_FILE.write_text(json.dumps({"policy": "near-optimal", "rows": rows, "worst": worst(rows)},
-                                      indent=1) + "\n")
-    print(f"worst regret {worst(rows)['regret_float']} written to {REGRET_FILE}")
+    order = [name for name, _, _ in CONFIGS]
+    # rows measured before (another --only) are kept; each new row is written as soon as it is known
+    kept = {r["configuration"]: r for r in (stored().get("rows", []) if args.only else [])}
+
+    def write(row=None) -> None:
+        if row is not None:
+            print(json.dumps(row), flush=True)
+            kept[row["configuration"]] = row
+        rows = sorted(kept.values(), key=lambda r: order.index(r["configuration"]))
+        REGRET_FILE.write_text(json.dumps({"policy": "near-optimal", "rows": rows, "worst": worst(rows)},
+                                          indent=1) + "\n")
+    measure(args.upto, write, args.only)
+    print(f"worst regret {stored.__wrapped__()['worst']['regret_float']} written to {REGRET_FILE}")
 
 
 if __name__ == "__main__":

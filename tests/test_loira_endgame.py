@@ -1,0 +1,94 @@
+"""The near-optimal policy's exact endgame: the C engine's value of any turn-start state (its kept
+table) against the exact rational solver, and the endgame's decisions against the optimum."""
+from __future__ import annotations
+
+import pytest
+
+from ruleproof.model.loira import fast
+from ruleproof.model.loira.endgame import Endgame, deck_left
+from ruleproof.model.loira.exact import solve
+from ruleproof.model.loira.state import PH, Phase
+from ruleproof.model.protocol import CHANCE, TERMINAL
+from test_loira_fast import CONFIGS
+from test_loira_helpers import game
+
+
+def _available():
+    try:
+        fast._library()
+    except fast.FastUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.mark.parametrize("params", CONFIGS[2:])
+def test_state_value_is_the_exact_value_of_every_turn_state(params):
+    """Every turn-start state the Python model reaches, asked in the solver's (post-)order, so
+    most answers come from the kept table and the first ones from fresh searches."""
+    _available()
+    g = game(params)
+    sol = solve(g)
+    fast.forget_states()
+    checked = 0
+    for s, v in sol.values.items():
+        if s[PH] == Phase.TURN and g.current_player(s) >= 0:
+            got, kept = fast.state_value(g.cfg, fast.c_state(g, s))
+            assert got == pytest.approx(float(v[0]), abs=1e-12), g.describe_state(s)
+            checked += 1
+    assert checked > 10 and kept > 0
+    # a fresh table from the root alone holds the whole round (fast.solve's count)
+    fast.forget_states()
+    _, kept = fast.state_value(g.cfg, fast.c_state(g, g.initial_state()))
+    assert kept == fast.solve(g.cfg)["states"]
+    fast.forget_states()
+
+
+def test_state_value_limit_raises_and_drops_the_table():
+    _available()
+    g = game(CONFIGS[3])
+    fast.forget_states()
+    with pytest.raises(fast.FastLimit):
+        fast.state_value(g.cfg, fast.c_state(g, g.initial_state()), max_states=50)
+    # the interrupted table is gone: the next answer is a full fresh search
+    v, kept = fast.state_value(g.cfg, fast.c_state(g, g.initial_state()))
+    assert kept == fast.solve(g.cfg)["states"] and v == pytest.approx(fast.solve(g.cfg)["value"])
+    fast.forget_states()
+
+
+def test_endgame_decisions_are_optimal():
+    """Every decision of the verify configuration (7 cards, all inside the endgame): the endgame's
+    action has the optimal value for its mover, exactly."""
+    _available()
+    g = game(CONFIGS[3])
+    sol = solve(g)
+    end = Endgame(g)
+    assert end.two and end.applies(g.initial_state())
+    checked = 0
+    for s in list(sol.values):
+        seat = g.current_player(s)
+        if seat in (CHANCE, TERMINAL) or len(g.legal_actions(s)) < 2:
+            continue
+        a = end.choose(s)
+        best = max(v[seat] for _, v in sol.action_values(s))
+        assert sol.value(g.apply(s, a))[seat] == best, g.describe_state(s)
+        checked += 1
+    assert checked > 100 and end.overruns == 0
+
+
+def test_endgame_stays_out_above_its_cards_and_in_matches():
+    _available()
+    g = game(CONFIGS[3])
+    end = Endgame(g, cards=3)
+    assert not end.applies(g.initial_state()) and end.choose(g.initial_state()) is None
+    assert deck_left(g, g.initial_state()) == 7
+    match = game({**CONFIGS[3], "objective": "match"})
+    assert Endgame(match).choose(match.initial_state()) is None
+
+
+def test_endgame_steps_aside_when_the_c_engine_is_unavailable(monkeypatch):
+    g = game(CONFIGS[3])
+    end = Endgame(g)
+
+    def broken(*args, **kwargs):
+        raise fast.FastUnavailable("no C compiler (cc/gcc) found")
+    monkeypatch.setattr(fast, "state_value", broken)
+    assert end.choose(g.initial_state()) is None and not end.applies(g.initial_state())
