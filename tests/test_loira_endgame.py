@@ -92,3 +92,21 @@ def test_endgame_steps_aside_when_the_c_engine_is_unavailable(monkeypatch):
         raise fast.FastUnavailable("no C compiler (cc/gcc) found")
     monkeypatch.setattr(fast, "state_value", broken)
     assert end.choose(g.initial_state()) is None and not end.applies(g.initial_state())
+
+
+_DISCARD_DECK = {"deck": ["F1", "F2", "M1", "grito", "toc-toc", "descarga", "merendeira", "P1"],
+                 "stalls": [2, 4], "centre_rolls": 1}
+
+
+@pytest.mark.parametrize("rulings", [{}, {"L14": "merendeira-resets"}, {"L25": "reshuffle"},
+                                     {"L25": "reshuffle", "L14": "merendeira-resets"}])
+def test_state_value_under_the_discard_pile_rulings(rulings):
+    """The kept table's search (a second entry into the C engine) under the rulings that read the
+    discard pile (Merendeira, L14, L25's cycles): the same value and turn states as fast.solve."""
+    _available()
+    g = game(_DISCARD_DECK, rulings)
+    res = fast.solve(g.cfg)
+    fast.forget_states()
+    got, kept = fast.state_value(g.cfg, fast.c_state(g, g.initial_state()))
+    fast.forget_states()
+    assert got == pytest.approx(res["value"], abs=1e-12) and kept == res["states"]
