@@ -204,3 +204,18 @@ def test_solve_chooses_the_c_match():
     c = solve_ruleset(ruleset(small), exact=False, engine="c-solver").doc()
     generic = solve_ruleset(ruleset(small), exact=False, engine="generic").doc()
     assert c["values"][0]["float"] == pytest.approx(generic["values"][0]["float"], abs=1e-12)
+
+
+def test_solve_takes_the_generic_pipeline_where_exact_values_need_it():
+    """L25 reshuffle cycles and the C solver settles them in floats: with --exact the generic
+    pipeline answers in fractions (the stored scenario L25=reshuffle caught the C solver refusing
+    instead); without, the C solver's float value on a round past the generic threshold."""
+    _available()
+    from ruleproof.solver.analysis import solve_ruleset
+    from test_loira_helpers import ruleset
+    rs = ruleset({"deck": ["F1", "F2", "M1", "grito", "toc-toc", "descarga", "P1"], "stalls": [2, 4],
+                  "centre_rolls": 1}, {"L25": "reshuffle"})
+    exact, default = (solve_ruleset(rs, exact=e).doc() for e in (True, None))
+    assert exact["engine"] == "generic" and exact["exact"] and not exact["partial"]
+    assert default["engine"] == "c-solver" and not default["exact"]
+    assert default["values"][0]["float"] == pytest.approx(exact["values"][0]["float"], abs=1e-12)

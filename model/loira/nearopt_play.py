@@ -19,10 +19,9 @@ from typing import Any, Callable
 
 from ruleproof.solver.montecarlo import mean_ci, playout
 
-from .nearopt import escort_features, load_table, near_optimal
+from .nearopt import load_table, near_optimal
 from .nearopt_regret import stored
 from .policies import POLICIES
-from .table import RISK_EDGES
 
 #: the policy against itself first (its self-play value: what ``solve`` reports as the values), then
 #: the simple rules
