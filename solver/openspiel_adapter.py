@@ -57,6 +57,11 @@ def _sorted(values) -> list:
 class _Space:
     """The explored configuration: the protocol game, action and outcome indices, length bound."""
 
+    def __deepcopy__(self, memo):
+        # OpenSpiel clones a Python state with deepcopy: the space (the game, its memo tables and
+        # the action indices) is shared by every position, never copied with one
+        return self
+
     def __init__(self, game: Game):
         ex = explore(game, max_states=MAX_STATES, check_invariants=False)
         if not ex.complete:
