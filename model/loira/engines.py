@@ -98,15 +98,6 @@ def _beyond_exact_reach(ruleset, options: SolveOptions) -> str | None:
             f"({reach} cards in the default limits; pass --max-states to try)")
 
 
-def _no_exact_forms(cfg) -> str | None:
-    """Why the C solver cannot give this round's value as a fraction (None: it can)."""
-    if fast.cyclic(cfg):
-        return "L25 reshuffle: its turn graph cycles and the C solver settles cycles in floats"
-    if cfg.objective == "match":
-        return "the C solver's match values are floats"
-    return None
-
-
 def _generic_applies(ruleset, options: SolveOptions) -> str | None:
     too_big = _beyond_exact_reach(ruleset, options)
     if too_big:
@@ -114,7 +105,7 @@ def _generic_applies(ruleset, options: SolveOptions) -> str | None:
     if fast.applies(ruleset) is not None:
         return None   # the C solver cannot answer: the generic pipeline tries
     cfg = config_from(ruleset)
-    if options.exact and _no_exact_forms(cfg) is not None:
+    if options.exact and fast.no_exact_forms(cfg) is not None:
         return None   # --exact where the C solver has no exact forms: the generic pipeline, in its limits
     try:
         if _turn_states(cfg) is not None:

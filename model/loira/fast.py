@@ -135,6 +135,18 @@ def cyclic(cfg: Config) -> bool:
     return cfg.rulings.get("L25") == "reshuffle" and cfg.deck[Kind.GRITO] < 3
 
 
+def no_exact_forms(cfg: Config) -> str | None:
+    """Why the C engine cannot give this round's value as exact fractions (None: it can)."""
+    if cfg.objective == "match":
+        return ("no exact forms for the match: its rounds end in float continuation values "
+                "(the generic pipeline gives fractions for small ones: --engine generic --exact)")
+    if cyclic(cfg):
+        return ("no exact forms under L25=reshuffle: the refilled deck lets turn states "
+                "recur, which one pass of sums cannot value (the generic pipeline can, on small rounds: "
+                "--engine generic --exact)")
+    return None
+
+
 def cache_dir() -> Path:
     """``$XDG_CACHE_HOME/ruleproof`` or ``~/.cache/ruleproof``."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
@@ -241,13 +253,8 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
     reason = supports(cfg) if _terminals is None else None
     if reason:
         raise FastUnavailable(reason)
-    if forms and cfg.objective == "match":
-        raise FastUnavailable("no exact forms for the match: its rounds end in float continuation values "
-                              "(the generic pipeline gives fractions for small ones: --engine generic --exact)")
-    if forms and cyclic(cfg):
-        raise FastUnavailable("no exact forms under L25=reshuffle: the refilled deck lets turn states "
-                              "recur, which one pass of sums cannot value (the generic pipeline can, on small rounds: "
-                              "--engine generic --exact)")
+    if forms and (why := no_exact_forms(cfg)):
+        raise FastUnavailable(why)
     dll = _library()
     IntArr = ctypes.c_int * 24
     deck = IntArr(*cfg.deck[:24])
