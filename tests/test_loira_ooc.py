@@ -61,31 +61,41 @@ def test_equal_to_the_exact_rational_solver(tmp_path, cards):
 
 
 def test_layers_and_disk_figures(tmp_path):
-    res = ooc.solve(ooc.config_from(params(6)), tmp_path / "run", partitions=2)
+    res = ooc.solve(ooc.config_from(params(8)), tmp_path / "run", partitions=3)
     layers = res["layers"]
     assert layers[0]["states"] == 1 and sum(r["states"] for r in layers) == res["states"]
-    assert res["bytes"] == sum(r["bytes"] for r in layers) > 16 * res["states"]
-    part = ooc.solve(ooc.config_from(params(6)), tmp_path / "sizing", partitions=3, forward_only=7)
+    # the disk peaks when the forward pass ends: every layer's keys (16 B a state) and the
+    # positions of the requests (4 B each), not the 16-byte requests and 8-byte answers kept before
+    widest = max(r["states"] for r in layers)
+    assert res["peak_disk"] == max(r["disk_after_forward"] for r in layers)
+    assert 16 * res["states"] < res["peak_disk"] < 16 * res["states"] + 4 * 3 * 2 * res["states"] + 48 * widest
+    # what is left once layer 0 is valued: keys and values of layers 0 and 1, nothing asked
+    left = sorted(p.relative_to(tmp_path / "run").as_posix() for p in (tmp_path / "run").glob("L*/*.npy"))
+    assert left and all(name[:4] in ("L000", "L001") and name.endswith((".keys.npy", ".values.npy"))
+                        for name in left)
+    part = ooc.solve(ooc.config_from(params(8)), tmp_path / "sizing", partitions=2, forward_only=7)
     assert "value" not in part and [r["states"] for r in part["layers"]] == [r["states"] for r in layers[:7]]
 
 
-def test_resumes_after_kill_9(tmp_path):
-    """A solve killed mid-way resumes from its finished tasks and reaches the identical value."""
+@pytest.mark.parametrize("when", ["L012/*.fwd.done", "L009/*.bwd.done"])
+def test_resumes_after_kill_9(tmp_path, when):
+    """A solve killed mid-way (forward, or backward after files were released) resumes from its
+    finished tasks and reaches the identical value."""
     folder = tmp_path / "run"
     cmd = [sys.executable, "-m", "ruleproof.model.loira.ooc", str(folder), "--partitions", "4", "--quiet",
            *set_args(params(10))]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    # kill it once the forward pass is past layer 12 (of 22), before any value of layer 0 exists
-    deadline = time.time() + 60
-    while not list(folder.glob("L012/*.fwd.done")) and time.time() < deadline:
+    # kill it once that layer has a finished task (of 22 layers), before any value of layer 0 exists
+    deadline = time.time() + 120
+    while not list(folder.glob(when)) and time.time() < deadline:
         assert proc.poll() is None, proc.stderr.read().decode()
         time.sleep(0.005)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     finished = len(list(folder.glob("L*/*.done")))
     assert finished > 0 and not list(folder.glob("L000/*.bwd.done"))
-    again = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    again = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
     assert again.returncode == 0, again.stderr
     value = json.loads(again.stdout)["value"]
     assert value == fast.solve(ooc.config_from(params(10)))["value"]

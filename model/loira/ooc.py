@@ -5,12 +5,16 @@ one layer on (a stop) or two (a draw). The turn-start states of a layer are spli
 their key into ``partitions`` files; each partition is one task:
 
 - forward, layer by layer from the initial state: the partition's keys are the union of the keys
-  its predecessors asked for; the C engine (``loira_expand`` in ``fast_solver.c``, the same rules
-  as the in-memory solver) lists each turn's successor keys, which are written as request files
-  into the successor partitions' folders (deduplicated per source partition);
+  its predecessors asked for; each request file is then replaced by the positions of its keys in
+  the partition (4 bytes a request instead of 16). The C engine (``loira_expand`` in
+  ``fast_solver.c``, the same rules as the in-memory solver) lists each turn's successor keys,
+  which are written as request files into the successor partitions' folders (deduplicated per
+  source partition);
 - backward, from the last layer: the engine computes each key's value from its successors'
-  values (the answers to the partition's requests), writes them, and answers the requests of the
-  partitions that lead to it.
+  values (read through the positions from the next two layers' keys and values), and writes them.
+  Once a layer is valued, what only it needed goes: its position files, and the keys and values
+  two layers on. The disk then holds keys and values (24 bytes a state) of the layers not yet
+  valued, their positions, and the requests of at most two layers.
 
 Values are the same float64 arithmetic as the in-memory C solver in the same order, so they are
 bit-equal to it ("exact" means the exact optimum, computed in float64). Every finished task leaves
@@ -169,17 +173,28 @@ def _as_saved(keys: np.ndarray) -> np.ndarray:
 
 
 def _requests(root: Path, layer: int, part: int) -> list[Path]:
-    """Request files asking partition ``part`` of ``layer`` for values."""
+    """Request files asking partition ``part`` of ``layer`` for values (keys; until its forward)."""
     return sorted(p for p in _layer_dir(root, layer).glob(f"p{part:03d}.from.*.npy")
-                  if not p.name.endswith(".ans.npy"))
+                  if not p.name.endswith(".at.npy"))
 
 
 def _request_name(dst_part: int, src_layer: int, src_part: int) -> str:
     return f"p{dst_part:03d}.from.L{src_layer:03d}p{src_part:03d}"
 
 
+def _positions_path(request: Path) -> Path:
+    """Where a request's keys sit in the partition that got it (written by that partition's forward)."""
+    return request.with_name(request.name[:-4] + ".at.npy")
+
+
 def _peak() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _mark(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
 
 
 # ---- tasks --------------------------------------------------------------------------------------
@@ -188,16 +203,23 @@ def forward_task(root: str, job: Job, layer: int, part: int) -> dict:
     folder = _layer_dir(Path(root), layer)
     done = folder / f"p{part:03d}.fwd.done"
     keys_path = folder / f"p{part:03d}.keys.npy"
+    requests = _requests(Path(root), layer, part)
     if done.exists():
-        return {"states": len(_load_keys(keys_path)), "cpu": 0.0, "peak": _peak()}
+        for req in requests:            # killed between the marker and the clean-up
+            req.unlink(missing_ok=True)
+        return {"states": int(done.read_text() or 0), "cpu": 0.0, "peak": _peak()}
     start = time.process_time()
     folder.mkdir(parents=True, exist_ok=True)
     if layer == 0:
         key = root_key(job)
         keys = key if partition_of(key, job.partitions)[0] == part else np.zeros(0, KEY)
     else:
-        parts = [np.load(p).view(KEY).ravel() for p in _requests(Path(root), layer, part)]
-        keys = np.unique(np.concatenate(parts)) if parts else np.zeros(0, KEY)
+        asked = [np.load(p).view(KEY).ravel() for p in requests]
+        keys = np.unique(np.concatenate(asked)) if asked else np.zeros(0, KEY)
+        if len(keys) >= 1 << 32:
+            raise OocError(f"{folder}: partition {part} has {len(keys)} keys (at most 2^32: use more partitions)")
+        for req, ask in zip(requests, asked):   # both sorted: the positions are increasing
+            _save(_positions_path(req), np.searchsorted(keys, ask).astype(np.uint32))
     P = job.partitions
     found: dict[int, list[np.ndarray]] = {}
     for out, lay in expand(job, keys):
@@ -216,12 +238,14 @@ def forward_task(root: str, job: Job, layer: int, part: int) -> dict:
         dst.mkdir(parents=True, exist_ok=True)
         _save(dst / (_request_name(dst_part, layer, part) + ".npy"), _as_saved(np.unique(np.concatenate(pieces))))
     _save(keys_path, _as_saved(keys))
-    done.touch()
+    _mark(done, str(len(keys)))
+    for req in requests:                # their positions hold the same information
+        req.unlink()
     return {"states": len(keys), "cpu": time.process_time() - start, "peak": _peak()}
 
 
 def backward_task(root: str, job: Job, layer: int, part: int) -> dict:
-    """Value the partition's keys from its answered requests, then answer the requests it got."""
+    """Value the partition's keys from the values of the successors it asked for."""
     folder = _layer_dir(Path(root), layer)
     done = folder / f"p{part:03d}.bwd.done"
     if done.exists():
@@ -231,22 +255,36 @@ def backward_task(root: str, job: Job, layer: int, part: int) -> dict:
     succ, vals = [], []
     for nxt in (layer + 1, layer + 2):
         for q in range(job.partitions):
-            base = _layer_dir(Path(root), nxt) / _request_name(q, layer, part)
-            req = base.with_name(base.name + ".npy")
-            if req.exists():
-                succ.append(np.load(req).view(KEY).ravel())
-                vals.append(np.load(base.with_name(base.name + ".ans.npy")))
+            at_path = _positions_path(_layer_dir(Path(root), nxt) / (_request_name(q, layer, part) + ".npy"))
+            if not at_path.exists():
+                continue
+            at = np.load(at_path)
+            try:   # memory-mapped: only the asked rows are read
+                their_keys = np.load(_layer_dir(Path(root), nxt) / f"p{q:03d}.keys.npy", mmap_mode="r")
+                their_vals = np.load(_layer_dir(Path(root), nxt) / f"p{q:03d}.values.npy", mmap_mode="r")
+            except FileNotFoundError as e:
+                raise OocError(f"{e.filename}: missing, but {at_path.name} asks it for values "
+                               "(the folder's files are inconsistent)") from None
+            succ.append(np.ascontiguousarray(their_keys[at]).view(KEY).ravel())
+            vals.append(np.asarray(their_vals[at]))
     values = evaluate(job, keys, np.concatenate(succ) if succ else np.zeros(0, KEY),
                       np.concatenate(vals) if vals else np.zeros(0))
     _save(folder / f"p{part:03d}.values.npy", values)
-    for req in _requests(Path(root), layer, part):
-        asked = np.load(req).view(KEY).ravel()
-        at = np.searchsorted(keys, asked)
-        if len(asked) and (at.max() >= len(keys) or np.any(keys[at] != asked)):
-            raise OocError(f"{req}: a requested key is not in partition {part} of layer {layer}")
-        _save(req.with_name(req.name[:-4] + ".ans.npy"), values[at])
     done.touch()
     return {"cpu": time.process_time() - start, "peak": _peak()}
+
+
+def release(root: Path, job: Job, layer: int) -> None:
+    """Delete what only the valuing of ``layer`` needed: the positions of its requests, and the
+    keys and values of ``layer + 2`` (layers ``layer`` and ``layer + 1``, the only ones that
+    read them, are valued). Idempotent: a resumed solve calls it again."""
+    for nxt in (layer + 1, layer + 2):
+        for f in _layer_dir(root, nxt).glob(f"p*.from.L{layer:03d}p*.at.npy"):
+            f.unlink(missing_ok=True)
+    if layer + 2 < job.layers:
+        for f in _layer_dir(root, layer + 2).glob("p*.*.npy"):
+            if f.name.endswith((".keys.npy", ".values.npy")):
+                f.unlink(missing_ok=True)
 
 
 # ---- the driver ---------------------------------------------------------------------------------
@@ -268,8 +306,9 @@ def _check_folder(root: Path, job: Job) -> None:
         meta.write_text(json.dumps(want))
 
 
-def _disk(folder: Path) -> int:
-    return sum(p.stat().st_size for p in folder.glob("*.npy")) if folder.exists() else 0
+def _disk(root: Path) -> int:
+    """Bytes of the folder's arrays (every layer)."""
+    return sum(p.stat().st_size for p in root.glob("L*/*.npy"))
 
 
 def solve(cfg: Config, folder: str | Path, partitions: int = 8, workers: int = 0,
@@ -310,7 +349,8 @@ def solve(cfg: Config, folder: str | Path, partitions: int = 8, workers: int = 0
             rows.append({"layer": layer, "states": sum(r["states"] for r in res),
                          "forward_seconds": round(time.perf_counter() - t, 3),
                          "cpu_seconds": round(sum(r["cpu"] for r in res), 3),
-                         "peak": max(r["peak"] for r in res)})
+                         "peak": max(r["peak"] for r in res),
+                         "disk_after_forward": _disk(root)})
             if progress:
                 progress("forward", rows[-1])
         if forward_only:
@@ -322,7 +362,8 @@ def solve(cfg: Config, folder: str | Path, partitions: int = 8, workers: int = 0
             row = rows[layer]
             row["backward_seconds"] = round(time.perf_counter() - t, 3)
             row["cpu_seconds"] = round(row["cpu_seconds"] + sum(r["cpu"] for r in res), 3)
-            row["bytes"] = _disk(_layer_dir(root, layer))
+            release(root, job, layer)
+            row["disk_after_backward"] = _disk(root)
             row["peak"] = max(row["peak"], *(r["peak"] for r in res))
             if progress:
                 progress("backward", row)
@@ -335,7 +376,8 @@ def solve(cfg: Config, folder: str | Path, partitions: int = 8, workers: int = 0
     mover = float(np.load(_layer_dir(root, 0) / f"p{first:03d}.values.npy")[0])
     value = -mover if job.first_seat == 1 else mover
     return {"value": value, "states": sum(r["states"] for r in rows), "layers": rows,
-            "seconds": time.perf_counter() - start, "bytes": sum(r["bytes"] for r in rows),
+            "seconds": time.perf_counter() - start,
+            "peak_disk": max(max(r["disk_after_forward"], r["disk_after_backward"]) for r in rows),
             "cpu_seconds": sum(r["cpu_seconds"] for r in rows),
             "peak": max(max(r["peak"] for r in rows), _peak())}
 
