@@ -144,6 +144,33 @@ def evaluate(job: Job, keys: np.ndarray, succ: np.ndarray, succ_val: np.ndarray)
     return values[:len(keys)]
 
 
+def _keys_fn(name: str):
+    fn = getattr(fast._library(), name)
+    fn.restype = ctypes.c_int64
+    return fn
+
+
+def unique(keys: np.ndarray) -> np.ndarray:
+    """``np.unique`` of 16-byte keys, in C (the same order; ~10x faster than NumPy's V16 sort)."""
+    out = np.array(keys, dtype=KEY, copy=True).ravel()
+    n = _keys_fn("ooc_sort_unique")(ctypes.c_void_p(out.ctypes.data), ctypes.c_int64(len(out)))
+    if n < 0:
+        raise OocError("out of memory sorting keys")
+    return out[:n]
+
+
+def positions(keys: np.ndarray, asked: np.ndarray) -> np.ndarray:
+    """Where each asked key sits in the sorted unique ``keys`` (``np.searchsorted``, in C)."""
+    keys, asked = np.ascontiguousarray(keys), np.ascontiguousarray(asked)
+    out = np.zeros(len(asked), dtype=np.uint32)
+    rc = _keys_fn("ooc_positions")(ctypes.c_void_p(keys.ctypes.data), ctypes.c_int64(len(keys)),
+                                       ctypes.c_void_p(asked.ctypes.data), ctypes.c_int64(len(asked)),
+                                       ctypes.c_void_p(out.ctypes.data))
+    if rc != 0:
+        raise OocError("a requested key is not in the partition (the folder's files are inconsistent)")
+    return out
+
+
 def partition_of(keys: np.ndarray, partitions: int) -> np.ndarray:
     pair = keys.view(np.uint64).reshape(-1, 2)
     h = pair[:, 0] * np.uint64(0x9E3779B97F4A7C15) ^ pair[:, 1] * np.uint64(0xC2B2AE3D27D4EB4F)
@@ -215,11 +242,11 @@ def forward_task(root: str, job: Job, layer: int, part: int) -> dict:
         keys = key if partition_of(key, job.partitions)[0] == part else np.zeros(0, KEY)
     else:
         asked = [np.load(p).view(KEY).ravel() for p in requests]
-        keys = np.unique(np.concatenate(asked)) if asked else np.zeros(0, KEY)
+        keys = unique(np.concatenate(asked)) if asked else np.zeros(0, KEY)
         if len(keys) >= 1 << 32:
             raise OocError(f"{folder}: partition {part} has {len(keys)} keys (at most 2^32: use more partitions)")
         for req, ask in zip(requests, asked):   # both sorted: the positions are increasing
-            _save(_positions_path(req), np.searchsorted(keys, ask).astype(np.uint32))
+            _save(_positions_path(req), positions(keys, ask))
     P = job.partitions
     found: dict[int, list[np.ndarray]] = {}
     for out, lay in expand(job, keys):
@@ -231,12 +258,12 @@ def forward_task(root: str, job: Job, layer: int, part: int) -> dict:
         out, group = out[order], group[order]
         cuts = np.flatnonzero(np.diff(group)) + 1
         for piece, g in zip(np.split(out, cuts), group[np.r_[0, cuts]] if len(group) else []):
-            found.setdefault(int(g), []).append(np.unique(piece))
+            found.setdefault(int(g), []).append(unique(piece))
     for g, pieces in found.items():
         dst_layer, dst_part = layer + 1 + g // P, g % P
         dst = _layer_dir(Path(root), dst_layer)
         dst.mkdir(parents=True, exist_ok=True)
-        _save(dst / (_request_name(dst_part, layer, part) + ".npy"), _as_saved(np.unique(np.concatenate(pieces))))
+        _save(dst / (_request_name(dst_part, layer, part) + ".npy"), _as_saved(unique(np.concatenate(pieces))))
     _save(keys_path, _as_saved(keys))
     _mark(done, str(len(keys)))
     for req in requests:                # their positions hold the same information
