@@ -145,6 +145,23 @@ def test_reshuffle_sweeps_settle_recurring_states():
     assert res["value"] == pytest.approx(0.25, abs=1e-12)   # the generic pipeline: 1/4
 
 
+def test_merendeira_resets_cycles_match_the_generic_pipeline():
+    """L14 merendeira-resets with L25 reshuffle: large components with decisions inside, settled by
+    summing their tapes (fast_solver.c close_component) instead of searching every turn again."""
+    _available()
+    from ruleproof.solver.analysis import solve_ruleset
+    from test_loira_helpers import ruleset
+    params = {"deck": ["F1", "F2", "grito", "toc-toc", "descarga", "merendeira"], "stalls": [2, 4],
+              "centre_rolls": 1}
+    rulings = {"L14": "merendeira-resets", "L25": "reshuffle"}
+    res = fast.solve(game(params, rulings).cfg)
+    # measured: 18,694 turn states, 2,730 of them in cycles, 905 sweeps; the generic pipeline's
+    # 289,908 nodes give 0.08464732876643424
+    assert res["states_swept"] > 1000 and res["sweeps"] > 5 and res["residual"] < 1e-14
+    generic = solve_ruleset(ruleset(params, rulings), engine="generic", exact=False).doc()
+    assert res["value"] == pytest.approx(generic["values"][0]["float"], abs=1e-12)
+
+
 def test_reshuffle_has_no_exact_forms():
     _available()
     with pytest.raises(fast.FastUnavailable, match="L25=reshuffle"):
