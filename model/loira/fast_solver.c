@@ -43,14 +43,28 @@ static int R_start[2];       /* rolls each seat held when the round started (L09
  * The wins so far make the seats unequal: no seat swap then, and the key carries the turn. */
 static double *match_vals;
 static int match_dim;        /* total rolls + 1 */
+/* which of them the search read (L15 replay: the replayed rounds the match must value too) */
+static unsigned char *match_seen;
 int loira_match_terminals(const double *vals, int total_rolls) {
-    free(match_vals); match_vals = NULL; match_dim = 0;
+    free(match_vals); match_vals = NULL; free(match_seen); match_seen = NULL; match_dim = 0;
     if (!vals) return 0;
     match_dim = total_rolls + 1;
     match_vals = malloc(3 * match_dim * match_dim * sizeof(double));
-    if (!match_vals) return -1;
+    match_seen = calloc(3 * match_dim * match_dim, 1);
+    if (!match_vals || !match_seen) return -1;
     memcpy(match_vals, vals, 3 * match_dim * match_dim * sizeof(double));
     return 0;
+}
+/* the read marks of the last solve (3 * (total rolls + 1)^2 bytes, as the values) */
+int loira_match_seen(unsigned char *out) {
+    if (!match_seen) return -1;
+    memcpy(out, match_seen, 3 * match_dim * match_dim);
+    return 0;
+}
+static double match_value(int outcome, int r0, int r1) {
+    int at = (outcome * match_dim + r0) * match_dim + r1;
+    match_seen[at] = 1;
+    return match_vals[at];
 }
 
 /* ruling alternatives (model/loira/rulings.py; fast.py FLAGS lists them in this order); 0: default */
@@ -236,7 +250,7 @@ static double terminal(const St *s) {
         sc[i] = t; cards[i] = c;
     }
     int outcome = sc[0] != sc[1] ? (sc[0] > sc[1] ? 0 : 1) : cards[0] != cards[1] ? (cards[0] < cards[1] ? 0 : 1) : 2;
-    if (match_vals) return leaf(match_vals[(outcome * match_dim + s->rolls[0]) * match_dim + s->rolls[1]]);
+    if (match_vals) return leaf(match_value(outcome, s->rolls[0], s->rolls[1]));
     return outcome == 2 ? 0.0 : leaf(outcome == 0 ? 1.0 : -1.0);
 }
 
@@ -305,7 +319,7 @@ static double loira_takes(St *s, int victim) {
     if (RF[R_ROUND_ROLLS] && s->rolls[victim] > R_start[victim]) s->rolls[victim] = R_start[victim];
     else if (!RF[R_ROUND_ROLLS]) s->rolls[victim] = 0;
     if (RF[R_VICTIM_LOSES]) {                                          /* L28: the other wins */
-        if (match_vals) return leaf(match_vals[((1 - victim) * match_dim + s->rolls[0]) * match_dim + s->rolls[1]]);
+        if (match_vals) return leaf(match_value(1 - victim, s->rolls[0], s->rolls[1]));
         return leaf(victim == 0 ? -1.0 : 1.0);
     }
     return terminal(s);
