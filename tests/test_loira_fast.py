@@ -54,9 +54,9 @@ def test_fast_solver_random_small_decks():
 def test_unsupported_configurations_are_refused():
     assert fast.supports(game({"players": 3}).cfg)
     assert fast.supports(game(rulings={"L04": "bathroom-cards"}).cfg) is None
-    # the sweeps under L25 reshuffle value a key without knowing whose were the starting rolls
-    assert "L09=round-rolls" in fast.supports(game({"deck": ["F1", "grito"], "rolls": [1, 0]},
-                                                   {"L25": "reshuffle", "L09": "round-rolls"}).cfg)
+    # the key keeps the seats apart there (stop 19; refused before)
+    assert fast.supports(game({"deck": ["F1", "grito"], "rolls": [1, 0]},
+                              {"L25": "reshuffle", "L09": "round-rolls"}).cfg) is None
     assert fast.supports(game({"expansions": ["ralo", "tia"]}).cfg) is None
     assert fast.supports(game().cfg) is None
 
@@ -160,6 +160,44 @@ def test_merendeira_resets_cycles_match_the_generic_pipeline():
     assert res["states_swept"] > 1000 and res["sweeps"] > 5 and res["residual"] < 1e-14
     generic = solve_ruleset(ruleset(params, rulings), engine="generic", exact=False).doc()
     assert res["value"] == pytest.approx(generic["values"][0]["float"], abs=1e-12)
+
+
+# L09 round-rolls with unequal starting rolls: the Loira leaves each seat the rolls it started with,
+# so a state and its mirror (seats swapped) differ; the C key keeps the seats apart (keep_seats).
+# Before stop 19 the key swapped them and the first deck's round came out 0.3554977 (C) against
+# the model's 0.3752315; under L25 the C engine refused. Values: the exact solver, the generic pipeline.
+ROUND_ROLLS = [
+    ({"deck": ["merendeira", "descarga", "F1", "M2", "tia", "grito"], "stalls": [2, 4], "rolls": [1, 0],
+      "centre_rolls": 0}, {}),
+    ({"deck": ["merendeira", "descarga", "F1", "M2", "tia", "grito"], "stalls": [2, 4], "rolls": [0, 1],
+      "centre_rolls": 0, "first_seat": 1}, {}),
+]
+ROUND_ROLLS_RESHUFFLE = [
+    {"deck": ["P1", "zelador", "merendeira", "tia", "grito"], "stalls": [2, 3, 4], "rolls": [0, 1],
+     "centre_rolls": 0, "first_seat": 1},   # generic: -0.40514321886855387 (the old key: -0.3457963)
+    {"deck": ["tia", "P1", "merendeira", "fios", "grito"], "stalls": [2, 4], "rolls": [2, 1],
+     "centre_rolls": 1, "first_seat": 1},   # generic: 0.22824074074074074 (the old key: 0.2072917)
+]
+
+
+@pytest.mark.parametrize("params,rulings", ROUND_ROLLS)
+def test_round_rolls_with_unequal_rolls_match_the_exact_solver(params, rulings):
+    _available()
+    g = game(params, {**rulings, "L09": "round-rolls"})
+    exact = solve(g).value(g.initial_state())[0]
+    assert fast.solve(g.cfg)["value"] == pytest.approx(float(exact), abs=1e-12)
+    assert fast.solve_exact(g.cfg)["fraction"] == exact   # the root's form is seat 0's value here
+
+
+@pytest.mark.parametrize("params", ROUND_ROLLS_RESHUFFLE)
+def test_round_rolls_with_unequal_rolls_under_reshuffle_match_the_generic_pipeline(params):
+    _available()
+    from ruleproof.solver.explore import explore
+    from ruleproof.solver.solve import solve as generic_solve
+    g = game(params, {"L09": "round-rolls", "L25": "reshuffle"})
+    assert fast.supports(g.cfg) is None
+    generic = generic_solve(explore(g, check_invariants=False)).initial[0]
+    assert fast.solve(g.cfg)["value"] == pytest.approx(generic, abs=1e-12)
 
 
 def test_reshuffle_has_no_exact_forms():

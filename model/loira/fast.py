@@ -117,14 +117,16 @@ def supports(cfg: Config) -> str | None:
         # L25 reshuffle needs a deck that can run out before the third Grito ends the round
         if rid == "L25" and cfg.deck[Kind.GRITO] >= 3:
             continue
-        if ((rid, opt) == ("L09", "round-rolls") and cyclic(cfg) and cfg.rolls[0] != cfg.rolls[1]
-                and cfg.objective == "round"):
-            # the sweeps value states by their key, which leaves out whose the seat-0 rolls were
-            # (a match's round solves keep the seats apart)
-            return "the C engine does not implement L09=round-rolls with L25=reshuffle and unequal starting rolls"
         if not _claimed(rid, opt):
             return f"the C engine does not implement {rid}={opt}"
     return None
+
+
+def keeps_seats(cfg: Config) -> bool:
+    """Whether the C search keeps the seats apart in a round (no seat swap: the key carries the
+    turn, stored values are seat 0's): L09 round-rolls with unequal starting rolls, where the
+    Loira leaves each seat the rolls it started with (a match's rounds keep them apart too)."""
+    return cfg.rulings.get("L09") == "round-rolls" and cfg.rolls[0] != cfg.rolls[1]
 
 
 def cyclic(cfg: Config) -> bool:
@@ -374,8 +376,7 @@ def solve_match(cfg: Config, max_states: int | None = None, timeout: float | Non
         rcfg = replace(cfg, objective="round", rolls=(r0, r1), centre_rolls=total - r0 - r1, first_seat=first)
         # where every outcome ends the match, the round's own utility: the plain round solve (seat swap on)
         plain = not replay and all(table[(o * dim + a) * dim + b] == (1.0, -1.0, 0.0)[o]
-                                   for o in range(3) for a in range(dim) for b in range(dim - a)) and not (
-            cfg.rulings.get("L09") == "round-rolls" and r0 != r1)   # the key does not keep whose rolls they were
+                                   for o in range(3) for a in range(dim) for b in range(dim - a))
         try:
             res = solve(rcfg, max_states, remaining, _terminals=None if plain else table)
         except FastLimit as exc:
@@ -473,7 +474,8 @@ def solve_exact(cfg: Config, max_states: int | None = None, timeout: float | Non
         i += 1 + abs(count)
     if key is None:
         raise FastUnavailable("the C search wrote no exact forms")
-    value = Fraction(*values[key]) * (1 if cfg.first_seat == 0 else -1)
+    # the root's form is the mover's value, or seat 0's where the seats are kept apart
+    value = Fraction(*values[key]) * (1 if cfg.first_seat == 0 or keeps_seats(cfg) else -1)
     if abs(float(value) - res["value"]) > 1e-9:
         raise FastUnavailable(f"the exact value {value} disagrees with the double {res['value']!r}")
     res.update(fraction=value, exact_seconds=time.perf_counter() - start, ties_decided=decided[0])

@@ -38,6 +38,10 @@ static int w_deck[NK], w_bath[9], w_stall[NS], w_esp, w_sw, w_rolls, w_phys, w_g
 static int deck_start[NK];   /* the round's deck: cards drawn = deck_start - deck (out-of-core layers) */
 static int total_bits;
 static int R_start[2];       /* rolls each seat held when the round started (L09 round-rolls) */
+/* seats not interchangeable: a match's round (below), or L09 round-rolls with unequal starting
+ * rolls (the Loira leaves each seat its own). Then no seat swap, the key carries the turn, and
+ * stored values are seat 0's (set_config) */
+static int keep_seats;
 /* a round of a match (loira_match_terminals): seat 0's value of the rest of the match after the
  * round, per (outcome: 0 seat 0 wins, 1 seat 1 wins, 2 shared; seat 0's rolls; seat 1's rolls).
  * The wins so far make the seats unequal: no seat swap then, and the key carries the turn. */
@@ -100,6 +104,7 @@ static void put(Packer *p, int value, int width) {
 }
 static void pack(const St *s, int swap, uint64_t *lo, uint64_t *hi) {
     Packer p = {0, 0, 0};
+    if (keep_seats) swap = 0;
     for (int k = 0; k < NK; k++) put(&p, s->deck[k], w_deck[k]);
     for (int i = 0; i < 2; i++) {
         int seat = swap ? 1 - i : i;
@@ -112,7 +117,7 @@ static void pack(const St *s, int swap, uint64_t *lo, uint64_t *hi) {
     for (int v = 0; v < S_n; v++) put(&p, s->out[v], w_stall[v]);
     for (int x = 0; x < NX; x++) put(&p, s->aside[x], w_deck[RAPAGOTE + x]);
     put(&p, s->gritos, w_grit); put(&p, s->phys, w_phys); put(&p, s->slots, w_phys);
-    if (match_vals) put(&p, s->turn, 1);
+    if (keep_seats) put(&p, s->turn, 1);
     *lo = p.lo; *hi = p.hi + 1;  /* hi never 0: 0 marks an empty slot */
 }
 
@@ -590,7 +595,7 @@ static double turn_body(const St *s) {
 }
 static double turn_value(const St *s) {
     if (probe_on) return probe_leaf(s);
-    int swap = s->turn == 1 && !match_vals;
+    int swap = s->turn == 1 && !keep_seats;
     uint64_t lo, hi;
     pack(s, swap, &lo, &hi);
     Slot *slot = find(lo, hi);
@@ -681,7 +686,8 @@ static int set_config(const int *deck, int S, const int *vals, const int *cnts, 
     for (int v = 0; v < S; v++) per_seat += w_stall[v];
     per_seat += w_esp + w_sw + w_rolls + w_ralo + 1;
     for (int x = 0; x < NX; x++) total_bits += w_deck[RAPAGOTE + x];   /* set aside */
-    total_bits += 2 * per_seat + w_grit + 2 * w_phys + (match_vals != NULL);
+    keep_seats = match_vals != NULL || (RF[R_ROUND_ROLLS] && r0 != r1);
+    total_bits += 2 * per_seat + w_grit + 2 * w_phys + keep_seats;
     for (int v = 0; v < S; v++) total_bits += w_stall[v];
     return total_bits > 127;
 }
@@ -779,7 +785,7 @@ static int get(Packer *p, int width) {
     p->pos += width;
     return (int)(v & ((1ULL << width) - 1));
 }
-/* the inverse of pack (swap 0): the mover is seat 0 */
+/* the inverse of pack (swap 0): the mover is seat 0, or (keep_seats) the key carries the turn */
 static void unpack(uint64_t lo, uint64_t hi, St *s) {
     Packer p = {lo, hi - 1, 0};
     memset(s, 0, sizeof *s);
@@ -794,7 +800,7 @@ static void unpack(uint64_t lo, uint64_t hi, St *s) {
     for (int v = 0; v < S_n; v++) s->out[v] = get(&p, w_stall[v]);
     for (int x = 0; x < NX; x++) s->aside[x] = get(&p, w_deck[RAPAGOTE + x]);
     s->gritos = get(&p, w_grit); s->phys = get(&p, w_phys); s->slots = get(&p, w_phys);
-    if (match_vals) s->turn = get(&p, 1);
+    if (keep_seats) s->turn = get(&p, 1);
 }
 /* layers: 2 * cards drawn + (a seat has stopped); every turn moves one or two layers on */
 static int layer_of(const St *s) {
