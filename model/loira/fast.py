@@ -559,6 +559,8 @@ def turn(cfg: Config, state: Sequence[int], values: Sequence[float] | None = Non
         _configure(dll, cfg)
         n = dll.loira_turn(deck, len(cfg.stalls), vals, cnts, cfg.rolls[0], cfg.rolls[1],
                            cfg.centre_rolls, st, cap, out, given, ctypes.byref(value))
+    if n == -2:
+        raise FastUnavailable("internal error: the fast key packing disagrees with the field-by-field one")
     if n < 0:
         raise FastUnavailable("the configuration does not fit the 128-bit state key")
     if n > cap:

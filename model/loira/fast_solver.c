@@ -8,6 +8,7 @@
  * keys are stored with the mover as seat 0. Values are doubles (cross-checked against the exact
  * rational solver in tests/test_loira_fast.py).
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,19 +92,59 @@ static uint64_t visits;
 static int bits(int n) { int b = 0; while ((1 << b) <= n) b++; return b; }
 
 /* ---- packing ---------------------------------------------------------------------------- */
-typedef struct { uint64_t lo, hi; int pos; } Packer;
-static void put(Packer *p, int value, int width) {
-    /* a whole field at a time (it may straddle the two words); widths are below 32 */
-    uint64_t v = (uint64_t)value & ((1ULL << width) - 1);
-    if (p->pos >= 64) p->hi |= v << (p->pos - 64);
-    else {
-        p->lo |= v << p->pos;
-        if (p->pos + width > 64) p->hi |= v >> (64 - p->pos);
-    }
+/* the key's 128 bits as one integer (gcc/clang): a field is one shift and or, no branches (the
+ * same layout as two 64-bit words filled from bit 0: the out-of-core files keep their keys) */
+typedef unsigned __int128 u128;
+typedef struct { u128 bits; int pos; } Packer;
+static inline void put(Packer *p, int value, int width) {   /* widths are below 32 */
+    p->bits |= (u128)((uint64_t)value & ((1ULL << width) - 1)) << p->pos;
     p->pos += width;
 }
+/* pack's fields of nonzero width, as (St int index, mask, bit position), per swap (set_config):
+ * the key in a few shifts -- most of the 24 deck kinds, say, are not in a given deck */
+typedef struct { int idx; uint64_t mask; int pos; } Field;
+static Field plan[2][128];
+static int plan_n, stop_pos[2], turn_pos;
+#define AT(field) ((int)(offsetof(St, field) / sizeof(int)))
+static void plan_add(Field *f, int *n, int *pos, int idx, int width) {
+    if (width) f[(*n)++] = (Field){idx, (1ULL << width) - 1, *pos};
+    *pos += width;
+}
+/* the same layout as pack_slow below (tests: test_loira_fast.py's keys agree) */
+static void make_plan(void) {
+    for (int swap = 0; swap < 2; swap++) {
+        Field *f = plan[swap];
+        int n = 0, pos = 0;
+        for (int k = 0; k < NK; k++) plan_add(f, &n, &pos, AT(deck[k]), w_deck[k]);
+        for (int i = 0; i < 2; i++) {
+            int seat = swap ? 1 - i : i;
+            for (int k = 0; k < 9; k++) plan_add(f, &n, &pos, AT(bath[seat][k]), w_bath[k]);
+            for (int v = 0; v < S_n; v++) plan_add(f, &n, &pos, AT(stall[seat][v]), w_stall[v]);
+            plan_add(f, &n, &pos, AT(esp[seat]), w_esp); plan_add(f, &n, &pos, AT(sw[seat]), w_sw);
+            plan_add(f, &n, &pos, AT(rolls[seat]), w_rolls); plan_add(f, &n, &pos, AT(ralo[seat]), w_ralo);
+            stop_pos[i] = pos++;   /* the same for both swaps */
+        }
+        for (int v = 0; v < S_n; v++) plan_add(f, &n, &pos, AT(out[v]), w_stall[v]);
+        for (int x = 0; x < NX; x++) plan_add(f, &n, &pos, AT(aside[x]), w_deck[RAPAGOTE + x]);
+        plan_add(f, &n, &pos, AT(gritos), w_grit); plan_add(f, &n, &pos, AT(phys), w_phys);
+        plan_add(f, &n, &pos, AT(slots), w_phys);
+        turn_pos = pos;
+        plan_n = n;
+    }
+}
 static void pack(const St *s, int swap, uint64_t *lo, uint64_t *hi) {
-    Packer p = {0, 0, 0};
+    if (keep_seats) swap = 0;
+    const int *a = (const int *)s;
+    const Field *f = plan[swap];
+    u128 key = 0;
+    for (int i = 0; i < plan_n; i++) key |= (u128)((uint64_t)a[f[i].idx] & f[i].mask) << f[i].pos;
+    for (int i = 0; i < 2; i++) key |= (u128)((s->stopped >> (swap ? 1 - i : i)) & 1) << stop_pos[i];
+    if (keep_seats) key |= (u128)(s->turn & 1) << turn_pos;
+    *lo = (uint64_t)key; *hi = (uint64_t)(key >> 64) + 1;  /* hi never 0: 0 marks an empty slot */
+}
+/* the key field by field (the layout's definition; pack must give the same bits) */
+static void pack_slow(const St *s, int swap, uint64_t *lo, uint64_t *hi) {
+    Packer p = {0, 0};
     if (keep_seats) swap = 0;
     for (int k = 0; k < NK; k++) put(&p, s->deck[k], w_deck[k]);
     for (int i = 0; i < 2; i++) {
@@ -118,7 +159,7 @@ static void pack(const St *s, int swap, uint64_t *lo, uint64_t *hi) {
     for (int x = 0; x < NX; x++) put(&p, s->aside[x], w_deck[RAPAGOTE + x]);
     put(&p, s->gritos, w_grit); put(&p, s->phys, w_phys); put(&p, s->slots, w_phys);
     if (keep_seats) put(&p, s->turn, 1);
-    *lo = p.lo; *hi = p.hi + 1;  /* hi never 0: 0 marks an empty slot */
+    *lo = (uint64_t)p.bits; *hi = (uint64_t)(p.bits >> 64) + 1;
 }
 
 static uint64_t mix(uint64_t lo, uint64_t hi) {
@@ -689,6 +730,7 @@ static int set_config(const int *deck, int S, const int *vals, const int *cnts, 
     keep_seats = match_vals != NULL || (RF[R_ROUND_ROLLS] && r0 != r1);
     total_bits += 2 * per_seat + w_grit + 2 * w_phys + keep_seats;
     for (int v = 0; v < S; v++) total_bits += w_stall[v];
+    make_plan();
     return total_bits > 127;
 }
 /* set_config and the round's initial state s (seat ``turn`` left 0) */
@@ -753,12 +795,18 @@ double loira_forms_take(int64_t *out) {
 /* One turn of the state given as sizeof(St)/sizeof(int) ints in St's field order: the next turn-start
  * states it can reach (written to succ, cap of them; the count is returned) and, when vals gives
  * seat 0's value of each, seat 0's value of this turn (terminals scored here). For the
- * differential test against the Python model. Returns -1 when the key is too wide. */
+ * differential test against the Python model. Returns -1 when the key is too wide, -2 when pack
+ * and pack_slow give the state different keys. */
 int loira_state_ints(void) { return (int)(sizeof(St) / sizeof(int)); }
 int loira_turn(const int *deck, int S, const int *vals, const int *cnts, int r0, int r1, int crolls,
                const int *state, int cap_out, int *succ, const double *succ_vals, double *value) {
     if (set_config(deck, S, vals, cnts, r0, r1, crolls)) return -1;
     St s; memcpy(&s, state, sizeof s);
+    for (int swap = 0; swap < 2; swap++) {
+        uint64_t a, b, c, d;
+        pack(&s, swap, &a, &b); pack_slow(&s, swap, &c, &d);
+        if (a != c || b != d) return -2;
+    }
     probe_on = 1; probe_n = 0; probe_cap = cap_out; probe_out = (St *)succ; probe_vals = succ_vals;
     *value = turn_body(&s);
     probe_on = 0; probe_out = NULL; probe_vals = NULL;
@@ -775,19 +823,14 @@ static int8_t *ooc_layer;          /* expand: their layers */
 static int64_t ooc_n, ooc_cap;
 static int ooc_error;              /* 1: expand buffer full, 2: evaluate met an unknown successor */
 
-static int get(Packer *p, int width) {
-    uint64_t v;
-    if (p->pos >= 64) v = p->hi >> (p->pos - 64);
-    else {
-        v = p->lo >> p->pos;
-        if (p->pos + width > 64) v |= p->hi << (64 - p->pos);
-    }
+static inline int get(Packer *p, int width) {
+    int v = (int)((uint64_t)(p->bits >> p->pos) & ((1ULL << width) - 1));
     p->pos += width;
-    return (int)(v & ((1ULL << width) - 1));
+    return v;
 }
 /* the inverse of pack (swap 0): the mover is seat 0, or (keep_seats) the key carries the turn */
 static void unpack(uint64_t lo, uint64_t hi, St *s) {
-    Packer p = {lo, hi - 1, 0};
+    Packer p = {(u128)(hi - 1) << 64 | lo, 0};
     memset(s, 0, sizeof *s);
     for (int k = 0; k < NK; k++) s->deck[k] = get(&p, w_deck[k]);
     for (int i = 0; i < 2; i++) {
