@@ -643,7 +643,11 @@ static double turn_value(const St *s) {
     /* forms: this state is a leaf of the turn that reached it (stored values are the mover's) */
     Term here = {lo, hi, swap ? -1 : 1, 1, swap ? -1.0 : 1.0};
     if (slot->hi) {
-        if (forms_on) push(&fs, &fs_n, &fs_cap, here);
+        if (forms_on == 2) {   /* a tape: resolved here (no second lookup) -- see tape_emit */
+            if (slot->v > 2) here = (Term){(uint64_t)(slot->v - ON_STACK), 1, 1, 1, here.c};
+            else here = (Term){0, 0, 0, 1, here.c * slot->v};
+            if (here.hi || here.c != 0) push(&fs, &fs_n, &fs_cap, here);
+        } else if (forms_on) push(&fs, &fs_n, &fs_cap, here);
         if (slot->v > 2) {   /* a state of an open component: its value so far */
             uint64_t at = (uint64_t)(slot->v - ON_STACK);
             cyc_hits++;
@@ -947,8 +951,10 @@ static int tape_push(Op op) {
     tape[tape_n++] = op;
     return 0;
 }
-/* the tape of the stack stretch t[0, n) (a state's turn, or one alternative); returns the ops
- * written, -1 when out of memory or on a state below root (a bug: the component is not closed) */
+/* the tape of the stack stretch t[0, n) (a state's turn, or one alternative); turn_value wrote a
+ * state outside the component as a constant (its final value times the coefficient), one inside as
+ * {stack position, hi 1}. Returns the ops written, -1 when out of memory or on a state below root
+ * (a bug: the component is not closed) */
 static int64_t tape_emit(const Term *t, int64_t n, uint64_t root) {
     int64_t first = tape_n;
     double k = 0;
@@ -970,14 +976,10 @@ static int64_t tape_emit(const Term *t, int64_t n, uint64_t root) {
             i += 1 + la + lb;
             continue;
         }
-        if (t[i].hi == 0) k += t[i].c;
-        else {
-            Slot *slot = find(t[i].lo, t[i].hi);
-            if (slot->v > 2) {   /* in the component */
-                uint64_t at = (uint64_t)(slot->v - ON_STACK);
-                if (at < root) return -1;
-                if (tape_push((Op){(int32_t)(at - root), 0, 0, t[i].c})) return -1;
-            } else k += t[i].c * slot->v;
+        if (t[i].hi == 0) k += t[i].c;   /* constants, final states' values among them */
+        else {                           /* a state of the component: lo is its stack position */
+            if (t[i].lo < root) return -1;
+            if (tape_push((Op){(int32_t)(t[i].lo - root), 0, 0, t[i].c})) return -1;
         }
         i++;
     }
