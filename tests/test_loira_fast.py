@@ -200,6 +200,27 @@ def test_round_rolls_with_unequal_rolls_under_reshuffle_match_the_generic_pipeli
     assert fast.solve(g.cfg)["value"] == pytest.approx(generic, abs=1e-12)
 
 
+def test_components_past_the_tapes_memory_bound_are_swept_by_search():
+    """A component whose tapes would pass their bound is swept by searching its turns again (the
+    way before the tapes): the same value, more time, no tape memory."""
+    _available()
+    import ctypes
+    cfg = game({"deck": ["F1", "F2", "grito", "toc-toc", "descarga", "merendeira"], "stalls": [2, 4],
+                "centre_rolls": 1}, {"L14": "merendeira-resets", "L25": "reshuffle"}).cfg
+    taped = fast.solve(cfg)
+    dll = fast._library()
+    with fast._CALL_LOCK:
+        dll.loira_tape_limit(ctypes.c_double(20))   # ops: smaller than most components' tapes
+    try:
+        searched = fast.solve(cfg)
+    finally:
+        with fast._CALL_LOCK:
+            dll.loira_tape_limit(ctypes.c_double(0))   # the default bound again
+    assert taped["tape_fallbacks"] == 0 and searched["tape_fallbacks"] > 10
+    assert searched["value"] == pytest.approx(taped["value"], abs=1e-13)
+    assert searched["states"] == taped["states"] and searched["residual"] < 1e-14
+
+
 def test_reshuffle_has_no_exact_forms():
     _available()
     with pytest.raises(fast.FastUnavailable, match="L25=reshuffle"):

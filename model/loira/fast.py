@@ -219,6 +219,8 @@ def _library() -> ctypes.CDLL:
         dll.loira_cyclic_info.restype = None
         dll.loira_match_terminals.restype = ctypes.c_int
         dll.loira_match_seen.restype = ctypes.c_int
+        dll.loira_tape_fallbacks.restype = ctypes.c_double
+        dll.loira_tape_limit.restype = None
     except (OSError, AttributeError) as exc:
         raise FastUnavailable(f"cannot load {lib} ({str(exc).splitlines()[0][:200]})") from None
     return dll
@@ -289,6 +291,7 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
                 dll.loira_cyclic_info(*[ctypes.byref(o) for o in info])
                 taken["sweeps"], taken["residual"] = int(info[0].value), info[1].value
                 taken["cycle_reads"], taken["states_swept"] = int(info[2].value), int(info[3].value)
+                taken["tape_fallbacks"] = int(dll.loira_tape_fallbacks())
             if forms:
                 import numpy as np
                 arr = np.empty((int(dll.loira_forms_size()), 4), dtype=np.int64)

@@ -316,6 +316,7 @@ static uint64_t cyc_n, cyc_cap, cyc_low;   /* cyc_low: the lowest stack position
 static uint64_t cyc_cur = UINT64_MAX;      /* the position of the state whose turn is searched */
 static int sweep_mode;                     /* sweeping a component: successors are looked up, never searched */
 static uint64_t cyc_hits;                  /* reads of a state of a component not yet closed */
+static uint64_t tape_fallbacks;            /* components swept without tapes (their memory bound) */
 static double cyc_sweeps, cyc_residual, cyc_states;   /* sweeps in all, the largest last change, states swept */
 static double close_component(uint64_t root);
 static void tape_free(void);
@@ -767,6 +768,7 @@ int loira_solve(const int *deck, int S, const int *vals, const int *cnts, int r0
     deadline = max_seconds > 0 ? now_seconds() + max_seconds : 0;
     if (grow()) return -2;
     cyc_n = 0; cyc_low = UINT64_MAX; cyc_hits = 0; cyc_sweeps = cyc_residual = cyc_states = 0;
+    tape_fallbacks = 0;
     double v = turn_value(&s);
     free(cyc_stack); cyc_stack = NULL; cyc_n = cyc_cap = 0;
     tape_free();
@@ -938,10 +940,16 @@ int64_t loira_expand(const int *deck, int S, const int *vals, const int *cnts, i
 typedef struct { int32_t ref, la, lb; double c; } Op;
 static Op *tape;
 static int64_t tape_n, tape_cap;
+/* the tapes' memory bound (24 bytes an op; ~14 ops a state measured): a component whose tapes
+ * would pass it is swept by searching its turns again, as before the tapes (slower, no memory) */
+static int64_t tape_max_ops = 1 << 25;
+static int tape_over;
+void loira_tape_limit(double ops) { tape_max_ops = ops > 0 ? (int64_t)ops : 1 << 25; }
 static int64_t *tape_at;           /* per state of the component: where its tape starts and ends */
 static uint64_t tape_at_cap;
 
 static int tape_push(Op op) {
+    if (tape_n >= tape_max_ops) { tape_over = 1; return -1; }
     if (tape_n == tape_cap) {
         int64_t nc = tape_cap ? 2 * tape_cap : 1 << 16;
         Op *nb = realloc(tape, nc * sizeof(Op));
@@ -1019,15 +1027,15 @@ static double close_component(uint64_t root) {
             if (nb) { tape_at = nb; tape_at_cap = 2 * n; } else oom = 1;
         }
         /* the tapes, latest found first; the search's values make the first sweep */
-        tape_n = 0;
+        tape_n = 0; tape_over = 0;
         forms_on = 2;
-        for (uint64_t i = cyc_n; i-- > root && !oom;) {
+        for (uint64_t i = cyc_n; i-- > root && !oom && !tape_over;) {
             St st;
             unpack(cyc_stack[i].lo, cyc_stack[i].hi, &st);   /* the mover is seat 0 */
             fs_n = 0; forms_overflow = 0;
             double w = turn_body(&st);
             tape_at[2 * (i - root)] = tape_n;
-            if (forms_overflow || tape_emit(fs, (int64_t)fs_n, root) < 0) { if (!oom) oom = 1; break; }
+            if ((forms_overflow || tape_emit(fs, (int64_t)fs_n, root) < 0) && !tape_over && !oom) oom = 1;
             tape_at[2 * (i - root) + 1] = tape_n;
             double d = fabs(w - cyc_stack[i].v);
             if (d > delta) delta = d;
@@ -1037,7 +1045,23 @@ static double close_component(uint64_t root) {
         forms_on = saved_forms; fs_n = 0;
         cyc_sweeps++;
         Pending *x = cyc_stack + root;
-        for (int it = 1; it < CYC_MAX_SWEEPS && !oom && delta >= CYC_TOLERANCE; it++) {
+        if (tape_over) delta = 1;   /* tapes too big: sweep by searching the turns again */
+        for (int it = 1; tape_over && it < CYC_MAX_SWEEPS && !oom && delta >= CYC_TOLERANCE; it++) {
+            delta = 0;
+            for (uint64_t i = cyc_n; i-- > root && !oom;) {
+                St st;
+                unpack(cyc_stack[i].lo, cyc_stack[i].hi, &st);
+                double w = turn_body(&st);
+                double d = fabs(w - cyc_stack[i].v);
+                if (d > delta) delta = d;
+                cyc_stack[i].v = w;
+            }
+            visits += n;
+            cyc_sweeps++;
+            if (loira_stop_requested && !oom) oom = 5;
+            if (deadline > 0 && now_seconds() > deadline && !oom) oom = 4;
+        }
+        for (int it = 1; !tape_over && it < CYC_MAX_SWEEPS && !oom && delta >= CYC_TOLERANCE; it++) {
             delta = 0;
             for (uint64_t i = n; i-- > 0;) {
                 double w = tape_eval(tape + tape_at[2 * i], tape_at[2 * i + 1] - tape_at[2 * i], x);
@@ -1050,6 +1074,7 @@ static double close_component(uint64_t root) {
             if (loira_stop_requested && !oom) oom = 5;
             if (deadline > 0 && now_seconds() > deadline && !oom) oom = 4;
         }
+        tape_fallbacks += tape_over;
         if (delta > cyc_residual) cyc_residual = delta;
         if (!oom && delta >= CYC_TOLERANCE) oom = 8;
         cyc_states += (double)n;
@@ -1066,6 +1091,8 @@ static double close_component(uint64_t root) {
 void loira_cyclic_info(double *sweeps, double *residual, double *hits, double *states) {
     *sweeps = cyc_sweeps; *residual = cyc_residual; *hits = (double)cyc_hits; *states = cyc_states;
 }
+/* the components swept without tapes in the last loira_solve */
+double loira_tape_fallbacks(void) { return (double)tape_fallbacks; }
 
 /* ---- a kept table: the value of any turn-start state (the near-optimal policy's exact endgame) ----
  * loira_sub_value solves the round on from the given state (St field order, as loira_turn) with a
