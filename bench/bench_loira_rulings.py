@@ -8,9 +8,13 @@ Python), wall and CPU seconds (the machine is shared), seat 0's value and its ex
 
     .venv/bin/python bench/bench_loira_rulings.py [--rung 3] [--no-exact] [--json]
     .venv/bin/python bench/bench_loira_rulings.py --expansions   # the rung's deck plus each card
+    .venv/bin/python bench/bench_loira_rulings.py --all-cards --no-exact   # every option's card in play
 
 ``--expansions`` instead adds each mini-expansion card the C engine handles (then all six) to the
 rung's deck and prints the turn states, the C search's seconds and the exact forms' CPU seconds.
+``--all-cards`` replaces the rung by ``ALL_CARDS``: a 10-card round holding every card an option
+reads (Interruptor, Espelho, Fios, Descarga, Chute, Toc-Toc; fewer than 3 Gritos for L25) with
+unequal starting rolls (L09), so that no row repeats the default's value for want of its card.
 """
 from __future__ import annotations
 
@@ -32,22 +36,29 @@ def options() -> list[tuple[str, str]]:
     return [("-", "default")] + list(fast.FLAGS) + same
 
 
-def measure(rung: int, rid: str, opt: str, with_exact: bool = True) -> dict:
+#: every card the rulings' options read, 2 players, starting rolls 1/0 (238,931 turn states with 0/0)
+ALL_CARDS = {"players": 2, "deck": ["F1", "M2", "grito", "toc-toc", "descarga", "fios", "chute", "espelho",
+                                    "interruptor", "P1"], "stalls": [2, 3, 4], "rolls": [1, 0], "centre_rolls": 2}
+
+
+def measure(rung: int | None, rid: str, opt: str, with_exact: bool = True) -> dict:
     from types import MappingProxyType
 
     from bench_loira import params
     from ruleproof.model.loira import SPEC
-    from ruleproof.model.loira.hooks import solve_hook
     from ruleproof.model.ruleset import Ruleset
+    from ruleproof.solver.analysis import solve_ruleset
     p, r = SPEC.schema.defaults()
     rs = Ruleset("loira", "bench", MappingProxyType(p), MappingProxyType(r), "bench")
-    rs = rs.with_overrides(params(rung), {} if rid == "-" else {rid: opt}, spec=SPEC.schema)
+    rs = rs.with_overrides(ALL_CARDS if rung is None else params(rung), {} if rid == "-" else {rid: opt},
+                           spec=SPEC.schema)
+    # what `ruleproof solve FILE --ruling ID=OPT` runs (engine choice included)
     start, cpu0 = time.perf_counter(), time.process_time()
-    plain = solve_hook(rs, {"exact": None}, None, None)
+    plain = solve_ruleset(rs).doc()
     mid, cpu1 = time.perf_counter(), time.process_time()
-    exact = solve_hook(rs, {"exact": True}, None, None) if with_exact else None
+    exact = solve_ruleset(rs, exact=True).doc() if with_exact else None
     end, cpu2 = time.perf_counter(), time.process_time()
-    frac = exact["values"][0]["fraction"] if exact else None
+    frac = exact["values"][0].get("fraction") if exact and exact["values"] else None
     return {"ruling": "default" if rid == "-" else f"{rid}={opt}", "method": plain["method"],
             "turn_states": plain["states"], "solve_s": round(mid - start, 2),
             "solve_cpu_s": round(cpu1 - cpu0, 2), "exact_s": round(end - mid, 2) if exact else None,
@@ -56,6 +67,8 @@ def measure(rung: int, rid: str, opt: str, with_exact: bool = True) -> dict:
 
 
 EXPANSIONS = ["rapagote", "zelador", "diretora", "tia", "aluna", "ralo"]
+#: Merendeira rows (its own card, and L14's option); not in the all-six row (far more turn states)
+MERENDEIRA = [(["merendeira"], {}), (["merendeira"], {"L14": "merendeira-resets"})]
 
 
 def expansion_rows(rung: int) -> list[dict]:
@@ -68,16 +81,18 @@ def expansion_rows(rung: int) -> list[dict]:
     base = Ruleset("loira", "bench", MappingProxyType(p), MappingProxyType(r), "bench")
     rows = []
     # each card on the rung's deck; all six on the deck two rungs lower (about as many turn states)
-    for cards, on in [([c], rung) for c in EXPANSIONS] + [(EXPANSIONS, max(0, rung - 2))]:
+    for cards, on, rulings in ([([c], rung, {}) for c in EXPANSIONS] + [(EXPANSIONS, max(0, rung - 2), {})]
+                               + [(c, rung, r) for c, r in MERENDEIRA]):
         par = params(on)
         par["deck"] = par["deck"] + cards
-        game = build(base.with_overrides(par, spec=SPEC.schema))
+        game = build(base.with_overrides(par, rulings, spec=SPEC.schema))
         c0 = time.process_time()
         res = fast.solve(game.cfg, max_states=3_000_000)   # a safety cap (memory: ~100 B a state)
         c1 = time.process_time()
         exact = fast.solve_exact(game.cfg) if res["states"] < 500_000 else None   # forms: ~1 KiB a state
         c2 = time.process_time()
-        rows.append({"cards": f"rung {on} + " + "+".join(cards), "turn_states": res["states"],
+        label = f"rung {on} + " + "+".join(cards) + "".join(f" {k}={v}" for k, v in rulings.items())
+        rows.append({"cards": label, "turn_states": res["states"],
                      "solve_s": round(res["seconds"], 2),
                      "solve_cpu_s": round(c1 - c0, 2), "exact_cpu_s": round(c2 - c1, 2) if exact else None,
                      "value": res["value"], "fraction": str(exact["fraction"]) if exact else None})
@@ -91,6 +106,7 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--no-exact", action="store_true", help="skip the --exact runs")
     ap.add_argument("--expansions", action="store_true", help="the rung's deck plus each mini-expansion card")
+    ap.add_argument("--all-cards", action="store_true", help="ALL_CARDS instead of a rung")
     args = ap.parse_args()
     if args.expansions:
         rows = expansion_rows(2 if args.rung is None else args.rung)
@@ -103,7 +119,8 @@ def main() -> None:
         return
     rows = []
     for rid, opt in options():
-        row = measure(3 if args.rung is None else args.rung, rid, opt, not args.no_exact)
+        rung = None if args.all_cards else 3 if args.rung is None else args.rung
+        row = measure(rung, rid, opt, not args.no_exact)
         rows.append(row)
         if not args.json:
             exact = (f"--exact {row['exact_s']:>6.2f} s ({row['exact_cpu_s']:.2f} CPU)  "

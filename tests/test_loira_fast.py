@@ -54,9 +54,9 @@ def test_fast_solver_random_small_decks():
 def test_unsupported_configurations_are_refused():
     assert fast.supports(game({"players": 3}).cfg)
     assert fast.supports(game(rulings={"L04": "bathroom-cards"}).cfg) is None
-    # the sweeps under L25 reshuffle value a key without knowing whose were the starting rolls
-    assert "L09=round-rolls" in fast.supports(game({"deck": ["F1", "grito"], "rolls": [1, 0]},
-                                                   {"L25": "reshuffle", "L09": "round-rolls"}).cfg)
+    # the key keeps the seats apart there (stop 19; refused before)
+    assert fast.supports(game({"deck": ["F1", "grito"], "rolls": [1, 0]},
+                              {"L25": "reshuffle", "L09": "round-rolls"}).cfg) is None
     assert fast.supports(game({"expansions": ["ralo", "tia"]}).cfg) is None
     assert fast.supports(game().cfg) is None
 
@@ -145,6 +145,82 @@ def test_reshuffle_sweeps_settle_recurring_states():
     assert res["value"] == pytest.approx(0.25, abs=1e-12)   # the generic pipeline: 1/4
 
 
+def test_merendeira_resets_cycles_match_the_generic_pipeline():
+    """L14 merendeira-resets with L25 reshuffle: large components with decisions inside, settled by
+    summing their tapes (fast_solver.c close_component) instead of searching every turn again."""
+    _available()
+    from ruleproof.solver.analysis import solve_ruleset
+    from test_loira_helpers import ruleset
+    params = {"deck": ["F1", "F2", "grito", "toc-toc", "descarga", "merendeira"], "stalls": [2, 4],
+              "centre_rolls": 1}
+    rulings = {"L14": "merendeira-resets", "L25": "reshuffle"}
+    res = fast.solve(game(params, rulings).cfg)
+    # measured: 18,694 turn states, 2,730 of them in cycles, 905 sweeps; the generic pipeline's
+    # 289,908 nodes give 0.08464732876643424
+    assert res["states_swept"] > 1000 and res["sweeps"] > 5 and res["residual"] < 1e-14
+    generic = solve_ruleset(ruleset(params, rulings), engine="generic", exact=False).doc()
+    assert res["value"] == pytest.approx(generic["values"][0]["float"], abs=1e-12)
+
+
+# L09 round-rolls with unequal starting rolls: the Loira leaves each seat the rolls it started with,
+# so a state and its mirror (seats swapped) differ; the C key keeps the seats apart (keep_seats).
+# Before stop 19 the key swapped them and the first deck's round came out 0.3554977 (C) against
+# the model's 0.3752315; under L25 the C engine refused. Values: the exact solver, the generic pipeline.
+ROUND_ROLLS = [
+    ({"deck": ["merendeira", "descarga", "F1", "M2", "tia", "grito"], "stalls": [2, 4], "rolls": [1, 0],
+      "centre_rolls": 0}, {}),
+    ({"deck": ["merendeira", "descarga", "F1", "M2", "tia", "grito"], "stalls": [2, 4], "rolls": [0, 1],
+      "centre_rolls": 0, "first_seat": 1}, {}),
+]
+ROUND_ROLLS_RESHUFFLE = [
+    {"deck": ["P1", "zelador", "merendeira", "tia", "grito"], "stalls": [2, 3, 4], "rolls": [0, 1],
+     "centre_rolls": 0, "first_seat": 1},   # generic: -0.40514321886855387 (the old key: -0.3457963)
+    {"deck": ["tia", "P1", "merendeira", "fios", "grito"], "stalls": [2, 4], "rolls": [2, 1],
+     "centre_rolls": 1, "first_seat": 1},   # generic: 0.22824074074074074 (the old key: 0.2072917)
+]
+
+
+@pytest.mark.parametrize("params,rulings", ROUND_ROLLS)
+def test_round_rolls_with_unequal_rolls_match_the_exact_solver(params, rulings):
+    _available()
+    g = game(params, {**rulings, "L09": "round-rolls"})
+    exact = solve(g).value(g.initial_state())[0]
+    assert fast.solve(g.cfg)["value"] == pytest.approx(float(exact), abs=1e-12)
+    assert fast.solve_exact(g.cfg)["fraction"] == exact   # the root's form is seat 0's value here
+
+
+@pytest.mark.parametrize("params", ROUND_ROLLS_RESHUFFLE)
+def test_round_rolls_with_unequal_rolls_under_reshuffle_match_the_generic_pipeline(params):
+    _available()
+    from ruleproof.solver.explore import explore
+    from ruleproof.solver.solve import solve as generic_solve
+    g = game(params, {"L09": "round-rolls", "L25": "reshuffle"})
+    assert fast.supports(g.cfg) is None
+    generic = generic_solve(explore(g, check_invariants=False)).initial[0]
+    assert fast.solve(g.cfg)["value"] == pytest.approx(generic, abs=1e-12)
+
+
+def test_components_past_the_tapes_memory_bound_are_swept_by_search():
+    """A component whose tapes would pass their bound is swept by searching its turns again (the
+    way before the tapes): the same value, more time, no tape memory."""
+    _available()
+    import ctypes
+    cfg = game({"deck": ["F1", "F2", "grito", "toc-toc", "descarga", "merendeira"], "stalls": [2, 4],
+                "centre_rolls": 1}, {"L14": "merendeira-resets", "L25": "reshuffle"}).cfg
+    taped = fast.solve(cfg)
+    dll = fast._library()
+    with fast._CALL_LOCK:
+        dll.loira_tape_limit(ctypes.c_double(20))   # ops: smaller than most components' tapes
+    try:
+        searched = fast.solve(cfg)
+    finally:
+        with fast._CALL_LOCK:
+            dll.loira_tape_limit(ctypes.c_double(0))   # the default bound again
+    assert taped["tape_fallbacks"] == 0 and searched["tape_fallbacks"] > 10
+    assert searched["value"] == pytest.approx(taped["value"], abs=1e-13)
+    assert searched["states"] == taped["states"] and searched["residual"] < 1e-14
+
+
 def test_reshuffle_has_no_exact_forms():
     _available()
     with pytest.raises(fast.FastUnavailable, match="L25=reshuffle"):
@@ -182,9 +258,35 @@ def test_match_matches_the_exact_solver(params, rulings):
     assert res["round_solves"] > 1
 
 
+# L15 replay: a shared round win is replayed, so round starts with the same wins lead to each other
+# (fast._settle's sweeps); values from the generic pipeline, which solves the match's cycles as one
+# graph (measured: 0.0348660203995832, 0.351886973799340, -0.0581433359033892, 0.170968604087248)
+REPLAY_MATCHES = [
+    ({"deck": ["F1", "F2", "grito", "toc-toc"], "stalls": [2, 3], "centre_rolls": 1}, {}),
+    ({"deck": ["F1", "M2", "grito", "toc-toc", "descarga"], "stalls": [2, 4], "rolls": [1, 0], "centre_rolls": 1},
+     {"L16": "winner"}),
+    ({"deck": ["F1", "F2", "grito", "descarga", "merendeira"], "stalls": [3], "centre_rolls": 1, "first_seat": 1},
+     {"L25": "reshuffle"}),
+    # both seats stopping at once ties 0-0 for ever (test_loira_proofs: the match need not end)
+    ({"deck": ["F1", "grito", "toc-toc"]}, {}),
+]
+
+
+@pytest.mark.parametrize("params,rulings", REPLAY_MATCHES)
+def test_replay_match_matches_the_generic_pipeline(params, rulings):
+    _available()
+    from ruleproof.solver.analysis import solve_ruleset
+    from test_loira_helpers import ruleset
+    params, rulings = {**params, "objective": "match"}, {**rulings, "L15": "replay"}
+    res = fast.solve(game(params, rulings).cfg)
+    generic = solve_ruleset(ruleset(params, rulings), engine="generic", exact=False).doc()
+    assert res["value"] == pytest.approx(generic["values"][0]["float"], abs=1e-12)
+    assert res["replay_sweeps"] > 2   # the replayed rounds' values were iterated, not taken once
+
+
 def test_match_scope_and_exact_forms():
     _available()
-    assert "L15=replay" in fast.supports(game({"objective": "match"}, {"L15": "replay"}).cfg)
+    assert fast.supports(game({"objective": "match"}, {"L15": "replay"}).cfg) is None
     with pytest.raises(fast.FastUnavailable, match="match"):
         fast.solve_exact(game({**MATCHES[0][0], "objective": "match"}).cfg)
 

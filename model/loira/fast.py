@@ -1,6 +1,6 @@
 """The specialised fast solver (``fast_solver.c``) for 2-player rounds and matches, via ctypes.
 
-Scope: 2 players, a round or the match (:func:`solve_match`: L16 any, L15 all-tied-win), the base
+Scope: 2 players, a round or the match (:func:`solve_match`: L15 and L16 any), the base
 cards and the mini-expansion cards but Professora (3+ players), at most 8 distinct stall values,
 under every ruling option that can arise there (:data:`FLAGS` are the alternatives the C code
 implements; :data:`SAME_IN_SCOPE` those that change nothing in its scope). :func:`applies` says,
@@ -61,7 +61,7 @@ SAME_IN_SCOPE: dict[str, str] = {
     "L37": "with 2 players the direction of play does not matter (L24)",
 }
 #: alternatives that need something outside the scope (checked first by :func:`supports`)
-#: the match's rulings: solve_match implements L16's alternatives; _match_scope refuses L15=replay
+#: the match's rulings: solve_match implements L15's and L16's alternatives
 OUT_OF_SCOPE = {"L15": "a match", "L16": "a match"}
 _FLAG_SET = frozenset(FLAGS)
 
@@ -83,8 +83,6 @@ def _scope(cfg: Config) -> str | None:
 
 
 def _match_scope(cfg: Config) -> str | None:
-    if cfg.rulings.get("L15") == "replay":
-        return "the C engine's match does not implement L15=replay (a replayed round can recur)"
     return _scope(replace(cfg, objective="round"))
 
 
@@ -119,14 +117,16 @@ def supports(cfg: Config) -> str | None:
         # L25 reshuffle needs a deck that can run out before the third Grito ends the round
         if rid == "L25" and cfg.deck[Kind.GRITO] >= 3:
             continue
-        if ((rid, opt) == ("L09", "round-rolls") and cyclic(cfg) and cfg.rolls[0] != cfg.rolls[1]
-                and cfg.objective == "round"):
-            # the sweeps value states by their key, which leaves out whose the seat-0 rolls were
-            # (a match's round solves keep the seats apart)
-            return "the C engine does not implement L09=round-rolls with L25=reshuffle and unequal starting rolls"
         if not _claimed(rid, opt):
             return f"the C engine does not implement {rid}={opt}"
     return None
+
+
+def keeps_seats(cfg: Config) -> bool:
+    """Whether the C search keeps the seats apart in a round (no seat swap: the key carries the
+    turn, stored values are seat 0's): L09 round-rolls with unequal starting rolls, where the
+    Loira leaves each seat the rolls it started with (a match's rounds keep them apart too)."""
+    return cfg.rulings.get("L09") == "round-rolls" and cfg.rolls[0] != cfg.rolls[1]
 
 
 def cyclic(cfg: Config) -> bool:
@@ -218,6 +218,9 @@ def _library() -> ctypes.CDLL:
         dll.loira_forms_take.restype = ctypes.c_double
         dll.loira_cyclic_info.restype = None
         dll.loira_match_terminals.restype = ctypes.c_int
+        dll.loira_match_seen.restype = ctypes.c_int
+        dll.loira_tape_fallbacks.restype = ctypes.c_double
+        dll.loira_tape_limit.restype = None
     except (OSError, AttributeError) as exc:
         raise FastUnavailable(f"cannot load {lib} ({str(exc).splitlines()[0][:200]})") from None
     return dll
@@ -277,6 +280,10 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
                 rc = dll.loira_solve(deck, S, vals, cnts, cfg.rolls[0], cfg.rolls[1], cfg.centre_rolls,
                                      cfg.first_seat, ctypes.c_double(max_states or 0),
                                      ctypes.c_double(timeout or 0), *[ctypes.byref(o) for o in out])
+                if _terminals is not None:   # which round ends the search met (L15 replay)
+                    seen = (ctypes.c_ubyte * len(_terminals))()
+                    dll.loira_match_seen(seen)
+                    taken["terminals_read"] = bytes(seen)
             finally:
                 dll.loira_match_terminals(None, 0)
             if cyclic(cfg):
@@ -284,6 +291,7 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
                 dll.loira_cyclic_info(*[ctypes.byref(o) for o in info])
                 taken["sweeps"], taken["residual"] = int(info[0].value), info[1].value
                 taken["cycle_reads"], taken["states_swept"] = int(info[2].value), int(info[3].value)
+                taken["tape_fallbacks"] = int(dll.loira_tape_fallbacks())
             if forms:
                 import numpy as np
                 arr = np.empty((int(dll.loira_forms_size()), 4), dtype=np.int64)
@@ -320,44 +328,58 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
             "states_per_second": states / seconds if seconds else float("inf"), **taken}
 
 
+#: L15 replay: the match states one number of wins links by replayed rounds settle when no value
+#: moves by more than this in a sweep (each sweep solves each of their rounds once)
+MATCH_TOLERANCE = 1e-13
+MATCH_MAX_SWEEPS = 1_000
+
+
 def solve_match(cfg: Config, max_states: int | None = None, timeout: float | None = None) -> dict:
     """Seat 0's value of a 2-player match (first to ``target_wins`` round wins; rolls carried,
-    L15 all-tied-win, L16), as :func:`solve` gives it for a round.
+    L15, L16), as :func:`solve` gives it for a round.
 
     The match between rounds is (wins, rolls per seat, first seat). Each round start it can reach
     is one C round solve whose terminal values are the match's continuation values, per round
     outcome and rolls at the round's end (effects.finish_round): every round start with more wins
-    is solved first. ``max_states`` bounds each round solve's turn states (the memory: one table
-    at a time); ``"states"`` adds them up."""
+    is solved first. Under L15 replay a shared round win adds no win and the round is played again
+    (next seat first, the rolls as they ended): round starts with the same wins then lead to each
+    other, and their values are settled together by Gauss-Seidel sweeps (:func:`_settle`).
+    ``max_states`` bounds each round solve's turn states (the memory: one table at a time);
+    ``"states"`` adds them up."""
     reason = supports(cfg)
     if reason:
         raise FastUnavailable(reason)
     start = time.perf_counter()
     deadline = None if timeout is None else start + timeout
     total, target, rule = cfg.total_rolls, cfg.target_wins, cfg.rulings.get("L16", "next-seat")
+    replay, dim = cfg.rulings.get("L15") == "replay", cfg.total_rolls + 1
     memo: dict[tuple[int, int, int, int, int], float] = {}
-    tally = {"states": 0, "visits": 0, "table_bytes": 0, "rounds": 0}
+    tally = {"states": 0, "visits": 0, "table_bytes": 0, "rounds": 0, "sweeps": 0}
 
-    def value(w0: int, w1: int, r0: int, r1: int, first: int) -> float:
-        key = (w0, w1, r0, r1, first)
-        if key in memo:
-            return memo[key]
-        table = [0.0] * (3 * (total + 1) ** 2)
+    def table_for(key: tuple, replayed_value) -> list[float]:
+        """The round's terminal values: the match's value after it, per outcome and rolls."""
+        w0, w1, _, _, first = key
+        table = [0.0] * (3 * dim * dim)
         for outcome, winners in enumerate(((0,), (1,), (0, 1))):
-            wins = (w0 + (0 in winners), w1 + (1 in winners))
+            replayed = replay and outcome == 2   # L15 replay: no win, the next seat starts again
+            wins = (w0, w1) if replayed else (w0 + (0 in winners), w1 + (1 in winners))
             ended = max(wins) >= target   # then +1/-1, or 0 when both reach the target
-            nxt = (first + 1) % 2 if rule == "next-seat" else (
+            nxt = (first + 1) % 2 if rule == "next-seat" or replayed else (
                 min(winners) if rule == "winner" else (min(winners) + 1) % 2)
-            for a in range(total + 1):
-                for b in range(total + 1 - a):
-                    cont = (wins[0] >= target) - (wins[1] >= target) if ended else value(*wins, a, b, nxt)
-                    table[(outcome * (total + 1) + a) * (total + 1) + b] = float(cont)
+            for a in range(dim):
+                for b in range(dim - a):
+                    cont = (replayed_value(a, b, nxt) if replayed else
+                            (wins[0] >= target) - (wins[1] >= target) if ended else value(*wins, a, b, nxt))
+                    table[(outcome * dim + a) * dim + b] = float(cont)
+        return table
+
+    def round_solve(key: tuple, table: list[float]) -> dict:
+        _, _, r0, r1, first = key
         remaining = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
         rcfg = replace(cfg, objective="round", rolls=(r0, r1), centre_rolls=total - r0 - r1, first_seat=first)
         # where every outcome ends the match, the round's own utility: the plain round solve (seat swap on)
-        plain = all(table[(o * (total + 1) + a) * (total + 1) + b] == (1.0, -1.0, 0.0)[o]
-                    for o in range(3) for a in range(total + 1) for b in range(total + 1 - a)) and not (
-            cfg.rulings.get("L09") == "round-rolls" and r0 != r1)   # the key does not keep whose rolls they were
+        plain = not replay and all(table[(o * dim + a) * dim + b] == (1.0, -1.0, 0.0)[o]
+                                   for o in range(3) for a in range(dim) for b in range(dim - a))
         try:
             res = solve(rcfg, max_states, remaining, _terminals=None if plain else table)
         except FastLimit as exc:
@@ -367,15 +389,66 @@ def solve_match(cfg: Config, max_states: int | None = None, timeout: float | Non
         tally["visits"] += res["visits"]
         tally["table_bytes"] = max(tally["table_bytes"], res["table_bytes"])
         tally["rounds"] += 1
-        memo[key] = res["value"]
-        return res["value"]
+        return res
+
+    def value(w0: int, w1: int, r0: int, r1: int, first: int) -> float:
+        key = (w0, w1, r0, r1, first)
+        if key not in memo:
+            if replay:
+                memo.update(_settle(key, table_for, round_solve, memo, dim, tally))
+            else:
+                memo[key] = round_solve(key, table_for(key, None))["value"]
+        return memo[key]
 
     v = value(0, 0, cfg.rolls[0], cfg.rolls[1], cfg.first_seat)
     seconds = time.perf_counter() - start
-    return {"value": v, "states": tally["states"], "visits": tally["visits"], "seconds": seconds,
-            "table_bytes": tally["table_bytes"], "bytes_per_state": tally["table_bytes"] / max(tally["states"], 1),
-            "states_per_second": tally["states"] / seconds if seconds else float("inf"),
-            "round_solves": tally["rounds"]}
+    out = {"value": v, "states": tally["states"], "visits": tally["visits"], "seconds": seconds,
+           "table_bytes": tally["table_bytes"], "bytes_per_state": tally["table_bytes"] / max(tally["states"], 1),
+           "states_per_second": tally["states"] / seconds if seconds else float("inf"),
+           "round_solves": tally["rounds"]}
+    if replay:
+        out["replay_sweeps"] = tally["sweeps"]
+    return out
+
+
+def _settle(entry: tuple, table_for, round_solve, memo: dict, dim: int, tally: dict) -> dict:
+    """L15 replay: the values of the round starts with ``entry``'s wins that replayed rounds link
+    to it (a shared round win leaves the wins as they were), by Gauss-Seidel sweeps from 0.
+
+    Each sweep solves each of their rounds with the replayed rounds' ends valued at the current
+    values; a start is added when a round's search reads a shared win ending with its rolls. A
+    sweep shrinks the error by at least the largest chance of a replay, so the values settle
+    unless a round is replayed for sure (then its value stays 0: the match never ends). Starts
+    already in ``memo`` (settled from another entry) are final: they cannot lead back here."""
+    w0, w1 = entry[:2]
+    guess = {entry: 0.0}
+    order = [entry]
+
+    def replayed_value(a: int, b: int, nxt: int) -> float:
+        key = (w0, w1, a, b, nxt)
+        return memo[key] if key in memo else guess.get(key, 0.0)
+
+    for _ in range(MATCH_MAX_SWEEPS):
+        delta, i = 0.0, 0
+        while i < len(order):   # order grows as replayed rounds reach new starts
+            key = order[i]
+            res = round_solve(key, table_for(key, replayed_value))
+            read = res["terminals_read"]
+            nxt = (key[4] + 1) % 2
+            for a in range(dim):
+                for b in range(dim - a):
+                    new = (w0, w1, a, b, nxt)
+                    if read[(2 * dim + a) * dim + b] and new not in memo and new not in guess:
+                        guess[new] = 0.0
+                        order.append(new)
+            delta = max(delta, abs(res["value"] - guess[key]))
+            guess[key] = res["value"]
+            i += 1
+        tally["sweeps"] += 1
+        if delta < MATCH_TOLERANCE:
+            return guess
+    raise FastLimit(f"L15 replay: the match's values with {w0}-{w1} wins did not settle in "
+                    f"{MATCH_MAX_SWEEPS:,} sweeps (largest change {delta:.1e})")
 
 
 def solve_exact(cfg: Config, max_states: int | None = None, timeout: float | None = None) -> dict:
@@ -404,7 +477,8 @@ def solve_exact(cfg: Config, max_states: int | None = None, timeout: float | Non
         i += 1 + abs(count)
     if key is None:
         raise FastUnavailable("the C search wrote no exact forms")
-    value = Fraction(*values[key]) * (1 if cfg.first_seat == 0 else -1)
+    # the root's form is the mover's value, or seat 0's where the seats are kept apart
+    value = Fraction(*values[key]) * (1 if cfg.first_seat == 0 or keeps_seats(cfg) else -1)
     if abs(float(value) - res["value"]) > 1e-9:
         raise FastUnavailable(f"the exact value {value} disagrees with the double {res['value']!r}")
     res.update(fraction=value, exact_seconds=time.perf_counter() - start, ties_decided=decided[0])
@@ -488,6 +562,8 @@ def turn(cfg: Config, state: Sequence[int], values: Sequence[float] | None = Non
         _configure(dll, cfg)
         n = dll.loira_turn(deck, len(cfg.stalls), vals, cnts, cfg.rolls[0], cfg.rolls[1],
                            cfg.centre_rolls, st, cap, out, given, ctypes.byref(value))
+    if n == -2:
+        raise FastUnavailable("internal error: the fast key packing disagrees with the field-by-field one")
     if n < 0:
         raise FastUnavailable("the configuration does not fit the 128-bit state key")
     if n > cap:
