@@ -49,6 +49,10 @@ class Invariant:
     #: optional vectorised form for games with int keys (see ``Game.expand_keys``): given an int64
     #: array of keys, a boolean array, True where the invariant fails (``check`` gives the reason)
     check_keys: Callable[["np.ndarray"], "np.ndarray"] | None = None
+    #: optional cheap screen of many states at once (see ``Game.state_rows``): given their rows, a
+    #: boolean array, True where ``check`` would surely find nothing; the explorer calls ``check``
+    #: (which words the reason) on the other states only
+    screen_rows: Callable[["np.ndarray"], "np.ndarray"] | None = None
 
 
 @dataclass(frozen=True)
@@ -166,6 +170,11 @@ class Game(ABC):
         many states at once, given and returning keys, so the explorer can run level by level in
         numpy. ``None`` (the default) when this configuration does not support it. Must agree with
         ``canonical_successors`` edge for edge (the conformance test checks it)."""
+        return None
+
+    def state_rows(self, states: Sequence[State]) -> "np.ndarray | None":
+        """Optional: ``states`` as the rows of a small-int matrix, for the invariants'
+        ``screen_rows``; ``None`` (the default, or when some state does not fit) screens nothing."""
         return None
 
     def seat_name(self, seat: Seat) -> str:

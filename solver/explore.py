@@ -125,6 +125,29 @@ def _returns_problem(ret: tuple, lo_u: Fraction, hi_u: Fraction, const_sum: Frac
 _RETURNS_MEMO = 4096
 
 
+#: new states checked against the invariants at a time (the screens' arrays stay a few MiB)
+_CHECK_BLOCK = 1 << 16
+
+
+def _check_states(game: Game, invariants: tuple, states: list, first_node: int,
+                  violate: Callable[[str, str, int], None]) -> None:
+    """Each invariant's first violation among ``states`` (nodes ``first_node`` on), worded by its
+    ``check``; where the invariant has a ``screen_rows``, only the states it cannot vouch for are
+    checked one by one."""
+    rows = game.state_rows(states) if any(inv.screen_rows for inv in invariants) else None
+    for inv in invariants:
+        if rows is not None and inv.screen_rows is not None:
+            suspects = np.flatnonzero(~inv.screen_rows(rows)).tolist()
+        else:
+            suspects = range(len(states))
+        check = inv.check
+        for i in suspects:
+            reason = check(states[i])
+            if reason is not None:
+                violate(inv.name, reason, first_node + i)
+                break
+
+
 def explore(game: Game, *, max_states: int | None = None, timeout: float | None = None,
             check_invariants: bool = True, progress: Progress | None = None,
             progress_every: float = 0.5, batch: bool = True) -> Exploration:
@@ -187,19 +210,20 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
         if name not in violations:
             violations[name] = Violation(name, reason, node)
 
-    active = [(inv.name, inv.check) for inv in invariants]   # those not violated yet
+    # new states are checked in blocks (``_CHECK_BLOCK``, in node order, so each invariant's first
+    # violation is still its smallest node): a game's ``state_rows`` and the invariants'
+    # ``screen_rows`` then vouch for most states in a few array operations
+    unchecked: list[Any] = [root] if invariants else []
+    first_unchecked = 0
 
-    def check(state: Any, node: int) -> None:
-        failed = False
-        for name, fn in active:
-            reason = fn(state)
-            if reason is not None:
-                violate(name, reason, node)
-                failed = True
-        if failed:
-            active[:] = [(n, f) for n, f in active if n not in violations]
+    def check_block() -> None:
+        nonlocal first_unchecked
+        if unchecked:
+            _check_states(game, tuple(inv for inv in invariants if inv.name not in violations),
+                          unchecked, first_unchecked, violate)
+            first_unchecked += len(unchecked)
+            unchecked.clear()
 
-    check(root, 0)
     checked_distributions: dict[tuple[int, ...], tuple] = {}
     # id(returns) -> (returns, problem): the memo holds the tuple, so its id cannot be reused
     checked_returns: dict[int, tuple[tuple, str]] = {}
@@ -214,11 +238,14 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
     n_keys = len(keys)
     parent_append, depth_append = parent_edge.append, depth.append
     perms_append = perms.append if symmetric else None
+    unchecked_append = unchecked.append
     while node < n_keys:
         if n_keys > state_limit:
             complete, stop_reason = False, f"state limit {max_states} reached"
             break
         if node & 1023 == 0:
+            if len(unchecked) >= _CHECK_BLOCK:
+                check_block()
             if pause_gc and node & 0xFFFF == 0:
                 gc.collect(1)
                 gc.freeze()
@@ -287,12 +314,13 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
                 if not state_is_key:
                     pending[target] = nxt
                 if invariants:
-                    check(nxt, target)
+                    unchecked_append(nxt)
             child_append(target)
             actions_append(move[0])
             probs_append(move[1])
         offsets.append(len(child))
         node += 1
+    check_block()
     if not complete:
         # nodes never expanded keep no edges; mark them so solvers can refuse a partial graph
         while len(kind) < len(keys):

@@ -11,9 +11,11 @@ import random
 
 import pytest
 
-from ruleproof.model.loira.game import utility
+from ruleproof.model.loira.cards import Kind
+from ruleproof.model.loira.game import LoiraGame, utility
 from ruleproof.model.loira.invariants import invariants
 from ruleproof.model.loira.scoring import round_winners
+from ruleproof.model.loira.state import PH, TURN, Phase
 from ruleproof.model.protocol import TERMINAL, Game
 from ruleproof.solver.explore import explore
 from test_loira_helpers import game
@@ -53,6 +55,66 @@ def test_screened_invariants_report_what_the_worded_checks_report(params):
                 assert got == want, (a.name, v)
                 broken += want is not None
     assert broken > len(states)   # the nudges did reach the worded checks
+
+
+def _nudged(states, rng, copies=3):
+    """Each state and copies with one or two fields nudged (most break an invariant)."""
+    out = []
+    for s in states:
+        out.append(s)
+        for _ in range(copies):
+            t = list(s)
+            for _ in range(rng.choice((1, 2))):
+                t[rng.randrange(len(t))] += rng.choice((-2, -1, 1, 2))
+            out.append(tuple(t))
+    return out
+
+
+@pytest.mark.parametrize("params", CONFIGS)
+def test_row_screens_vouch_only_for_states_the_worded_checks_accept(params):
+    g = game(params)
+    fast, plain = invariants(g), invariants(g, screened=False)
+    states = _reachable(g)
+    rows = g.state_rows(states)
+    for inv in fast:   # every reachable state passes each screen: the screens do spare the checks
+        assert inv.screen_rows(rows).all(), inv.name
+    variants = _nudged(states, random.Random(5))
+    rows = g.state_rows(variants)
+    assert rows.shape == (len(variants), g.size) and (rows == variants).all()
+    rejected = 0
+    for a, b in zip(fast, plain):
+        vouched = a.screen_rows(rows)
+        for v, ok in zip(variants, vouched.tolist()):
+            want = b.check(v)
+            assert not (ok and want is not None), (a.name, v, want)
+            rejected += not ok
+    assert rejected > len(states)   # the nudges did reach the worded checks
+    assert g.state_rows([states[0], states[-1][:-1] + (200,)]) is None   # does not fit in int8
+
+
+class _TocTocMintsARoll(LoiraGame):
+    """Broken on purpose: Toc-Toc also mints a roll for the turn seat."""
+    def apply(self, s, a):
+        t = super().apply(s, a)
+        if s[PH] == Phase.DRAW and a == Kind.TOCTOC:
+            st = list(t)
+            st[self.o_rolls + s[TURN]] += 1
+            return tuple(st)
+        return t
+
+
+class _PlainChecks(_TocTocMintsARoll):
+    """The same broken game, its invariants checked state by state without any screen."""
+    def invariants(self):
+        return invariants(self, screened=False)
+
+
+def test_screened_exploration_reports_the_first_violations_the_plain_checks_report():
+    ruleset = game(CONFIGS[0]).cfg
+    screened, plain = explore(_TocTocMintsARoll(ruleset)), explore(_PlainChecks(ruleset))
+    assert "roll-conservation" in screened.violations and "score-bounds" in screened.violations
+    assert screened.violations == plain.violations
+    assert screened.num_states == plain.num_states
 
 
 @pytest.mark.parametrize("params", CONFIGS)

@@ -11,8 +11,10 @@ is one function in :mod:`model.loira.effects`; openings of stalls go through the
 """
 from __future__ import annotations
 
+import struct
 from fractions import Fraction
 from functools import lru_cache
+from itertools import starmap
 from typing import Sequence
 
 from ruleproof.model.protocol import CHANCE, TERMINAL, Game, Invariant
@@ -53,6 +55,7 @@ class LoiraGame(Game):
         self.o_wins = off; off += n
         self.o_hand = off; off += n * self.hsize
         self.size = off
+        self._row_format = struct.Struct(f"{off}b")
         # for the transition code: the rulings and the deck region, looked up per move
         self.rulings = cfg.rulings
         self.deck_slice = slice(self.o_deck, self.o_deck + len(self.kinds))
@@ -214,6 +217,16 @@ class LoiraGame(Game):
         if self.cfg.objective != "match" and len(self._round_returns) < _ROUND_RETURNS_MEMO:
             self._round_returns[key] = ret
         return ret
+
+    def state_rows(self, states: Sequence[LoiraState]):
+        """The states as int8 rows (one C-level pack per state) for the invariants' batch screens;
+        ``None`` when a value does not fit (only broken rules make such states: all get checked)."""
+        import numpy as np
+        try:
+            packed = b"".join(starmap(self._row_format.pack, states))
+        except struct.error:
+            return None
+        return np.frombuffer(packed, np.int8).reshape(len(states), self.size)
 
     def key(self, s: LoiraState) -> LoiraState:
         return s
