@@ -13,6 +13,7 @@ import time
 from array import array
 from dataclasses import dataclass, field
 from fractions import Fraction
+from operator import itemgetter
 from typing import Any, Callable, Hashable
 
 import numpy as np
@@ -125,6 +126,8 @@ def _returns_problem(ret: tuple, lo_u: Fraction, hi_u: Fraction, const_sum: Frac
 _RETURNS_MEMO = 4096
 
 
+_first, _second, _third = itemgetter(0), itemgetter(1), itemgetter(2)
+
 #: new states checked against the invariants at a time (the screens' arrays stay a few MiB)
 _CHECK_BLOCK = 1 << 16
 
@@ -160,7 +163,11 @@ def explore(game: Game, *, max_states: int | None = None, timeout: float | None 
     """
     # the graph only grows while exploring, and the automatic cyclic garbage collector would keep
     # rescanning it (10-15% of the time on Loira): it is paused, and every 65,536 nodes the young
-    # objects are collected once and what survives is frozen; all undone however this ends
+    # objects are frozen; all undone however this ends. Even one collection of each young block
+    # cost ~10% (1.6 of 14.7 CPU s on the 10-card Loira round, which makes no cyclic garbage), so
+    # the young objects are collected before freezing only on one block in 16 while collections
+    # find no cyclic garbage, and on every block once one does; what is frozen uncollected is
+    # collected after exploring (``gc.unfreeze``)
     pause = gc.isenabled() and gc.get_freeze_count() == 0
     if pause:
         gc.disable()
@@ -235,10 +242,13 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
     # bound methods: this loop runs once per edge, so attribute look-ups add up
     child_append, keys_append, index_setdefault = child.append, keys.append, index.setdefault
     actions_append, probs_append = actions.append, probs.append
+    actions_extend, probs_extend = actions.extend, probs.extend
+    plain_keys = state_is_key and not symmetric
     n_keys = len(keys)
     parent_append, depth_append = parent_edge.append, depth.append
     perms_append = perms.append if symmetric else None
     unchecked_append = unchecked.append
+    cyclic_garbage = False   # whether a collection of young objects found any (see ``explore``)
     while node < n_keys:
         if n_keys > state_limit:
             complete, stop_reason = False, f"state limit {max_states} reached"
@@ -247,7 +257,8 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
             if len(unchecked) >= _CHECK_BLOCK:
                 check_block()
             if pause_gc and node & 0xFFFF == 0:
-                gc.collect(1)
+                if cyclic_garbage or node & 0xFFFFF == 0:
+                    cyclic_garbage = cyclic_garbage or gc.collect(1) > 0
                 gc.freeze()
                 check_alarm()   # an alarm that fired inside a gc callback raised nothing there
             now = time.perf_counter()
@@ -300,6 +311,22 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
         else:
             prob_code.extend([0] * len(moves))
         next_depth = depth[node] + 1
+        if plain_keys:   # the commonest case, unrolled: states are their keys, no symmetry
+            actions_extend(map(_first, moves))
+            probs_extend(map(_second, moves))
+            for nxt in map(_third, moves):
+                target = index_setdefault(nxt, n_keys)   # one hash of the key, new or not
+                if target == n_keys:
+                    n_keys += 1
+                    keys_append(nxt)
+                    parent_append(len(child))
+                    depth_append(next_depth)
+                    if invariants:
+                        unchecked_append(nxt)
+                child_append(target)
+            offsets.append(len(child))
+            node += 1
+            continue
         for move in moves:
             nxt = move[2]
             if symmetric:
