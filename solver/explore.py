@@ -220,15 +220,18 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
     # new states are checked in blocks (``_CHECK_BLOCK``, in node order, so each invariant's first
     # violation is still its smallest node): a game's ``state_rows`` and the invariants'
     # ``screen_rows`` then vouch for most states in a few array operations
-    unchecked: list[Any] = [root] if invariants else []
-    first_unchecked = 0
+    # array operations; the states of nodes ``first_unchecked`` on are the keys themselves (games
+    # whose states are keys) or are kept in ``unchecked`` meanwhile
+    unchecked: list[Any] = [root] if invariants and not state_is_key else []
+    first_unchecked = 0 if invariants else 1 << 62
 
-    def check_block() -> None:
+    def check_block(upto: int) -> None:
         nonlocal first_unchecked
-        if unchecked:
+        if upto > first_unchecked:
             _check_states(game, tuple(inv for inv in invariants if inv.name not in violations),
-                          unchecked, first_unchecked, violate)
-            first_unchecked += len(unchecked)
+                          keys[first_unchecked:upto] if state_is_key else unchecked, first_unchecked,
+                          violate)
+            first_unchecked = upto
             unchecked.clear()
 
     checked_distributions: dict[tuple[int, ...], tuple] = {}
@@ -248,14 +251,15 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
     parent_append, depth_append = parent_edge.append, depth.append
     perms_append = perms.append if symmetric else None
     unchecked_append = unchecked.append
+    returns_of = game.returns
     cyclic_garbage = False   # whether a collection of young objects found any (see ``explore``)
     while node < n_keys:
         if n_keys > state_limit:
             complete, stop_reason = False, f"state limit {max_states} reached"
             break
         if node & 1023 == 0:
-            if len(unchecked) >= _CHECK_BLOCK:
-                check_block()
+            if n_keys - first_unchecked >= _CHECK_BLOCK:
+                check_block(n_keys)
             if pause_gc and node & 0xFFFF == 0:
                 if cyclic_garbage or node & 0xFFFFF == 0:
                     cyclic_garbage = cyclic_garbage or gc.collect(1) > 0
@@ -272,7 +276,7 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
         seat = current_player(state)
         kind.append(seat)
         if seat == TERMINAL:
-            ret = game.returns(state)
+            ret = returns_of(state)
             returns[node] = ret
             memo = checked_returns.get(id(ret))
             if memo is not None and memo[0] is ret:
@@ -291,7 +295,7 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
             violate("legal-actions", "a non-terminal state has no legal move", node)
         if seat == CHANCE:
             # the memo holds the Fractions themselves, so their ids cannot be reused meanwhile
-            signature = tuple([id(m[1]) for m in moves])
+            signature = tuple(map(id, map(_second, moves)))
             codes = checked_distributions.get(signature)
             if codes is None:
                 distribution = tuple(m[1] for m in moves)
@@ -321,8 +325,6 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
                     keys_append(nxt)
                     parent_append(len(child))
                     depth_append(next_depth)
-                    if invariants:
-                        unchecked_append(nxt)
                 child_append(target)
             offsets.append(len(child))
             node += 1
@@ -340,14 +342,14 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
                 depth_append(next_depth)
                 if not state_is_key:
                     pending[target] = nxt
-                if invariants:
+                if invariants and not state_is_key:
                     unchecked_append(nxt)
             child_append(target)
             actions_append(move[0])
             probs_append(move[1])
         offsets.append(len(child))
         node += 1
-    check_block()
+    check_block(n_keys)
     if not complete:
         # nodes never expanded keep no edges; mark them so solvers can refuse a partial graph
         while len(kind) < len(keys):

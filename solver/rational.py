@@ -79,15 +79,15 @@ def condensation(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, 
     self_loop[label[src[src == dst]]] = True
     cyclic = (size > 1) | self_loop
     # condensation edges, deduplicated; heights by peeling sinks (Kahn's algorithm from the end).
-    # One int per edge, destination first: a 1-D unique both dedupes and groups by destination.
+    # The predecessor lists are the reversed edges in CSR form: scipy builds them by a counting
+    # sort and merges duplicates (a 1-D sort of 2.6 million edge codes took 5x longer)
     cs, cd = label[src], label[dst]
     keep = cs != cd
-    codes = np.sort(cd[keep] * np.int64(n_comp) + cs[keep])
-    if len(codes):
-        codes = codes[np.concatenate(([True], codes[1:] != codes[:-1]))]
-    dests, preds_of = np.divmod(codes, np.int64(n_comp))
+    reverse = csr_matrix((np.ones(int(keep.sum()), dtype=np.int8), (cd[keep], cs[keep])),
+                         shape=(n_comp, n_comp))
+    reverse.sum_duplicates()
+    pred_start, preds_of = reverse.indptr.astype(np.int64), reverse.indices.astype(np.int64)
     out_deg = np.bincount(preds_of, minlength=n_comp)
-    pred_start = np.searchsorted(dests, np.arange(n_comp + 1))
     level = np.full(n_comp, -1, dtype=np.int64)
     last_seen = np.full(n_comp, -1, dtype=np.int64)   # dedupes a frontier without sorting it
     frontier = np.flatnonzero(out_deg == 0)
