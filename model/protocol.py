@@ -150,6 +150,17 @@ class Game(ABC):
             return [(o, p, self.apply(state, o)) for o, p in self.chance_outcomes(state)]
         return [(a, None, self.apply(state, a)) for a in self.legal_actions(state)]
 
+    def successor_lists(self, state: State) -> tuple[Sequence[Action], Sequence[Fraction] | None,
+                                                      Sequence[State]]:
+        """``successors`` as three parallel sequences: the actions (or chance outcomes), their
+        probabilities (``None`` at a decision) and the next states. Games that build their moves
+        this way may override it (the explorer then skips a tuple per move, and checks a chance
+        distribution returned as the same probabilities object once); the conformance test
+        checks that it agrees with ``successors``."""
+        moves = self.successors(state)
+        probs = [m[1] for m in moves] if self.current_player(state) == CHANCE else None
+        return [m[0] for m in moves], probs, [m[2] for m in moves]
+
     def canonicalize(self, state: State) -> tuple[State, int]:
         """A symmetric representative of ``state`` and the index of the seat permutation ``perm``
         such that ``value(state)[seat] == value(representative)[perm[seat]]`` for every seat.

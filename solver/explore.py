@@ -13,8 +13,7 @@ import time
 from array import array
 from dataclasses import dataclass, field
 from fractions import Fraction
-from operator import itemgetter
-from typing import Any, Callable, Hashable
+from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
@@ -126,8 +125,6 @@ def _returns_problem(ret: tuple, lo_u: Fraction, hi_u: Fraction, const_sum: Frac
 _RETURNS_MEMO = 4096
 
 
-_first, _second, _third = itemgetter(0), itemgetter(1), itemgetter(2)
-
 #: new states checked against the invariants at a time (the screens' arrays stay a few MiB)
 _CHECK_BLOCK = 1 << 16
 
@@ -235,6 +232,29 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
             unchecked.clear()
 
     checked_distributions: dict[tuple[int, ...], tuple] = {}
+    checked_objects: dict[int, tuple] = {}   # id(probabilities object) -> (it, codes)
+
+    def chance_codes(distribution: Sequence, node: int) -> list[int]:
+        """The probability codes of a chance node's moves; each distinct distribution (by the
+        identity of its Fractions: the memo holds them, so their ids cannot be reused meanwhile)
+        is checked once."""
+        signature = tuple(map(id, distribution))
+        known = checked_distributions.get(signature)
+        if known is not None:
+            return known[1]
+        distribution = tuple(distribution)
+        problem = _distribution_problem(distribution)
+        if problem:
+            violate("chance-distribution", problem, node)
+        codes = []
+        for p in distribution:
+            if id(p) not in prob_ids:
+                prob_ids[id(p)] = len(prob_table) + 1
+                prob_table.append(p)
+            codes.append(prob_ids[id(p)])
+        checked_distributions[signature] = (distribution, codes)
+        return codes
+
     # id(returns) -> (returns, problem): the memo holds the tuple, so its id cannot be reused
     checked_returns: dict[int, tuple[tuple, str]] = {}
     prob_code, prob_table, prob_ids = array("q"), [], {}
@@ -246,7 +266,10 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
     child_append, keys_append, index_setdefault = child.append, keys.append, index.setdefault
     actions_append, probs_append = actions.append, probs.append
     actions_extend, probs_extend = actions.extend, probs.extend
-    plain_keys = state_is_key and not symmetric
+    # games whose states are their keys, without symmetry, that build their moves as lists
+    plain_keys = (state_is_key and not symmetric
+                  and type(game).successor_lists is not Game.successor_lists)
+    successor_lists = game.successor_lists
     n_keys = len(keys)
     parent_append, depth_append = parent_edge.append, depth.append
     perms_append = perms.append if symmetric else None
@@ -290,35 +313,28 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
             offsets.append(len(child))
             node += 1
             continue
-        moves = canonical_successors(state) if symmetric else successors(state)
-        if not moves:
-            violate("legal-actions", "a non-terminal state has no legal move", node)
-        if seat == CHANCE:
-            # the memo holds the Fractions themselves, so their ids cannot be reused meanwhile
-            signature = tuple(map(id, map(_second, moves)))
-            codes = checked_distributions.get(signature)
-            if codes is None:
-                distribution = tuple(m[1] for m in moves)
-                problem = _distribution_problem(distribution)
-                if problem:
-                    violate("chance-distribution", problem, node)
-                codes = []
-                for p in distribution:
-                    if id(p) not in prob_ids:
-                        prob_ids[id(p)] = len(prob_table) + 1
-                        prob_table.append(p)
-                    codes.append(prob_ids[id(p)])
-                checked_distributions[signature] = (distribution, codes)
-            else:
-                codes = codes[1]
-            prob_code.extend(codes)
-        else:
-            prob_code.extend([0] * len(moves))
-        next_depth = depth[node] + 1
         if plain_keys:   # the commonest case, unrolled: states are their keys, no symmetry
-            actions_extend(map(_first, moves))
-            probs_extend(map(_second, moves))
-            for nxt in map(_third, moves):
+            moves, probs, nexts = successor_lists(state)
+            if not nexts:
+                violate("legal-actions", "a non-terminal state has no legal move", node)
+            if seat == CHANCE:
+                # a distribution returned as the same object is checked and coded once (the memo
+                # holds it, so its id cannot be reused meanwhile)
+                known = checked_objects.get(id(probs))
+                if known is not None and known[0] is probs:
+                    prob_code.extend(known[1])
+                else:
+                    codes = chance_codes(probs, node)
+                    prob_code.extend(codes)
+                    if len(checked_objects) < _RETURNS_MEMO:
+                        checked_objects[id(probs)] = (probs, codes)
+                probs_extend(probs)
+            else:
+                prob_code.extend([0] * len(nexts))
+                probs_extend([None] * len(nexts))
+            actions_extend(moves)
+            next_depth = depth[node] + 1
+            for nxt in nexts:
                 target = index_setdefault(nxt, n_keys)   # one hash of the key, new or not
                 if target == n_keys:
                     n_keys += 1
@@ -329,6 +345,14 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
             offsets.append(len(child))
             node += 1
             continue
+        moves = canonical_successors(state) if symmetric else successors(state)
+        if not moves:
+            violate("legal-actions", "a non-terminal state has no legal move", node)
+        if seat == CHANCE:
+            prob_code.extend(chance_codes([m[1] for m in moves], node))
+        else:
+            prob_code.extend([0] * len(moves))
+        next_depth = depth[node] + 1
         for move in moves:
             nxt = move[2]
             if symmetric:

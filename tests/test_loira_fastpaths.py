@@ -130,6 +130,8 @@ def test_own_successors_and_memoised_returns_agree_with_the_plain_rules(params, 
             assert ret is g.returns(s)   # interned: the explorer checks each tuple once
             continue
         assert g.successors(s) == Game.successors(g, s)
+        own, plain = g.successor_lists(s), Game.successor_lists(g, s)
+        assert [None if part is None else list(part) for part in own] == list(plain)
     assert terminals >= 5
 
 
