@@ -127,6 +127,9 @@ _RETURNS_MEMO = 4096
 
 #: new states checked against the invariants at a time (the screens' arrays stay a few MiB)
 _CHECK_BLOCK = 1 << 16
+#: with the collector paused, young objects are frozen every this many nodes (a multiple of
+#: 1024), and collected first on one such block in ``_GC_SAMPLE`` while no cyclic garbage is found
+_GC_FREEZE_EVERY, _GC_SAMPLE = 1 << 16, 16
 
 
 def _check_states(game: Game, invariants: tuple, states: list, first_node: int,
@@ -160,7 +163,7 @@ def explore(game: Game, *, max_states: int | None = None, timeout: float | None 
     """
     # the graph only grows while exploring, and the automatic cyclic garbage collector would keep
     # rescanning it (10-15% of the time on Loira): it is paused, and every 65,536 nodes the young
-    # objects are frozen; all undone however this ends. Even one collection of each young block
+    # objects are frozen (``_GC_FREEZE_EVERY``); all undone however this ends. Even one collection of each young block
     # cost ~10% (1.6 of 14.7 CPU s on the 10-card Loira round, which makes no cyclic garbage), so
     # the young objects are collected before freezing only on one block in 16 while collections
     # find no cyclic garbage, and on every block once one does; what is frozen uncollected is
@@ -276,6 +279,7 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
     unchecked_append = unchecked.append
     returns_of = game.returns
     cyclic_garbage = False   # whether a collection of young objects found any (see ``explore``)
+    freeze_mask, sample_mask = _GC_FREEZE_EVERY - 1, _GC_FREEZE_EVERY * _GC_SAMPLE - 1
     while node < n_keys:
         if n_keys > state_limit:
             complete, stop_reason = False, f"state limit {max_states} reached"
@@ -283,9 +287,10 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
         if node & 1023 == 0:
             if n_keys - first_unchecked >= _CHECK_BLOCK:
                 check_block(n_keys)
-            if pause_gc and node & 0xFFFF == 0:
-                if cyclic_garbage or node & 0xFFFFF == 0:
-                    cyclic_garbage = cyclic_garbage or gc.collect(1) > 0
+            if pause_gc and node & freeze_mask == 0:
+                if cyclic_garbage or node & sample_mask == 0:
+                    if gc.collect(1):
+                        cyclic_garbage = True
                 gc.freeze()
                 check_alarm()   # an alarm that fired inside a gc callback raised nothing there
             now = time.perf_counter()

@@ -146,3 +146,29 @@ def test_explore_leaves_the_garbage_collector_as_it_found_it():
     with pytest.raises(RuntimeError):
         explore(g, progress=boom, progress_every=0.0)
     assert gc.get_freeze_count() == 0 and gc.isenabled()
+
+
+class _MakesCycles(LoiraGame):
+    """Every expansion leaves a reference cycle behind (only the cyclic collector frees it)."""
+    def successor_lists(self, s):
+        loop: list = []
+        loop.append(loop)
+        return super().successor_lists(s)
+
+
+@pytest.mark.parametrize("cls, sampled", [(LoiraGame, True), (_MakesCycles, False)])
+def test_paused_collector_samples_blocks_until_it_finds_cyclic_garbage(monkeypatch, cls, sampled):
+    from ruleproof.solver import explore as explore_module
+    monkeypatch.setattr(explore_module, "_GC_FREEZE_EVERY", 1024)   # small blocks, a small game
+    monkeypatch.setattr(explore_module, "_GC_SAMPLE", 2)
+    found = []
+    real_collect = gc.collect
+    monkeypatch.setattr(gc, "collect", lambda *a: found.append(real_collect(*a)) or found[-1])
+    ex = explore(cls(game(CONFIGS[0]).cfg), check_invariants=False)
+    blocks = (ex.num_states + 1023) // 1024
+    assert blocks >= 6   # enough blocks to tell the two policies apart
+    if sampled:   # one block in two collected, none finding cyclic garbage
+        assert len(found) <= blocks // 2 + 1 and not any(found)
+    else:         # garbage found by the second sample (node 2,048): every block collected from then on
+        assert found[1] > 0 and len(found) >= blocks - 1
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
