@@ -319,21 +319,21 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
             node += 1
             continue
         if plain_keys:   # the commonest case, unrolled: states are their keys, no symmetry
-            moves, probs, nexts = successor_lists(state)
+            moves, dist, nexts = successor_lists(state)
             if not nexts:
                 violate("legal-actions", "a non-terminal state has no legal move", node)
             if seat == CHANCE:
                 # a distribution returned as the same object is checked and coded once (the memo
                 # holds it, so its id cannot be reused meanwhile)
-                known = checked_objects.get(id(probs))
-                if known is not None and known[0] is probs:
+                known = checked_objects.get(id(dist))
+                if known is not None and known[0] is dist:
                     prob_code.extend(known[1])
                 else:
-                    codes = chance_codes(probs, node)
+                    codes = chance_codes(dist, node)
                     prob_code.extend(codes)
                     if len(checked_objects) < _RETURNS_MEMO:
-                        checked_objects[id(probs)] = (probs, codes)
-                probs_extend(probs)
+                        checked_objects[id(dist)] = (dist, codes)
+                probs_extend(dist)
             else:
                 prob_code.extend([0] * len(nexts))
                 probs_extend([None] * len(nexts))

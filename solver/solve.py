@@ -138,9 +138,9 @@ class _local_index:
         self.a.scratch[self.nodes] = -1
 
 
-def _levels(a: _Arrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _levels(a: _Arrays, dag_first: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """SCC labels, a level per SCC (0 = sinks), and whether each SCC is cyclic."""
-    return condensation(a.n_states, a.source, a.child)
+    return condensation(a.n_states, a.source, a.child, dag_first)
 
 
 @dataclass(frozen=True)
@@ -372,7 +372,8 @@ def solve(ex: Exploration, *, exact: bool = False, tolerance: float = 1e-12,
         raise SolveError(f"the exploration is partial ({ex.stop_reason}); cannot solve exactly")
     start = time.perf_counter()
     a = _arrays(ex)
-    label, level_of_comp, cyclic_comp = _levels(a)
+    # a game that bounds its length (``max_game_length``) has an acyclic graph: peeled directly
+    label, level_of_comp, cyclic_comp = _levels(a, dag_first=ex.game.max_game_length is not None)
     node_level = level_of_comp[label]
     node_cyclic = cyclic_comp[label]
     values = np.zeros((a.n_states + 1, a.seats))

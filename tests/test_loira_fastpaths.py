@@ -172,3 +172,18 @@ def test_paused_collector_samples_blocks_until_it_finds_cyclic_garbage(monkeypat
     else:         # garbage found by the second sample (node 2,048): every block collected from then on
         assert found[1] > 0 and len(found) >= blocks - 1
     assert gc.get_freeze_count() == 0 and gc.isenabled()
+
+
+class _GenericLoop(LoiraGame):
+    """Loira with the protocol's own ``successor_lists``: the explorer takes its general loop."""
+    successor_lists = Game.successor_lists
+
+
+@pytest.mark.parametrize("params", CONFIGS)
+def test_explorer_fast_loop_builds_the_graph_the_general_loop_builds(params):
+    cfg = game(params).cfg
+    fast, general = explore(LoiraGame(cfg)), explore(_GenericLoop(cfg))
+    for name in ("keys", "kind", "offsets", "child", "action", "prob", "prob_code", "prob_table",
+                 "parent_edge", "depth", "returns", "violations"):
+        assert getattr(fast, name) == getattr(general, name), name
+    assert len(fast.prob) == len(fast.action) == fast.num_edges >= fast.num_states - 1

@@ -183,14 +183,17 @@ class LoiraGame(Game):
     def successors(self, s: LoiraState) -> list[tuple[int, Fraction | None, LoiraState]]:
         if not self._own_moves:   # a subclass changes the moves (the mutation tests do)
             return Game.successors(self, s)
-        moves, probs, states = self.successor_lists(s)
+        moves, probs, states = self._successor_lists(s)
         return list(zip(moves, probs or [None] * len(moves), states))
 
     def successor_lists(self, s: LoiraState):
-        """``Game.successor_lists`` with the phase dispatch done once per state, not once per move;
-        a chance node's outcomes and probabilities are one shared pair of tuples per distribution."""
         if not self._own_moves:
             return Game.successor_lists(self, s)
+        return self._successor_lists(s)
+
+    def _successor_lists(self, s: LoiraState):
+        """``Game.successor_lists`` with the phase dispatch done once per state, not once per move;
+        a chance node's outcomes and probabilities are one shared pair of tuples per distribution."""
         ph = s[PH]
         handler = _HANDLERS[ph]
         if ph == _DRAW or ph == _REVEAL:
