@@ -125,6 +125,10 @@ def _returns_problem(ret: tuple, lo_u: Fraction, hi_u: Fraction, const_sum: Frac
 _RETURNS_MEMO = 4096
 
 
+#: a decision node's probability codes and probabilities, sliced from these when it has few moves
+_FEW = 64
+_ZEROS, _NONES = array("q", [0]) * _FEW, (None,) * _FEW
+
 #: new states checked against the invariants at a time (the screens' arrays stay a few MiB)
 _CHECK_BLOCK = 1 << 16
 #: with the collector paused, young objects are frozen every this many nodes (a multiple of
@@ -334,6 +338,9 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
                     if len(checked_objects) < _RETURNS_MEMO:
                         checked_objects[id(dist)] = (dist, codes)
                 probs_extend(dist)
+            elif len(nexts) <= _FEW:
+                prob_code.extend(_ZEROS[:len(nexts)])
+                probs_extend(_NONES[:len(nexts)])
             else:
                 prob_code.extend([0] * len(nexts))
                 probs_extend([None] * len(nexts))
