@@ -155,6 +155,30 @@ def _check_states(game: Game, invariants: tuple, states: list, first_node: int,
                 break
 
 
+def _bfs_tree(n: int, offsets: array, child: array) -> tuple[array, array]:
+    """Each node's first reaching edge (-1 for the root) and its depth, from the finished edge
+    arrays: nodes are numbered as edges first reach them, so a node's parent edge is the first edge
+    into it (computed here once rather than appended per new node in the loop)."""
+    edges = np.frombuffer(child, dtype=np.int64) if len(child) else np.zeros(0, np.int64)
+    first = np.full(n, len(edges), dtype=np.int64)
+    np.minimum.at(first, edges, np.arange(len(edges), dtype=np.int64))
+    first[0] = -1
+    source = np.repeat(np.arange(n, dtype=np.int64), np.diff(np.frombuffer(offsets, dtype=np.int64)))
+    parent = np.zeros(n, dtype=np.int64)
+    parent[1:] = source[first[1:]]
+    # depths by pointer jumping: after k rounds ``up`` is 2^k steps up (or the root), ``depth`` the
+    # steps taken
+    depth = np.ones(n, dtype=np.int64)
+    depth[0] = 0
+    up = parent
+    while (up != 0).any():
+        depth, up = depth + depth[up], up[up]
+    out_parent, out_depth = array("q"), array("q")
+    out_parent.frombytes(first.tobytes())
+    out_depth.frombytes(depth.tobytes())
+    return out_parent, out_depth
+
+
 def explore(game: Game, *, max_states: int | None = None, timeout: float | None = None,
             check_invariants: bool = True, progress: Progress | None = None,
             progress_every: float = 0.5, batch: bool = True) -> Exploration:
@@ -213,7 +237,6 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
     actions: list[Any] = []
     probs: list[Fraction | None] = []
     perms = array("b") if symmetric else None
-    parent_edge, depth = array("q", [-1]), array("q", [0])
     returns: dict[int, tuple[Fraction, ...]] = {}
     violations: dict[str, Violation] = {}
 
@@ -278,7 +301,6 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
                   and type(game).successor_lists is not Game.successor_lists)
     successor_lists = game.successor_lists
     n_keys = len(keys)
-    parent_append, depth_append = parent_edge.append, depth.append
     perms_append = perms.append if symmetric else None
     unchecked_append = unchecked.append
     returns_of = game.returns
@@ -345,14 +367,11 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
                 prob_code.extend([0] * len(nexts))
                 probs_extend([None] * len(nexts))
             actions_extend(moves)
-            next_depth = depth[node] + 1
             for nxt in nexts:
                 target = index_setdefault(nxt, n_keys)   # one hash of the key, new or not
                 if target == n_keys:
                     n_keys += 1
                     keys_append(nxt)
-                    parent_append(len(child))
-                    depth_append(next_depth)
                 child_append(target)
             offsets.append(len(child))
             node += 1
@@ -364,7 +383,6 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
             prob_code.extend(chance_codes([m[1] for m in moves], node))
         else:
             prob_code.extend([0] * len(moves))
-        next_depth = depth[node] + 1
         for move in moves:
             nxt = move[2]
             if symmetric:
@@ -374,8 +392,6 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
             if target == n_keys:
                 n_keys += 1
                 keys_append(k)
-                parent_append(len(child))
-                depth_append(next_depth)
                 if not state_is_key:
                     pending[target] = nxt
                 if invariants and not state_is_key:
@@ -391,6 +407,7 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
         while len(kind) < len(keys):
             kind.append(CHANCE)
             offsets.append(len(child))
+    parent_edge, depth = _bfs_tree(len(keys), offsets, child)
     return Exploration(game, keys, kind, offsets, child, actions, probs, prob_code, prob_table,
                        perms, parent_edge, depth,
                        returns, violations, complete, stop_reason, time.perf_counter() - start)

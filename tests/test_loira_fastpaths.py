@@ -187,3 +187,17 @@ def test_explorer_fast_loop_builds_the_graph_the_general_loop_builds(params):
                  "parent_edge", "depth", "returns", "violations"):
         assert getattr(fast, name) == getattr(general, name), name
     assert len(fast.prob) == len(fast.action) == fast.num_edges >= fast.num_states - 1
+
+
+@pytest.mark.parametrize("limit", [None, 500])
+def test_parent_edges_and_depths_are_the_bfs_tree(limit):
+    ex = explore(game(CONFIGS[1]), max_states=limit, check_invariants=False)
+    first: dict[int, int] = {}
+    for e, c in enumerate(ex.child):
+        first.setdefault(c, e)
+    assert ex.parent_edge[0] == -1 and ex.depth[0] == 0
+    assert len(ex.parent_edge) == len(ex.depth) == ex.num_states
+    for v in range(1, ex.num_states):
+        assert ex.parent_edge[v] == first[v]
+        assert ex.depth[v] == ex.depth[ex.source_of(first[v])] + 1
+    assert max(ex.depth) > 5 and ex.complete == (limit is None)
