@@ -190,12 +190,11 @@ def explore(game: Game, *, max_states: int | None = None, timeout: float | None 
     the state limit is then checked between BFS levels.
     """
     # the graph only grows while exploring, and the automatic cyclic garbage collector would keep
-    # rescanning it (10-15% of the time on Loira): it is paused, and every 65,536 nodes the young
-    # objects are frozen (``_GC_FREEZE_EVERY``); all undone however this ends. Even one collection of each young block
-    # cost ~10% (1.6 of 14.7 CPU s on the 10-card Loira round, which makes no cyclic garbage), so
-    # the young objects are collected before freezing only on one block in 16 while collections
-    # find no cyclic garbage, and on every block once one does; what is frozen uncollected is
-    # collected after exploring (``gc.unfreeze``)
+    # rescanning it (10-15% of the time on Loira): it is paused, and every 65,536 nodes
+    # (``_GC_FREEZE_EVERY``) the young objects are frozen; all undone however this ends. Collecting
+    # each young block first cost ~10% (1.6 of 14.7 CPU s on the 10-card Loira round, which makes
+    # no cyclic garbage), so that runs on one block in 16 while it finds no cyclic garbage, and on
+    # every block once it does; garbage frozen uncollected is collected after exploring
     pause = gc.isenabled() and gc.get_freeze_count() == 0
     if pause:
         gc.disable()
@@ -246,9 +245,9 @@ def _explore(game: Game, max_states: int | None, timeout: float | None, check_in
 
     # new states are checked in blocks (``_CHECK_BLOCK``, in node order, so each invariant's first
     # violation is still its smallest node): a game's ``state_rows`` and the invariants'
-    # ``screen_rows`` then vouch for most states in a few array operations
-    # array operations; the states of nodes ``first_unchecked`` on are the keys themselves (games
-    # whose states are keys) or are kept in ``unchecked`` meanwhile
+    # ``screen_rows`` then vouch for most states in a few array operations. The states of nodes
+    # ``first_unchecked`` on are the keys themselves (games whose states are keys) or are kept in
+    # ``unchecked`` meanwhile
     unchecked: list[Any] = [root] if invariants and not state_is_key else []
     first_unchecked = 0 if invariants else 1 << 62
 

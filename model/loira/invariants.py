@@ -193,7 +193,8 @@ def _row_screens(g: "LoiraGame", card_groups: list[list[int]], stall_groups: lis
 
         def top(i):
             return on_top == g.kinds[i]
-        return groups_hold(r, card_groups, [cfg.deck[k] for k in g.kinds], top) & (r[:, deck_disc] >= 0).all(axis=1)
+        return (groups_hold(r, card_groups, [cfg.deck[k] for k in g.kinds], top)
+                & (r[:, deck_disc] >= 0).all(axis=1))
 
     def stalls(r):
         return groups_hold(r, stall_groups, cfg.stall_counts) & (r[:, centre] >= 0).all(axis=1)
