@@ -79,6 +79,8 @@ def run_rung(rung: int, engine: str) -> dict:
         value, states = sol.initial[0], ex.num_states
         extra = {"explore_seconds": round(explored - start, 3), "solve_seconds": round(seconds - (explored - start), 3),
                  "cpu_seconds": round(time.process_time() - cpu, 3), "edges": ex.num_edges}
+        # on a shared machine the process's CPU seconds are the figure to compare (docs/bench.md)
+        extra["cpu_states_per_second"] = round(states / extra["cpu_seconds"]) if extra["cpu_seconds"] else None
     else:
         from ruleproof.model.loira.exact import solve
         start = time.perf_counter()
@@ -178,7 +180,8 @@ def main() -> None:
                       f"{row['states_per_second'] or 0:>10,} states/s "
                       f"{row.get('bytes_per_state', '-'):>6} B/state peak {row['peak_bytes'] / 2**20:8.1f} MiB "
                       f"value {row['value']:+.6f}"
-                      + (f" (CPU {row['cpu_seconds']:.2f} s)" if "cpu_seconds" in row else ""), flush=True)
+                      + (f" (CPU {row['cpu_seconds']:.2f} s, {row['cpu_states_per_second'] or 0:,} states/CPU s)"
+                         if "cpu_seconds" in row else ""), flush=True)
             slow = slow or (engine == "fast" and row["seconds"] > args.max_seconds)
         if slow:
             break

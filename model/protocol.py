@@ -49,6 +49,10 @@ class Invariant:
     #: optional vectorised form for games with int keys (see ``Game.expand_keys``): given an int64
     #: array of keys, a boolean array, True where the invariant fails (``check`` gives the reason)
     check_keys: Callable[["np.ndarray"], "np.ndarray"] | None = None
+    #: optional cheap screen of many states at once (see ``Game.state_rows``): given their rows, a
+    #: boolean array, True where ``check`` would surely find nothing; the explorer calls ``check``
+    #: (which words the reason) on the other states only
+    screen_rows: Callable[["np.ndarray"], "np.ndarray"] | None = None
 
 
 @dataclass(frozen=True)
@@ -146,6 +150,17 @@ class Game(ABC):
             return [(o, p, self.apply(state, o)) for o, p in self.chance_outcomes(state)]
         return [(a, None, self.apply(state, a)) for a in self.legal_actions(state)]
 
+    def successor_lists(self, state: State) -> tuple[Sequence[Action], Sequence[Fraction] | None,
+                                                      Sequence[State]]:
+        """``successors`` as three parallel sequences: the actions (or chance outcomes), their
+        probabilities (``None`` at a decision) and the next states. Games that build their moves
+        this way may override it (the explorer then skips a tuple per move, and checks a chance
+        distribution returned as the same probabilities object once); the conformance test
+        checks that it agrees with ``successors``."""
+        moves = self.successors(state)
+        probs = [m[1] for m in moves] if self.current_player(state) == CHANCE else None
+        return [m[0] for m in moves], probs, [m[2] for m in moves]
+
     def canonicalize(self, state: State) -> tuple[State, int]:
         """A symmetric representative of ``state`` and the index of the seat permutation ``perm``
         such that ``value(state)[seat] == value(representative)[perm[seat]]`` for every seat.
@@ -166,6 +181,11 @@ class Game(ABC):
         many states at once, given and returning keys, so the explorer can run level by level in
         numpy. ``None`` (the default) when this configuration does not support it. Must agree with
         ``canonical_successors`` edge for edge (the conformance test checks it)."""
+        return None
+
+    def state_rows(self, states: Sequence[State]) -> "np.ndarray | None":
+        """Optional: ``states`` as the rows of a small-int matrix, for the invariants'
+        ``screen_rows``; ``None`` (the default, or when some state does not fit) screens nothing."""
         return None
 
     def seat_name(self, seat: Seat) -> str:

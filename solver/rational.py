@@ -67,29 +67,44 @@ def fraction_rows(rows: Sequence[Sequence[fmpq]]) -> list[tuple[Fraction, ...]]:
 
 # ---- graph orderings -----------------------------------------------------------------------------
 
-def condensation(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def condensation(n: int, src: np.ndarray, dst: np.ndarray, dag_first: bool = False
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """SCC label per node, a level per SCC (0: no edge leaves it; otherwise one more than the
-    highest SCC it points to) and whether each SCC is cyclic (several nodes or a self-loop)."""
+    highest SCC it points to) and whether each SCC is cyclic (several nodes or a self-loop).
+
+    ``dag_first`` (for graphs expected to be acyclic): first peel the graph itself; when that
+    reaches every node, each node is its own SCC (labelled by its index) and the strongly
+    connected components need not be computed (0.4 of the 0.7 s of a 1.5-million-node solve)."""
     src = np.asarray(src, dtype=np.int64)
     dst = np.asarray(dst, dtype=np.int64)
+    if dag_first and not (src == dst).any():
+        level = _heights(n, src, dst)
+        if (level >= 0).all():
+            return np.arange(n, dtype=np.int64), level, np.zeros(n, dtype=bool)
     graph = csr_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(n, n))
     n_comp, label = connected_components(graph, directed=True, connection="strong")
     size = np.bincount(label, minlength=n_comp)
     self_loop = np.zeros(n_comp, dtype=bool)
     self_loop[label[src[src == dst]]] = True
     cyclic = (size > 1) | self_loop
-    # condensation edges, deduplicated; heights by peeling sinks (Kahn's algorithm from the end).
-    # One int per edge, destination first: a 1-D unique both dedupes and groups by destination.
-    cs, cd = label[src], label[dst]
-    keep = cs != cd
-    codes = np.sort(cd[keep] * np.int64(n_comp) + cs[keep])
-    if len(codes):
-        codes = codes[np.concatenate(([True], codes[1:] != codes[:-1]))]
-    dests, preds_of = np.divmod(codes, np.int64(n_comp))
-    out_deg = np.bincount(preds_of, minlength=n_comp)
-    pred_start = np.searchsorted(dests, np.arange(n_comp + 1))
-    level = np.full(n_comp, -1, dtype=np.int64)
-    last_seen = np.full(n_comp, -1, dtype=np.int64)   # dedupes a frontier without sorting it
+    level = _heights(n_comp, label[src], label[dst])
+    if (level < 0).any():
+        raise ArithmeticError("internal error: condensation is not acyclic")
+    return label, level, cyclic
+
+
+def _heights(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Each node's height (longest path to a sink) by peeling sinks (Kahn's algorithm from the
+    end), edges within a node ignored; -1 for the nodes a cycle keeps from being peeled."""
+    # the predecessor lists are the reversed edges in CSR form: scipy builds them by a counting
+    # sort and merges duplicates (a 1-D sort of 2.6 million edge codes took 5x longer)
+    keep = src != dst
+    reverse = csr_matrix((np.ones(int(keep.sum()), dtype=np.int8), (dst[keep], src[keep])), shape=(n, n))
+    reverse.sum_duplicates()
+    pred_start, preds_of = reverse.indptr.astype(np.int64), reverse.indices.astype(np.int64)
+    out_deg = np.bincount(preds_of, minlength=n)
+    level = np.full(n, -1, dtype=np.int64)
+    last_seen = np.full(n, -1, dtype=np.int64)   # dedupes a frontier without sorting it
     frontier = np.flatnonzero(out_deg == 0)
     height = 0
     while frontier.size:
@@ -105,9 +120,7 @@ def condensation(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, 
         last_seen[ready] = np.arange(len(ready))
         frontier = ready[last_seen[ready] == np.arange(len(ready))]
         height += 1
-    if (level < 0).any():
-        raise ArithmeticError("internal error: condensation is not acyclic")
-    return label, level, cyclic
+    return level
 
 
 def components_in_order(n: int, src, dst) -> list[tuple[np.ndarray, bool]]:

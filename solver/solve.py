@@ -138,9 +138,9 @@ class _local_index:
         self.a.scratch[self.nodes] = -1
 
 
-def _levels(a: _Arrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _levels(a: _Arrays, dag_first: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """SCC labels, a level per SCC (0 = sinks), and whether each SCC is cyclic."""
-    return condensation(a.n_states, a.source, a.child)
+    return condensation(a.n_states, a.source, a.child, dag_first)
 
 
 @dataclass(frozen=True)
@@ -357,17 +357,12 @@ def _set_returns(values: np.ndarray, returns: dict[int, tuple]) -> None:
     (games such as Loira return a handful of shared tuples for millions of terminals)."""
     if not returns:
         return
-    rows: list[list[float]] = []
-    row_of: dict[int, int] = {}   # id -> row; every tuple stays alive in ``returns`` meanwhile
-    codes = []
-    for ret in returns.values():
-        code = row_of.get(id(ret))
-        if code is None:
-            code = row_of[id(ret)] = len(rows)
-            rows.append([float(r) for r in ret])
-        codes.append(code)
+    objects = list(returns.values())   # keeps every tuple alive, so no id is reused meanwhile
+    ids = np.fromiter(map(id, objects), dtype=np.uint64, count=len(objects))
+    _, first, codes = np.unique(ids, return_index=True, return_inverse=True)
+    rows = np.array([[float(r) for r in objects[i]] for i in first.tolist()], dtype=np.float64)
     nodes = np.fromiter(returns.keys(), dtype=np.int64, count=len(returns))
-    values[nodes] = np.array(rows, dtype=np.float64)[np.array(codes, dtype=np.int64)]
+    values[nodes] = rows[codes.reshape(-1)]
 
 
 def solve(ex: Exploration, *, exact: bool = False, tolerance: float = 1e-12,
@@ -377,7 +372,8 @@ def solve(ex: Exploration, *, exact: bool = False, tolerance: float = 1e-12,
         raise SolveError(f"the exploration is partial ({ex.stop_reason}); cannot solve exactly")
     start = time.perf_counter()
     a = _arrays(ex)
-    label, level_of_comp, cyclic_comp = _levels(a)
+    # a game that bounds its length (``max_game_length``) has an acyclic graph: peeled directly
+    label, level_of_comp, cyclic_comp = _levels(a, dag_first=ex.game.max_game_length is not None)
     node_level = level_of_comp[label]
     node_cyclic = cyclic_comp[label]
     values = np.zeros((a.n_states + 1, a.seats))

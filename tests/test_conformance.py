@@ -65,6 +65,10 @@ def test_protocol_conformance(name):
                     assert sum(ret) == game.constant_sum
                 continue
             moves = game.successors(state)
+            actions, probs, nexts = game.successor_lists(state)
+            assert list(actions) == [a for a, _, _ in moves], "successor_lists agree with successors"
+            assert [game.key(t) for t in nexts] == [game.key(t) for _, _, t in moves]
+            assert (list(probs) == [p for _, p, _ in moves]) if seat == CHANCE else probs is None
             if seat == CHANCE:
                 outcomes = game.chance_outcomes(state)
                 assert outcomes and all(isinstance(p, Fraction) and p > 0 for _, p in outcomes)

@@ -11,9 +11,11 @@ import random
 
 import pytest
 
-from ruleproof.model.loira.game import utility
+from ruleproof.model.loira.cards import Kind
+from ruleproof.model.loira.game import LoiraGame, utility
 from ruleproof.model.loira.invariants import invariants
 from ruleproof.model.loira.scoring import round_winners
+from ruleproof.model.loira.state import PH, TURN, Phase
 from ruleproof.model.protocol import TERMINAL, Game
 from ruleproof.solver.explore import explore
 from test_loira_helpers import game
@@ -55,6 +57,66 @@ def test_screened_invariants_report_what_the_worded_checks_report(params):
     assert broken > len(states)   # the nudges did reach the worded checks
 
 
+def _nudged(states, rng, copies=3):
+    """Each state and copies with one or two fields nudged (most break an invariant)."""
+    out = []
+    for s in states:
+        out.append(s)
+        for _ in range(copies):
+            t = list(s)
+            for _ in range(rng.choice((1, 2))):
+                t[rng.randrange(len(t))] += rng.choice((-2, -1, 1, 2))
+            out.append(tuple(t))
+    return out
+
+
+@pytest.mark.parametrize("params", CONFIGS)
+def test_row_screens_vouch_only_for_states_the_worded_checks_accept(params):
+    g = game(params)
+    fast, plain = invariants(g), invariants(g, screened=False)
+    states = _reachable(g)
+    rows = g.state_rows(states)
+    for inv in fast:   # every reachable state passes each screen: the screens do spare the checks
+        assert inv.screen_rows(rows).all(), inv.name
+    variants = _nudged(states, random.Random(5))
+    rows = g.state_rows(variants)
+    assert rows.shape == (len(variants), g.size) and (rows == variants).all()
+    rejected = 0
+    for a, b in zip(fast, plain):
+        vouched = a.screen_rows(rows)
+        for v, ok in zip(variants, vouched.tolist()):
+            want = b.check(v)
+            assert not (ok and want is not None), (a.name, v, want)
+            rejected += not ok
+    assert rejected > len(states)   # the nudges did reach the worded checks
+    assert g.state_rows([states[0], states[-1][:-1] + (200,)]) is None   # does not fit in int8
+
+
+class _TocTocMintsARoll(LoiraGame):
+    """Broken on purpose: Toc-Toc also mints a roll for the turn seat."""
+    def apply(self, s, a):
+        t = super().apply(s, a)
+        if s[PH] == Phase.DRAW and a == Kind.TOCTOC:
+            st = list(t)
+            st[self.o_rolls + s[TURN]] += 1
+            return tuple(st)
+        return t
+
+
+class _PlainChecks(_TocTocMintsARoll):
+    """The same broken game, its invariants checked state by state without any screen."""
+    def invariants(self):
+        return invariants(self, screened=False)
+
+
+def test_screened_exploration_reports_the_first_violations_the_plain_checks_report():
+    ruleset = game(CONFIGS[0]).cfg
+    screened, plain = explore(_TocTocMintsARoll(ruleset)), explore(_PlainChecks(ruleset))
+    assert "roll-conservation" in screened.violations and "score-bounds" in screened.violations
+    assert screened.violations == plain.violations
+    assert screened.num_states == plain.num_states
+
+
 @pytest.mark.parametrize("params", CONFIGS)
 @pytest.mark.parametrize("l28", ["yes", "no"])
 def test_own_successors_and_memoised_returns_agree_with_the_plain_rules(params, l28):
@@ -68,6 +130,8 @@ def test_own_successors_and_memoised_returns_agree_with_the_plain_rules(params, 
             assert ret is g.returns(s)   # interned: the explorer checks each tuple once
             continue
         assert g.successors(s) == Game.successors(g, s)
+        own, plain = g.successor_lists(s), Game.successor_lists(g, s)
+        assert [None if part is None else list(part) for part in own] == list(plain)
     assert terminals >= 5
 
 
@@ -82,3 +146,58 @@ def test_explore_leaves_the_garbage_collector_as_it_found_it():
     with pytest.raises(RuntimeError):
         explore(g, progress=boom, progress_every=0.0)
     assert gc.get_freeze_count() == 0 and gc.isenabled()
+
+
+class _MakesCycles(LoiraGame):
+    """Every expansion leaves a reference cycle behind (only the cyclic collector frees it)."""
+    def successor_lists(self, s):
+        loop: list = []
+        loop.append(loop)
+        return super().successor_lists(s)
+
+
+@pytest.mark.parametrize("cls, sampled", [(LoiraGame, True), (_MakesCycles, False)])
+def test_paused_collector_samples_blocks_until_it_finds_cyclic_garbage(monkeypatch, cls, sampled):
+    from ruleproof.solver import explore as explore_module
+    monkeypatch.setattr(explore_module, "_GC_FREEZE_EVERY", 1024)   # small blocks, a small game
+    monkeypatch.setattr(explore_module, "_GC_SAMPLE", 2)
+    found = []
+    real_collect = gc.collect
+    monkeypatch.setattr(gc, "collect", lambda *a: found.append(real_collect(*a)) or found[-1])
+    ex = explore(cls(game(CONFIGS[0]).cfg), check_invariants=False)
+    blocks = (ex.num_states + 1023) // 1024
+    assert blocks >= 6   # enough blocks to tell the two policies apart
+    if sampled:   # one block in two collected, none finding cyclic garbage
+        assert len(found) <= blocks // 2 + 1 and not any(found)
+    else:         # garbage found by the second sample (node 2,048): every block collected from then on
+        assert found[1] > 0 and len(found) >= blocks - 1
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
+
+
+class _GenericLoop(LoiraGame):
+    """Loira with the protocol's own ``successor_lists``: the explorer takes its general loop."""
+    successor_lists = Game.successor_lists
+
+
+@pytest.mark.parametrize("params", CONFIGS)
+def test_explorer_fast_loop_builds_the_graph_the_general_loop_builds(params):
+    cfg = game(params).cfg
+    fast, general = explore(LoiraGame(cfg)), explore(_GenericLoop(cfg))
+    for name in ("keys", "kind", "offsets", "child", "action", "prob", "prob_code", "prob_table",
+                 "parent_edge", "depth", "returns", "violations"):
+        assert getattr(fast, name) == getattr(general, name), name
+    assert len(fast.prob) == len(fast.action) == fast.num_edges >= fast.num_states - 1
+
+
+@pytest.mark.parametrize("limit", [None, 500])
+def test_parent_edges_and_depths_are_the_bfs_tree(limit):
+    ex = explore(game(CONFIGS[1]), max_states=limit, check_invariants=False)
+    first: dict[int, int] = {}
+    for e, c in enumerate(ex.child):
+        first.setdefault(c, e)
+    assert ex.parent_edge[0] == -1 and ex.depth[0] == 0
+    assert len(ex.parent_edge) == len(ex.depth) == ex.num_states
+    for v in range(1, ex.num_states):
+        assert ex.parent_edge[v] == first[v]
+        assert ex.depth[v] == ex.depth[ex.source_of(first[v])] + 1
+    assert max(ex.depth) > 5 and ex.complete == (limit is None)

@@ -7,6 +7,7 @@ import random
 from fractions import Fraction
 
 import networkx as nx
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -111,6 +112,23 @@ def test_components_come_after_the_components_they_point_to(n, edges):
         assert position[b] <= position[a]
     for part, cyclic in comps:
         assert cyclic == (len(part) > 1 or any((int(v), int(v)) in edges for v in part))
+
+
+@given(st.integers(1, 12), st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11)), max_size=30),
+       st.booleans())
+def test_peeling_an_acyclic_graph_directly_gives_the_condensations_levels(n, edges, forward_only):
+    edges = [(a % n, b % n) for a, b in edges]
+    if forward_only:   # half the cases acyclic (edges to higher nodes), the others mostly not
+        edges = [(a, b) for a, b in edges if a < b]
+    src, dst = np.array([a for a, _ in edges], np.int64), np.array([b for _, b in edges], np.int64)
+    label, level, cyclic = rational.condensation(n, src, dst)
+    label2, level2, cyclic2 = rational.condensation(n, src, dst, dag_first=True)
+    assert (level[label] == level2[label2]).all() and (cyclic[label] == cyclic2[label2]).all()
+    assert len(set(label.tolist())) == len(set(label2.tolist()))   # the same partition into SCCs
+    assert {frozenset(np.flatnonzero(label == c).tolist()) for c in set(label.tolist())} == \
+        {frozenset(np.flatnonzero(label2 == c).tolist()) for c in set(label2.tolist())}
+    if forward_only:
+        assert (label2 == np.arange(n)).all() and not cyclic2.any()
 
 
 def test_word_primes_and_crt():

@@ -203,8 +203,11 @@ def end_turn(g: "LoiraGame", st: St) -> None:
     stop = st[STOP]
     if stop == (1 << n) - 1:
         return finish_round(g, st, End.STOPPED)
-    also_stopped = g.rulings["L13"] == "also-stopped"
     turn = st[TURN]
+    if not stop:   # nobody has stopped (the commonest case): the next seat in the direction of play
+        st[TURN], st[PH] = (turn + step_) % n, Phase.TURN
+        return
+    also_stopped = g.rulings["L13"] == "also-stopped"
     for i in range(1, n + 1):
         seat = (turn + step_ * i) % n
         if not stop >> seat & 1 or (also_stopped and st[g.h(seat, g.h_int)]):

@@ -11,8 +11,10 @@ is one function in :mod:`model.loira.effects`; openings of stalls go through the
 """
 from __future__ import annotations
 
+import struct
 from fractions import Fraction
 from functools import lru_cache
+from itertools import starmap
 from typing import Sequence
 
 from ruleproof.model.protocol import CHANCE, TERMINAL, Game, Invariant
@@ -53,11 +55,13 @@ class LoiraGame(Game):
         self.o_wins = off; off += n
         self.o_hand = off; off += n * self.hsize
         self.size = off
+        self._row_format = struct.Struct(f"{off}b")
         # for the transition code: the rulings and the deck region, looked up per move
         self.rulings = cfg.rulings
         self.deck_slice = slice(self.o_deck, self.o_deck + len(self.kinds))
         self.aside_slice = slice(self.o_aside, self.o_aside + len(EXPANSION_KINDS))
         self._draws: dict[tuple[int, ...], tuple[tuple[int, Fraction], ...]] = {}
+        self._chance_parts: dict[int, tuple] = {}   # id(distribution) -> it, outcomes, probabilities
         self._utilities: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
         self._round_returns: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
         # scoring reads the holdings and the rolls (``scoring.round_winners``); L28 "no" also END, VICTIM
@@ -177,23 +181,36 @@ class LoiraGame(Game):
         return tuple(st)
 
     def successors(self, s: LoiraState) -> list[tuple[int, Fraction | None, LoiraState]]:
-        """``Game.successors`` with the phase dispatch done once per state, not once per move."""
         if not self._own_moves:   # a subclass changes the moves (the mutation tests do)
             return Game.successors(self, s)
+        moves, probs, states = self._successor_lists(s)
+        return list(zip(moves, probs or [None] * len(moves), states))
+
+    def successor_lists(self, s: LoiraState):
+        if not self._own_moves:
+            return Game.successor_lists(self, s)
+        return self._successor_lists(s)
+
+    def _successor_lists(self, s: LoiraState):
+        """``Game.successor_lists`` with the phase dispatch done once per state, not once per move;
+        a chance node's outcomes and probabilities are one shared pair of tuples per distribution."""
         ph = s[PH]
         handler = _HANDLERS[ph]
-        out = []
         if ph == _DRAW or ph == _REVEAL:
-            for o, p in self.chance_outcomes(s):
-                st = list(s)
-                handler(self, st, o)
-                out.append((o, p, tuple(st)))
+            dist = self.chance_outcomes(s)   # interned (see there), so its id is stable
+            parts = self._chance_parts.get(id(dist))
+            if parts is None or parts[0] is not dist:
+                parts = self._chance_parts[id(dist)] = (dist, tuple(o for o, _ in dist),
+                                                        tuple(p for _, p in dist))
+            moves, probs = parts[1], parts[2]
         else:
-            for a in effects.legal_actions(self, s):
-                st = list(s)
-                handler(self, st, a)
-                out.append((a, None, tuple(st)))
-        return out
+            moves, probs = effects.legal_actions(self, s), None
+        states = []
+        for a in moves:
+            st = list(s)
+            handler(self, st, a)
+            states.append(tuple(st))
+        return moves, probs, states
 
     def returns(self, s: LoiraState) -> tuple[Fraction, ...]:
         """The same tuple object for the same winners (the explorer checks each one once)."""
@@ -214,6 +231,16 @@ class LoiraGame(Game):
         if self.cfg.objective != "match" and len(self._round_returns) < _ROUND_RETURNS_MEMO:
             self._round_returns[key] = ret
         return ret
+
+    def state_rows(self, states: Sequence[LoiraState]):
+        """The states as int8 rows (one C-level pack per state) for the invariants' batch screens;
+        ``None`` when a value does not fit (only broken rules make such states: all get checked)."""
+        import numpy as np
+        try:
+            packed = b"".join(starmap(self._row_format.pack, states))
+        except struct.error:
+            return None
+        return np.frombuffer(packed, np.int8).reshape(len(states), self.size)
 
     def key(self, s: LoiraState) -> LoiraState:
         return s

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Sequence
 from ruleproof.model.protocol import Invariant
 
 from .cards import EXPANSION_KINDS, Kind
-from .state import CROLLS, GRITOS, PH, PHYS, QI, QN, SLOTS, Phase
+from .state import CARD, CROLLS, GRITOS, PH, PHYS, QI, QN, SLOTS, Phase
 
 if TYPE_CHECKING:
     from .game import LoiraGame
@@ -55,11 +55,11 @@ def invariants(g: "LoiraGame", screened: bool = True) -> tuple[Invariant, ...]:
     def slot_of(k):
         return k if k < 9 else getattr(g, _KEPT_SLOT[k]) if k in _KEPT_SLOT else None
 
-    card_sum = _group_sums(
-        [[g.o_deck + i, g.o_disc + i]
-         + ([g.o_aside + EXPANSION_KINDS.index(k)] if k in EXPANSION_KINDS else [])
-         + ([g.h(seat, slot_of(k)) for seat in range(n)] if slot_of(k) is not None else [])
-         for i, k in enumerate(g.kinds)])
+    card_groups = [[g.o_deck + i, g.o_disc + i]
+                   + ([g.o_aside + EXPANSION_KINDS.index(k)] if k in EXPANSION_KINDS else [])
+                   + ([g.h(seat, slot_of(k)) for seat in range(n)] if slot_of(k) is not None else [])
+                   for i, k in enumerate(g.kinds)]
+    card_sum = _group_sums(card_groups)
     card_expected = [cfg.deck[k] for k in g.kinds]
     deck_disc = slice(g.o_deck, g.o_disc + len(g.kinds))   # the deck and discard regions, adjacent
     assert g.o_disc == g.o_deck + len(g.kinds)
@@ -69,8 +69,9 @@ def invariants(g: "LoiraGame", screened: bool = True) -> tuple[Invariant, ...]:
         return (s[PH] != expansion and card_sum(s) == card_expected
                 and min(s[deck_disc], default=0) >= 0)
 
-    stall_sum = _group_sums([[g.o_centre + i, g.o_out + i] + [g.h(seat, g.h_stall + i) for seat in range(n)]
-                             for i in range(g.num_stall_values)])
+    stall_groups = [[g.o_centre + i, g.o_out + i] + [g.h(seat, g.h_stall + i) for seat in range(n)]
+                    for i in range(g.num_stall_values)]
+    stall_sum = _group_sums(stall_groups)
     stall_expected = list(cfg.stall_counts)
     centre = slice(g.o_centre, g.o_centre + g.num_stall_values)
 
@@ -147,17 +148,90 @@ def invariants(g: "LoiraGame", screened: bool = True) -> tuple[Invariant, ...]:
             return "a third Grito was resolved but the round goes on"
         return None
 
+    rows = _row_screens(g, card_groups, stall_groups, lo, hi) if screened else {}
     return (
         Invariant("card-conservation", "every main-deck card is in the deck, the discard, set aside "
-                  "or in front of exactly one player", _screen(cards_fast, cards)),
+                  "or in front of exactly one player", _screen(cards_fast, cards),
+                  screen_rows=rows.get("cards")),
         Invariant("stall-conservation", "every score stall is unopened, held, or out of the round",
-                  _screen(stalls_fast, stalls)),
+                  _screen(stalls_fast, stalls), screen_rows=rows.get("stalls")),
         Invariant("roll-conservation", "rolls in the centre plus rolls held equal the boxes' rolls",
-                  _screen(rolls_fast, rolls)),
+                  _screen(rolls_fast, rolls), screen_rows=rows.get("rolls")),
         Invariant("centre-belief", "0 <= cards in the centre <= belief slots <= unopened stalls + 1",
-                  belief),
+                  belief, screen_rows=rows.get("belief")),
         Invariant("score-bounds", f"every seat's score stays within the proved bounds [{lo}, {hi}]",
-                  score_range_memo if screened else score_range),
+                  score_range_memo if screened else score_range, screen_rows=rows.get("score")),
         Invariant("opening-and-gritos", "the opening queue is consistent; a third Grito ends the "
-                  "round", openings),
+                  "round", openings, screen_rows=rows.get("openings")),
     )
+
+
+def _row_screens(g: "LoiraGame", card_groups: list[list[int]], stall_groups: list[list[int]],
+                 lo: int, hi: int) -> dict:
+    """The invariants' screens over many states at once: int8 rows (``LoiraGame.state_rows``) in,
+    True out where the worded check would surely find nothing. Each tests what its check tests (the
+    score bounds through an interval for the Espelho's value); the explorer words the reason by the
+    check itself on every state a screen leaves out."""
+    import numpy as np
+    n, cfg, i16 = g.num_players, g.cfg, np.int16
+    expansion, escape, end = int(Phase.EXPANSION), int(Phase.ESCAPE), int(Phase.END)
+
+    def column(r, i):   # int16: sums of int8 entries below 256 terms cannot overflow
+        return r[:, i].astype(i16)
+
+    def groups_hold(r, groups, expected, extra=lambda i: 0):
+        ok = np.ones(len(r), bool)
+        for i, (grp, want) in enumerate(zip(groups, expected)):
+            ok &= r[:, grp].sum(axis=1, dtype=i16) + extra(i) == want
+        return ok
+
+    deck_disc = slice(g.o_deck, g.o_disc + len(g.kinds))
+    centre = slice(g.o_centre, g.o_centre + g.num_stall_values)
+
+    def cards(r):
+        on_top = np.where(r[:, PH] == expansion, r[:, CARD], -1)   # the mini-expansion card on top
+
+        def top(i):
+            return on_top == g.kinds[i]
+        return (groups_hold(r, card_groups, [cfg.deck[k] for k in g.kinds], top)
+                & (r[:, deck_disc] >= 0).all(axis=1))
+
+    def stalls(r):
+        return groups_hold(r, stall_groups, cfg.stall_counts) & (r[:, centre] >= 0).all(axis=1)
+
+    def rolls(r):
+        held = r[:, g.o_rolls:g.o_rolls + n]
+        return ((column(r, CROLLS) + held.sum(axis=1, dtype=i16) == cfg.total_rolls)
+                & (held >= 0).all(axis=1) & (r[:, CROLLS] >= 0))
+
+    def belief(r):
+        m = r[:, centre].sum(axis=1, dtype=i16)
+        phys, slots = column(r, PHYS), column(r, SLOTS)
+        return ((0 <= phys) & (phys <= slots) & (slots <= m + 1) & ((phys == 0) | (slots >= 1))
+                & (phys <= m + 1))
+
+    # a seat's score is the weighted holding plus the rolls plus the Espelho's count times a value
+    # between 0 and the best point card (``scoring.espelho_value``)
+    weights, esp_max = np.array(g.score_weights, np.int32), max([2, *cfg.stalls])
+    assert weights[g.h_esp] == 0
+
+    def score(r):
+        ok = np.ones(len(r), bool)
+        for seat in range(n):
+            base = g.h(seat, 0)
+            fixed = r[:, base:base + g.hsize].astype(np.int32) @ weights + r[:, g.o_rolls + seat]
+            esp = r[:, base + g.h_esp].astype(np.int32) * esp_max
+            ok &= (fixed + np.minimum(esp, 0) >= lo) & (fixed + np.maximum(esp, 0) <= hi)
+        return ok
+
+    third_grito_ends = cfg.rulings["L14"] == "per-round"
+
+    def openings(r):
+        qi, qn, ph = column(r, QI), column(r, QN), r[:, PH]
+        ok = (0 <= qi) & (qi <= qn) & (qn <= g.qlen) & (qn <= column(r, PHYS) + qi + (ph == escape))
+        if third_grito_ends:
+            ok &= (r[:, GRITOS] < 3) | (ph == end)
+        return ok
+
+    return {"cards": cards, "stalls": stalls, "rolls": rolls, "belief": belief, "score": score,
+            "openings": openings}
