@@ -110,3 +110,21 @@ def test_state_value_under_the_discard_pile_rulings(rulings):
     got, kept = fast.state_value(g.cfg, fast.c_state(g, g.initial_state()))
     fast.forget_states()
     assert got == pytest.approx(res["value"], abs=1e-12) and kept == res["states"]
+
+
+@pytest.mark.parametrize("spare", [0, 1, 1000])
+def test_a_reserved_table_filled_to_three_quarters_gives_the_same_round(spare):
+    """``reserve`` sizes the kept table at once and lets it fill to 3/4 before doubling (how a
+    2.8e8-state round fits in 12 GiB): the round's value and state count are those of a plain
+    search, with the reserve exactly the count (the table then ends ~3/4 full), or above it."""
+    _available()
+    g = game(CONFIGS[3])
+    want = fast.solve(g.cfg)
+    fast.forget_states()
+    v, kept = fast.state_value(g.cfg, fast.c_state(g, g.initial_state()), reserve=want["states"] + spare)
+    assert kept == want["states"] and v == want["value"]
+    fast.forget_states()
+    # a reserve far too small doubles as it fills and still gives the same round
+    v, kept = fast.state_value(g.cfg, fast.c_state(g, g.initial_state()), reserve=10)
+    assert kept == want["states"] and v == want["value"]
+    fast.forget_states()

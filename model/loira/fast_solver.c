@@ -167,6 +167,10 @@ static uint64_t mix(uint64_t lo, uint64_t hi) {
     h ^= h >> 31; h *= 0xBF58476D1CE4E5B9ULL; h ^= h >> 29;
     return h;
 }
+/* whether the table should double before one more state: half full, or 3/4 in a table sized at
+ * once for a known count (loira_sub_value's reserve) */
+static int dense = 0;
+static int full(void) { return dense ? 4 * used >= 3 * cap : 2 * used >= cap; }
 static int grow(void) {
     uint64_t ncap = cap ? cap * 2 : (1 << 16);
     Slot *nt = calloc(ncap, sizeof(Slot));
@@ -666,7 +670,7 @@ static double turn_value(const St *s) {
     uint64_t at = 0, low_before = 0, cur_before = cyc_cur;
     if (RF[R_RESHUFFLE]) {   /* stored and stacked before its turn is searched: a cycle back reads 0 */
         if (limit && used >= limit) { oom = 3; return 0.0; }
-        if (used * 2 >= cap && grow()) { oom = 1; return 0.0; }
+        if (full() && grow()) { oom = 1; return 0.0; }
         if (cyc_n == cyc_cap) {
             uint64_t nc = cyc_cap ? 2 * cyc_cap : 1024;
             Pending *nb = realloc(cyc_stack, nc * sizeof(Pending));
@@ -706,7 +710,7 @@ static double turn_value(const St *s) {
     }
     if (limit && used >= limit) { oom = 3; return v; }
     if (deadline > 0 && (visits & 0x3FF) == 0 && now_seconds() > deadline) { oom = 4; return v; }
-    if (used * 2 >= cap) {
+    if (full()) {
         if (grow()) { oom = 1; return v; }
     }
     slot = find(lo, hi);
@@ -1102,9 +1106,10 @@ double loira_tape_fallbacks(void) { return (double)tape_fallbacks; }
  * table: an interrupted search may have stored wrong values. loira_sub_reset frees it. */
 static Slot *sub_table;
 static uint64_t sub_cap, sub_used;
+static int sub_dense;   /* the kept table was sized at once (reserve): fill it to 3/4 */
 static int sub_key[NK + 2 * NS + 4 + R_COUNT], sub_has;
 
-void loira_sub_reset(void) { free(sub_table); sub_table = NULL; sub_cap = sub_used = 0; sub_has = 0; }
+void loira_sub_reset(void) { free(sub_table); sub_table = NULL; sub_cap = sub_used = 0; sub_has = 0; sub_dense = 0; }
 
 /* returns 0, -1 (key too wide), -2 (out of memory), -3 (max_states new states reached), -5 (stopped);
  * value: seat 0's optimal value; states: turn states kept after the call. reserve: when the kept table
@@ -1123,21 +1128,23 @@ int loira_sub_value(const int *deck, int S, const int *vals, const int *cnts, in
     }
     if (set_config(deck, S, vals, cnts, r0, r1, crolls)) return -1;
     if (!sub_cap && reserve > 0) {
+        /* sized to hold the reserve below 3/4 full, and filled that far before doubling: a 2.8e8
+         * state round fits 2^29 slots (12 GiB) where the usual half-full rule would need 24 GiB */
         uint64_t want = 1 << 16;
-        while (want < 2 * (uint64_t)reserve + 2) want *= 2;
+        while (3 * want < 4 * (uint64_t)reserve + 4) want *= 2;
         sub_table = calloc(want, sizeof(Slot));
         if (!sub_table) return -2;
-        sub_cap = want;
+        sub_cap = want; sub_dense = 1;
     }
     Slot *t0 = table; uint64_t c0 = cap, u0 = used;
     int f0 = forms_on;
-    table = sub_table; cap = sub_cap; used = sub_used; forms_on = 0;
+    table = sub_table; cap = sub_cap; used = sub_used; forms_on = 0; dense = sub_dense;
     oom = 0; loira_stop_requested = 0; deadline = 0;
     limit = max_states > 0 ? used + (uint64_t)max_states : 0;
     St s; memcpy(&s, state, sizeof s);
     double v = (cap || !grow()) ? turn_value(&s) : (oom = 1, 0.0);
     sub_table = table; sub_cap = cap; sub_used = used;
-    table = t0; cap = c0; used = u0; forms_on = f0; limit = 0;
+    table = t0; cap = c0; used = u0; forms_on = f0; limit = 0; dense = 0;
     int rc = oom == 3 ? -3 : oom == 5 ? -5 : oom ? -2 : 0;
     oom = 0;
     if (rc) loira_sub_reset();
