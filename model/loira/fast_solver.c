@@ -1049,26 +1049,13 @@ static double close_component(uint64_t root) {
         forms_on = saved_forms; fs_n = 0;
         cyc_sweeps++;
         Pending *x = cyc_stack + root;
-        if (tape_over) delta = 1;   /* tapes too big: sweep by searching the turns again */
-        for (int it = 1; tape_over && it < CYC_MAX_SWEEPS && !oom && delta >= CYC_TOLERANCE; it++) {
+        if (tape_over) delta = 1;   /* tapes too big: the sweeps search the turns again */
+        for (int it = 1; it < CYC_MAX_SWEEPS && !oom && delta >= CYC_TOLERANCE; it++) {
             delta = 0;
-            for (uint64_t i = cyc_n; i-- > root && !oom;) {
-                St st;
-                unpack(cyc_stack[i].lo, cyc_stack[i].hi, &st);
-                double w = turn_body(&st);
-                double d = fabs(w - cyc_stack[i].v);
-                if (d > delta) delta = d;
-                cyc_stack[i].v = w;
-            }
-            visits += n;
-            cyc_sweeps++;
-            if (loira_stop_requested && !oom) oom = 5;
-            if (deadline > 0 && now_seconds() > deadline && !oom) oom = 4;
-        }
-        for (int it = 1; !tape_over && it < CYC_MAX_SWEEPS && !oom && delta >= CYC_TOLERANCE; it++) {
-            delta = 0;
-            for (uint64_t i = n; i-- > 0;) {
-                double w = tape_eval(tape + tape_at[2 * i], tape_at[2 * i + 1] - tape_at[2 * i], x);
+            for (uint64_t i = n; i-- > 0 && !oom;) {
+                double w;
+                if (tape_over) { St st; unpack(x[i].lo, x[i].hi, &st); w = turn_body(&st); }
+                else w = tape_eval(tape + tape_at[2 * i], tape_at[2 * i + 1] - tape_at[2 * i], x);
                 double d = fabs(w - x[i].v);
                 if (d > delta) delta = d;
                 x[i].v = w;
