@@ -58,10 +58,13 @@ class Property:
 class Derived:
     """A smaller configuration that keeps an edit (``label``: what it keeps, for the reader).
     ``always``: explored beside the ruleset even when the ruleset itself fits (a companion the
-    game wants checked every time: a mission with yellow wires, the official boards)."""
+    game wants checked every time: a mission with yellow wires, the official boards).
+    ``properties``: the names of the properties checked on it (None: every one) -- a companion
+    explored for a few graph properties need not pay for every proof's mapping."""
     label: str
     ruleset: Ruleset
     always: bool = False
+    properties: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

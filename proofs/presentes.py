@@ -1,446 +1,1002 @@
-"""Z3 proofs for Presentes, bound to ``model.presentes`` by refinement mappings.
+"""Presentes' rules as its proofs state them, bound move by move to ``model.presentes``.
 
-Two frames abstract a real state (``model.presentes.rules.St``):
+Source: ``seeds/003_a4b37c79483a6044.txt`` (quoted below) and the rulings catalog (``docs/presentes.md``).
+This file is a second reading of the rule text, written apart from ``model/presentes/rules.py``:
 
-* the **table**: per seat the gift held ``g{i}`` (-1 none), the square ``p{i}`` (the finish square
-  ``F`` once finished, ``F + 1`` once removed by the host) and whether it is a shield ``s{i}``; per
-  gift whether it is under the tree ``t{h}``; the mover ``m``, the seat taking a gift from the tree
-  ``tk`` (-1 none) and the phase ``ph``. One relation per real effect -- a roll, a Salto, taking
-  from the tree, the first-gift steal, the ★ steals and swaps, Lugar, Troca de lugar, Volte 3
-  casas, De volta à árvore, the Revanche, a step that changes nothing of the table -- each followed
-  by the end of the turn (the host's removals at the next slot, the reveal moving the last player
-  to the finish, the next mover, who must take from the tree). The proofs on it: gift
-  conservation, the tree never empty when someone must take from it, shield safety (a step
-  claim: no relation touches a shielded player's gift or place), and termination under every
-  policy (a potential no step lowers but a roll, which a roll beating the back step raises);
-* the **chain**: whether an effect draw is pending (★ or ☠), its landing number and whether a
-  roll is next; the chain bound is its invariant.
+* **the frame** (one per state, ``abstraction``): per seat the gift held ``g{i}`` (-1 none), the
+  square ``p{i}`` (the finish ``F`` once arrived, ``F + 1`` once removed by the host), whether its
+  first-gift choice is used up ``u{i}`` and its place in the arrival order ``o{i}`` (-1 not yet);
+  per gift whether it is under the tree ``t{h}``; the mover ``m``, the phase ``ph``, the seat
+  taking a gift from the tree ``tk``, the landing of the chain ``c``, the host's turn slot ``sl``
+  and, under P08 'behind', the seat the drawn Revanche lets decide ``rv``;
+* **one relation per move** (``Abstract.actions``), *functional*: the frame after is computed
+  from the frame before, the move's parameters (the roll ``r``, the Salto distance ``r``, the
+  player picked ``b``, the gift taken ``h``) and who acts (``actor``): where the piece lands, what
+  the square does, the end of the turn, the next mover (skipping those off the track, the host's
+  skips and removals), the reveal (the last player arrives, takes a gift under P04), the arrival
+  order. Any other frame after fails the refinement check;
+* **the chance law** (``Abstract.law``): the sum of the dice; the effect drawn on a ★ or ☠ among
+  those that serve the mover's situation, "Duas vezes mais provável" doubling a weight, with its
+  random part (the Salto distance, P05; the player picked at random, P11, P20, P21, P26); a gift
+  from the tree uniformly (P15);
+* **the choices the phone offers** (``Abstract.options``): the first gift (tree or a victim),
+  whom Roubo sorrateiro or Troca de lugar targets, the Revanche, the gift picked (P15 'pick') --
+  the model's legal moves, bound, must be exactly these sets;
+* **the proofs** (Z3 on this configuration's own board, dice and seats): gift conservation, the
+  tree never empty when someone must take from it, shield safety (a step claim), termination
+  under every policy (a potential), the chain bound, the arrival order.
 
-``proofs.refinement`` maps every explored (or sampled) transition to a stutter or a step of one of
-these relations, so a rule changed in ``model/`` that the relations do not describe fails the
-proof with the transition narrated. The relations say what a rule does to the table, not which
-player a drawn effect picks: "swap gifts with a targetable player ahead" admits either reading of
-"o mais adiantado" (P20), and the eligibility of each draw is decided by the explorer's graph
-checks (``model.presentes.graphcheck``).
+``bind`` says what a model move IS from the state before and the move alone; ``proofs.refinement``
+checks every explored (or sampled) transition against the bound relation, every chance node
+against the law and every decision against the options.
 """
 from __future__ import annotations
 
+import itertools
+from dataclasses import dataclass
+from functools import lru_cache
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, Sequence
 
 import z3
 
 from ruleproof.model.presentes.board import Square
-from ruleproof.model.presentes.rules import Phase, Rules, St
+from ruleproof.model.presentes.rules import Effect, Phase, St
+from ruleproof.model.protocol import CHANCE
 from ruleproof.proofs.harness import Action
 from ruleproof.proofs.logic import And, If, Implies, Max, Not, Or, Sum
-from ruleproof.proofs.refinement import RuleProof, StepClaim
+from ruleproof.proofs.refinement import STUTTER, Bound, RuleProof, StepClaim
 
+SEED = "seeds/003_a4b37c79483a6044.txt"
 NONE = -1
-#: phases where an effect is drawn (the piece stands on a ★ or ☠ it landed on)
 DRAWS = (Phase.LUCK, Phase.BAD)
 TREES = (Phase.TREE, Phase.TREE_LAST)
 
+#: the sentences the relations and laws state (quoted from the seed)
+TEXT = {
+    "turn": "Na sua vez, jogue o dado pelo celular. Seu peão anda esse número de casas pela trilha.",
+    "square": "Uma casa ★ sorteia um efeito de sorte, e uma casa ☠, um de azar. Numa casa comum, quem "
+              "está sem presente pega um da árvore; quem tem presente segue em frente.",
+    "draw": "O efeito é sorteado entre os que servem para a sua situação: se você tem presente e quem "
+            "está perto.",
+    "double": "Roubo sorrateiro ... Duas vezes mais provável",
+    "first": "Na primeira vez que você cai numa casa comum sem presente, escolhe como ganhar um. Seu "
+             "primeiro presente: roube de alguém ou pegue da árvore.",
+    "shield": "Quem está numa casa 🛡 está a salvo: ninguém pode pegar o presente, trocar de presente ou "
+              "trocar de lugar com essa pessoa.",
+    "chain": "Valem no máximo 3 quedas seguidas; depois, a sequência para. Os outros efeitos encerram a "
+             "jogada: voltar casas ou ir para outro lugar nunca faz você cair de novo.",
+    "finish": "Quem chega ao fim fica com o presente, e ninguém pode mais pegá-lo. Quem chega sem "
+              "presente pega um da árvore.",
+    "end": "O jogo termina quando só resta um jogador no caminho. Aí a TV mostra todos os jogadores em "
+           "ordem de chegada e quem leva qual presente.",
+    "host": "Pular vez: Encerra a vez do jogador atual ... Remover jogador: Tira um jogador da partida. "
+            "O presente dele volta para a árvore.",
+}
 
-def _sel(f, name: str, idx: Any, n: int, default: Any) -> Any:
-    """``f[name{idx}]`` for a seat or gift index that may be a Z3 term; ``default`` off the range."""
-    if isinstance(idx, int):
-        return f[f"{name}{idx}"] if 0 <= idx < n else default
-    expr = default
-    for i in range(n - 1, -1, -1):
-        expr = z3.If(idx == i, f[f"{name}{i}"], expr)
-    return expr
+
+def cite(*keys: str, rulings: str = "") -> str:
+    quoted = " / ".join(f"'{TEXT[k]}'" for k in keys)
+    return f"{SEED}: {quoted}" + (f" (rulings {rulings})" if rulings else "")
 
 
-class Table:
-    """The table frame of one configuration and its action relations."""
+# ---- the reading: parameters and rulings as the proofs take them --------------------------------------
 
-    def __init__(self, rules: Rules):
-        r = rules
-        self.n, self.F, self.out = r.players, r.finish, r.out
-        self.back, self.bounce, self.swap_places = r.back, r.bounce, r.lugar_swaps_place
-        self.sneak_without_gift = r.sneak_without_gift
-        self.host = bool(r.removals)
-        self.totals = tuple(t for t, _ in r.dice)
-        self.jumps = tuple(sorted(set(r.jumps)))
-        self.squares = r.squares
+@dataclass(frozen=True)
+class Reading:
+    """One configuration as the proofs read it: the ruleset's parameters and rulings and the
+    board's squares (the layout is data: P01 generates it from the printed counts)."""
+    n: int
+    squares: tuple[int, ...]
+    dice: int
+    landings: int
+    reach: int
+    jumps: tuple[int, ...]
+    back: int
+    rulings: Mapping[str, str]
+    skips: frozenset
+    removals: Mapping[int, tuple[int, ...]]
 
-    # ---- frame and abstraction ------------------------------------------------------------------
+    @property
+    def F(self) -> int:
+        return len(self.squares) - 1
+
+    @property
+    def out(self) -> int:
+        return len(self.squares)
+
+    @property
+    def cap(self) -> int:
+        """The last turn slot a host event names, plus one (0: no host events)."""
+        events = set(self.skips) | set(self.removals)
+        return max(events) + 1 if events else 0
+
+    def says(self, ruling: str, option: str) -> bool:
+        return self.rulings[ruling] == option
+
+    def where(self, kind: Square) -> tuple[int, ...]:
+        return tuple(q for q, k in enumerate(self.squares) if k == kind)
+
+
+def reading(ruleset, squares: Sequence[int]) -> Reading:
+    p = ruleset.params
+    removals: dict[int, tuple[int, ...]] = {}
+    for slot, seat in p["host_remove"]:
+        removals[slot] = removals.get(slot, ()) + (seat,)
+    return Reading(n=p["players"], squares=tuple(int(q) for q in squares), dice=p["dice"],
+                   landings=p["max_landings"], reach=p["sneak_range"], jumps=tuple(p["jumps"]),
+                   back=p["back"], rulings=dict(ruleset.rulings), skips=frozenset(p["host_skip"]),
+                   removals=removals)
+
+
+@lru_cache(maxsize=None)
+def dice_law(dice: int) -> dict[int, Fraction]:
+    """'jogue o dado' with 1 or 2 fair six-sided dice: the law of their sum."""
+    law: dict[int, Fraction] = {}
+    for faces in itertools.product(range(1, 7), repeat=dice):
+        law[sum(faces)] = law.get(sum(faces), Fraction(0)) + Fraction(1, 6 ** dice)
+    return law
+
+
+_Z = z3.ExprRef
+
+
+def _symbolic(*xs: Any) -> bool:
+    return any(isinstance(x, _Z) for x in xs)
+
+
+# The rules below run on plain values (the refinement check: a few thousand moves a second) and on
+# Z3 terms (the proofs); these connectives are ``proofs.logic``'s, without its list flattening, so
+# that the values pass stays cheap.
+def _if(c: Any, a: Any, b: Any) -> Any:
+    if isinstance(c, _Z) or isinstance(a, _Z) or isinstance(b, _Z):
+        return z3.If(c, a, b)
+    return a if c else b
+
+
+def _and(*xs: Any) -> Any:
+    if any(isinstance(x, _Z) for x in xs):
+        return z3.And(list(xs))
+    return all(xs)
+
+
+def _or(xs: Sequence[Any]) -> Any:
+    if any(isinstance(x, _Z) for x in xs):
+        return z3.Or(list(xs))
+    return any(xs)
+
+
+def _not(x: Any) -> Any:
+    return z3.Not(x) if isinstance(x, _Z) else not x
+
+
+def _sum(xs: Sequence[Any]) -> Any:
+    return z3.Sum(list(xs)) if any(isinstance(x, _Z) for x in xs) else sum(xs)
+
+
+def _or2(*xs: Any) -> Any:
+    return _or(xs)
+
+
+def _implies(a: Any, b: Any) -> Any:
+    return z3.Implies(a, b) if isinstance(a, _Z) or isinstance(b, _Z) else (not a) or bool(b)
+
+
+def _max0(x: Any) -> Any:
+    return z3.If(x >= 0, x, 0) if isinstance(x, _Z) else max(0, x)
+
+
+def branch(cond: Any, yes: Callable[[], dict], no: Callable[[], dict]) -> dict:
+    """``yes()`` or ``no()``: on values only the branch taken is computed; on Z3 terms both, merged."""
+    if not isinstance(cond, _Z):
+        return yes() if cond else no()
+    a, b = yes(), no()
+    return {k: a[k] if a[k] is b[k] else z3.If(cond, a[k], b[k]) for k in a}
+
+
+Table = dict  # the state part of a frame, as values or Z3 terms
+
+
+class Abstract:
+    """The abstract model of one configuration: frame, rules, relations, chance law, options."""
+
+    def __init__(self, rd: Reading):
+        self.rd = rd
+        self.n, self.F, self.out, self.cap = rd.n, rd.F, rd.out, rd.cap
+        self.shields = rd.where(Square.SHIELD)
+        self.lucks = rd.where(Square.LUCK)
+        self.bads = rd.where(Square.BAD)
+        n = self.n
+        self.keys = ([f"g{i}" for i in range(n)] + [f"p{i}" for i in range(n)] + [f"u{i}" for i in range(n)]
+                     + [f"o{i}" for i in range(n)] + [f"t{h}" for h in range(n)]
+                     + ["m", "ph", "tk", "c", "sl", "rv"])
+        self.bools = {f"u{i}" for i in range(n)} | {f"t{h}" for h in range(n)}
+        self.totals = tuple(sorted(dice_law(rd.dice)))
+        self.law_cache: dict = {}
+        self.options_cache: dict = {}
+        self.frames: dict = {}      # state -> frame (the proofs of one configuration share them)
+        self.bound: dict = {}       # (state, move, actor) -> Bound
+
+    # ---- frame and abstraction ----------------------------------------------------------------------
     def frame(self, sfx: str) -> dict[str, z3.ExprRef]:
-        f: dict[str, z3.ExprRef] = {}
-        for i in range(self.n):
-            f[f"g{i}"] = z3.Int(f"g{i}{sfx}")
-            f[f"p{i}"] = z3.Int(f"p{i}{sfx}")
-            f[f"s{i}"] = z3.Bool(f"s{i}{sfx}")
-        for h in range(self.n):
-            f[f"t{h}"] = z3.Bool(f"t{h}{sfx}")
-        for name in ("m", "tk", "ph", "b", "h", "r"):  # b, h, r: an action's own inputs (params)
+        f = {k: (z3.Bool(k + sfx) if k in self.bools else z3.Int(k + sfx)) for k in self.keys}
+        for name in ("b", "r", "h", "actor"):   # a move's own inputs (parameters) and who acts
             f[name] = z3.Int(name + sfx)
         return f
 
     def abstraction(self, s: St) -> dict[str, Any]:
-        n, F, sq = self.n, self.F, self.squares
+        got = self.frames.get(s)
+        if got is None:
+            if len(self.frames) > 500_000:
+                self.frames.clear()
+            got = self.frames[s] = self._abstraction(s)
+        return got
+
+    def _abstraction(self, s: St) -> dict[str, Any]:
+        n = self.n
         f: dict[str, Any] = {}
         for i in range(n):
-            p = s.pos[i]
             f[f"g{i}"] = s.gift[i]
-            f[f"p{i}"] = p
-            f[f"s{i}"] = p < F and sq[p] == Square.SHIELD
+        for i in range(n):
+            f[f"p{i}"] = s.pos[i]
+        for i in range(n):
+            f[f"u{i}"] = bool(s.used >> i & 1)
+        for i in range(n):
+            f[f"o{i}"] = s.order.index(i) if i in s.order else NONE
         for h in range(n):
             f[f"t{h}"] = bool(s.tree >> h & 1)
-        f["m"] = s.turn
+        f["m"], f["ph"] = s.turn, int(s.phase)
         f["tk"] = s.aux if s.phase in TREES else NONE
-        f["ph"] = int(s.phase)
+        f["c"], f["sl"] = s.chain, s.slot
+        f["rv"] = (s.aux >> 4) - 1 if s.phase == Phase.REVENGE and self.rd.says("P08", "behind") else NONE
         return f
 
-    DOC = ("g{i} = the gift seat i holds (-1 none), p{i} = its square (F once finished, F+1 once "
-           "removed), s{i} = it stands on a shield square, t{h} = gift h is under the tree, m = the "
-           "mover, tk = the seat taking a gift from the tree (-1 none), ph = the phase")
+    DOC = ("g{i} = the gift seat i holds (-1 none), p{i} = its square (F once arrived, F+1 once removed), "
+           "u{i} = its first-gift choice is used up, o{i} = its place in the arrival order (-1 none yet), "
+           "t{h} = gift h is under the tree, m = the mover, ph = the phase, tk = the seat taking a gift "
+           "from the tree (-1 none), c = the landing of the chain (0 without a draw), sl = the host's "
+           "turn slot, rv = the seat a drawn Revanche lets decide under P08 'behind' (-1 otherwise)")
 
-    #: from this many seats on, Z3 pins the acting seats and gift (see ``types``)
-    PIN_FROM = 5
-
-    def types(self, f) -> Any:
-        """Type bounds. With many seats Z3 is also told that the mover is seat 0, the target seat 1,
-        the seat taking from the tree one of 0, 1, 2 and the gift taken gift 0: every relation and invariant treats seats and gifts alike
-        (written uniformly over them, no seat or gift named), so renaming seats and gifts maps
-        any step to one with that choice -- a symmetry reduction that spares Z3 a case split over
-        every pair of seats. The refinement check maps real states, where nothing is pinned."""
+    def typing(self, f) -> Any:
         n = self.n
-        pinned = [f["m"] == 0, f["b"] == 1, f["tk"] <= 2, f["h"] == 0] if n >= self.PIN_FROM else []
-        parts = pinned + [f["m"] >= 0, f["m"] < n, f["tk"] >= NONE, f["tk"] < n, f["ph"] >= 0, f["ph"] <= int(Phase.OVER),
-                 f["b"] >= 0, f["b"] < n, f["h"] >= 0, f["h"] < n]
+        parts = [f["m"] >= 0, f["m"] < n, f["ph"] >= 0, f["ph"] <= int(Phase.OVER), f["tk"] >= NONE,
+                 f["tk"] < n, f["c"] >= 0, f["sl"] >= 0, f["sl"] <= self.cap, f["rv"] >= NONE, f["rv"] < n]
         for i in range(n):
             parts += [f[f"g{i}"] >= NONE, f[f"g{i}"] < n, f[f"p{i}"] >= 0, f[f"p{i}"] <= self.out,
-                      Implies(f[f"s{i}"], f[f"p{i}"] < self.F)]
+                      f[f"o{i}"] >= NONE, f[f"o{i}"] < n]
         return And(parts)
 
-    def init(self, f) -> Any:
-        n = self.n
-        start = [Or(f[f"p{i}"] == 0, f[f"p{i}"] == self.out) if self.host else f[f"p{i}"] == 0
-                 for i in range(n)]
-        return And(start, [f[f"g{i}"] == NONE for i in range(n)], [f[f"t{h}"] for h in range(n)],
-                   f["tk"] == NONE, f["ph"] == int(Phase.ROLL))
+    # ---- reading a table ---------------------------------------------------------------------------
+    def get(self, T: Table, name: str, idx: Any, default: Any = None) -> Any:
+        """``T[name{idx}]`` for a seat or gift that may be a Z3 term (``default`` for a value out of
+        range, e.g. -1 for "nobody", where a caller guards its use)."""
+        if not isinstance(idx, _Z):
+            return T[f"{name}{idx}"] if default is None or 0 <= idx < self.n else default
+        expr = T[f"{name}{self.n - 1}"]
+        for i in range(self.n - 2, -1, -1):
+            expr = _if(idx == i, T[f"{name}{i}"], expr)
+        return expr
 
-    # ---- invariants and claims ------------------------------------------------------------------
+    def put(self, T: Table, name: str, idx: Any, value: Any) -> Table:
+        T = dict(T)
+        if not isinstance(idx, _Z):
+            T[f"{name}{idx}"] = value
+            return T
+        for i in range(self.n):
+            T[f"{name}{i}"] = _if(idx == i, value, T[f"{name}{i}"])
+        return T
+
+    def shield(self, p: Any) -> Any:
+        """'Casa 🛡': the square is a shield square (never the finish or 'removed')."""
+        return _or([p == q for q in self.shields]) if _symbolic(p) else p in self.shields
+
+    def luck(self, p: Any) -> Any:
+        return _or([p == q for q in self.lucks]) if _symbolic(p) else p in self.lucks
+
+    def bad(self, p: Any) -> Any:
+        return _or([p == q for q in self.bads]) if _symbolic(p) else p in self.bads
+
+    def on(self, T: Table, i: Any) -> Any:
+        return self.get(T, "p", i) < self.F
+
+    def on_count(self, T: Table) -> Any:
+        return _sum([_if(T[f"p{i}"] < self.F, 1, 0) for i in range(self.n)])
+
+    def arrived(self, T: Table) -> Any:
+        return _sum([_if(T[f"o{i}"] >= 0, 1, 0) for i in range(self.n)])
+
+    def targetable(self, T: Table, i: Any) -> Any:
+        """P19: another player still on the track, not on a shield square."""
+        p = self.get(T, "p", i)
+        return _and(i != T["m"], p < self.F, _not(self.shield(p)))
+
+    def next_on(self, T: Table, seat: Any) -> Any:
+        """The first seat on the track from ``seat`` on (0 <= seat <= n), in turn order."""
+        n = self.n
+        if not _symbolic(seat, *(T[f"p{i}"] for i in range(n))):
+            return next((seat + k) % n for k in range(n) if T[f"p{(seat + k) % n}"] < self.F)
+
+        def first_from(s0: int) -> Any:
+            expr: Any = s0
+            for k in range(n - 1, -1, -1):
+                i = (s0 + k) % n
+                expr = _if(T[f"p{i}"] < self.F, i, expr)
+            return expr
+        if not _symbolic(seat):
+            return first_from(seat % n)
+        expr = first_from(0)
+        for s0 in range(n - 1, 0, -1):
+            expr = _if(_or2(seat == s0, seat == s0 + n), first_from(s0), expr)
+        return expr
+
+    def previous(self, T: Table) -> Any:
+        """P08 'previous-seat' (P27 cyclic): the nearest seat before the mover in turn order still on
+        the track (-1 none)."""
+        n, m = self.n, T["m"]
+
+        def before(m0: int) -> Any:
+            expr: Any = NONE
+            for k in range(n - 1, 0, -1):
+                i = (m0 - k) % n
+                expr = _if(T[f"p{i}"] < self.F, i, expr)
+            return expr
+        if not _symbolic(m):
+            return before(m) if _symbolic(*(T[f"p{i}"] for i in range(n))) else \
+                next(((m - k) % n for k in range(1, n) if T[f"p{(m - k) % n}"] < self.F), NONE)
+        expr = before(0)
+        for m0 in range(n - 1, 0, -1):
+            expr = _if(m == m0, before(m0), expr)
+        return expr
+
+    # ---- the rules, as table transformers ----------------------------------------------------------
+    def give(self, T: Table, seat: Any, gift: Any) -> Table:
+        """P16 'first-gift': getting any gift uses the first-gift choice up."""
+        T = self.put(T, "g", seat, gift)
+        if self.rd.says("P16", "first-gift"):
+            T = self.put(T, "u", seat, _or2(self.get(T, "u", seat), gift >= 0))
+        return T
+
+    def swap_gifts(self, T: Table, a: Any, b: Any) -> Table:
+        """P22: a steal by a player holding a gift is a swap ('Em troca, ele fica com o seu')."""
+        ga, gb = self.get(T, "g", a), self.get(T, "g", b)
+        return self.give(self.give(T, a, gb), b, ga)
+
+    def swap_places(self, T: Table, a: Any, b: Any) -> Table:
+        pa, pb = self.get(T, "p", a), self.get(T, "p", b)
+        return self.put(self.put(T, "p", a, pb), "p", b, pa)
+
+    def take_tree(self, T: Table, seat: Any) -> Table:
+        return {**T, "ph": int(Phase.TREE), "tk": seat, "c": 0}
+
+    def advance(self, T: Table, steps: Any, landing: Any) -> Table:
+        """Move the mover ``steps`` forward; this is landing ``landing`` of the chain (P12)."""
+        F, m = self.F, T["m"]
+        dest = self.get(T, "p", m) + steps
+        if self.rd.says("P03", "bounce"):   # exact landing: the excess bounces back
+            return branch(dest == F, lambda: self.finish(T),
+                          lambda: self.land_at(T, _if(dest > F, _max0(2 * F - dest), dest), landing))
+        return branch(dest >= F, lambda: self.finish(T), lambda: self.land_at(T, dest, landing))
+
+    def finish(self, T: Table) -> Table:
+        """'Quem chega ao fim fica com o presente ... Quem chega sem presente pega um da árvore.'"""
+        m = T["m"]
+        T = self.put(self.put(T, "o", m, self.arrived(T)), "p", m, self.F)
+        giftless = (lambda: self.first_gift(T)) if self.rd.says("P14", "steal") else \
+            (lambda: self.take_tree(T, m))
+        return branch(self.get(T, "g", m) >= 0, lambda: self.end_turn(T), giftless)
+
+    def land_at(self, T: Table, square: Any, landing: Any) -> Table:
+        T = self.put(T, "p", T["m"], square)
+        # 'Valem no máximo 3 quedas seguidas; depois, a sequência para.'
+        return branch(landing > self.rd.landings, lambda: self.end_turn(T), lambda: self.land(T, square, landing))
+
+    def land(self, T: Table, q: Any, landing: Any) -> Table:
+        """'A casa onde você cai decide o que acontece.'"""
+        m = T["m"]
+        return branch(self.luck(q), lambda: {**T, "ph": int(Phase.LUCK), "c": landing},
+                      lambda: branch(self.bad(q), lambda: {**T, "ph": int(Phase.BAD), "c": landing},
+                                     lambda: branch(self.get(T, "g", m) >= 0, lambda: self.end_turn(T),
+                                                    lambda: self.first_gift(T))))
+
+    def first_gift(self, T: Table) -> Table:
+        """'Na primeira vez que você cai numa casa comum sem presente, escolhe como ganhar um' (P16:
+        the first such landing uses the choice up; P33: no question when nobody can be stolen from)."""
+        m = T["m"]
+
+        def fresh() -> Table:
+            T2 = T if self.rd.says("P16", "first-gift") else self.put(T, "u", m, True)
+            victims = _or([_and(self.targetable(T2, i), T2[f"g{i}"] >= 0) for i in range(self.n)])
+            return branch(victims, lambda: {**T2, "ph": int(Phase.FIRST), "c": 0}, lambda: self.take_tree(T2, m))
+        return branch(self.get(T, "u", m), lambda: self.take_tree(T, m), fresh)
+
+    def end_turn(self, T: Table) -> Table:
+        m = T["m"]
+        nxt = _if(m == self.n - 1, 0, m + 1)
+        slot = T["sl"] + 1 if self.cap else 0
+        return branch(self.on_count(T) <= 1, lambda: self.game_over(T), lambda: self.begin_slot(T, nxt, slot))
+
+    def game_over(self, T: Table) -> Table:
+        """'O jogo termina quando só resta um jogador no caminho': the last one arrives last (P32)
+        and, holding no gift, takes one from the tree (P04 'take-from-tree')."""
+        F = self.F
+        done = {**T, "c": 0, "rv": NONE}
+
+        def last_one() -> Table:
+            last: Any = self.n - 1
+            for i in range(self.n - 2, -1, -1):
+                last = _if(T[f"p{i}"] < F, i, last)
+            T2 = self.put(self.put(done, "o", last, self.arrived(T)), "p", last, F)
+            takes = _and(self.get(T, "g", last) < 0, self.rd.says("P04", "take-from-tree"))
+            return branch(takes, lambda: {**T2, "ph": int(Phase.TREE_LAST), "tk": last},
+                          lambda: {**T2, "ph": int(Phase.OVER), "tk": NONE})
+        return branch(self.on_count(T) == 0, lambda: {**done, "ph": int(Phase.OVER), "tk": NONE}, last_one)
+
+    def begin_slot(self, T: Table, seat: Any, slot: Any) -> Table:
+        """The next turn: the next seat on the track; the host's events of the slot first (P28, P29)."""
+        if not self.cap:
+            return {**T, "ph": int(Phase.ROLL), "m": self.next_on(T, seat), "c": 0, "tk": NONE, "rv": NONE, "sl": 0}
+        if _symbolic(slot):
+            out = self._slot(T, seat, self.cap + 1)
+            for v in range(self.cap, 0, -1):
+                out = branch(slot == v, lambda v=v: self._slot(T, seat, v), lambda out=out: out)
+            return out
+        return self._slot(T, seat, slot)
+
+    def _slot(self, T: Table, seat: Any, slot: int) -> Table:
+        for victim in self.rd.removals.get(slot, ()):
+            # 'Remover jogador: Tira um jogador da partida. O presente dele volta para a árvore.'
+            T = branch(self.on(T, victim), lambda T=T, v=victim: self.remove(T, v), lambda T=T: T)
+
+        def go() -> Table:
+            mover = self.next_on(T, seat)
+            if slot in self.rd.skips:   # 'Pular vez': that player does not roll this slot
+                return self._slot(T, mover + 1, slot + 1)
+            return {**T, "ph": int(Phase.ROLL), "m": mover, "c": 0, "tk": NONE, "rv": NONE,
+                    "sl": min(slot, self.cap)}
+        return branch(self.on_count(T) <= 1, lambda: self.game_over(T), go)
+
+    def remove(self, T: Table, v: int) -> Table:
+        g = T[f"g{v}"]
+        T = {**T, **{f"t{h}": _or2(T[f"t{h}"], g == h) for h in range(self.n)}}
+        return {**T, f"g{v}": NONE, f"p{v}": self.out}
+
+    def initial(self) -> Table:
+        n = self.n
+        T = {**{f"g{i}": NONE for i in range(n)}, **{f"p{i}": 0 for i in range(n)},
+             **{f"u{i}": False for i in range(n)}, **{f"o{i}": NONE for i in range(n)},
+             **{f"t{h}": True for h in range(n)}, "m": 0, "ph": int(Phase.ROLL), "tk": NONE, "c": 0,
+             "sl": 0, "rv": NONE}
+        return self.begin_slot(T, 0, 1 if self.cap else 0)
+
+    def taker(self, T: Table) -> Any:
+        """Who decides a drawn Revanche: the previous player (P08), or the one drawn under 'behind'."""
+        return T["rv"] if self.rd.says("P08", "behind") else self.previous(T)
+
+    # ---- the relations -----------------------------------------------------------------------------------
+    def pinned(self, f) -> list:
+        """For Z3 only, without host events: the mover is seat 0 and the gift taken gift 0. Every
+        rule treats the seats alike up to turn order (next and previous seat are cyclic) and the
+        gifts alike, and every claim proved here is unchanged by rotating the seats and renaming
+        the gifts, so a step from any mover maps to one from seat 0 (a symmetry reduction that
+        spares Z3 a case split per seat). The host's events name seats and slots: no pin then. The
+        refinement check relates every real move, pinned nothing."""
+        return [] if self.cap else [f["m"] == 0, f["h"] == 0]
+
+    def _relation(self, name: str, phases: tuple, actor: Callable[[Table], Any],
+                  core: Callable[[dict, Table], tuple[Any, Callable[[], Table]]]) -> Callable:
+        """``core(f, T) -> (guard, after)``: in one of ``phases``, played by ``actor(T)``, the move is
+        allowed when ``guard`` holds and leaves exactly the table ``after()``."""
+        keys = self.keys
+        memo: dict = {}
+
+        def relation(f, t):
+            T = {k: f[k] for k in keys}
+            if isinstance(f["m"], _Z):
+                guard, after = core(f, T)
+                post = after()
+                return _and(*self.pinned(f), _or([f["ph"] == int(x) for x in phases]), f["actor"] == actor(T),
+                            guard, *[t[k] == post[k] for k in keys if k in t])
+            key = tuple(f.items())
+            post = memo.get(key)
+            if post is None:
+                if f["ph"] not in phases or f["actor"] != actor(T):
+                    post = False
+                else:
+                    guard, after = core(f, T)
+                    post = after() if guard else False
+                if len(memo) > 200_000:
+                    memo.clear()
+                memo[key] = post
+            return post is not False and all(t[k] == post[k] for k in keys)
+        relation.__name__ = name
+        return relation
+
+    def actions(self) -> list[Action]:
+        rd, n, F = self.rd, self.n, self.F
+        chance = lambda T: CHANCE   # noqa: E731
+        mover = lambda T: T["m"]    # noqa: E731
+        seats = {"b": range(n)}
+        gm = lambda T: self.get(T, "g", T["m"])   # noqa: E731
+        pm = lambda T: self.get(T, "p", T["m"])   # noqa: E731
+        random = rd.says("P11", "random")
+
+        def roll(f, T):
+            return self.on(T, T["m"]), lambda: self.advance(T, f["r"], 1)
+
+        def salto(f, T):  # 'Avance 2, 3 ou 5 casas e caia de novo' ('Numa casa ★, quando você não tem presente')
+            return _and(self.on(T, T["m"]), gm(T) < 0), lambda: self.advance(T, f["r"], T["c"] + 1)
+
+        def lugar(f, T):  # 'Pegue o presente e o lugar do mais adiantado. Em troca, fica com ...' (P02, P07)
+            b = f["b"]
+            own = _and(rd.says("P07", "own-leader"), gm(T) >= 0)
+            other = _and(self.targetable(T, b), self.get(T, "p", b) > pm(T), self.get(T, "g", b) >= 0)
+
+            def after():
+                def swap():
+                    T2 = self.swap_gifts(T, T["m"], b)
+                    return self.end_turn(self.swap_places(T2, T["m"], b) if rd.says("P02", "swap-both") else T2)
+                return branch(b == T["m"], lambda: self.end_turn(T), swap)
+            return _and(self.on(T, T["m"]), _if(b == T["m"], own, other)), after
+
+        def steal(direction: int, anyone: bool = False):
+            def core(f, T):
+                b = f["b"]
+                d = self.get(T, "p", b) - pm(T)
+                guard = _and(self.on(T, T["m"]), self.targetable(T, b), self.get(T, "g", b) >= 0,
+                            _or2(gm(T) >= 0, anyone), d > 0 if direction > 0 else d < 0 if direction < 0 else True)
+                return guard, lambda: self.end_turn(self.swap_gifts(T, T["m"], b))
+            return core
+
+        def ask(phase):
+            return lambda f, T: (self.on(T, T["m"]), lambda: {**T, "ph": int(phase), "c": 0})
+
+        def troca(f, T):  # 'Troque de lugar no tabuleiro com outro jogador. Sem efeito de casa depois.'
+            b = f["b"]
+            return (_and(self.on(T, T["m"]), self.targetable(T, b), gm(T) >= 0),
+                    lambda: self.end_turn(self.swap_places(T, T["m"], b)))
+
+        def volte(f, T):  # 'Ande 3 casas para trás' (P09: never behind the start)
+            return (_and(self.on(T, T["m"]), gm(T) < 0),
+                    lambda: self.end_turn(self.put(T, "p", T["m"], _max0(pm(T) - rd.back))))
+
+        def arvore(f, T):  # 'Seu presente volta para a árvore.'
+            g = gm(T)
+
+            def after():
+                T2 = {**T, **{f"t{h}": _or2(T[f"t{h}"], g == h) for h in range(n)}}
+                return self.end_turn(self.put(T2, "g", T["m"], NONE))
+            return _and(self.on(T, T["m"]), g >= 0), after
+
+        def revanche(holds: bool):
+            def core(f, T):  # the Revanche is drawn: the previous player (P08) will decide
+                b = f["b"]
+                gb = self.get(T, "g", b)
+                who = True if rd.says("P08", "behind") else b == self.previous(T)
+                guard = _and(self.on(T, T["m"]), gm(T) >= 0, b != T["m"], self.on(T, b), who,
+                            _and(gb >= 0, _not(self.shield(self.get(T, "p", b)))) if holds else gb < 0)
+                rv = b if rd.says("P08", "behind") else NONE
+                return guard, lambda: {**T, "ph": int(Phase.REVENGE), "c": 0, "rv": rv}
+            return core
+
+        def nothing(f, T):  # P23 'nothing': a ★ with no eligible effect ends the turn
+            return self.on(T, T["m"]), lambda: self.end_turn(T)
+
+        def take(f, T):  # 'pega um da árvore' (P15)
+            h, tk = f["h"], T["tk"]
+
+            def after():
+                T2 = self.give(T, tk, h)
+                T2 = {**T2, **{f"t{x}": _and(T2[f"t{x}"], h != x) for x in range(n)}}
+                return branch(T["ph"] == int(Phase.TREE_LAST),
+                              lambda: {**T2, "ph": int(Phase.OVER), "tk": NONE, "c": 0, "rv": NONE},
+                              lambda: self.end_turn({**T2, "tk": NONE}))
+            guard = _and(tk >= 0, self.get(T, "g", tk) < 0, self.get(T, "p", tk) <= F, self.get(T, "t", h))
+            return guard, after
+
+        def first_tree(f, T):
+            return _and(gm(T) < 0, pm(T) <= F), lambda: self.take_tree(T, T["m"])
+
+        def first_steal(f, T):  # 'Roube o presente de alguém que tenha um. Essa pessoa pega outro da árvore.'
+            b = f["b"]
+            gb = self.get(T, "g", b)
+            return (_and(gm(T) < 0, pm(T) <= F, self.targetable(T, b), gb >= 0),
+                    lambda: self.take_tree(self.put(self.give(T, T["m"], gb), "g", b, NONE), b))
+
+        def revenge_decision(take_it: bool):
+            def core(f, T):  # 'O jogador anterior pode roubar seu presente / trocar de presente com você'
+                who = self.taker(T)
+                gw = self.get(T, "g", who)
+                guard = _and(self.on(T, T["m"]), who >= 0, who != T["m"], self.on(T, who), _implies(take_it, _implies(gw >= 0, _not(self.shield(self.get(T, "p", who))))))
+                T2 = {**T, "rv": NONE}
+                return guard, lambda: self.end_turn(self.swap_gifts(T2, who, T["m"]) if take_it else T2)
+            return core
+
+        L = (Phase.LUCK,)
+        rel = self._relation
+        jumps = tuple(sorted(set(rd.jumps)))
+        big = tuple(t for t in self.totals if t > rd.back)
+        small = tuple(t for t in self.totals if t <= rd.back)
+        out = []
+        if big:
+            out.append(Action("roll-beats-back", rel("roll-beats-back", (Phase.ROLL,), chance, roll), {"r": big}))
+        if small:
+            out.append(Action("roll-short", rel("roll-short", (Phase.ROLL,), chance, roll), {"r": small}))
+        pick = rd.says("P15", "pick")
+        out += [
+            Action("salto", rel("salto", L, chance, salto), {"r": jumps}),
+            Action("lugar", rel("lugar", L, chance, lugar), seats),
+            Action("frente", rel("frente", L, chance, steal(+1)), seats),
+            Action("atras", rel("atras", L, chance, steal(-1)), seats),
+            Action("adiantado", rel("adiantado", L, chance, steal(+1)), seats),
+            Action("sorrateiro", rel("sorrateiro", L if random else (Phase.SNEAK,), chance if random else mover,
+                                     steal(0, rd.says("P18", "eligible"))), seats),
+            Action("troca", rel("troca", L if random else (Phase.SWAP,), chance if random else mover, troca), seats),
+            Action("volte", rel("volte", (Phase.BAD,), chance, volte)),
+            Action("arvore", rel("arvore", (Phase.BAD,), chance, arvore)),
+            Action("revanche-roubo", rel("revanche-roubo", (Phase.BAD,), chance, revanche(False)), seats),
+            Action("revanche-troca", rel("revanche-troca", (Phase.BAD,), chance, revanche(True)), seats),
+            Action("nothing", rel("nothing", L, chance, nothing)),
+            Action("take-from-tree", rel("take-from-tree", TREES, (lambda T: T["tk"]) if pick else chance, take),
+                   {"h": range(n)}),
+            Action("first-tree", rel("first-tree", (Phase.FIRST,), mover, first_tree)),
+            Action("first-steal", rel("first-steal", (Phase.FIRST,), mover, first_steal), seats),
+            Action("revanche-take", rel("revanche-take", (Phase.REVENGE,), self.taker, revenge_decision(True))),
+            Action("revanche-decline", rel("revanche-decline", (Phase.REVENGE,), self.taker, revenge_decision(False))),
+        ]
+        if not random:
+            out += [Action("sorrateiro-ask", rel("sorrateiro-ask", L, chance, ask(Phase.SNEAK))),
+                    Action("troca-ask", rel("troca-ask", L, chance, ask(Phase.SWAP)))]
+        return out
+
+    # ---- what a move is ------------------------------------------------------------------------------------
+    EFFECTS = {Effect.SALTO: "salto", Effect.LUGAR: "lugar", Effect.SORRATEIRO: "sorrateiro",
+               Effect.FRENTE: "frente", Effect.ATRAS: "atras", Effect.ADIANTADO: "adiantado",
+               Effect.TROCA: "troca", Effect.VOLTE: "volte", Effect.ARVORE: "arvore",
+               Effect.REV_ROUBO: "revanche-roubo", Effect.REV_TROCA: "revanche-troca", Effect.NOTHING: "nothing"}
+
+    def roll_bound(self, r: int) -> Bound:
+        return Bound("roll-beats-back" if r > self.rd.back else "roll-short", {"r": r})
+
+    def bind(self, state: St, move: Any, actor: int) -> Bound:
+        key = (state, move, actor)
+        got = self.bound.get(key)
+        if got is None:
+            if len(self.bound) > 500_000:
+                self.bound.clear()
+            got = self.bound[key] = self._bind(state, move, actor)
+        return got
+
+    def _bind(self, state: St, move: Any, actor: int) -> Bound:
+        ph = state.phase
+        unlisted = Bound(f"a move the rules do not list ({move!r} in {Phase(ph).name})")
+        if ph == Phase.ROLL:
+            return self.roll_bound(move[0]) if actor == CHANCE else unlisted
+        if ph in DRAWS:
+            eff, arg = move
+            name = self.EFFECTS.get(eff)
+            if name is None:
+                return unlisted
+            if eff == Effect.NOTHING:
+                return Bound(STUTTER) if arg else Bound("nothing")
+            if eff == Effect.SALTO:
+                return Bound(name, {"r": arg})
+            if eff in (Effect.SORRATEIRO, Effect.TROCA) and arg < 0:
+                return Bound(f"{name}-ask")
+            if eff in (Effect.REV_ROUBO, Effect.REV_TROCA):
+                who = arg if self.rd.says("P08", "behind") else self.previous(self.abstraction(state))
+                return Bound(name, {"b": who})
+            if eff in (Effect.VOLTE, Effect.ARVORE):
+                return Bound(name)
+            return Bound(name, {"b": arg})
+        if ph in TREES:
+            return Bound("take-from-tree", {"h": move if isinstance(move, int) else move[0]})
+        if ph == Phase.FIRST:
+            return Bound("first-tree") if move == -1 else Bound("first-steal", {"b": move})
+        if ph == Phase.SNEAK:
+            return Bound("sorrateiro", {"b": move})
+        if ph == Phase.SWAP:
+            return Bound("troca", {"b": move})
+        if ph == Phase.REVENGE:
+            return {1: Bound("revanche-take"), 0: Bound("revanche-decline")}.get(move, unlisted)
+        return unlisted
+
+    # ---- eligibility, as the rule text reads (values only) ---------------------------------------------------
+    def _seats(self, f) -> dict[str, Any]:
+        """Who is where, for the eligibility of effects and choices."""
+        n, F, m = self.n, self.F, f["m"]
+        pos = [f[f"p{i}"] for i in range(n)]
+        gift = [f[f"g{i}"] for i in range(n)]
+        on = [i for i in range(n) if i != m and pos[i] < F]
+        targets = [i for i in on if pos[i] not in self.shields]           # P19
+        holders = [i for i in targets if gift[i] >= 0]
+        return {"pos": pos, "gift": gift, "on": on, "targets": targets, "holders": holders, "m": m,
+                "pm": pos[m], "has": gift[m] >= 0}
+
+    def in_reach(self, w: dict) -> list[int]:
+        """'um jogador a até 6 casas tem um presente' (P06: either direction; 'ahead': 0..6)."""
+        lo = 0 if self.rd.says("P06", "ahead") else -self.rd.reach
+        return [i for i in w["holders"] if lo <= w["pos"][i] - w["pm"] <= self.rd.reach]
+
+    @staticmethod
+    def _top(seats: list[int], pos: list[int]) -> list[int]:
+        if not seats:
+            return []
+        top = max(pos[i] for i in seats)
+        return [i for i in seats if pos[i] == top]
+
+    @staticmethod
+    def _uniform(bounds: list[Bound]) -> dict[Bound, Fraction]:
+        out: dict[Bound, Fraction] = {}
+        for b in bounds:
+            out[b] = out.get(b, Fraction(0)) + Fraction(1, len(bounds))
+        return out
+
+    def _luck_effects(self, w: dict, leader: int | None) -> list[tuple[int, dict[Bound, Fraction]]]:
+        """The ★ effects that serve, each (weight, law of its random part); ``leader``: under P20
+        'leader-then-gift', the front runner drawn (-1: nobody on the track ahead)."""
+        rd, pos, has = self.rd, w["pos"], w["has"]
+        ahead = [i for i in w["holders"] if pos[i] > w["pm"]]
+        out: list[tuple[int, dict[Bound, Fraction]]] = []
+        if not has:   # 'Salto à frente: quando você não tem presente' (P05)
+            k = len(rd.jumps)
+            weights = ([k - j for j in range(k)] if rd.says("P05", "printed-order") else [1] * k)
+            law: dict[Bound, Fraction] = {}
+            for j, wj in zip(rd.jumps, weights):
+                law[Bound("salto", {"r": j})] = law.get(Bound("salto", {"r": j}), Fraction(0)) + Fraction(wj, sum(weights))
+            out.append((1, law))
+        # 'Roube o presente e o lugar do mais adiantado: com ou sem presente, quando o mais adiantado
+        # tem um presente' (P17: one effect; P20: who "o mais adiantado" is; P07 when you lead)
+        if rd.says("P20", "gift-holder-ahead"):
+            found = self._top(ahead, pos)
+        else:
+            found = [leader] if leader is not None and leader >= 0 and leader in w["holders"] else []
+        lugar_w = 2 if rd.says("P17", "two") else 1
+        if found:
+            out.append((lugar_w, self._uniform([Bound("lugar", {"b": b}) for b in found])))
+        elif rd.says("P07", "own-leader") and has and not any(pos[i] > w["pm"] for i in w["on"]):
+            out.append((lugar_w, {Bound("lugar", {"b": w["m"]}): Fraction(1)}))
+        # 'Roubo sorrateiro ... Duas vezes mais provável' (P11: the phone asks, or at random; P18)
+        reach = self.in_reach(w)
+        if reach and (has or rd.says("P18", "eligible")):
+            out.append((2, self._pick("sorrateiro", reach)))
+        if has:
+            nearest_ahead = [i for i in ahead if pos[i] == min(pos[j] for j in ahead)] if ahead else []
+            behind = [i for i in w["holders"] if pos[i] < w["pm"]]
+            nearest_behind = [i for i in behind if pos[i] == max(pos[j] for j in behind)] if behind else []
+            if nearest_ahead:   # 'Roube o presente logo à frente' (P21, P26)
+                out.append((1, self._uniform([Bound("frente", {"b": b}) for b in nearest_ahead])))
+            if nearest_behind:  # 'Roube o presente logo atrás'
+                out.append((1, self._uniform([Bound("atras", {"b": b}) for b in nearest_behind])))
+            top = self._top(ahead, pos)
+            if top:             # 'Roube o presente do mais adiantado: Pegue o presente mais perto da chegada'
+                out.append((1, self._uniform([Bound("adiantado", {"b": b}) for b in top])))
+            if w["targets"]:    # 'Troca de lugar: quando você tem presente'
+                out.append((1, self._pick("troca", w["targets"])))
+        return out
+
+    def _pick(self, name: str, seats: list[int]) -> dict[Bound, Fraction]:
+        if self.rd.says("P11", "random"):
+            return self._uniform([Bound(name, {"b": b}) for b in seats])
+        return {Bound(f"{name}-ask"): Fraction(1)}
+
+    def _bad_effects(self, w: dict, prev: int) -> list[tuple[int, dict[Bound, Fraction]]]:
+        """The ☠ effects that serve: Volte without a gift; with one, De volta à árvore and the
+        Revanche the previous player's gift allows (P24: no swap with a shielded one)."""
+        if not w["has"]:
+            return [(1, {Bound("volte"): Fraction(1)})]
+        out = [(1, {Bound("arvore"): Fraction(1)})]
+        if prev >= 0:
+            gp = w["gift"][prev]
+            if gp < 0:
+                out.append((1, {Bound("revanche-roubo", {"b": prev}): Fraction(1)}))
+            elif w["pos"][prev] not in self.shields:
+                out.append((1, {Bound("revanche-troca", {"b": prev}): Fraction(1)}))
+        return out
+
+    @staticmethod
+    def _mix(effects: list[tuple[int, dict[Bound, Fraction]]], none: Bound) -> dict[Bound, Fraction]:
+        if not effects:
+            return {none: Fraction(1)}
+        total = sum(wt for wt, _ in effects)
+        out: dict[Bound, Fraction] = {}
+        for wt, law in effects:
+            for b, p in law.items():
+                out[b] = out.get(b, Fraction(0)) + Fraction(wt, total) * p
+        return out
+
+    def law(self, f) -> dict[Bound, Fraction]:
+        """The rule text's law at a chance node (see the module docstring)."""
+        key = tuple(f.items())
+        got = self.law_cache.get(key)
+        if got is None:
+            got = self.law_cache[key] = self._law(f)
+        return got
+
+    def _law(self, f) -> dict[Bound, Fraction]:
+        ph, rd = f["ph"], self.rd
+        if ph == Phase.ROLL:
+            return {self.roll_bound(r): p for r, p in dice_law(rd.dice).items()}
+        if ph in TREES:   # P15: a wrapped gift, uniformly
+            return self._uniform([Bound("take-from-tree", {"h": h}) for h in range(self.n) if f[f"t{h}"]])
+        w = self._seats(f)
+        if ph == Phase.LUCK:
+            none = Bound(STUTTER) if rd.says("P23", "redraw") else Bound("nothing")
+            if rd.says("P20", "gift-holder-ahead"):
+                return self._mix(self._luck_effects(w, None), none)
+            # P20 'leader-then-gift': "o mais adiantado" is found without looking at gifts: the
+            # other players on the track at the highest square, if strictly ahead (ties at random)
+            front = self._top(w["on"], w["pos"])
+            front = [i for i in front if w["pos"][i] > w["pm"]] or [NONE]
+            return self._average([self._mix(self._luck_effects(w, c), none) for c in front])
+        if ph == Phase.BAD:
+            if rd.says("P08", "behind"):   # the nearest player strictly behind (ties at random)
+                back = [i for i in w["on"] if w["pos"][i] < w["pm"]]
+                cands = self._top(back, w["pos"]) or [NONE]
+            else:
+                cands = [self.previous(f)]
+            return self._average([self._mix(self._bad_effects(w, c), Bound("nothing")) for c in cands])
+        return {}
+
+    @staticmethod
+    def _average(laws: list[dict[Bound, Fraction]]) -> dict[Bound, Fraction]:
+        out: dict[Bound, Fraction] = {}
+        for law in laws:
+            for b, p in law.items():
+                out[b] = out.get(b, Fraction(0)) + p / len(laws)
+        return out
+
+    def options(self, f) -> set[Bound]:
+        """The choices the phone offers at a decision state."""
+        key = tuple(f.items())
+        got = self.options_cache.get(key)
+        if got is None:
+            got = self.options_cache[key] = self._options(f)
+        return got
+
+    def _options(self, f) -> set[Bound]:
+        ph = f["ph"]
+        if ph == Phase.FIRST:   # 'roube de alguém ou pegue da árvore'
+            return {Bound("first-tree")} | {Bound("first-steal", {"b": b}) for b in self._seats(f)["holders"]}
+        if ph == Phase.SNEAK:
+            return {Bound("sorrateiro", {"b": b}) for b in self.in_reach(self._seats(f))}
+        if ph == Phase.SWAP:
+            return {Bound("troca", {"b": b}) for b in self._seats(f)["targets"]}
+        if ph == Phase.REVENGE:
+            return {Bound("revanche-take"), Bound("revanche-decline")}
+        if ph in TREES and self.rd.says("P15", "pick"):
+            return {Bound("take-from-tree", {"h": h}) for h in range(self.n) if f[f"t{h}"]}
+        return set()
+
+    # ---- invariants and claims -------------------------------------------------------------------------------
+    def init(self, f) -> Any:
+        start = self.initial()
+        return And([f[k] == v for k, v in start.items()])
+
     def conservation(self, f) -> Any:
-        """Every gift in exactly one place: no two seats hold the same gift, a held gift is not
-        under the tree, and every gift is under the tree or held (pairwise, which Z3 handles far
-        better than counting); removed seats hold none."""
+        """Every gift in exactly one place: under the tree or held by one seat; removed seats hold none."""
         n = self.n
         g = [f[f"g{i}"] for i in range(n)]
         parts = [Implies(g[i] >= 0, g[i] != g[j]) for i in range(n) for j in range(i + 1, n)]
         parts += [Implies(g[i] == h, Not(f[f"t{h}"])) for i in range(n) for h in range(n)]
         parts += [Or(f[f"t{h}"], [g[i] == h for i in range(n)]) for h in range(n)]
         parts += [Implies(f[f"p{i}"] == self.out, g[i] == NONE) for i in range(n)]
-        # a consequence, stated so that Z3 counts instead of searching pigeonholes: the gifts
-        # under the tree and the seats holding one add up to the number of gifts
+        # a consequence, stated so that Z3 counts instead of searching pigeonholes
         parts.append(Sum([If(f[f"t{h}"], 1, 0) for h in range(n)] + [If(x >= 0, 1, 0) for x in g]) == n)
         return And(parts)
 
     def taker_ok(self, f) -> Any:
-        """Somebody takes from the tree exactly in the tree phases; they hold no gift and were not
-        removed."""
         tk = f["tk"]
-        return And(Or([f["ph"] == int(x) for x in TREES]) == (tk >= 0), Implies(tk >= 0, And(_sel(f, "g", tk, self.n, 0) == NONE, _sel(f, "p", tk, self.n, self.out) <= self.F)))
+        return And(Or([f["ph"] == int(x) for x in TREES]) == (tk >= 0),
+                   Implies(tk >= 0, And(self.get(f, "g", tk, NONE) == NONE, self.get(f, "p", tk, 0) <= self.F)))
 
     def tree_nonempty(self, f) -> Any:
         return Implies(f["tk"] >= 0, Or([f[f"t{h}"] for h in range(self.n)]))
+
+    def chain(self, f) -> Any:
+        drawing = Or(f["ph"] == int(Phase.LUCK), f["ph"] == int(Phase.BAD))
+        return If(drawing, And(f["c"] >= 1, f["c"] <= self.rd.landings), f["c"] == 0)
+
+    def order(self, f) -> Any:
+        """The arrival order lists exactly the arrived seats, once each, numbered 0..k-1."""
+        n = self.n
+        o = [f[f"o{i}"] for i in range(n)]
+        k = self.arrived(f)
+        parts = [(o[i] >= 0) == (f[f"p{i}"] == self.F) for i in range(n)]
+        parts += [o[i] < k for i in range(n)]
+        parts += [Implies(o[i] >= 0, o[i] != o[j]) for i in range(n) for j in range(i + 1, n)]
+        return And(parts)
 
     def shield_kept(self, f, t) -> Any:
         """No shielded player but the mover loses their gift or place (the host's removal and the
         reveal moving the last player to the finish are not a player's doing)."""
         parts = []
         for j in range(self.n):
-            guard = And(f["m"] != j, f[f"p{j}"] < self.F, f[f"s{j}"], t[f"p{j}"] < self.F)
-            parts.append(Implies(guard, And(t[f"p{j}"] == f[f"p{j}"],
-                                            Implies(f[f"g{j}"] >= 0, t[f"g{j}"] == f[f"g{j}"]))))
+            p = f[f"p{j}"]
+            guard = And(f["m"] != j, p < self.F, self.shield(p), t[f"p{j}"] < self.F)
+            parts.append(Implies(guard, And(t[f"p{j}"] == p, Implies(f[f"g{j}"] >= 0, t[f"g{j}"] == f[f"g{j}"]))))
         return And(parts)
 
     def potential(self, f) -> Any:
-        """Progress of every seat (the finish for finished and removed ones) less the back step
-        while a draw is pending (the one Volte a turn may still bring)."""
+        """Progress of every seat (the finish for arrived and removed ones) less the back step while
+        a draw is pending (the one Volte a turn may still bring)."""
         F = self.F
         progress = Sum([If(f[f"p{i}"] >= F, F, f[f"p{i}"]) for i in range(self.n)])
-        return progress - self.back * If(Or(f["ph"] == int(Phase.LUCK), f["ph"] == int(Phase.BAD)), 1, 0)
-
-    # ---- the relations --------------------------------------------------------------------------
-    def _on(self, f, i) -> Any:
-        return _sel(f, "p", i, self.n, self.out) < self.F
-
-    def _targetable(self, f, b) -> Any:
-        """P19: another player on the track, not on a shield square."""
-        return And(b != f["m"], self._on(f, b), Not(_sel(f, "s", b, self.n, True)))
-
-    def _swap(self, xs: list, a, b) -> list:
-        va = self._pick(xs, a)
-        vb = self._pick(xs, b)
-        return [If(a == i, vb, If(b == i, va, xs[i])) for i in range(self.n)]
-
-    def _pick(self, xs: list, idx) -> Any:
-        if isinstance(idx, int):
-            return xs[idx] if 0 <= idx < len(xs) else NONE
-        expr: Any = NONE
-        for i in range(len(xs) - 1, -1, -1):
-            expr = z3.If(idx == i, xs[i], expr)
-        return expr
-
-    def _step(self, phases: tuple, core: Callable, lands: bool = False) -> Callable:
-        """A relation: in one of ``phases``, the effect ``core`` (its guard and the table it
-        leaves), then the end of the turn."""
-        n, F, out = self.n, self.F, self.out
-
-        memo: dict = {}
-
-        def relation(f, t):
-            if not isinstance(f["m"], z3.ExprRef):  # values: the proofs sharing this frame ask alike
-                key = (tuple(f.values()), tuple(t.values()))
-                if key not in memo:
-                    if len(memo) > 500_000:
-                        memo.clear()
-                    memo[key] = judge(f, t)
-                return memo[key]
-            return judge(f, t)
-
-        def judge(f, t):
-            """The conjunction of ``parts``: a Z3 formula, or on values False at the first false part
-            (the same formula, evaluated sooner)."""
-            if isinstance(f["m"], z3.ExprRef):
-                return And(list(parts(f, t)))
-            return all(parts(f, t))
-
-        def parts(f, t):
-            yield Or([f["ph"] == int(x) for x in phases])
-            g = [f[f"g{i}"] for i in range(n)]
-            p = [f[f"p{i}"] for i in range(n)]
-            tr = [f[f"t{h}"] for h in range(n)]
-            guard, effect = core(f, g, p, tr, f["tk"])
-            yield guard
-            g, p, tr, tk = effect()
-            nobody_on = And([t[f"p{i}"] >= F for i in range(n)])
-            removed = []
-            for i in range(n):
-                rem = And(p[i] < F, t[f"p{i}"] == out) if self.host else False
-                removed.append(rem)
-                yield Or(t[f"p{i}"] == p[i], rem,                     # the host removes them (P28)
-                         And(p[i] < F, t[f"p{i}"] == F, nobody_on))   # the reveal (the last one)
-                yield t[f"g{i}"] == If(rem, NONE, g[i])
-            for h in range(n):
-                back = Or([And(removed[i], g[i] == h) for i in range(n)]) if self.host else False
-                yield t[f"t{h}"] == Or(tr[h], back)
-            new_tk = t["tk"]
-            # somebody without a gift, still in the game, must take one from the tree
-            yield Or(new_tk == tk, And(tk == NONE, new_tk >= 0))
-            yield Implies(new_tk >= 0, And(_sel(t, "g", new_tk, n, 0) == NONE, _sel(t, "p", new_tk, n, out) <= F))
-            drawing = Or(t["ph"] == int(Phase.LUCK), t["ph"] == int(Phase.BAD))
-            if lands:  # the piece landed on a ★ or ☠ it still stands on: the same mover draws
-                yield Implies(drawing, And(t["m"] == f["m"], _sel(t, "p", f["m"], n, out) < F))
-            else:
-                yield Not(drawing)
-            yield Implies(t["ph"] == int(Phase.OVER), nobody_on)
-            yield Or([t["ph"] == int(x) for x in TREES]) == (new_tk >= 0)
-        return relation
-
-    def _set(self, xs: list, idx, value) -> list:
-        return [If(idx == i, value, xs[i]) for i in range(len(xs))]
-
-    def actions(self) -> list[Action]:
-        n, F, back = self.n, self.F, self.back
-        def forward(values, giftless):
-            def core(f, g, p, tr, tk):
-                m, r = f["m"], f["r"]
-                pm = self._pick(p, m)
-                if self.bounce:  # P03 'bounce': the excess bounces back from the finish
-                    dest = If(pm + r > F, Max(0, 2 * F - pm - r), pm + r)
-                else:            # P03: reaching or passing the finish finishes
-                    dest = If(pm + r >= F, F, pm + r)
-                guard = And(pm < F, Or([r == v for v in values]),
-                            self._pick(g, m) == NONE if giftless else True)
-                return guard, lambda: (g, self._set(p, m, dest), tr, tk)
-            return core
-
-        def take(f, g, p, tr, tk):  # TREE / TREE_LAST: the taker gets gift h from under the tree
-            h = f["h"]
-            guard = And(tk >= 0, self._pick(g, tk) == NONE, self._pick(p, tk) <= F,
-                        self._pick(tr, h) if isinstance(h, int) else _sel(f, "t", h, n, False))
-            return guard, lambda: (self._set(g, tk, h), p, [And(tr[x], h != x) for x in range(n)], NONE)
-
-        def first_steal(f, g, p, tr, tk):  # 'Roube o presente de alguém ... pega outro da árvore'
-            m, b = f["m"], f["b"]
-            gb = self._pick(g, b)
-            guard = And(self._pick(g, m) == NONE, self._pick(p, m) <= F,
-                        self._targetable(f, b), gb >= 0)
-            return guard, lambda: (self._set(self._set(g, m, gb), b, NONE), p, tr, b)
-
-        def steal_or_swap(f, g, p, tr, tk):  # Roubo sorrateiro, logo à frente/atrás, do mais adiantado
-            m, b = f["m"], f["b"]
-            guard = And(self._on(f, m), self._targetable(f, b),
-                        self._pick(g, b) >= 0, Or(self._pick(g, m) >= 0, self.sneak_without_gift))
-            return guard, lambda: (self._swap(g, m, b), p, tr, tk)
-
-        def lugar(f, g, p, tr, tk):  # gift and place of a targetable player ahead (P02, P20)
-            m, b = f["m"], f["b"]
-            guard = And(self._on(f, m), self._targetable(f, b),
-                        self._pick(p, b) > self._pick(p, m))
-            return guard, lambda: (self._swap(g, m, b), self._swap(p, m, b) if self.swap_places else p, tr, tk)
-
-        def troca(f, g, p, tr, tk):  # Troca de lugar: places only, with a targetable player
-            m, b = f["m"], f["b"]
-            guard = And(self._on(f, m), self._targetable(f, b),
-                        self._pick(g, m) >= 0)
-            return guard, lambda: (g, self._swap(p, m, b), tr, tk)
-
-        def volte(f, g, p, tr, tk):  # 'Ande 3 casas para trás' (P09: not past the start)
-            m = f["m"]
-            pm = self._pick(p, m)
-            guard = And(pm < F, self._pick(g, m) == NONE)
-            return guard, lambda: (g, self._set(p, m, Max(0, pm - back)), tr, tk)
-
-        def to_tree(f, g, p, tr, tk):  # De volta à árvore
-            m = f["m"]
-            gm = self._pick(g, m)
-            guard = And(self._on(f, m), gm >= 0)
-            return guard, lambda: (self._set(g, m, NONE), p, [Or(tr[x], gm == x) for x in range(n)], tk)
-
-        def revenge(f, g, p, tr, tk):  # the previous player steals (none held) or swaps (P24)
-            m, b = f["m"], f["b"]
-            gb = self._pick(g, b)
-            guard = And(b != m, self._on(f, b), self._pick(g, m) >= 0,
-                        Implies(gb >= 0, Not(_sel(f, "s", b, n, True))))
-            return guard, lambda: (self._swap(g, m, b), p, tr, tk)
-
-        def nothing(f, g, p, tr, tk):  # a draw or choice that leaves the table as it is
-            return True, lambda: (g, p, tr, tk)
-
-        seats = {"b": range(n)}
-        big = tuple(v for v in self.totals if v > back)
-        small = tuple(v for v in self.totals if v <= back)
-        out = []
-        if big:
-            out.append(Action("roll-beats-back", self._step((Phase.ROLL,), forward(big, False), True), {"r": big}))
-        if small:
-            out.append(Action("roll-short", self._step((Phase.ROLL,), forward(small, False), True), {"r": small}))
-        out += [
-            Action("table-unchanged", self._step(tuple(x for x in Phase if x != Phase.OVER), nothing)),
-            Action("take-from-tree", self._step(TREES, take), {"h": range(n)}),
-            Action("salto", self._step((Phase.LUCK,), forward(self.jumps, True), True), {"r": self.jumps}),
-            Action("first-gift-steal", self._step((Phase.FIRST,), first_steal), seats),
-            Action("steal-or-swap-gifts", self._step((Phase.LUCK, Phase.SNEAK), steal_or_swap), seats),
-            Action("lugar", self._step((Phase.LUCK,), lugar), seats),
-            Action("troca-de-lugar", self._step((Phase.LUCK, Phase.SWAP), troca), seats),
-            Action("volte", self._step((Phase.BAD,), volte)),
-            Action("back-to-tree", self._step((Phase.BAD,), to_tree)),
-            Action("revanche", self._step((Phase.REVENGE,), revenge), seats),
-        ]
-        return out
+        return progress - self.rd.back * If(Or(f["ph"] == int(Phase.LUCK), f["ph"] == int(Phase.BAD)), 1, 0)
 
 
-def table_proofs(rules: Rules) -> list[RuleProof]:
-    tb = Table(rules)
-    n, F, back = tb.n, tb.F, tb.back
-    common = dict(frame=tb.frame, abstraction_doc=Table.DOC, abstraction=tb.abstraction, init=tb.init,
-                  actions=tb.actions(), assumptions=tb.types)
+def presentes_proofs(ruleset, squares: Sequence[int]) -> list[RuleProof]:
+    """The proofs of one configuration (``squares``: its board's layout)."""
+    ab = Abstract(reading(ruleset, squares))
+    rd, n, F, back = ab.rd, ab.n, ab.F, ab.rd.back
+    common = dict(frame=ab.frame, abstraction_doc=Abstract.DOC, abstraction=ab.abstraction, init=ab.init,
+                  actions=ab.actions(), bind=ab.bind, chance=ab.law, options=ab.options,
+                  assumptions=ab.typing)
+    every = cite("turn", "square", "draw", "double", "first", "chain", "finish", "end",
+                 rulings="P02-P34 as the ruleset reads them")
     proofs = [
         RuleProof("z3-gift-conservation",
                   "every gift is under the tree or held by exactly one player; removed players hold none",
-                  invariant=tb.conservation, **common),
+                  invariant=ab.conservation, sentence=cite("finish", "host") + "; " + every, **common),
         RuleProof("z3-tree-nonempty",
                   "whenever someone must take a gift from the tree (they hold none), the tree holds one",
-                  invariant=lambda f: And(tb.conservation(f), tb.taker_ok(f), tb.tree_nonempty(f)), **common),
+                  invariant=lambda f: And(ab.conservation(f), ab.taker_ok(f), ab.tree_nonempty(f)),
+                  sentence=cite("square", "finish"), **common),
         RuleProof("z3-shield-safety",
-                  "no effect or choice takes the gift or the place of a player on a shield square "
-                  "other than the mover (P19, P24)",
-                  invariant=tb.conservation, step_claims=[StepClaim(
-                      "a shielded player other than the mover keeps their gift and place", tb.shield_kept)],
-                  **common),
+                  "no effect or choice takes the gift or the place of a player on a shield square other "
+                  "than the mover (P19, P24)",
+                  invariant=ab.conservation, step_claims=[StepClaim(
+                      "a shielded player other than the mover keeps their gift and place", ab.shield_kept)],
+                  sentence=cite("shield", rulings="P19, P24"), **common),
+        RuleProof("z3-chain-bound",
+                  f"an effect is drawn only on landings 1..{rd.landings} of a turn; a Salto drawn on landing "
+                  f"{rd.landings} moves the piece without resolving its square (P12)",
+                  invariant=ab.chain, sentence=cite("chain", rulings="P12, P13"), **common),
+        RuleProof("z3-arrival-order",
+                  "the arrival order lists exactly the seats that reached the finish, once each, in the "
+                  "order they arrived (the last player left arrives last, P32)",
+                  invariant=ab.order, sentence=cite("finish", "end", rulings="P03, P13, P32"), **common),
     ]
-    q = sum((pr for t, pr in rules.dice if t > back), Fraction(0))
-    if not tb.bounce and q > 0:
+    q = sum((p for t, p in dice_law(rd.dice).items() if t > back), Fraction(0))
+    if not rd.says("P03", "bounce") and q > 0:
         window = n * F + back + 1
         rolls = ("roll-beats-back", "roll-short")
-        ends = ("so play ends with probability 1 under every policy" if not rules.redraw else
+        ends = ("so play ends with probability 1 under every policy" if not rd.says("P23", "redraw") else
                 "so play ends with probability 1 under every policy provided every turn ends -- under "
                 "P23 'redraw' a ★ with no eligible effect is redrawn forever (a stutter: a turn that "
-                "never ends), which the graph check decides")
+                "never ends), which the termination check decides")
         claim = (f"the potential (the seats' progress, less {back} while a draw is pending) lies in "
                  f"[-{back}, {n * F}]; no step lowers it but a roll, a roll r lowers it by at most "
                  f"{back} - r and a roll above {back} (probability {q} each turn) raises it: {window} "
                  f"consecutive turns with such a roll cannot all happen, {ends}")
         proofs.append(RuleProof(
             "termination-every-policy (ranking)", claim,
-            invariant=lambda f: And(tb.conservation(f), tb.potential(f) >= -back, tb.potential(f) <= n * F),
-            ranking=lambda f: n * F - tb.potential(f), decreasing=("roll-beats-back",), decrease=1,
+            invariant=lambda f: And(ab.conservation(f), ab.potential(f) >= -back, ab.potential(f) <= n * F),
+            ranking=lambda f: n * F - ab.potential(f), decreasing=("roll-beats-back",), decrease=1,
             resets=("roll-short",),   # may raise it, by at most back - r (the step claim below)
             step_claims=[StepClaim("the potential does not fall",
-                                   lambda f, t: tb.potential(t) >= tb.potential(f),
+                                   lambda f, t: ab.potential(t) >= ab.potential(f),
                                    tuple(a.name for a in common["actions"] if a.name not in rolls)),
                          StepClaim(f"the potential falls by at most {back} - r",
-                                   lambda f, t: tb.potential(t) >= tb.potential(f) + f["r"] - back,
+                                   lambda f, t: ab.potential(t) >= ab.potential(f) + f["r"] - back,
                                    ("roll-short",))],
-            **common))
+            sentence=cite("turn", "end"), **common))
     return proofs
 
 
-# ---- the chain ------------------------------------------------------------------------------------
-
-def chain_proof(rules: Rules) -> RuleProof:
-    """P12: the roll's move is landing 1, a Salto gives the next landing, and a Salto drawn on
-    landing ``max_landings`` moves the piece without resolving its square."""
-    L = rules.max_landings
-
-    def frame(sfx):
-        return {"rl": z3.Bool("rl" + sfx), "d": z3.Int("d" + sfx), "c": z3.Int("c" + sfx)}
-
-    def abstraction(s: St):
-        d = 1 if s.phase == Phase.LUCK else 2 if s.phase == Phase.BAD else 0
-        return {"rl": s.phase == Phase.ROLL, "d": d, "c": s.chain if d else 0}
-
-    def init(f):
-        return And(f["rl"], f["d"] == 0, f["c"] == 0)
-
-    def inv(f):
-        return And(Implies(f["d"] != 0, And(f["c"] >= 1, f["c"] <= L)), Implies(f["d"] == 0, f["c"] == 0))
-
-    def roll(f, t):  # the roll's move lands (landing 1) or ends the turn
-        return And(f["rl"], f["d"] == 0, Or(And(t["d"] != 0, t["c"] == 1, Not(t["rl"])), And(t["d"] == 0, t["c"] == 0)))
-
-    def salto(f, t):  # a Salto lands again on the next landing
-        return And(f["d"] == 1, t["d"] != 0, t["c"] == f["c"] + 1, t["c"] <= L, Not(t["rl"]))
-
-    def ends(f, t):  # any other effect (or a Salto that does not land on a ★ or ☠) ends the draws
-        return And(f["d"] != 0, t["d"] == 0, t["c"] == 0)
-
-    def between(f, t):  # choices and the tree: no draw before or after
-        return And(f["d"] == 0, Not(f["rl"]), t["d"] == 0, t["c"] == 0)
-
-    typing = lambda f: And(f["d"] >= 0, f["d"] <= 2)  # noqa: E731
-    return RuleProof(
-        "z3-chain-bound",
-        f"an effect is drawn only on landings 1..{L} of a turn; a Salto drawn on landing {L} moves "
-        "the piece without resolving its square (P12)",
-        frame, "rl = a roll is next, d = the draw pending (1 ★, 2 ☠, 0 none), c = its landing number "
-        "(the state's chain; 0 without a draw)", abstraction, init, inv,
-        [Action("roll", roll), Action("salto-lands-again", salto), Action("draws-end", ends),
-         Action("choice-or-tree", between)], assumptions=typing)
-
-
-def presentes_proofs(rules: Rules) -> list[RuleProof]:
-    return table_proofs(rules) + [chain_proof(rules)]
-
-
 def properties(ruleset, game) -> list:
-    """Presentes' properties: the rule proofs above and the graph checks
-    (``model.presentes.checks``: termination under every policy, shield safety, P23 situations)."""
-    from ruleproof.model.presentes.checks import checks
-    from ruleproof.model.properties import NOTHING, Property
+    """Presentes' properties: the rule proofs above, then the checks of ``model.presentes.checks``
+    (utilities at the reveal, the board's counts, what the players see, the ★/☠ situations) and
+    the agreement of its two fast engines with the model (``model.presentes.fastcheck``)."""
+    from ruleproof.model.presentes.checks import game_checks
+    from ruleproof.model.presentes.fastcheck import engine_properties
     from ruleproof.proofs.refinement import proof_property
-    out = [proof_property(p) for p in presentes_proofs(game.rules)]
-    out.append(Property("graph checks", "termination under every policy, shield safety, every ★/☠ draws",
-                        (NOTHING,), lambda ctx: checks(ctx.ruleset, limits=ctx.limits)))
-    return out
+    out = [proof_property(p) for p in presentes_proofs(ruleset, game.board.squares)]
+    return out + game_checks(ruleset, game) + engine_properties(ruleset, game)
 
 
 def derived(ruleset) -> list:
-    from ruleproof.model.presentes.shrink import shrink
+    """Smaller configurations that keep a ruleset's edit (when it is too big to explore), and the
+    official boards explored beside a ruleset on one of them (companions)."""
+    from ruleproof.model.presentes.shrink import companions, shrink
     from ruleproof.model.properties import Derived
-    return [Derived(label, rs) for label, rs in shrink(ruleset)]
+    return [Derived(label, rs) for label, rs in shrink(ruleset)] + companions(ruleset)

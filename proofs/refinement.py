@@ -60,8 +60,11 @@ class Bound:
     action: str
     params: Mapping[str, int] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:   # computed once: bound moves are compared by the thousand
+        object.__setattr__(self, "_key", (self.action, tuple(sorted(self.params.items()))))
+
     def key(self) -> tuple:
-        return (self.action, tuple(sorted(self.params.items())))
+        return self._key
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Bound) and self.key() == other.key()
@@ -253,14 +256,15 @@ class _Refinement:
             return None
         self.counts["chance_nodes"] += 1
         model: dict[tuple, Fraction] = {}
-        names: dict[tuple, str] = {}
+        bounds: dict[tuple, Bound] = {}
         for outcome, p in outcomes:
             b = proof.bind(state, outcome, CHANCE)
             model[b.key()] = model.get(b.key(), Fraction(0)) + Fraction(p)
-            names[b.key()] = b.text()
+            bounds[b.key()] = b
         stated = {b.key(): Fraction(p) for b, p in law.items() if p}
-        names.update({b.key(): b.text() for b in law})
         if model != stated:
+            bounds.update({b.key(): b for b in law})
+            names = {k: b.text() for k, b in bounds.items()}
             diff = [f"{names[k]}: the model {model.get(k, 0)}, the rules {stated.get(k, 0)}"
                     for k in sorted(set(model) | set(stated), key=str) if model.get(k, 0) != stated.get(k, 0)]
             return "the chance outcomes' probabilities differ from the rules' law: " + "; ".join(diff)
@@ -270,8 +274,12 @@ class _Refinement:
 
 def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, dict[str, int], str]:
     """Check the mapping on every transition of the context's evidence; returns (failure trace or
-    None, counts, why it stopped early or "")."""
-    game, limits = ctx.game, ctx.limits
+    None, counts, why it stopped early or "").
+
+    Two passes: the mapping of the moves (binding, relations, chance laws, options, exits), done
+    once per context for every proof that shares the same abstraction, binding, laws and relations
+    (``ctx.cache``), then this proof's own typing and invariant on every distinct frame it met."""
+    game = ctx.game
     run = _Refinement(proof, game)
     counts = run.counts
     init_frames = _frames(proof, game.initial_state())
@@ -284,58 +292,93 @@ def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, 
         if not proof.init(f):
             return [f"the model's initial state is not an Init state of the proof"
                     f"{' (' + label + ')' if label else ''}: {_frame_text(f)}"], counts, ""
+    parts = (proof.abstraction, proof.bind, proof.chance, proof.options, proof.ending, proof.projected,
+             *proof.actions, *proof.exits)
+    key = ("refinement-mapping", tuple(id(x) for x in parts))
+    cached = ctx.cache.get(key)
+    if cached is not None and all(a is b for a, b in zip(cached[0], parts)):
+        failure, mapped, stop, frames = cached[1]
+    else:
+        failure, mapped, stop, frames = _map_moves(proof, ctx, _Refinement(proof, game))
+        ctx.cache[key] = (parts, (failure, mapped, stop, frames))
+    counts.update(mapped)
+    if failure is not None or stop:
+        return failure, counts, stop
+    for n, ((label, _items), (f, narrate)) in enumerate(frames.items()):
+        if n & 1023 == 0 and ctx.limits.expired():
+            return None, counts, "time limit reached"
+        problem = run.frame_problem(label, f)
+        if problem:
+            return narrate() + [problem], counts, ""
+    return None, counts, ""
+
+
+def _map_moves(proof: RuleProof, ctx: Context, run: _Refinement) -> tuple[list[str] | None, dict, str, dict]:
+    """The mapping pass: every move bound and related, every chance node and decision against the
+    proof's law and options. Returns (failure, counts, stop reason, every distinct frame met after a
+    move with a narration of the first move into it)."""
+    game, limits = ctx.game, ctx.limits
+    counts = run.counts
+    frames: dict = {}
     chance_seen: set = set()
+
+    def then_line(tr, actor, bound) -> str:
+        called = f" (the proof's model: {bound.text()})" if bound else ""
+        return (f"then: {game.seat_name(actor)}: {game.describe_action(tr.before, tr.move)}{called} -> "
+                f"{game.describe_state(tr.after)}")
+
+    def done(failure=None, stop=""):
+        counts["by_action"] = dict(sorted(run.by_action.items()))
+        return failure, dict(counts), stop, frames
+
     for n, tr in enumerate(ctx.transitions()):
         if n & 1023 == 0 and limits.expired():
-            return None, counts, "time limit reached"
+            return done(stop="time limit reached")
         counts["transitions"] += 1
         before = _frames(proof, tr.before)
         if before is None:
             continue   # a state outside the frame (after the game ended): nothing to relate
         actor = game.current_player(tr.before)
         bound = proof.bind(tr.before, tr.move, actor) if proof.bind else None
-        move = game.describe_action(tr.before, tr.move)
-        called = f" (the proof's model: {bound.text()})" if bound else ""
-        then = f"then: {game.seat_name(actor)}: {move}{called} -> {game.describe_state(tr.after)}"
         if actor >= 0 and proof.options is not None and proof.bind is not None:
             state_key = game.key(tr.before)
             if state_key not in chance_seen:
                 chance_seen.add(state_key)
                 problem = run.options_problem(tr.before, before, actor)
                 if problem:
-                    return tr.narrate() + [f"at this decision ({game.seat_name(actor)} to move in "
-                                           f"{game.describe_state(tr.before)}): {problem}"], counts, ""
+                    return done(tr.narrate() + [f"at this decision ({game.seat_name(actor)} to move in "
+                                                f"{game.describe_state(tr.before)}): {problem}"])
         if actor == CHANCE and proof.chance is not None and proof.bind is not None:
             state_key = game.key(tr.before)
             if state_key not in chance_seen:
                 chance_seen.add(state_key)
                 problem = run.chance_problem(tr.before, before)
                 if problem:
-                    return tr.narrate() + [f"at this chance node ({game.describe_state(tr.before)}): {problem}"], counts, ""
+                    return done(tr.narrate() + [f"at this chance node ({game.describe_state(tr.before)}): {problem}"])
         after = _frames(proof, tr.after)
         if after is None:
             problem = _exit_problem(proof, bound, before, tr.after, actor)
             if problem:
-                return tr.narrate() + [then, problem], counts, ""
+                return done(tr.narrate() + [then_line(tr, actor, bound), problem])
             counts["exits"] += 1
             continue
         for label, pre in before.items():
             post = after.get(label)
             tag = f" [{label}]" if label else ""
             if post is None:
-                return tr.narrate() + [then, f"the projection{tag} disappears"], counts, ""
-            problem = run.frame_problem(label, post)
-            if problem:
-                return tr.narrate() + [then, problem], counts, ""
+                return done(tr.narrate() + [then_line(tr, actor, bound), f"the projection{tag} disappears"])
+            seen = (label, tuple(post.items()))
+            if seen not in frames:
+                frames[seen] = (post, lambda tr=tr, actor=actor, bound=bound: tr.narrate() + [then_line(tr, actor, bound)])
             if bound is None:     # a proof without a binding: any relation, any parameters
                 if pre == post:
                     counts["stutters"] += 1
                     continue
                 if not run.explain(pre, post):
-                    return tr.narrate() + [then, f"frame before{tag}: {_frame_text(pre)}",
-                                           f"frame after{tag}:  {_frame_text(post)}",
-                                           "no action relation of the proof allows this step ("
-                                           + ", ".join(a.name for a in proof.actions) + ")"], counts, ""
+                    return done(tr.narrate() + [then_line(tr, actor, bound), f"frame before{tag}: {_frame_text(pre)}",
+                                                f"frame after{tag}:  {_frame_text(post)}",
+                                                "no action relation of the proof allows this step ("
+                                                + ", ".join(a.name for a in proof.actions) + ")"])
                 counts["steps"] += 1
                 continue
             problem = run.step_problem(bound, actor, pre, post)
@@ -343,17 +386,15 @@ def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, 
                 others = [e for e in run.explain({**pre, "actor": actor}, post) if e != bound.text()]
                 hint = (f"the step would be {' or '.join(others[:3])}" if others else
                         "no action of the proof's model allows this step")
-                return tr.narrate() + [then, f"frame before{tag}: {_frame_text(pre)}",
-                                       f"frame after{tag}:  {_frame_text(post)}",
-                                       f"{problem}; {hint}"], counts, ""
+                return done(tr.narrate() + [then_line(tr, actor, bound), f"frame before{tag}: {_frame_text(pre)}",
+                                            f"frame after{tag}:  {_frame_text(post)}", f"{problem}; {hint}"])
             if pre == post:
                 counts["stutters"] += 1
             else:
                 counts["steps"] += 1
         if bound is not None:
             run.by_action[bound.action] = run.by_action.get(bound.action, 0) + 1
-    counts["by_action"] = dict(sorted(run.by_action.items()))
-    return None, counts, ""
+    return done()
 
 
 def _exit_problem(proof: RuleProof, bound: Bound | None, before: Mapping[str, Values], after_state: Any,

@@ -393,8 +393,8 @@ def _verify_too_big(spec, ruleset, game, ex, label, props, limits, report, plays
 
 
 def _derived_configs(spec, ruleset, derived, limits, report, seed, progress, waiting: set[str]) -> None:
-    """Each derived configuration explored and given every property again, named ``[label]``;
-    ``waiting`` loses the names of the properties that ran on one."""
+    """Each derived configuration explored and given every property again (or those it names),
+    named ``[label]``; ``waiting`` loses the names of the properties that ran on one."""
     for k, d in enumerate(derived):
         limits.report(f"derived {d.label}", k, len(derived))
         if limits.expired():
@@ -414,7 +414,8 @@ def _derived_configs(spec, ruleset, derived, limits, report, seed, progress, wai
         report.derived.append({"label": d.label, "config": d.ruleset.as_dict(), "states": dex.num_states})
         dctx = Context(spec, d.ruleset, dgame, config_label(spec, d.ruleset), EXPLORATION, exploration=dex,
                        seed=seed, limits=sub, derived=d.label)
-        results = run_properties(game_properties(spec, d.ruleset, dgame), dctx, tag=f"[{d.label}]")
+        props = [p for p in game_properties(spec, d.ruleset, dgame) if d.properties is None or p.name in d.properties]
+        results = run_properties(props, dctx, tag=f"[{d.label}]")
         report.properties.extend(results)
         waiting -= {r.data.get("property") for r in results if r.status != UNKNOWN}
 

@@ -1,23 +1,26 @@
-"""Presentes proofs bound to the model: every real transition must be a step of the proofs' relations.
+"""Presentes proofs bound to the model move by move: every real transition is the bound relation's
+step, every chance node the rule text's law, every decision exactly the options the phone offers.
 
-Each mutation is a deliberate rule change in ``model.presentes.rules`` (patched for one test); the
-proof about that rule must turn red with the concrete transition narrated, while the unchanged
-model keeps every proof green.
+Each mutation below is a rule slip written into ``model.presentes.rules`` (patched for one test):
+the proof must turn red with the concrete transition narrated, while the unchanged model keeps
+every proof green under every ruling option (``test_every_ruling_option_holds``).
 """
 from __future__ import annotations
 
 import dataclasses
+from fractions import Fraction
 
 import pytest
 
+from ruleproof.model.limits import Limits
 from ruleproof.model.presentes import SPEC, rules as R
 from ruleproof.model.presentes.shrink import shrink
-from ruleproof.proofs.presentes import presentes_proofs
-from ruleproof.proofs.refinement import check_rule_proof
+from ruleproof.model.properties import EXPLORATION, Context
+from ruleproof.proofs.presentes import Abstract, dice_law, presentes_proofs, reading
+from ruleproof.proofs.refinement import STUTTER, Bound, check_proof
 from ruleproof.solver.explore import explore
-from ruleproof.solver.verify import verify
 
-TABLE = ("z3-gift-conservation", "z3-tree-nonempty", "z3-shield-safety", "termination-every-policy (ranking)")
+CHANCE = -1
 
 
 def _ruleset(players=2, board="mini", rulings=None, **params):
@@ -25,26 +28,116 @@ def _ruleset(players=2, board="mini", rulings=None, **params):
                                          spec=SPEC.schema)
 
 
-def _proofs(ruleset):
+def _proofs(ruleset, first_only=False):
+    """Every proof's result (``first_only``: the first, whose mapping pass finds any slip in the
+    moves; the others share that pass and add their own invariant)."""
     game = SPEC.build(ruleset)
     ex = explore(game)
     assert ex.complete
-    return {p.name: check_rule_proof(p, game, exploration=ex) for p in presentes_proofs(game.rules)}
+    ctx = Context(SPEC, ruleset, game, "test", EXPLORATION, exploration=ex, limits=Limits())
+    proofs = presentes_proofs(ruleset, game.board.squares)
+    return {p.name: check_proof(p, ctx) for p in proofs[:1 if first_only else None]}
 
 
-@pytest.mark.parametrize("rulings", [{}, {"P02": "gift-only", "P14": "steal", "P18": "eligible"},
-                                     {"P07": "own-leader", "P08": "behind", "P11": "random", "P15": "pick"}])
-def test_every_proof_holds_on_the_real_model_with_every_transition_mapped(rulings):
+OPTIONS = [(r.id, option) for r in SPEC.schema.rulings for option in r.alternatives]
+
+
+def _holds_bound(rulings):
     for name, res in _proofs(_ruleset(rulings=rulings)).items():
-        assert res.status == "holds" and res.evidence == "proved", (name, res.detail, res.counterexample)
+        assert res.status == "holds" and res.evidence == "proved", (rulings, name, res.detail, res.counterexample)
         ref = res.data["refinement"]
-        assert ref["mode"] == "exhaustive" and ref["steps"] > 1000
+        assert ref["bound"] and ref["chance_law"] and ref["options"]
+        assert ref["steps"] > 1000 and ref["chance_nodes"] > 100
 
 
-def test_host_removals_and_three_seats_are_mapped():
-    rs = SPEC.default().with_overrides({"board": "tiny", "players": 3, "host_remove": [[2, 1]],
-                                        "host_skip": [3]}, spec=SPEC.schema)
-    assert all(r.ok for r in _proofs(rs).values())
+@pytest.mark.parametrize("rulings", [{}, {"P02": "gift-only", "P14": "steal", "P18": "eligible", "P05": "printed-order"},
+                                     {"P07": "own-leader", "P08": "behind", "P11": "random", "P15": "pick",
+                                      "P20": "gift-holder-ahead"}])
+def test_every_proof_holds_with_every_move_bound(rulings):
+    """Each move bound, each chance node equal to the law, each decision exactly the options."""
+    _holds_bound(rulings)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rid, option", OPTIONS)
+def test_every_ruling_option_holds_with_every_move_bound(rid, option):
+    """verify's small configuration under every alternative reading of the catalog."""
+    _holds_bound({rid: option})
+
+
+def test_three_seats_host_events_and_two_dice_are_mapped():
+    for rs in (_ruleset(3, "tiny", {"P08": "behind", "P11": "random", "P15": "pick"}, host_remove=[[2, 1]],
+                        host_skip=[3]),
+               _ruleset(2, "mini", {"P16": "first-gift"}, dice=2)):
+        for name, res in _proofs(rs).items():
+            assert res.ok, (name, res.detail, res.counterexample)
+
+
+# ---- the binding and the laws, read off the rule text --------------------------------------------------
+
+def test_the_dice_law_is_the_sum_of_fair_dice():
+    assert dice_law(1) == {k: Fraction(1, 6) for k in range(1, 7)}
+    two = dice_law(2)
+    assert two[7] == Fraction(6, 36) and two[2] == two[12] == Fraction(1, 36) and sum(two.values()) == 1
+
+
+def _abstract(ruleset):
+    game = SPEC.build(ruleset)
+    return Abstract(reading(ruleset, game.board.squares)), game
+
+
+def test_moves_are_bound_from_the_state_before_and_the_move():
+    ab, game = _abstract(_ruleset())
+    s = game.initial_state()
+    assert ab.bind(s, (4, 0), CHANCE) == Bound("roll-beats-back", {"r": 4})
+    assert ab.bind(s, (2, 0), CHANCE) == Bound("roll-short", {"r": 2})
+    luck = s._replace(phase=R.Phase.LUCK, chain=1, pos=(2, 5), gift=(0, 1), tree=0)
+    assert ab.bind(luck, (R.Effect.LUGAR, 1), CHANCE) == Bound("lugar", {"b": 1})
+    assert ab.bind(luck, (R.Effect.SORRATEIRO, -1), CHANCE) == Bound("sorrateiro-ask")
+    assert ab.bind(luck, (R.Effect.NOTHING, 1), CHANCE) == Bound(STUTTER)
+    # the previous player is the proof's own reading (P08), not a model function
+    bad = luck._replace(phase=R.Phase.BAD, turn=1)
+    assert ab.bind(bad, (R.Effect.REV_TROCA, 0), CHANCE) == Bound("revanche-troca", {"b": 0})
+    assert ab.bind(luck._replace(phase=R.Phase.REVENGE), 1, 1) == Bound("revanche-take")
+
+
+def test_the_luck_law_weights_roubo_sorrateiro_twice():
+    """P0 on ★ 2 with a gift, P1 two squares ahead with one: Roubo sorrateiro (double weight), logo à
+    frente, do mais adiantado, Lugar (P1 leads holding a gift) and Troca de lugar all serve."""
+    ab, game = _abstract(_ruleset())
+    s = game.initial_state()._replace(phase=R.Phase.LUCK, chain=1, pos=(2, 4), gift=(0, 1), tree=0)
+    law = ab.law(ab.abstraction(s))
+    sixth = Fraction(1, 6)
+    assert law == {Bound("sorrateiro-ask"): 2 * sixth, Bound("frente", {"b": 1}): sixth,
+                   Bound("adiantado", {"b": 1}): sixth, Bound("lugar", {"b": 1}): sixth,
+                   Bound("troca-ask"): sixth}
+    # the model draws exactly that
+    model = {ab.bind(s, o, CHANCE): p for o, p in game.chance_outcomes(s)}
+    assert model == law
+
+
+def test_the_options_are_exactly_the_eligible_targets():
+    ab, game = _abstract(_ruleset())
+    # P0 on 2 to choose Roubo sorrateiro's victim; P1 on the shield (5) cannot be targeted (P19)
+    s = game.initial_state()._replace(phase=R.Phase.SNEAK, pos=(2, 5), gift=(0, 1), tree=0)
+    assert ab.options(ab.abstraction(s)) == set()
+    s = s._replace(pos=(2, 8))
+    assert ab.options(ab.abstraction(s)) == {Bound("sorrateiro", {"b": 1})}
+    s = s._replace(pos=(1, 8))   # 7 squares away: beyond 'a até 6 casas'
+    assert ab.options(ab.abstraction(s)) == set()
+
+
+# ---- rule slips the proofs must catch ----------------------------------------------------------------
+
+def _patch_effect(monkeypatch, effect, **changes):
+    rule = R.EFFECT_BY_ID[effect]
+    monkeypatch.setattr(R, "EFFECT_BY_ID", {**R.EFFECT_BY_ID, effect: dataclasses.replace(rule, **changes)})
+    monkeypatch.setattr(R, "EFFECTS", tuple(R.EFFECT_BY_ID[e.effect] for e in R.EFFECTS))
+
+
+def _reach_seven(r, s):
+    p = s.pos[s.turn]
+    return [i for i in R.holders(r, s) if abs(s.pos[i] - p) <= 7]
 
 
 def _volte_two(r, s, _arg):
@@ -52,84 +145,85 @@ def _volte_two(r, s, _arg):
     return R.end_turn(r, s._replace(pos=R._set(s.pos, m, max(0, s.pos[m] - (r.back - 1)))))
 
 
-def _first_steal_keeps_the_victims_gift(decide):
-    def broken(r, s, a):
-        t = decide(r, s, a)
-        if s.phase == R.Phase.FIRST and a >= 0:
-            t = t._replace(gift=R._set(t.gift, a, s.gift[a]))   # the victim keeps it: a duplicate
-        return t
+def _steal_offered_twice(first_gift):
+    def broken(r, s):
+        return first_gift(r, s._replace(used=0))   # the first-gift choice never used up (P16)
     return broken
 
 
-def _ignore_shields(r, s):
-    return [i for i in range(r.players) if i != s.turn and s.pos[i] < r.finish]
+def _skip_nearest_in_front(r, s, direction):
+    p = s.pos[s.turn]
+    cands = [i for i in R.holders(r, s) if (s.pos[i] - p) * direction > 0]
+    if len(cands) < 2:
+        return cands
+    return sorted(cands, key=lambda i: abs(s.pos[i] - p))[1:2]   # the second nearest
 
 
-def _over_with_two_left(end_turn):
+def _next_seat_plus_two(end_turn):
     def broken(r, s):
         on = [i for i in range(r.players) if s.pos[i] < r.finish]
-        return R.game_over(r, s, on) if len(on) <= 2 else end_turn(r, s)
+        if len(on) <= 1:
+            return R.game_over(r, s, on)
+        return R.begin_slot(r, s, (s.turn + 2) % r.players, s.slot + 1 if r.slot_cap else 0)
     return broken
 
 
-def _one_landing_more(move):
+def _exact_finish(move):
     def broken(r, s, steps, landing):
-        return move(dataclasses.replace(r, max_landings=r.max_landings + 1), s, steps, landing)
+        if s.pos[s.turn] + steps > r.finish:   # passing the finish no longer finishes
+            return R.end_turn(r, s)
+        return move(r, s, steps, landing)
     return broken
 
 
-def _mutate(monkeypatch, what):
-    if what == "volte-moves-two":
-        rule = R.EFFECT_BY_ID[R.Effect.VOLTE]
-        monkeypatch.setattr(R, "EFFECT_BY_ID", {**R.EFFECT_BY_ID, R.Effect.VOLTE: dataclasses.replace(
-            rule, apply=_volte_two)})
-    elif what == "steal-duplicates":
-        monkeypatch.setattr(R, "decide", _first_steal_keeps_the_victims_gift(R.decide))
-    elif what == "shield-ignored":
-        monkeypatch.setattr(R, "targetable", _ignore_shields)
-    elif what == "over-with-two-left":
-        monkeypatch.setattr(R, "end_turn", _over_with_two_left(R.end_turn))
-    elif what == "chain-one-longer":
-        monkeypatch.setattr(R, "move", _one_landing_more(R.move))
+def _dice_loaded(r):
+    return tuple((t, Fraction(1, 5) if t < 6 else Fraction(0)) for t, _ in r.dice)
 
 
-@pytest.mark.parametrize("what, proof, params", [
-    ("volte-moves-two", "termination-every-policy (ranking)", {}),
-    ("steal-duplicates", "z3-gift-conservation", {}),
-    ("shield-ignored", "z3-shield-safety", {}),
-    ("over-with-two-left", "z3-gift-conservation", {"players": 3, "board": "tiny"}),
-    # on 'mini' a Salto lands on a second ★ or ☠ but never a third: the chain of one landing breaks
-    ("chain-one-longer", "z3-chain-bound", {"max_landings": 1}),
-])
-def test_a_broken_presentes_rule_turns_its_proof_red_with_the_transition_narrated(monkeypatch, what, proof,
-                                                                                  params):
-    _mutate(monkeypatch, what)
-    res = _proofs(_ruleset(**params))[proof]
-    assert res.status == "fails" and res.kind == "refinement", (res.detail, res.counterexample)
+MUTANTS = {
+    # eligibility: Roubo sorrateiro reaches 7 squares (P06)
+    "sneak-reach-7": (lambda mp: mp.setattr(R, "within_range", _reach_seven), {}, "at this chance node"),
+    # which outcome triggers what: Volte moves back 2
+    "volte-two": (lambda mp: _patch_effect(mp, R.Effect.VOLTE, apply=_volte_two), {}, "does not allow this step"),
+    # eligibility: the first-gift choice offered again (P16)
+    "first-gift-twice": (lambda mp: mp.setattr(R, "first_gift", _steal_offered_twice(R.first_gift)), {},
+                         "does not allow this step"),
+    # eligibility: 'logo à frente' skips the nearest holder (P21)
+    "frente-skips": (lambda mp: mp.setattr(R, "nearest", _skip_nearest_in_front), {"players": 3, "board": "tiny"},
+                     "at this chance node"),
+    # who acts: the next mover skips a seat
+    "next-plus-two": (lambda mp: mp.setattr(R, "end_turn", _next_seat_plus_two(R.end_turn)),
+                      {"players": 3, "board": "tiny"}, "does not allow this step"),
+    # when a round ends: passing the finish does not finish (P03)
+    "exact-finish": (lambda mp: mp.setattr(R, "move", _exact_finish(R.move)), {}, "does not allow this step"),
+    # who benefits: the previous player is the next seat (P08)
+    "previous-is-next": (lambda mp: mp.setattr(R, "previous_player", lambda r, s: (s.turn + 1) % r.players),
+                         {"players": 3, "board": "tiny"}, ""),
+}
+
+
+@pytest.mark.parametrize("what", sorted(MUTANTS))
+def test_a_rule_slip_turns_the_proofs_red_with_the_transition_narrated(monkeypatch, what):
+    patch, params, says = MUTANTS[what]
+    patch(monkeypatch)
+    results = _proofs(_ruleset(**params), first_only=True)
+    failed = [r for r in results.values() if r.status == "fails"]
+    assert failed, what
+    res = failed[0]
+    assert res.kind == "refinement", (res.detail, res.counterexample)
     text = "\n".join(res.counterexample)
-    assert "start:" in text and "then:" in text
-    assert "no action relation" in text or "invariant fails" in text
+    assert "start:" in text and (says in text), text
 
 
-def test_the_chain_proof_is_untouched_by_a_table_rule_and_the_reverse(monkeypatch):
-    """Each frame sees its own rules: a broken Volte leaves the chain proof green."""
-    _mutate(monkeypatch, "volte-moves-two")
-    props = _proofs(_ruleset())
-    assert props["z3-chain-bound"].ok and not props["termination-every-policy (ranking)"].ok
-
-
-def test_p23_redraw_fails_termination_with_a_lasso_from_the_explorer():
-    rs = SPEC.default().with_overrides({"board": "mini"}, {"P23": "redraw"}, spec=SPEC.schema)
-    rep = verify(SPEC, rs.with_overrides({"players": 2, "dice": 1}, spec=SPEC.schema))
-    props = {p.name: p for p in rep.properties}
-    term = next(p for n, p in props.items() if n.startswith("termination-every-policy [mini"))
-    assert term.status == "fails" and term.kind == "graph" and term.evidence == "fails"
-    assert "then forever:" in term.counterexample and "hangs" in term.detail
-    assert term.counterexample[-1] == "no eligible effect: redrawn forever (P23 'redraw')"
-    # the explorer's own termination check agrees: the redrawn state cannot reach an end
-    assert props["termination"].status == "fails"
-    # the ranking speaks only of turns that end, and says so
-    assert "provided every turn ends" in props["termination-every-policy (ranking)"].detail
+def test_a_dice_law_slip_fails_at_the_roll():
+    rs = _ruleset()
+    game = SPEC.build(rs)
+    game.rules = dataclasses.replace(game.rules, dice=_dice_loaded(game.rules))
+    ex = explore(game)
+    ctx = Context(SPEC, rs, game, "test", EXPLORATION, exploration=ex, limits=Limits())
+    res = check_proof(presentes_proofs(rs, game.board.squares)[0], ctx)
+    assert res.status == "fails" and "differ from the rules' law" in res.counterexample[-1]
+    assert "roll-beats-back(r=6): the model 0, the rules 1/6" in res.counterexample[-1]
 
 
 def test_shrink_keeps_the_edit_and_labels_each_configuration():

@@ -42,3 +42,30 @@ def shrink(ruleset: Ruleset) -> list[tuple[str, Ruleset]]:
             label += " (" + "; ".join(notes) + ")"
         out.append((label, ruleset.with_overrides(params, spec=SCHEMA)))
     return out
+
+
+#: the properties a companion official board is explored for: what only its whole graph shows
+#: (the game ends under every policy, the ★/☠ situations, the reveal) -- the proofs' mappings and
+#: the engines' agreement are checked on the ruleset's own configuration
+COMPANION_PROPERTIES = ("state rules", "termination", "special-squares", "reveal-utilities")
+
+
+def companions(ruleset: Ruleset) -> list:
+    """For a ruleset on an official board: the other official boards with 2 players and the
+    ruleset's dice, rulings and rule parameters (``Derived(..., always=True)``: verify explores each
+    beside the ruleset). The host's scheduled events and the gift values are dropped."""
+    from ruleproof.model.properties import Derived
+    from .board import OFFICIAL
+    p = ruleset.params
+    if p["board"] not in OFFICIAL:
+        return []
+    dice = "1 die" if p["dice"] == 1 else f"{p['dice']} dice"
+    out = []
+    for name in OFFICIAL:
+        if name == p["board"] and p["players"] == 2 and not p["host_remove"] and not p["host_skip"]:
+            continue   # the ruleset's own configuration
+        params = {"board": name, "players": 2, "host_remove": [], "host_skip": (), "gift_values": (),
+                  "focal_seat": -1}
+        out.append(Derived(f"{name}, 2 players, {dice} (official board)", ruleset.with_overrides(params, spec=SCHEMA),
+                           always=True, properties=COMPANION_PROPERTIES))
+    return out

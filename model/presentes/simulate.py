@@ -39,9 +39,7 @@ class Batch:
         n, G = rules.players, games
         self.n, self.G, self.F = n, G, rules.finish
         self.sq = np.array(list(rules.squares) + [_ORD, _ORD], dtype=np.int8)
-        totals = np.array([t for t, _ in rules.dice])
-        self.dice_values = totals
-        self.dice_cdf = np.cumsum([float(p) for _, p in rules.dice])
+        self.dice_count = 1 if len(rules.dice) == 6 else 2
         self.seats = np.arange(n)
         self.pos = np.zeros((G, n), dtype=np.int16)
         self.gift = np.full((G, n), -1, dtype=np.int8)
@@ -55,30 +53,46 @@ class Batch:
         self.counts = np.zeros((G, len(COUNTERS)), dtype=np.int32)
         self.ontrack = np.ones((G, n), dtype=bool)  # pos < F, kept in step with pos
         self.n_on = np.full(G, n, dtype=np.int64)
-        # P05: the law of Salto's distance; P15 'pick': each seat's value of each gift (eager)
-        w = np.arange(len(rules.jumps), 0, -1) if rules.jumps_printed else np.ones(len(rules.jumps))
-        self.jump_p = w / w.sum()
+        # P05: the weights of Salto's distances; P15 'pick': each seat's value of each gift (eager)
+        self.jump_w = (np.arange(len(rules.jumps), 0, -1) if rules.jumps_printed
+                       else np.ones(len(rules.jumps), dtype=np.int64))
         self.values = np.array([[float(v) for v in row] for row in rules.values]) if rules.values \
             else np.zeros((n, n))
 
-    # ---- helpers -------------------------------------------------------------------------------
-    def _roll(self, k: int) -> np.ndarray:
-        if len(self.dice_values) == 6:
-            return self.rng.integers(1, 7, size=k)
-        return self.rng.integers(1, 7, size=k) + self.rng.integers(1, 7, size=k)
+    # ---- randomness: every draw goes through ``_below`` --------------------------------------------
+    def _below(self, games: np.ndarray, high) -> np.ndarray:
+        """One uniform integer in [0, high) for each game of ``games`` (``high``: one bound, or one
+        per game). The only source of randomness: a checker can replace it to enumerate every
+        random stream of a turn exactly (``fastcheck``)."""
+        return self.rng.integers(0, np.maximum(high, 1), size=len(games))
 
-    def _uniform_pick(self, mask: np.ndarray) -> np.ndarray:
-        keys = self.rng.random(mask.shape)
-        return np.argmax(np.where(mask, keys, -1.0), axis=1)
+    def _roll(self, games: np.ndarray) -> np.ndarray:
+        """'jogue o dado': the sum of the dice, each a fair six-sided die."""
+        total = self._below(games, 6) + 1
+        for _ in range(self.dice_count - 1):
+            total = total + self._below(games, 6) + 1
+        return total
 
-    def _policy_pick(self, mask: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    def _weighted(self, games: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """For each game (a row of integer ``weights``) an index drawn with probability weight/total."""
+        u = self._below(games, weights.sum(axis=1))
+        return np.argmax(np.cumsum(weights, axis=1) > u[:, None], axis=1)
+
+    def _uniform_pick(self, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """For each game a column of its row of ``mask``, uniformly among the True ones."""
+        return self._weighted(games, mask.astype(np.int64))
+
+    def _coin(self, games: np.ndarray) -> np.ndarray:
+        return self._below(games, 2) == 0
+
+    def _policy_pick(self, games: np.ndarray, mask: np.ndarray, pos: np.ndarray) -> np.ndarray:
         """A target among ``mask`` by the policy (eager: most advanced, lowest seat on ties)."""
         if self.policy == "eager":
             score = np.where(mask, pos.astype(np.int64) * 64 + (63 - self.seats), -1)
             return np.argmax(score, axis=1)
         if self.policy == "passive":
             return np.argmax(mask, axis=1)
-        return self._uniform_pick(mask)
+        return self._uniform_pick(games, mask)
 
     def _targetable(self, games: np.ndarray, movers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         pos = self.pos[games]
@@ -107,7 +121,7 @@ class Batch:
         elif self.r.tree_pick and self.policy == "passive":  # the lowest gift
             g = np.argmax(tree, axis=1)
         else:
-            g = self._uniform_pick(tree)
+            g = self._uniform_pick(games, tree)
         self._give(games, seats, g.astype(np.int8))
         self.tree[games, g] = False
 
@@ -129,8 +143,15 @@ class Batch:
 
     def step(self, slot: int) -> None:
         """Turn slot ``slot`` of every game still running: host events, then one turn (or a skip)."""
-        r, n, F = self.r, self.n, self.F
-        A = np.flatnonzero(~self.done)
+        begun = self.begin_slot(slot, np.flatnonzero(~self.done))
+        if begun is not None:
+            self.play(*begun)
+
+    def begin_slot(self, slot: int, A: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """The start of turn slot ``slot`` for the games ``A``: the host's removals (the games they
+        end are over), then whose turn it is; None when the host skips the slot ('Pular vez')."""
+        r, n = self.r, self.n
+        F = self.F
         for seat in r.removals.get(slot, ()):
             hit = A[self.ontrack[A, seat]]
             g = self.gift[hit, seat]
@@ -149,25 +170,35 @@ class Batch:
             ok[miss] = self.ontrack[A[miss], movers[miss]]
         if slot in r.skips:
             self.turn[A] = movers + 1
-            return
+            return None
+        return A, movers
+
+    def play(self, A: np.ndarray, movers: np.ndarray) -> None:
+        """One turn of ``movers`` in the games ``A``; a game left with one player on the track ends."""
         self._play_turn(A, movers)
         over = self.n_on[A] <= 1
         self._game_over(A[over])
-        self.turn[A] = (movers + 1) % n
+        self.turn[A] = (movers + 1) % self.n
 
     def load(self, s) -> "Batch":
         """Start every game of the batch from the protocol state ``s`` (a ROLL state)."""
+        return self.load_each([s] * self.G)
+
+    def load_each(self, states) -> "Batch":
+        """Start game k of the batch from the protocol state ``states[k]`` (ROLL states)."""
         n = self.n
-        self.pos[:] = s.pos
-        self.gift[:] = s.gift
-        self.tree[:] = [bool(s.tree >> g & 1) for g in range(n)]
-        self.used[:] = [bool(s.used >> i & 1) for i in range(n)]
-        self.turn[:] = s.turn
-        self.ontrack[:] = np.array(s.pos) < self.F
-        self.n_on[:] = int(self.ontrack[0].sum())
-        self.nfin[:] = len(s.order)
-        for k, seat in enumerate(s.order):
-            self.rank[:, seat] = k
+        self.pos[:] = [s.pos for s in states]
+        self.gift[:] = [s.gift for s in states]
+        self.tree[:] = [[bool(s.tree >> g & 1) for g in range(n)] for s in states]
+        self.used[:] = [[bool(s.used >> i & 1) for i in range(n)] for s in states]
+        self.turn[:] = [s.turn for s in states]
+        self.ontrack[:] = self.pos < self.F
+        self.n_on[:] = self.ontrack.sum(axis=1)
+        self.nfin[:] = [len(s.order) for s in states]
+        self.rank[:] = -1
+        for k, s in enumerate(states):
+            for place, seat in enumerate(s.order):
+                self.rank[k, seat] = place
         return self
 
     def _game_over(self, games: np.ndarray) -> None:
@@ -187,7 +218,7 @@ class Batch:
     def _play_turn(self, A: np.ndarray, movers: np.ndarray) -> None:
         r, F = self.r, self.F
         self.turns[A] += 1
-        cur, mm, steps, landing = A, movers, self._roll(len(A)), 1
+        cur, mm, steps, landing = A, movers, self._roll(A), 1
         while len(cur):
             p = self.pos[cur, mm].astype(np.int64) + steps
             if r.bounce:
@@ -249,14 +280,15 @@ class Batch:
             target = np.zeros(len(games), dtype=np.int64)
         elif self.policy == "eager":
             steal = np.ones(len(games), dtype=bool)
-            target = self._policy_pick(victims, pos)
+            target = self._policy_pick(games, victims, pos)
         elif self.r.first_one_list:  # random, P34 'one-list': uniform over {tree} and the victims
             withtree = np.concatenate([victims, np.ones((len(games), 1), dtype=bool)], axis=1)
-            target = self._uniform_pick(withtree)
+            target = self._uniform_pick(games, withtree)
             steal = target < self.n
         else:  # random, P34 'two-questions': steal or tree 1/2 each, then a victim uniformly
-            steal = self.rng.random(len(games)) < 0.5
-            target = self._uniform_pick(victims)
+            steal = self._coin(games)
+            target = np.zeros(len(games), dtype=np.int64)
+            target[steal] = self._uniform_pick(games[steal], victims[steal])
         tg, ts = games[~steal], seats[~steal]
         self._take_tree(tg, ts)
         sg, ss, st = games[steal], seats[steal], target[steal]
@@ -266,7 +298,7 @@ class Batch:
         self._take_tree(sg, st)
 
     def _luck(self, games, seats):
-        r, rng = self.r, self.rng
+        r = self.r
         k = len(games)
         rows = np.arange(k)
         ok, pos = self._targetable(games, seats)
@@ -295,7 +327,7 @@ class Batch:
             lead = np.argmax(front, axis=1)
             tied = front.sum(axis=1) > 1
             if tied.any():  # P26: one of the tied front runners at random
-                lead[tied] = self._uniform_pick(front[tied])
+                lead[tied] = self._uniform_pick(games[tied], front[tied])
             lugar = front.any(1) & ok[rows, lead] & (gifts[rows, lead] >= 0)
         W = np.zeros((k, 7), dtype=np.int64)
         W[:, 0] = ~h
@@ -308,8 +340,7 @@ class Batch:
         W[:, 5] = h & any_lead
         W[:, 6] = h & any_ok
         total = W.sum(axis=1)
-        u = (rng.random(k) * np.maximum(total, 1)).astype(np.int64)
-        eff = np.argmax(np.cumsum(W, axis=1) > u[:, None], axis=1)
+        eff = self._weighted(games, W)
         eff[total == 0] = int(Effect.NOTHING)
         if r.redraw and (total == 0).any():  # P23 'redraw': that game would never end
             raise RulesetError("simulate", "rulings.P23", "'redraw' redraws a ★ with no eligible "
@@ -320,10 +351,7 @@ class Batch:
         self._count(games[eff == int(Effect.NOTHING)], int(Effect.NOTHING))
         # Salto à frente: the chain goes on
         sal = eff == int(Effect.SALTO)
-        if r.jumps_printed:
-            jumps = np.array(r.jumps)[rng.choice(len(r.jumps), size=int(sal.sum()), p=self.jump_p)]
-        else:
-            jumps = np.array(r.jumps)[rng.integers(0, len(r.jumps), size=int(sal.sum()))]
+        jumps = np.array(r.jumps)[self._weighted(games[sal], np.tile(self.jump_w, (int(sal.sum()), 1)))]
         # gift swaps with a random target among the tied candidates
         for e, mask in ((Effect.LUGAR, leaders), (Effect.FRENTE, near_a), (Effect.ATRAS, near_b),
                         (Effect.ADIANTADO, leaders)):
@@ -333,7 +361,7 @@ class Batch:
             if e == Effect.LUGAR and not r.leader_by_gift:
                 t = lead[sel]
             else:
-                t = self._uniform_pick(mask[sel])
+                t = self._uniform_pick(games[sel], mask[sel])
             g, m = games[sel], seats[sel]
             if e == Effect.LUGAR:
                 t = np.where(own[sel], m, t)  # swapping with yourself: nothing changes
@@ -346,9 +374,9 @@ class Batch:
             if not sel.any():
                 continue
             if r.random_targets:
-                t = self._uniform_pick(mask[sel])
+                t = self._uniform_pick(games[sel], mask[sel])
             else:
-                t = self._policy_pick(mask[sel], pos[sel])
+                t = self._policy_pick(games[sel], mask[sel], pos[sel])
             g, m = games[sel], seats[sel]
             if e == Effect.SORRATEIRO:
                 self._swap_gifts(g, m, t)
@@ -367,8 +395,9 @@ class Batch:
             d = pos.astype(np.int64) - pos[rows, seats].astype(np.int64)[:, None]
             back = on & (d < 0)
             top = np.where(back, d, -(1 << 20)).max(axis=1)
-            prev = self._uniform_pick(back & (d == top[:, None]))
+            prev = np.zeros(k, dtype=np.int64)
             has_prev = back.any(axis=1)
+            prev[has_prev] = self._uniform_pick(games[has_prev], (back & (d == top[:, None]))[has_prev])
         else:
             idx = (seats[:, None] - 1 - np.arange(n - 1)) % n
             prev = idx[rows, np.argmax(on[rows[:, None], idx], axis=1)]
@@ -381,9 +410,7 @@ class Batch:
         W[:, 1] = h
         W[:, 2] = h & has_prev & (gp < 0)
         W[:, 3] = h & has_prev & (gp >= 0) & ~prev_shield
-        total = W.sum(axis=1)
-        u = (self.rng.random(k) * total).astype(np.int64)
-        eff = np.argmax(np.cumsum(W, axis=1) > u[:, None], axis=1)
+        eff = self._weighted(games, W)
         for j in range(4):
             self._count(games[eff == j], int(Effect.VOLTE) + j)
         sel = eff == 0
@@ -399,7 +426,8 @@ class Batch:
         elif self.policy == "passive":
             accept = np.zeros(k, dtype=bool)
         else:
-            accept = rev & (self.rng.random(k) < 0.5)
+            accept = np.zeros(k, dtype=bool)
+            accept[rev] = self._coin(games[rev])
         g, m, pv = games[accept], seats[accept], prev[accept]
         self._swap_gifts(g, pv, m)
 
