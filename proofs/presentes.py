@@ -186,6 +186,21 @@ def _max0(x: Any) -> Any:
     return z3.If(x >= 0, x, 0) if isinstance(x, _Z) else max(0, x)
 
 
+def _terms_once(predicate: Callable) -> Callable:
+    """A frame predicate whose Z3 term is built once per frame (every proof of the configuration
+    asks for the same ones); on values it is computed each time."""
+    def wrapped(self, f, *rest):
+        if not isinstance(f["m"], _Z):
+            return predicate(self, f, *rest)
+        key = (predicate.__name__, tuple(v.get_id() for v in f.values()),
+               tuple(v.get_id() for r in rest for v in r.values()))
+        if key not in self.terms:
+            self.terms[key] = predicate(self, f, *rest)
+        return self.terms[key]
+    wrapped.__doc__ = predicate.__doc__
+    return wrapped
+
+
 def branch(cond: Any, yes: Callable[[], dict], no: Callable[[], dict]) -> dict:
     """``yes()`` or ``no()``: on values only the branch taken is computed; on Z3 terms both, merged."""
     if not isinstance(cond, _Z):
@@ -215,6 +230,7 @@ class Abstract:
         self.law_cache: dict = {}
         self.options_cache: dict = {}
         self.frames: dict = {}      # state -> frame (the proofs of one configuration share them)
+        self.terms: dict = {}       # Z3 terms of frame predicates, built once
         self.bound: dict = {}       # (state, move, actor) -> Bound
 
     # ---- frame and abstraction ----------------------------------------------------------------------
@@ -257,6 +273,7 @@ class Abstract:
            "from the tree (-1 none), c = the landing of the chain (0 without a draw), sl = the host's "
            "turn slot, rv = the seat a drawn Revanche lets decide under P08 'behind' (-1 otherwise)")
 
+    @_terms_once
     def typing(self, f) -> Any:
         n = self.n
         parts = [f["m"] >= 0, f["m"] < n, f["ph"] >= 0, f["ph"] <= int(Phase.OVER), f["tk"] >= NONE,
@@ -489,13 +506,20 @@ class Abstract:
         keys = self.keys
         memo: dict = {}
 
+        built: dict = {}
+
         def relation(f, t):
             T = {k: f[k] for k in keys}
             if isinstance(f["m"], _Z):
-                guard, after = core(f, T)
-                post = after()
-                return _and(*self.pinned(f), _or([f["ph"] == int(x) for x in phases]), f["actor"] == actor(T),
-                            guard, *[t[k] == post[k] for k in keys if k in t])
+                # Z3 constants are identified by name: every proof asking with the same frames
+                # gets the formula built once
+                zkey = (tuple(v.get_id() for v in f.values()), tuple(v.get_id() for v in t.values()))
+                if zkey not in built:
+                    guard, after = core(f, T)
+                    post = after()
+                    built[zkey] = _and(*self.pinned(f), _or([f["ph"] == int(x) for x in phases]),
+                                       f["actor"] == actor(T), guard, *[t[k] == post[k] for k in keys if k in t])
+                return built[zkey]
             key = tuple(f.items())
             post = memo.get(key)
             if post is None:
@@ -872,6 +896,7 @@ class Abstract:
         start = self.initial()
         return And([f[k] == v for k, v in start.items()])
 
+    @_terms_once
     def conservation(self, f) -> Any:
         """Every gift in exactly one place: under the tree or held by one seat; removed seats hold none."""
         n = self.n
@@ -884,18 +909,22 @@ class Abstract:
         parts.append(Sum([If(f[f"t{h}"], 1, 0) for h in range(n)] + [If(x >= 0, 1, 0) for x in g]) == n)
         return And(parts)
 
+    @_terms_once
     def taker_ok(self, f) -> Any:
         tk = f["tk"]
         return And(Or([f["ph"] == int(x) for x in TREES]) == (tk >= 0),
                    Implies(tk >= 0, And(self.get(f, "g", tk, NONE) == NONE, self.get(f, "p", tk, 0) <= self.F)))
 
+    @_terms_once
     def tree_nonempty(self, f) -> Any:
         return Implies(f["tk"] >= 0, Or([f[f"t{h}"] for h in range(self.n)]))
 
+    @_terms_once
     def chain(self, f) -> Any:
         drawing = Or(f["ph"] == int(Phase.LUCK), f["ph"] == int(Phase.BAD))
         return If(drawing, And(f["c"] >= 1, f["c"] <= self.rd.landings), f["c"] == 0)
 
+    @_terms_once
     def order(self, f) -> Any:
         """The arrival order lists exactly the arrived seats, once each, numbered 0..k-1."""
         n = self.n
@@ -906,6 +935,7 @@ class Abstract:
         parts += [Implies(o[i] >= 0, o[i] != o[j]) for i in range(n) for j in range(i + 1, n)]
         return And(parts)
 
+    @_terms_once
     def shield_kept(self, f, t) -> Any:
         """No shielded player but the mover loses their gift or place (the host's removal and the
         reveal moving the last player to the finish are not a player's doing)."""
@@ -916,6 +946,7 @@ class Abstract:
             parts.append(Implies(guard, And(t[f"p{j}"] == p, Implies(f[f"g{j}"] >= 0, t[f"g{j}"] == f[f"g{j}"]))))
         return And(parts)
 
+    @_terms_once
     def potential(self, f) -> Any:
         """Progress of every seat (the finish for arrived and removed ones) less the back step while
         a draw is pending (the one Volte a turn may still bring)."""

@@ -1,115 +1,176 @@
-"""verify's game-specific checks: the Z3 proofs, the graph checks, and mutations they must catch."""
+"""Presentes' checks beside its proofs (model/presentes/checks.py, fastcheck.py) and the companion
+official boards: each reads the evidence verify gives it, can fail, and reports a dead end rather
+than crashing."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
 import pytest
 
-from ruleproof.model.presentes import SPEC, rules as R
-from ruleproof.model.presentes.checks import checks
-from ruleproof.model.presentes.graphcheck import graph_checks
+from ruleproof.model.limits import Limits
+from ruleproof.model.presentes import SPEC, board as B, rules as R
+from ruleproof.model.presentes import simulate as S
+from ruleproof.model.presentes.shrink import COMPANION_PROPERTIES, companions
+from ruleproof.model.properties import Derived
 from ruleproof.solver.explore import explore
-from ruleproof.solver.verify import exploration_properties
+from ruleproof.solver.verify import check_exploration, verify
+
+OWN = ("board-counts", "special-squares", "reveal-utilities", "public-information", "simulator-agrees",
+       "exact-chain-agrees")
 
 
-def small(**params):
-    return SPEC.default().with_overrides({"board": "mini", **params}, spec=SPEC.schema)
+def small(rulings=None, **params):
+    return SPEC.default().with_overrides({"board": "mini", **params}, rulings or {}, spec=SPEC.schema)
+
+
+def own(ruleset, names=OWN):
+    """The named properties of the game on the complete exploration of ``ruleset``."""
+    game = SPEC.build(ruleset)
+    spec = dataclasses.replace(SPEC, properties=lambda rs, g: [p for p in SPEC.properties(rs, g) if p.name in names])
+    return check_exploration(spec, ruleset, explore(game), own_only=True)
 
 
 def test_every_check_holds_on_the_small_configuration():
-    results = checks(small(), all_boards=False)
-    assert results and all(r.ok for r in results), [(r.name, r.detail) for r in results if not r.ok]
-    names = {r.name.split(" [")[0] for r in results}
-    assert {"termination-every-policy", "shield-safety-transitions", "luck-square-without-effect"} <= names
+    results = own(small())
+    assert set(results) == set(OWN)
+    assert all(r.ok for r in results.values()), [(r.name, r.detail) for r in results.values() if not r.ok]
+    assert results["simulator-agrees"].data["turn_starts"] > 1000
 
 
-def test_the_official_board_sweep_runs_for_a_ruleset_on_an_official_board_only():
-    from ruleproof.model.limits import Limits
-    stopped = Limits(deadline=0.0)  # every graph reported not run: only the names matter here
-    sweep = [r.name for r in checks(SPEC.default(), limits=stopped) if "2 players" in r.name]
-    assert len(sweep) >= 6
-    assert not [r.name for r in checks(small(), limits=stopped) if "curta" in r.name]
+def test_the_empty_luck_draws_are_counted_with_a_witness():
+    found = own(small(), ("special-squares",))["special-squares"]
+    assert found.ok and found.data["states"] > 0
+    assert found.data["shortest_witness"][0].startswith("start:")
+    # P07 'own-leader': a mover leading with a gift draws the no-op Lugar, so fewer empty draws
+    fewer = own(small({"P07": "own-leader"}), ("special-squares",))["special-squares"]
+    assert fewer.ok and 0 < fewer.data["states"] < found.data["states"]
 
 
-def test_luck_square_without_effect_is_found_with_a_witness():
-    res = graph_checks(SPEC.build(small()), "mini")
-    found = next(r for r in res if r.name.startswith("luck-square-without-effect"))
-    assert found.data["states"] > 0
-    assert found.data["shortest_witness"][-1] == "no eligible effect"
+def test_p23_redraw_reaching_an_empty_luck_draw_fails_with_the_witness():
+    res = own(small({"P23": "redraw"}), ("special-squares",))["special-squares"]
+    assert res.status == "fails" and "hangs" in res.detail
+    assert res.counterexample[-1] == "no eligible effect: redrawn forever (P23 'redraw')"
 
 
-def test_proofs_are_bound_to_the_model_and_scale_with_the_seats():
-    """The Z3 part of each proof on 3 and 4 seats (the refinement tests map them to real plays)."""
-    from ruleproof.proofs.harness import check_inductive
-    from ruleproof.proofs.presentes import presentes_proofs
-    for n in (3, 4):
-        rules = SPEC.build(small(players=n)).rules
-        for proof in presentes_proofs(rules):
-            res = check_inductive(proof.name, proof.frame, proof.init, proof.invariant, proof.actions,
-                                  assumptions=proof.assumptions)
-            assert res.ok, (n, proof.name, res.detail, res.counterexample)
+def test_an_empty_draw_where_an_effect_serves_fails(monkeypatch):
+    """A slip that leaves a ★ without effect whenever the mover holds a gift (Troca de lugar and the
+    steals serve then) is caught, whatever the proofs say."""
+    draw = R._draw
+
+    def broken(r, s, square, prev=None, leader=None):
+        if square == B.Square.LUCK and s.gift[s.turn] >= 0:
+            return [((R.Effect.NOTHING, 0), 1)]
+        return draw(r, s, square, prev, leader)
+    monkeypatch.setattr(R, "_draw", broken)
+    res = own(small(), ("special-squares",))["special-squares"]
+    assert res.status == "fails" and "although one serves" in res.detail and res.counterexample
 
 
-def test_termination_ranking_needs_a_roll_beating_the_back_step():
-    from ruleproof.proofs.presentes import presentes_proofs
-    names = {p.name for p in presentes_proofs(SPEC.build(small()).rules)}
-    assert "termination-every-policy (ranking)" in names
-    # a back step of 6 beats every roll of one die: the argument no longer applies, no ranking
-    names = {p.name for p in presentes_proofs(SPEC.build(small(back=6)).rules)}
-    assert "termination-every-policy (ranking)" not in names
+def test_a_board_with_the_wrong_counts_fails(monkeypatch):
+    monkeypatch.setitem(B.OFFICIAL, "curta", (40, 8, 6, 3))   # one ★ lost in the generator's table
+    rs = SPEC.default().with_overrides({"layout_seed": 97}, spec=SPEC.schema)
+    game = SPEC.build(rs)
+    prop = next(p for p in SPEC.properties(rs, game) if p.name == "board-counts")
+    from ruleproof.model.properties import Context
+    res = prop.check(Context(SPEC, rs, game, "curta", limits=Limits()))
+    assert res.status == "fails" and "8 ★" in res.detail and "(40, 9, 6, 3)" in res.detail
 
 
-def test_graph_check_catches_shield_breach(monkeypatch):
-    def leaky(r, s):  # targets ignore shields
-        return [i for i in range(r.players) if i != s.turn and s.pos[i] < r.finish]
-    monkeypatch.setattr(R, "targetable", leaky)
-    res = graph_checks(SPEC.build(small()), "mini")
-    breach = next(r for r in res if r.name.startswith("shield-safety"))
-    assert breach.status == "fails" and breach.counterexample
+def test_utilities_that_misread_the_gifts_fail(monkeypatch):
+    game_cls = type(SPEC.build(small()))
+    monkeypatch.setattr(game_cls, "returns", lambda self, s: tuple(
+        self.rules.values[i][g] if g >= 0 else 0 for i, g in enumerate(reversed(s.gift))))
+    res = own(small(), ("reveal-utilities",))["reveal-utilities"]
+    assert res.status == "fails" and "worth" in res.counterexample[-1]
 
 
-def test_explorer_catches_a_gift_leak(monkeypatch):
-    def leaky_arvore(r, s, _arg):  # the gift vanishes instead of going back under the tree
-        return R.end_turn(r, s._replace(gift=R._set(s.gift, s.turn, R.NO_GIFT)))
-    monkeypatch.setattr(R, "EFFECT_BY_ID", {**R.EFFECT_BY_ID, R.Effect.ARVORE: R.EffectRule(
-        R.Effect.ARVORE, R.Square.BAD, lambda r: 1, R.elig_arvore, leaky_arvore, "leaky")})
-    props = {p.name: p for p in exploration_properties(explore(SPEC.build(small())))}
-    assert props["gift-conservation"].status == "fails"
-    assert "De volta" in "\n".join(props["gift-conservation"].counterexample) or \
-        "leaky" in "\n".join(props["gift-conservation"].counterexample)
+def test_a_simulator_weight_that_drifts_fails_at_the_first_turn_start(monkeypatch):
+    weighted = S.Batch._weighted
+
+    def drifted(self, games, weights):
+        if weights.shape[1] == 7:   # the ★ draw: Roubo sorrateiro printed twice as likely, drawn once
+            weights = weights.copy()
+            weights[:, 2] = np.minimum(weights[:, 2], 1)
+        return weighted(self, games, weights)
+    monkeypatch.setattr(S.Batch, "_weighted", drifted)
+    res = own(small(), ("simulator-agrees",))["simulator-agrees"]
+    assert res.status == "fails" and res.counterexample[0].startswith("start:")
+    assert "the simulator" in res.counterexample[-1] and "the model" in res.counterexample[-1]
+
+
+def test_a_simulator_policy_that_drifts_fails(monkeypatch):
+    """The simulator's uniform pick among several players (a target drawn at random, the random
+    policy's victim) made the lowest seat: with two players there is never more than one to pick
+    from, so the companion's three are needed."""
+    monkeypatch.setattr(S.Batch, "_uniform_pick", lambda self, games, mask: np.argmax(mask, axis=1))
+    res = own(small(board="trio", players=3), ("simulator-agrees",))["simulator-agrees"]
+    assert res.status == "fails" and "the simulator" in res.counterexample[-1]
+
+
+def test_an_exact_chain_that_drifts_fails(monkeypatch):
+    from ruleproof.model.presentes import exact as E
+    count = E._count_into
+
+    def drifted(counts, s, a, p, child):   # a first steal counted as taken from the tree
+        if s.phase == R.Phase.FIRST:
+            return count(counts, s._replace(phase=R.Phase.ROLL), a, p, child)
+        return count(counts, s, a, p, child)
+    monkeypatch.setattr(E, "_count_into", drifted)
+    res = own(small(), ("exact-chain-agrees",))["exact-chain-agrees"]
+    assert res.status == "fails" and "first_steal" in res.counterexample[-1]
+
+
+def test_a_dead_end_is_reported_by_every_check_not_a_crash(monkeypatch):
+    """Issue #21: a graph check crashed on a dead-end state and hid the failures found. A slip that
+    offers no target for Troca de lugar leaves decision states without a move: every check reports
+    (fails or holds), none is an internal error."""
+    decisions = R.decisions
+    monkeypatch.setattr(R, "decisions", lambda r, s: [] if s.phase == R.Phase.SWAP else decisions(r, s))
+    rep = verify(SPEC, small())
+    by = {p.name: p for p in rep.properties}
+    assert not [p.name for p in rep.properties if p.kind == "error"], [p.detail for p in rep.properties]
+    assert by["legal-actions"].status == "fails"
+    assert by["simulator-agrees"].status == "fails" and "no move" in by["simulator-agrees"].counterexample[-1]
+    assert rep.status == "fails"
+
+
+def test_companions_are_the_trio_board_and_the_other_official_boards():
+    """Two players: the 'trio' board with three, every property; on an official board, the other
+    official boards too, for the properties only their whole graph shows."""
+    trio, *comps = companions(SPEC.default())
+    assert (trio.ruleset.params["board"], trio.ruleset.params["players"], trio.always) == ("trio", 3, True)
+    assert trio.properties is None
+    assert [d.ruleset.params["board"] for d in comps] == ["media", "longa"]
+    assert all(d.always and d.properties == COMPANION_PROPERTIES and d.ruleset.params["players"] == 2
+               for d in comps)
+    assert [d.ruleset.params["board"] for d in companions(small())] == ["trio"]
+    party = companions(SPEC.ruleset("presentes-party"))   # 4 players: no trio
+    assert len(party) == 3 and all(d.ruleset.params["dice"] == 2 for d in party)
+
+
+def test_verify_explores_a_companion_for_the_properties_it_names():
+    """The scheduler explores a companion beside the ruleset and runs only the properties it names
+    (here the 'tiny' board standing in for an official one)."""
+    tiny = small(board="tiny")
+    spec = dataclasses.replace(SPEC, derived=lambda rs: [Derived("tiny (companion)", tiny, always=True,
+                                                                 properties=COMPANION_PROPERTIES)])
+    rep = verify(spec, small())
+    tagged = {p.name.split(" [")[0] for p in rep.properties if p.name.endswith("[tiny (companion)]")}
+    assert {"termination", "special-squares", "reveal-utilities", "gift-conservation"} <= tagged
+    assert tagged <= set(COMPANION_PROPERTIES) | _core_names()
+    assert rep.derived and rep.derived[0]["label"] == "tiny (companion)"
+    assert rep.status == "holds"
+
+
+def _core_names():
+    game = SPEC.build(small())
+    return {inv.name for inv in game.invariants()} | {"legal-actions", "chance-distribution", "utility-bounds",
+                                                      "termination"}
 
 
 @pytest.mark.slow
-def test_all_boards_terminate_under_every_policy():
-    results = checks(SPEC.default(), all_boards=True)
-    assert all(r.ok for r in results)
-    # the ruleset's own graph (Curta, 1 die) and the five other official boards and dice counts
-    names = {r.name for r in results if r.name.startswith("termination-every-policy [")}
-    assert len(names) == 6 and any("longa, 2 players, 2 dice" in n for n in names)
-
-
-def test_gift_renaming_quotient_agrees_with_the_full_graph():
-    from ruleproof.model.presentes.graphcheck import Graph, relabel_gifts
-    g = SPEC.build(small())
-    full, quo = Graph(g), Graph(g, symmetric=True)
-    assert len(quo.states) < len(full.states)
-    assert {relabel_gifts(s) for s in full.states} == set(quo.states)
-    assert not full.trapped() and not quo.trapped()
-    assert {relabel_gifts(full.states[u]) for u in full.no_effect} == {quo.states[u] for u in quo.no_effect}
-
-
-def test_p23_redraw_hang_is_reported_with_a_witness():
-    results = {r.name.split(" [")[0]: r for r in checks(small(), all_boards=False)}
-    assert results["termination-every-policy"].ok
-    results = {r.name.split(" [")[0]: r for r in
-               checks(SPEC.default().with_overrides({"board": "mini"}, {"P23": "redraw"}, spec=SPEC.schema),
-                      all_boards=False)}
-    term = results["termination-every-policy"]
-    assert term.status == "fails" and "hangs" in term.detail and term.kind == "graph"
-    assert term.counterexample[-1] == "no eligible effect: redrawn forever (P23 'redraw')"
-    assert results["luck-square-without-effect"].status == "fails"
-
-
-def test_p07_own_leader_shrinks_the_no_effect_situations():
-    def no_effect(rulings):
-        rs = SPEC.default().with_overrides({"board": "mini"}, rulings, spec=SPEC.schema)
-        res = checks(rs, all_boards=False)
-        assert all(r.ok for r in res), [(r.name, r.detail) for r in res if not r.ok]
-        return next(r for r in res if r.name.startswith("luck-square-without-effect")).data["states"]
-    assert 0 < no_effect({"P07": "own-leader"}) < no_effect({})
+def test_the_full_size_ruleset_and_its_official_boards_hold():
+    rep = verify(SPEC, SPEC.default())
+    assert rep.status == "holds", [(p.name, p.detail) for p in rep.properties if not p.ok]
+    assert {d["label"].split(",")[0] for d in rep.derived} == {"media", "longa"}

@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ruleproof.model.presentes import SPEC
-from ruleproof.model.presentes.graphcheck import _shield_breach
+from ruleproof.proofs.presentes import Abstract, reading
 from ruleproof.model.protocol import CHANCE, TERMINAL
 
 SYMBOLS = ".*xs"
@@ -40,7 +40,10 @@ def test_random_play_keeps_every_invariant(tmp_path_factory, cfg):
     g = SPEC.build(rs)
     rng = random.Random(seed)
     invariants = g.invariants()
+    ab = Abstract(reading(rs, g.board.squares))   # the proofs' reading of the rules, move by move
+    actions = {a.name: a for a in ab.actions()}
     s = g.initial_state()
+    assert ab.abstraction(s) == ab.initial()
     for _ in range(600):
         for inv in invariants:
             assert inv.check(s) is None, (inv.name, inv.check(s), g.describe_state(s))
@@ -50,16 +53,28 @@ def test_random_play_keeps_every_invariant(tmp_path_factory, cfg):
             assert sorted(x for x in s.gift if x >= 0) == sorted(
                 set(range(g.num_players)) - {x for x in range(g.num_players) if s.tree >> x & 1})
             break
+        f = ab.abstraction(s)
         if cp == CHANCE:
             outs = g.chance_outcomes(s)
             assert sum(p for _, p in outs) == 1 and all(p > 0 for _, p in outs)
+            law: dict = {}
+            for o, p in outs:
+                law[ab.bind(s, o, cp)] = law.get(ab.bind(s, o, cp), 0) + p
+            assert law == ab.law(f), g.describe_state(s)
             a = rng.choices([o for o, _ in outs], [float(p) for _, p in outs])[0]
         else:
             acts = g.legal_actions(s)
             assert acts == sorted(acts) and acts
+            assert {ab.bind(s, x, cp) for x in acts} == ab.options(f), g.describe_state(s)
             a = rng.choice(acts)
         t = g.apply(s, a)
-        assert not _shield_breach(g.rules, s, t), g.describe_state(s)
+        bound, post = ab.bind(s, a, cp), ab.abstraction(t)
+        if bound.action == "stutter":
+            assert post == f
+        else:
+            assert actions[bound.action].relation({**f, **bound.params, "actor": cp}, post), (
+                g.describe_state(s), g.describe_action(s, a), g.describe_state(t))
+        assert ab.shield_kept(f, post), g.describe_state(s)
         s = t
 
 

@@ -230,7 +230,7 @@ def test_shrink_keeps_the_edit_and_labels_each_configuration():
     rs = SPEC.ruleset("presentes-party").with_overrides({"back": 4}, {"P23": "redraw"}, spec=SPEC.schema)
     derived = shrink(rs)
     assert [d.params["players"] for _, d in derived] == [2, 2, 3]
-    assert [d.params["board"] for _, d in derived] == ["tiny", "mini", "tiny"]
+    assert [d.params["board"] for _, d in derived] == ["tiny", "mini", "trio"]
     for label, d in derived:
         assert d.rulings["P23"] == "redraw" and d.params["back"] == 4 and d.params["dice"] == 2
         assert "board" in label and "players" in label and "2 dice" in label

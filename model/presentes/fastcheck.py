@@ -28,7 +28,7 @@ import numpy as np
 from flint import fmpq
 
 from ruleproof.model.properties import EXPLORATION, Context, Property
-from ruleproof.model.protocol import CHANCE
+from ruleproof.model.protocol import CHANCE, TERMINAL
 from ruleproof.model.results import FAILS, HOLDS
 from ruleproof.model.ruleset import RulesetError
 
@@ -49,6 +49,10 @@ ZERO_COUNTS = (0,) * len(COUNTERS)
 
 class Hangs(Exception):
     """The turn never ends: P23 'redraw' redraws a ★ with no eligible effect for ever."""
+
+
+class DeadEnd(Exception):
+    """A state of the turn, not the end of the game, where the model offers no move."""
 
 
 def end_of_turn(s: St, cap: int) -> Outcome:
@@ -88,7 +92,12 @@ class ReferenceTurns:
         if got is not None:
             return got
         seat = game.current_player(s)
-        branches = game.chance_outcomes(s) if seat == CHANCE else self.dist(game, s)
+        if seat == TERMINAL:
+            raise DeadEnd(f"{game.describe_state(s)} ends the game in the middle of a turn")
+        moves = game.chance_outcomes(s) if seat == CHANCE else game.legal_actions(s)
+        if not moves:
+            raise DeadEnd(f"the model offers no move in {game.describe_state(s)} (a dead end)")
+        branches = moves if seat == CHANCE else self.dist(game, s)
         out: dict = {}
         for a, p in branches:
             p = q(p)
@@ -225,9 +234,13 @@ def _reference(ctx: Context, policy: str) -> ReferenceTurns:
     return ctx.cache[key]
 
 
-def check_simulator(ctx: Context, policies=POLICY_NAMES) -> Any:
+def check_simulator(ctx: Context, policies=None) -> Any:
+    """``policies``: by default all three with three players or more; with two, where every
+    target a policy picks is the one other player, the random policy (it takes every branch)."""
     name = "simulator-agrees"
     game = ctx.game
+    if policies is None:
+        policies = POLICY_NAMES if game.num_players >= 3 else ("random",)
     starts = _turn_starts(ctx)
     states = [s for s, _ in starts]
     compared = 0
@@ -240,6 +253,9 @@ def check_simulator(ctx: Context, policies=POLICY_NAMES) -> Any:
             except Hangs:
                 expected.append(None)
                 hanging.append(k)
+            except DeadEnd as exc:
+                return ctx.result(name, FAILS, "a turn of the model cannot be played to its end, so the "
+                                  "simulator cannot be compared", starts[k][1]() + [f"from this turn start: {exc}"])
         playable = [k for k in range(len(states)) if expected[k] is not None]
         got = simulated_turns(game, [states[k] for k in playable], policy, ctx.limits)
         if got is None:
@@ -282,6 +298,9 @@ def check_chain(ctx: Context, policies=("random",)) -> Any:
                 expected = ref.turn(s)
             except Hangs:
                 expected = None
+            except DeadEnd as exc:
+                return ctx.result(name, FAILS, "a turn of the model cannot be played to its end, so the "
+                                  "chain cannot be compared", narrate() + [f"from this turn start: {exc}"])
             try:
                 kernel = chain.turn_kernel(s)
             except GameHangs:

@@ -1,13 +1,14 @@
-"""``SPEC.shrink``: smaller configurations that keep a ruleset's edit, for ``verify`` to explore
-exhaustively when the ruleset itself is too big (32 players on Longa, say).
+"""Presentes' derived configurations (``proofs.presentes.derived``): smaller configurations that
+keep a ruleset's edit, for ``verify`` to explore exhaustively when the ruleset itself is too big
+(32 players on Longa, say), and the companions it explores beside every ruleset.
 
 What the edit is: the rulings and the rule parameters (dice, reach, jumps, back step, chain
 length, ...) the ruleset sets; those stay. What is made small: the board (the hand-drawn 'tiny'
-and 'mini' layouts, which have every kind of square, so an edit about ★, ☠ or 🛡 squares is still
-exercised), the players (2, and 3 on 'tiny' where seats between the mover and the others
-matter) and the host's scheduled events that name seats no longer present. Gift values and the
-focal seat only weigh outcomes (solve), not the rules verify checks: they are dropped when the
-player count changes.
+and 'mini' layouts have every kind of square, so an edit about ★, ☠ or 🛡 squares is still
+exercised; 'trio', for 3 players, has only a ★: the choices among players), the players (2, and 3 on 'trio' where
+seats between the mover and the others matter) and the host's scheduled events that name seats
+no longer present. Gift values and the focal seat only weigh outcomes (solve), not the rules
+verify checks: they are dropped when the player count changes.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from ruleproof.model.ruleset import Ruleset
 from .config import SCHEMA
 
 #: (board, players): explored in this order; each is a few thousand states with one die
-SMALL = (("tiny", 2), ("mini", 2), ("tiny", 3))
+SMALL = (("tiny", 2), ("mini", 2), ("trio", 3))
 
 
 def shrink(ruleset: Ruleset) -> list[tuple[str, Ruleset]]:
@@ -51,16 +52,29 @@ COMPANION_PROPERTIES = ("state rules", "termination", "special-squares", "reveal
 
 
 def companions(ruleset: Ruleset) -> list:
-    """For a ruleset on an official board: the other official boards with 2 players and the
-    ruleset's dice, rulings and rule parameters (``Derived(..., always=True)``: verify explores each
-    beside the ruleset). The host's scheduled events and the gift values are dropped."""
+    """Configurations ``verify`` explores beside the ruleset every time (``Derived(..., always=True)``):
+
+    * the 'trio' board with 3 players, the ruleset's dice, rulings and rule parameters, every
+      property -- with two players there is only one other player, so the rules that pick among
+      players (the leader, P20; logo à frente / atrás, P21; ties, P26; whom to steal from or
+      swap with; the targets a policy picks) cannot go wrong; with three they can (about 2,800
+      states, every ★ effect and choice);
+    * for a ruleset on an official board, the other official boards with 2 players and the
+      ruleset's dice, rulings and rule parameters, explored for what only their whole graph
+      shows (``COMPANION_PROPERTIES``).
+
+    The host's scheduled events of absent seats and the gift values are dropped."""
     from ruleproof.model.properties import Derived
     from .board import OFFICIAL
     p = ruleset.params
-    if p["board"] not in OFFICIAL:
-        return []
     dice = "1 die" if p["dice"] == 1 else f"{p['dice']} dice"
     out = []
+    if p["players"] < 3:
+        params = {"board": "trio", "players": 3, "gift_values": (), "focal_seat": -1}
+        out.append(Derived(f"trio board, 3 players, {dice}, the ruleset's rulings and rule parameters",
+                           ruleset.with_overrides(params, spec=SCHEMA), always=True))
+    if p["board"] not in OFFICIAL:
+        return out
     for name in OFFICIAL:
         if name == p["board"] and p["players"] == 2 and not p["host_remove"] and not p["host_skip"]:
             continue   # the ruleset's own configuration
