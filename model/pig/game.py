@@ -53,6 +53,7 @@ class Pig(Game):
         # mover (or the winner) in seat 0; rotation r maps actual seat s to canonical (s - r) mod n
         self.seat_permutations = tuple(tuple((s - r) % n for s in range(n)) for r in range(n))
         self.batch_probabilities = (self._roll_outcomes[0][1],)
+        self.batch_returns = (self._win[0],)   # a representative that has won puts the winner in seat 0
         width = (goal + faces).bit_length()
         self._field = (1 << width) - 1
         self._mover_shift = 4 + width
@@ -167,7 +168,8 @@ class Pig(Game):
         prob[roll, :faces] = 1
         valid[roll, :faces] = True
         kind = np.where(won, TERMINAL, np.where(rolling, CHANCE, 0)).astype(np.int8)
-        return KeyBatch(kind, valid.sum(axis=1), child[valid], action[valid], prob[valid], perm[valid])
+        return KeyBatch(kind, valid.sum(axis=1), child[valid], action[valid], prob[valid], perm[valid],
+                        np.zeros(len(keys), np.int8))
 
     # --- one function per move --------------------------------------------------------------------
     def _land(self, s: PigState, face: int) -> PigState:
