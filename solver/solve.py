@@ -411,6 +411,10 @@ def _solve_native(ex, values, choice, tolerance, tie_tolerance, rounds, max_swee
         if not arrays:
             arrays.append(_arrays(ex))
         level = _Level(arrays[0], nodes, tie_tolerance)
+        # from the values the levels' path starts from: where the Bellman equations have several
+        # solutions (a decision that may loop forever), iteration from the C pass's values could
+        # stay at another one
+        values[nodes] = 0.0
         chosen, change = _solve_cyclic_level(level, values, tolerance, rounds, max_sweeps)
         choice[level.dec] = chosen
         return change
@@ -464,10 +468,12 @@ def _solve_cyclic_level(level: _Level, values: np.ndarray, tolerance: float, rou
     policy solved keeps a non-singular system."""
     chosen = level.best_edges(values)
     # cheap value-iteration sweeps first: they carry values along the level's chains, so the
-    # greedy policy is nearly optimal and policy iteration needs one or two (costly) LU solves
-    for _ in range(PRE_SWEEPS):
+    # greedy policy is nearly optimal and policy iteration needs one or two (costly) LU solves.
+    # The two-seat sweeps read a child seen with the seats swapped from its seat-1 column, which
+    # only the first sweep sets: a first sweep that changes nothing proves nothing there
+    for sweep in range(PRE_SWEEPS):
         chosen, change = level.sweep(values)
-        if change <= tolerance:
+        if change <= tolerance and (sweep > 0 or level.a.pair_sum is None):
             return chosen, change
     for _ in range(rounds):
         try:
