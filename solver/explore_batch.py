@@ -78,6 +78,14 @@ def _as_array(values: np.ndarray, code: str) -> array:
     return out
 
 
+def _joined(parts: list[np.ndarray], code: str) -> array:
+    """The parts one after the other in an ``array`` (one copy, no concatenated array between)."""
+    out = array(code)
+    for part in parts:
+        out.frombytes(memoryview(np.ascontiguousarray(part, dtype={"b": np.int8, "q": np.int64}[code])).cast("B"))
+    return out
+
+
 class SortedIndex:
     """Known keys as one sorted array (with their node numbers); a chunk's new keys are merged in."""
 
@@ -112,33 +120,40 @@ class HashIndex:
         lib = cbuild.load(self.SOURCE)
         self._number, self._rehash = lib.index_keys, lib.index_rehash
         self._number.restype = ctypes.c_int64
-        self._number.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p,
-                                 ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
+        self._number.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
+                                 ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
         self._rehash.restype = None
-        self._rehash.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
-                                 ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
-        self.keys, self.ids = np.zeros(1 << 10, np.int64), np.full(1 << 10, -1, np.int64)
+        self._rehash.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64]
+        self.slots = self._empty(1 << 10)
         self.number(np.array([root_key], dtype=np.int64), 0)
 
+    @staticmethod
+    def _empty(capacity: int) -> np.ndarray:
+        slots = np.empty((capacity, 2), np.int64)   # (key, node); node -1: empty
+        slots[:, 1] = -1
+        return slots
+
+    @property
+    def capacity(self) -> int:
+        return len(self.slots)
+
     def _reserve(self, states: int) -> None:
-        capacity = len(self.ids)
+        capacity = self.capacity
         if 2 * states <= capacity:
             return
         while 2 * states > capacity:
             capacity *= 2
-        keys, ids = np.zeros(capacity, np.int64), np.full(capacity, -1, np.int64)
-        self._rehash(self.keys.ctypes.data, self.ids.ctypes.data, len(self.ids),
-                     keys.ctypes.data, ids.ctypes.data, capacity)
-        self.keys, self.ids = keys, ids
+        slots = self._empty(capacity)
+        self._rehash(self.slots.ctypes.data, self.capacity, slots.ctypes.data, capacity)
+        self.slots = slots
 
     def number(self, children: np.ndarray, n_states: int) -> tuple[np.ndarray, np.ndarray]:
         """As :meth:`SortedIndex.number`."""
         children = np.ascontiguousarray(children, dtype=np.int64)
         self._reserve(n_states + len(children))
         out, fresh = np.empty(len(children), np.int64), np.empty(len(children), np.int64)
-        count = self._number(children.ctypes.data, len(children), self.keys.ctypes.data,
-                             self.ids.ctypes.data, len(self.ids), n_states, out.ctypes.data,
-                             fresh.ctypes.data)
+        count = self._number(children.ctypes.data, len(children), self.slots.ctypes.data, self.capacity,
+                             n_states, out.ctypes.data, fresh.ctypes.data)
         return out, fresh[:count]
 
 
@@ -220,8 +235,8 @@ def explore_levels(game: Game, root_key: int, *, max_states: int | None, timeout
             chunk = frontier[at:at + size]
             at += len(chunk)
             batch = game.expand_keys(chunk)
-            kind = batch.kind.astype(np.int8)
-            counts = batch.counts.astype(np.int64)
+            kind = np.asarray(batch.kind, dtype=np.int8)
+            counts = np.asarray(batch.counts, dtype=np.int64)
             symmetric = batch.perm is not None
             kind_parts.append(kind)
             count_parts.append(counts)
@@ -230,13 +245,13 @@ def explore_levels(game: Game, root_key: int, *, max_states: int | None, timeout
             if len(stuck):
                 violate("legal-actions", "a non-terminal state has no legal move", first_id + int(stuck[0]))
             _check_chance_rows(kind, counts, batch.prob, table, first_id, violate, summed_rows)
-            children = batch.child.astype(np.int64)
+            children = np.ascontiguousarray(batch.child, dtype=np.int64)
             ids, first = index.number(children, n_states)
             child_parts.append(ids)
             action_parts.append(batch.action)
-            prob_parts.append(batch.prob.astype(np.int64))
+            prob_parts.append(np.asarray(batch.prob, dtype=np.int64))
             if symmetric:
-                perm_parts.append(batch.perm.astype(np.int8))
+                perm_parts.append(np.asarray(batch.perm, dtype=np.int8))
             new_keys = children[first]
             parent_parts.append(n_edges + first)
             depth_parts.append(np.full(len(first), level + 1, np.int64))
@@ -261,15 +276,14 @@ def explore_levels(game: Game, root_key: int, *, max_states: int | None, timeout
         count_parts.append(np.zeros(pending, np.int64))
     counts = np.concatenate(count_parts)
     offsets = np.concatenate(([0], np.cumsum(counts)))
-    prob_code = _as_array(np.concatenate(prob_parts) if prob_parts else np.zeros(0), "q")
+    prob_code = _joined(prob_parts, "q")
     keys = IntList(np.concatenate(key_parts))
-    actions = IntList(np.concatenate(action_parts).astype(np.int64) if action_parts else np.zeros(0, np.int64))
+    actions = IntList(np.concatenate(action_parts, dtype=np.int64) if action_parts else np.zeros(0, np.int64))
     # no permutations from the batch: every edge keeps the seats (the solver reads None as identity)
-    perm = _as_array(np.concatenate(perm_parts), "b") if perm_parts else None
-    return Exploration(game, keys, _as_array(np.concatenate(kind_parts), "b"), _as_array(offsets, "q"),
-                       _as_array(np.concatenate(child_parts) if child_parts else np.zeros(0), "q"),
+    perm = _joined(perm_parts, "b") if perm_parts else None
+    return Exploration(game, keys, _joined(kind_parts, "b"), _as_array(offsets, "q"), _joined(child_parts, "q"),
                        actions, CodedProbabilities(prob_code, table), prob_code, table, perm,
-                       _as_array(np.concatenate(parent_parts), "q"), _as_array(np.concatenate(depth_parts), "q"),
+                       _joined(parent_parts, "q"), _joined(depth_parts, "q"),
                        returns, violations, complete, stop_reason, time.perf_counter() - start)
 
 

@@ -260,7 +260,7 @@ def test_the_hash_index_grows_and_keeps_numbers():
     keys = rng.integers(-2 ** 62, 2 ** 62, 5_000)
     ids, fresh = index.number(np.concatenate(([5], keys, keys[::-1])), 1)
     distinct = list(dict.fromkeys(keys.tolist()))
-    assert ids[0] == 0 and len(fresh) == len(distinct) and len(index.ids) >= 2 * (len(distinct) + 1)
+    assert ids[0] == 0 and len(fresh) == len(distinct) and index.capacity >= 2 * (len(distinct) + 1)
     assert [int(keys[i - 1]) for i in fresh] == distinct
     lookup = dict(zip(distinct, range(1, len(distinct) + 1)))
     assert ids[1:].tolist() == [lookup[k] for k in keys.tolist() + keys[::-1].tolist()]
