@@ -39,12 +39,12 @@ typedef struct {
     const double *ptable;     /* ptable[0] is unused */
     const int8_t *perm;       /* per edge: seat-permutation index, or NULL (every edge keeps seats) */
     const int8_t *ptab;       /* permutation p, parent seat s -> the child's seat: ptab[p * seats + s] */
-    const int64_t *comp;      /* per state: its component */
+    const int64_t *mark;      /* per state: -1 - its component, once found (see scc_solve) */
     double *val;              /* states * seats */
     int64_t *choice;          /* per state: the chosen edge of a decision, else -1 */
     double tol, tie;
     int64_t max_sweeps;
-    int64_t sweeps, jumps;    /* counted for the caller's profile */
+    int64_t sweeps, jumps, backups;    /* counted for the caller's profile */
 } Graph;
 
 static inline int64_t col(const Graph *g, int64_t e, int64_t s) {
@@ -110,7 +110,7 @@ static int every_state_leaves(const Graph *g, const int64_t *nodes, int64_t m, i
             }
             for (int64_t e = a; e < b; e++) {
                 const int64_t w = g->child[e];
-                if (g->comp[w] != id || leaves[local[w]]) {
+                if (g->mark[w] != -1 - id || leaves[local[w]]) {
                     leaves[i] = 1;
                     marked++;
                     break;
@@ -135,6 +135,7 @@ static int solve_cyclic(Graph *g, const int64_t *nodes, int64_t m, int64_t id, c
     int status = 1, have_last = 0;
     for (int64_t sweep = 0; sweep < g->max_sweeps; sweep++) {
         g->sweeps++;
+        g->backups += m;
         double change = 0.0;
         int64_t switched = 0;
         for (int64_t i = 0; i < m; i++) {
@@ -211,30 +212,30 @@ static int solve_cyclic(Graph *g, const int64_t *nodes, int64_t m, int64_t id, c
 
 /* st (kept between calls): [0] next root to try, [1] depth of the search, [2] size of Tarjan's
  * stack, [3] states numbered, [4] components found, [5] states on cycles, [6] size of the finishing
- * stack, [7] states solved, [8] sweeps, [9] geometric jumps; out, on status 2: [10] where the
- * component handed back starts on the finishing stack `post`, [11] its size.
- * idx: 0 = not reached, else the order of discovery (from 1); comp: the component (numbered in
- * the order found, -1 until then); low: Tarjan's low link, then the state's position in its
- * component. Returns 0 when every state is solved, 1 when the budget ran out, 2 when a component
+ * stack, [7] states solved, [8] sweeps, [9] geometric jumps, [12] states backed up in sweeps; out, on
+ * status 2: [10] where the component handed back starts on the finishing stack `post`, [11] its size.
+ * mark: 0 = not reached, then the order of discovery (from 1) while on Tarjan's stack, then
+ * -1 - its component (numbered in the order found): one array, so the search reads one word per
+ * edge; low: Tarjan's low link, then the state's position in its component. Returns 0 when every state is solved, 1 when the budget ran out, 2 when a component
  * is handed back (post[st[10] .. st[10] + st[11]), numbered and counted already; the caller solves
  * it before calling again). */
 int scc_solve(int64_t n, int64_t seats, const int8_t *kind, const int64_t *off, const int64_t *child,
               const int64_t *pcode, const double *ptable, const int8_t *perm, const int8_t *ptab,
               double *val, int64_t *choice, double tol, double tie, int64_t max_sweeps,
-              int64_t *idx, int64_t *low, int64_t *comp, uint8_t *cyclic, int64_t *stk, int64_t *post,
+              int64_t *mark, int64_t *low, uint8_t *cyclic, int64_t *stk, int64_t *post,
               int64_t *cs_node, int64_t *cs_edge, int64_t *st, double *residual, int64_t budget) {
-    Graph g = {seats, kind, off, child, pcode, ptable, perm, ptab, comp, val, choice, tol, tie,
-               max_sweeps, st[8], st[9]};
+    Graph g = {seats, kind, off, child, pcode, ptable, perm, ptab, mark, val, choice, tol, tie,
+               max_sweeps, st[8], st[9], st[12]};
     int64_t root = st[0], sp = st[1], top = st[2], counter = st[3], ncomp = st[4], on_cycles = st[5];
     int64_t ptop = st[6], solved = st[7];
     int status = 0;
     for (;;) {
         if (sp == 0) {
-            while (root < n && idx[root] != 0)
+            while (root < n && mark[root] != 0)
                 root++;
             if (root == n)
                 break;
-            idx[root] = low[root] = ++counter;
+            mark[root] = low[root] = ++counter;
             stk[top++] = root;
             cs_node[0] = root;
             cs_edge[0] = off[root];
@@ -245,14 +246,15 @@ int scc_solve(int64_t n, int64_t seats, const int8_t *kind, const int64_t *off, 
         if (e < off[v + 1]) {
             cs_edge[sp - 1] = e + 1;
             const int64_t w = child[e];
-            if (idx[w] == 0) {
-                idx[w] = low[w] = ++counter;
+            const int64_t mw = mark[w];
+            if (mw == 0) {
+                mark[w] = low[w] = ++counter;
                 stk[top++] = w;
                 cs_node[sp] = w;
                 cs_edge[sp] = off[w];
                 sp++;
-            } else if (comp[w] < 0 && idx[w] < low[v]) {
-                low[v] = idx[w];
+            } else if (mw > 0 && mw < low[v]) {   /* on Tarjan's stack */
+                low[v] = mw;
             }
             if (--budget <= 0) {
                 status = 1;
@@ -264,7 +266,7 @@ int scc_solve(int64_t n, int64_t seats, const int8_t *kind, const int64_t *off, 
         post[ptop++] = v;
         if (sp > 0 && low[v] < low[cs_node[sp - 1]])
             low[cs_node[sp - 1]] = low[v];
-        if (low[v] != idx[v])
+        if (low[v] != mark[v])
             continue;
         /* v roots a component: the states above it on Tarjan's stack, which are also the last
          * ones on the finishing stack */
@@ -279,7 +281,7 @@ int scc_solve(int64_t n, int64_t seats, const int8_t *kind, const int64_t *off, 
         for (int64_t f = off[v]; !is_cyclic && f < off[v + 1]; f++)
             is_cyclic = child[f] == v;
         for (int64_t i = 0; i < m; i++) {
-            comp[nodes[i]] = ncomp;
+            mark[nodes[i]] = -1 - ncomp;
             cyclic[nodes[i]] = (uint8_t)is_cyclic;
             low[nodes[i]] = i;
         }
@@ -313,5 +315,6 @@ int scc_solve(int64_t n, int64_t seats, const int8_t *kind, const int64_t *off, 
     st[7] = solved;
     st[8] = g.sweeps;
     st[9] = g.jumps;
+    st[12] = g.backups;
     return status;
 }

@@ -36,16 +36,17 @@ class Pass:
     comp: np.ndarray
     cyclic: np.ndarray
     residual: float
-    sweeps: int
-    jumps: int
-    handed_back: int
+    sweeps: int        #: Gauss-Seidel sweeps of a component
+    backups: int       #: states backed up in those sweeps
+    jumps: int         #: geometric-mode jumps
+    handed_back: int   #: components solved by ``settle``
 
 
 def _function():
     fn = cbuild.load(SOURCE).scc_solve
     fn.restype = ctypes.c_int
     fn.argtypes = ([ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 9
-                   + [ctypes.c_double, ctypes.c_double, ctypes.c_int64] + [ctypes.c_void_p] * 10
+                   + [ctypes.c_double, ctypes.c_double, ctypes.c_int64] + [ctypes.c_void_p] * 9
                    + [ctypes.c_int64])
     return fn
 
@@ -79,13 +80,13 @@ def solve_floats(ex: Exploration, values: np.ndarray, choice: np.ndarray, *, tol
     ptab = np.ascontiguousarray(ex.game.seat_permutations, dtype=np.int8)
     assert values.flags.c_contiguous and values.dtype == np.float64 and values.shape[1] == seats
     assert choice.flags.c_contiguous and choice.dtype == np.int64
-    idx, low, comp = np.zeros(n, np.int64), np.zeros(n, np.int64), np.full(n, -1, np.int64)
+    mark, low = np.zeros(n, np.int64), np.zeros(n, np.int64)
     cyclic = np.zeros(n, np.uint8)
     stk, post, cs_node, cs_edge = (np.empty(n, np.int64) for _ in range(4))
-    st = np.zeros(12, np.int64)
+    st = np.zeros(13, np.int64)
     residual = np.zeros(1)
     fixed = [n, seats] + [_pointer(x) for x in (kind, offsets, child, pcode, ptable, perm, ptab, values, choice)]
-    work = [_pointer(x) for x in (idx, low, comp, cyclic, stk, post, cs_node, cs_edge, st, residual)]
+    work = [_pointer(x) for x in (mark, low, cyclic, stk, post, cs_node, cs_edge, st, residual)]
     handed_back = 0
     while True:
         status = fn(*fixed, tolerance, tie_tolerance, MAX_SWEEPS, *work, BUDGET)
@@ -97,4 +98,4 @@ def solve_floats(ex: Exploration, values: np.ndarray, choice: np.ndarray, *, tol
             progress("solve", int(st[7]), n)
         if status == 0:
             break
-    return Pass(comp, cyclic.astype(bool), float(residual[0]), int(st[8]), int(st[9]), handed_back)
+    return Pass(-1 - mark, cyclic.astype(bool), float(residual[0]), int(st[8]), int(st[12]), int(st[9]), handed_back)

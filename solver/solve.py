@@ -60,7 +60,8 @@ class Solution:
     method: str
     seconds: float
     cyclic_states: int
-    #: how the float values were found (the compiled pass: sweeps, jumps, components handed back)
+    #: how the float values were found (the compiled pass: sweeps, states backed up in them, jumps,
+    #: components handed back)
     work: dict = field(default_factory=dict)
 
     @property
@@ -421,7 +422,7 @@ def _solve_native(ex, values, choice, tolerance, tie_tolerance, rounds, max_swee
 
     run = sccsolve.solve_floats(ex, values, choice, tolerance=tolerance, tie_tolerance=tie_tolerance,
                                 settle=settle, progress=progress)
-    work.update(sweeps=run.sweeps, jumps=run.jumps, handed_back=run.handed_back)
+    work.update(sweeps=run.sweeps, backups=run.backups, jumps=run.jumps, handed_back=run.handed_back)
     method = "backward induction"
     if run.cyclic.any():
         method = "SCC value iteration" + (f", policy iteration on {run.handed_back} of them"
