@@ -13,7 +13,8 @@
  * must be within `tol` too. The component is then accepted only if every state of it can leave it
  * under the chosen actions (a policy that loops forever has no well-defined value, and solve.py's
  * policy iteration steers around such loops); otherwise, or when it has not settled within
- * `max_sweeps` sweeps, it is handed back to the caller (status 2), which solves it by policy
+ * `max_sweeps` sweeps (fewer for a large one: at most about `budget` state backups, so that no call
+ * runs long between the caller's checks), it is handed back to the caller (status 2), which solves it by policy
  * iteration and calls again.
  *
  * The tie rule is solve.py's: the first action whose value for the mover is within `tie` of the
@@ -43,7 +44,7 @@ typedef struct {
     double *val;              /* states * seats */
     int64_t *choice;          /* per state: the chosen edge of a decision, else -1 */
     double tol, tie;
-    int64_t max_sweeps;
+    int64_t max_sweeps, budget;
     int64_t sweeps, jumps, backups;    /* counted for the caller's profile */
 } Graph;
 
@@ -133,7 +134,10 @@ static int solve_cyclic(Graph *g, const int64_t *nodes, int64_t m, int64_t id, c
     double *out = scratch, *delta = scratch + m * seats, *last = scratch + 2 * m * seats;
     uint8_t *leaves = (uint8_t *)(scratch + 3 * m * seats);
     int status = 1, have_last = 0;
-    for (int64_t sweep = 0; sweep < g->max_sweeps; sweep++) {
+    int64_t sweeps = g->max_sweeps;
+    if (sweeps > g->budget / m)
+        sweeps = g->budget / m > 20 ? g->budget / m : 20;
+    for (int64_t sweep = 0; sweep < sweeps; sweep++) {
         g->sweeps++;
         g->backups += m;
         double change = 0.0;
@@ -225,7 +229,7 @@ int scc_solve(int64_t n, int64_t seats, const int8_t *kind, const int64_t *off, 
               int64_t *mark, int64_t *low, uint8_t *cyclic, int64_t *stk, int64_t *post,
               int64_t *cs_node, int64_t *cs_edge, int64_t *st, double *residual, int64_t budget) {
     Graph g = {seats, kind, off, child, pcode, ptable, perm, ptab, mark, val, choice, tol, tie,
-               max_sweeps, st[8], st[9], st[12]};
+               max_sweeps, budget, st[8], st[9], st[12]};
     int64_t root = st[0], sp = st[1], top = st[2], counter = st[3], ncomp = st[4], on_cycles = st[5];
     int64_t ptop = st[6], solved = st[7];
     int status = 0;
