@@ -30,6 +30,7 @@
 
 #define CHANCE (-1)
 #define TERMINAL (-2)
+#define POLISH 20   /* sweeps past tol towards tol / 1000 at most */
 
 typedef struct {
     int64_t seats;
@@ -133,7 +134,8 @@ static int solve_cyclic(Graph *g, const int64_t *nodes, int64_t m, int64_t id, c
         return 1;
     double *out = scratch, *delta = scratch + m * seats, *last = scratch + 2 * m * seats;
     uint8_t *leaves = (uint8_t *)(scratch + 3 * m * seats);
-    int status = 1, have_last = 0;
+    int status = 1, have_last = 0, polish = 0;
+    const double tight = g->tol * 1e-3;
     int64_t sweeps = g->max_sweeps;
     if (sweeps > g->budget / m)
         sweeps = g->budget / m > 20 ? g->budget / m : 20;
@@ -158,7 +160,7 @@ static int solve_cyclic(Graph *g, const int64_t *nodes, int64_t m, int64_t id, c
                 row[s] = out[s];
             }
         }
-        if (change > g->tol && !switched && have_last) {
+        if (change > tight && !switched && have_last) {
             /* the geometric mode: r fitted by least squares, accepted when it explains every
              * change to 1% of the largest */
             double dot = 0.0, norm = 0.0, off_mode = 0.0;
@@ -186,7 +188,9 @@ static int solve_cyclic(Graph *g, const int64_t *nodes, int64_t m, int64_t id, c
         last = delta;
         delta = t;
         have_last = 1;
-        if (change > g->tol)
+        /* within tol, a few more sweeps take the values nearer the fixed point than tol (as near
+         * as a linear solve would come, where the jumps make them cheap) */
+        if (change > g->tol || (change > tight && polish++ < POLISH))
             continue;
         /* one Jacobi backup of the whole component: its largest change is the residual */
         double jacobi = 0.0;
