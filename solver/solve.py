@@ -6,9 +6,13 @@ value for the mover is maximal, the first in legal-action order is chosen; in fl
 ``tie_tolerance`` of the maximum count as tied. The rule is deterministic, so the other seats' values
 are well defined.
 
-The graph is split into strongly connected components (SCCs) and solved from the end backwards,
-one *level* of the condensation at a time (a level holds SCCs whose successors all lie in lower
-levels), vectorised with numpy:
+The graph is split into strongly connected components (SCCs) and solved from the end backwards.
+Where a C compiler is present, one compiled pass (``solver/sccsolve.c``) does it all: Tarjan's
+walk solves each component as it finds it (a backup off cycles; Gauss-Seidel value iteration with
+geometric jumps on a cycle, to the same residual rule), and hands back any component it cannot
+settle, or whose policy could never leave it, to the policy iteration below. Otherwise (or with
+``native=False``) the numpy path solves one *level* of the condensation at a time (a level holds
+SCCs whose successors all lie in lower levels):
 
 * levels of single states without self-loops (the whole graph, for acyclic games) are plain backward
   induction, one pass;
