@@ -46,21 +46,24 @@ class CodedProbabilities(Sequence):
 
 class IntList(Sequence):
     """A list of ints kept as one int64 array (``Exploration.keys`` and ``.action`` of a batch
-    exploration: no Python int per state or edge); ``numpy.asarray`` takes the array as it is."""
+    exploration: no Python int per state or edge unless asked); ``numpy.asarray`` takes the array as
+    it is, and the first look-up of single items makes the Python list once (a list index is ~8
+    times faster than the array's, and callers such as the play table look up many)."""
 
     def __init__(self, values: np.ndarray):
         self.values = values
+        self._list: list[int] | None = None
 
     def __len__(self) -> int:
         return len(self.values)
 
     def __getitem__(self, i):
-        if isinstance(i, slice):
-            return self.values[i].tolist()
-        return int(self.values[i])
+        if self._list is None:
+            self._list = self.values.tolist()
+        return self._list[i]
 
     def __iter__(self):
-        return iter(self.values.tolist())
+        return iter(self._list if self._list is not None else self.values.tolist())
 
     def __array__(self, dtype=None, copy=None):
         return self.values if dtype is None else self.values.astype(dtype, copy=False)
