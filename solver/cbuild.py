@@ -64,7 +64,8 @@ def _build(source: Path, lib: Path) -> None:
         raise Unavailable(why)
     tmp = lib.with_name(f"{lib.name}.{os.getpid()}.tmp")
     try:
-        proc = subprocess.run([compiler, *CFLAGS, "-o", str(tmp), str(source)], capture_output=True, text=True)
+        proc = subprocess.run([compiler, *CFLAGS, "-o", str(tmp), str(source)], capture_output=True,
+                              text=True)
         if proc.returncode != 0:
             raise Unavailable(f"compiling {source.name} failed: {proc.stderr.strip()[:300]}")
         os.chmod(tmp, 0o700)

@@ -85,7 +85,8 @@ def _joined(parts: list[np.ndarray], code: str) -> array:
     """The parts one after the other in an ``array`` (one copy, no concatenated array between)."""
     out = array(code)
     for part in parts:
-        out.frombytes(memoryview(np.ascontiguousarray(part, dtype={"b": np.int8, "q": np.int64}[code])).cast("B"))
+        part = np.ascontiguousarray(part, dtype={"b": np.int8, "q": np.int64}[code])
+        out.frombytes(memoryview(part).cast("B"))
     return out
 
 
@@ -243,7 +244,8 @@ def explore_levels(game: Game, root_key: int, *, max_states: int | None, timeout
             symmetric = batch.perm is not None
             kind_parts.append(kind)
             count_parts.append(counts)
-            _terminal_returns(game, chunk, kind, batch.returns, first_id, returns, violate, lo_u, hi_u, const_sum)
+            _terminal_returns(game, chunk, kind, batch.returns, first_id, returns, violate, lo_u, hi_u,
+                              const_sum)
             stuck = np.flatnonzero((kind != TERMINAL) & (counts == 0))
             if len(stuck):
                 violate("legal-actions", "a non-terminal state has no legal move", first_id + int(stuck[0]))
@@ -284,13 +286,15 @@ def explore_levels(game: Game, root_key: int, *, max_states: int | None, timeout
     actions = IntList(np.concatenate(action_parts, dtype=np.int64) if action_parts else np.zeros(0, np.int64))
     # no permutations from the batch: every edge keeps the seats (the solver reads None as identity)
     perm = _joined(perm_parts, "b") if perm_parts else None
-    return Exploration(game, keys, _joined(kind_parts, "b"), _as_array(offsets, "q"), _joined(child_parts, "q"),
+    return Exploration(game, keys, _joined(kind_parts, "b"), _as_array(offsets, "q"),
+                       _joined(child_parts, "q"),
                        actions, CodedProbabilities(prob_code, table), prob_code, table, perm,
                        _joined(parent_parts, "q"), _joined(depth_parts, "q"),
                        returns, violations, complete, stop_reason, time.perf_counter() - start)
 
 
-def _terminal_returns(game, frontier, kind, codes, first_id, returns, violate, lo_u, hi_u, const_sum) -> None:
+def _terminal_returns(game, frontier, kind, codes, first_id, returns, violate, lo_u, hi_u,
+                      const_sum) -> None:
     """The terminal states' returns, each distinct returns object checked against the bounds once.
     With ``codes`` (``KeyBatch.returns``), the returns come from ``game.batch_returns``, and the
     first terminal of each code in the chunk is checked against ``game.returns`` (the two forms

@@ -8,14 +8,15 @@
  * carries values back along whole chains of moves. When two sweeps in a row change the values
  * nearly proportionally (d_k ~ r d_k-1, |r| < 1, no decision switched), the error is one geometric
  * mode and its remaining sum r / (1 - r) d_k is added at once. Once a sweep changes no value by
- * more than `tol`, one Jacobi backup of the whole component (every state from the values before
- * it) sets the values and the choices; its largest change is the component's Bellman residual and
- * must be within `tol` too. The component is then accepted only if every state of it can leave it
- * under the chosen actions (a policy that loops forever has no well-defined value, and solve.py's
- * policy iteration steers around such loops); otherwise, or when it has not settled within
- * `max_sweeps` sweeps (fewer for a large one: at most about `budget` state backups, so that no call
- * runs long between the caller's checks), it is handed back to the caller (status 2), which solves it by policy
- * iteration and calls again.
+ * more than `tol` (and after at most POLISH more sweeps towards tol / 1000, which bring the values
+ * as near the fixed point as a linear solve would), one Jacobi backup of the whole component (every
+ * state from the values before it) sets the values and the choices; its largest change is the
+ * component's Bellman residual and must be within `tol` too. The component is then accepted only
+ * if every state of it can leave it under the chosen actions (a policy that loops forever has no
+ * well-defined value, and solve.py's policy iteration steers around such loops); otherwise, or
+ * when it has not settled within `max_sweeps` sweeps (fewer for a large one: about `budget` state
+ * backups, so that no call runs long between the caller's checks), it is handed back to the caller
+ * (status 2), which solves it by policy iteration and calls again.
  *
  * The tie rule is solve.py's: the first action whose value for the mover is within `tie` of the
  * maximum. Kinds: a seat (>= 0), CHANCE (-1) or TERMINAL (-2; values preset by the caller).
@@ -224,9 +225,10 @@ static int solve_cyclic(Graph *g, const int64_t *nodes, int64_t m, int64_t id, c
  * status 2: [10] where the component handed back starts on the finishing stack `post`, [11] its size.
  * mark: 0 = not reached, then the order of discovery (from 1) while on Tarjan's stack, then
  * -1 - its component (numbered in the order found): one array, so the search reads one word per
- * edge; low: Tarjan's low link, then the state's position in its component. Returns 0 when every state is solved, 1 when the budget ran out, 2 when a component
- * is handed back (post[st[10] .. st[10] + st[11]), numbered and counted already; the caller solves
- * it before calling again). */
+ * edge; low: Tarjan's low link, then the state's position in its component.
+ * Returns 0 when every state is solved, 1 when the budget ran out, 2 when a component is handed
+ * back (post[st[10] .. st[10] + st[11]), numbered and counted already; the caller solves it before
+ * calling again). */
 int scc_solve(int64_t n, int64_t seats, const int8_t *kind, const int64_t *off, const int64_t *child,
               const int64_t *pcode, const double *ptable, const int8_t *perm, const int8_t *ptab,
               double *val, int64_t *choice, double tol, double tie, int64_t max_sweeps,

@@ -85,7 +85,8 @@ def solve_floats(ex: Exploration, values: np.ndarray, choice: np.ndarray, *, tol
     stk, post, cs_node, cs_edge = (np.empty(n, np.int64) for _ in range(4))
     st = np.zeros(13, np.int64)
     residual = np.zeros(1)
-    fixed = [n, seats] + [_pointer(x) for x in (kind, offsets, child, pcode, ptable, perm, ptab, values, choice)]
+    fixed = [n, seats] + [_pointer(x) for x in (kind, offsets, child, pcode, ptable, perm, ptab, values,
+                                                 choice)]
     work = [_pointer(x) for x in (mark, low, cyclic, stk, post, cs_node, cs_edge, st, residual)]
     handed_back = 0
     while True:
@@ -98,4 +99,5 @@ def solve_floats(ex: Exploration, values: np.ndarray, choice: np.ndarray, *, tol
             progress("solve", int(st[7]), n)
         if status == 0:
             break
-    return Pass(-1 - mark, cyclic.astype(bool), float(residual[0]), int(st[8]), int(st[12]), int(st[9]), handed_back)
+    return Pass(-1 - mark, cyclic.astype(bool), float(residual[0]), int(st[8]), int(st[12]), int(st[9]),
+                handed_back)

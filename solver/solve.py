@@ -432,7 +432,8 @@ def _solve_native(ex, values, choice, tolerance, tie_tolerance, rounds, max_swee
         method = "SCC value iteration" + (f", policy iteration on {run.handed_back} of them"
                                           if run.handed_back else "")
     # components are numbered sinks first: that order is a valid order of levels
-    return run.comp, np.arange(int(run.comp.max()) + 1 if len(run.comp) else 0), run.cyclic, run.residual, method
+    levels = np.arange(int(run.comp.max()) + 1 if len(run.comp) else 0)
+    return run.comp, levels, run.cyclic, run.residual, method
 
 
 def _solve_levels(ex, values, choice, tolerance, tie_tolerance, rounds, max_sweeps, progress):
