@@ -82,9 +82,12 @@ def _as_array(values: np.ndarray, code: str) -> array:
 
 
 def _joined(parts: list[np.ndarray], code: str) -> array:
-    """The parts one after the other in an ``array`` (one copy, no concatenated array between)."""
+    """The parts one after the other in an ``array`` (one copy, no concatenated array between);
+    ``parts`` is emptied as it goes, so each part's memory is freed once copied."""
     out = array(code)
-    for part in parts:
+    parts.reverse()
+    while parts:
+        part = parts.pop()
         part = np.ascontiguousarray(part, dtype={"b": np.int8, "q": np.int64}[code])
         out.frombytes(memoryview(part).cast("B"))
     return out
@@ -284,6 +287,7 @@ def explore_levels(game: Game, root_key: int, *, max_states: int | None, timeout
     prob_code = _joined(prob_parts, "q")
     keys = IntList(np.concatenate(key_parts))
     actions = IntList(np.concatenate(action_parts, dtype=np.int64) if action_parts else np.zeros(0, np.int64))
+    del index, key_parts[:], action_parts[:]   # what the rest of the assembly no longer needs
     # no permutations from the batch: every edge keeps the seats (the solver reads None as identity)
     perm = _joined(perm_parts, "b") if perm_parts else None
     return Exploration(game, keys, _joined(kind_parts, "b"), _as_array(offsets, "q"),
