@@ -103,7 +103,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--goals", default="20,50,100")
     parser.add_argument("--openspiel-goals", default="20,50")
-    parser.add_argument("--openspiel-timeout", type=float, default=300)
+    parser.add_argument("--openspiel-timeout", type=float, default=900)
     parser.add_argument("--child", nargs=2, metavar=("ENGINE", "GOAL"), help=argparse.SUPPRESS)
     add_arguments(parser)
     args = parser.parse_args()
