@@ -187,12 +187,23 @@ def _max0(x: Any) -> Any:
 
 
 def _terms_once(predicate: Callable) -> Callable:
-    """A frame predicate whose Z3 term is built once per frame (every proof of the configuration
-    asks for the same ones); on values it is computed each time."""
+    """A frame predicate computed once per frame: its Z3 term (every proof of the configuration
+    asks for the same ones) or its value on a mapped frame (the proofs sharing it check it on the
+    same frame objects, ``Abstract.abstraction``'s)."""
+    name = predicate.__name__
+
     def wrapped(self, f, *rest):
         if not isinstance(f["m"], _Z):
-            return predicate(self, f, *rest)
-        key = (predicate.__name__, tuple(v.get_id() for v in f.values()),
+            key = (name, id(f), *map(id, rest))
+            got = self.values.get(key)
+            if got is not None and got[0] is f and all(a is b for a, b in zip(got[1], rest)):
+                return got[2]
+            value = predicate(self, f, *rest)
+            if len(self.values) > 500_000:
+                self.values.clear()
+            self.values[key] = (f, rest, value)   # holding f: its id is not reused while listed
+            return value
+        key = (name, tuple(v.get_id() for v in f.values()),
                tuple(v.get_id() for r in rest for v in r.values()))
         if key not in self.terms:
             self.terms[key] = predicate(self, f, *rest)
@@ -231,6 +242,7 @@ class Abstract:
         self.options_cache: dict = {}
         self.frames: dict = {}      # state -> frame (the proofs of one configuration share them)
         self.terms: dict = {}       # Z3 terms of frame predicates, built once
+        self.values: dict = {}      # their values on mapped frames, computed once
         self.bound: dict = {}       # (state, move, actor) -> Bound
 
     # ---- frame and abstraction ----------------------------------------------------------------------

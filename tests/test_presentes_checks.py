@@ -11,7 +11,7 @@ import pytest
 from ruleproof.model.limits import Limits
 from ruleproof.model.presentes import SPEC, board as B, rules as R
 from ruleproof.model.presentes import simulate as S
-from ruleproof.model.presentes.shrink import COMPANION_PROPERTIES, companions
+from ruleproof.model.presentes.shrink import COMPANION_PROPERTIES, TRIO_PROPERTIES, companions
 from ruleproof.model.properties import Derived
 from ruleproof.solver.explore import explore
 from ruleproof.solver.verify import check_exploration, verify
@@ -140,7 +140,7 @@ def test_companions_are_the_trio_board_and_the_other_official_boards():
     official boards too, for the properties only their whole graph shows."""
     trio, *comps = companions(SPEC.default())
     assert (trio.ruleset.params["board"], trio.ruleset.params["players"], trio.always) == ("trio", 3, True)
-    assert trio.properties is None
+    assert trio.properties == TRIO_PROPERTIES and "z3-gift-conservation" in trio.properties
     assert [d.ruleset.params["board"] for d in comps] == ["media", "longa"]
     assert all(d.always and d.properties == COMPANION_PROPERTIES and d.ruleset.params["players"] == 2
                for d in comps)

@@ -49,15 +49,22 @@ def shrink(ruleset: Ruleset) -> list[tuple[str, Ruleset]]:
 #: (the game ends under every policy, the ★/☠ situations, the reveal) -- the proofs' mappings and
 #: the engines' agreement are checked on the ruleset's own configuration
 COMPANION_PROPERTIES = ("state rules", "termination", "special-squares", "reveal-utilities")
+#: the properties the 'trio' companion is explored for: the mapping of every move, chance node and
+#: decision to the rules' model (one proof carries it: its Z3 part is redone for three seats; the
+#: other proofs' invariants are about the table, which the state rules check on every state), the
+#: engines' agreement and what the players see -- where a third player changes who acts, benefits
+#: or is picked
+TRIO_PROPERTIES = COMPANION_PROPERTIES + ("fast-paths", "z3-gift-conservation", "public-information",
+                                          "simulator-agrees", "exact-chain-agrees")
 
 
 def companions(ruleset: Ruleset) -> list:
     """Configurations ``verify`` explores beside the ruleset every time (``Derived(..., always=True)``):
 
-    * the 'trio' board with 3 players, the ruleset's dice, rulings and rule parameters, every
-      property -- with two players there is only one other player, so the rules that pick among
-      players (the leader, P20; logo à frente / atrás, P21; ties, P26; whom to steal from or
-      swap with; the targets a policy picks) cannot go wrong; with three they can (about 2,800
+    * the 'trio' board with 3 players, the ruleset's dice, rulings and rule parameters, for
+      ``TRIO_PROPERTIES`` -- with two players there is only one other player, so the rules that
+      pick among players (the leader, P20; logo à frente / atrás, P21; ties, P26; whom to steal from or
+      swap with; the targets a policy picks) cannot go wrong; with three they can (about 6,800
       states, every ★ effect and choice);
     * for a ruleset on an official board, the other official boards with 2 players and the
       ruleset's dice, rulings and rule parameters, explored for what only their whole graph
@@ -72,7 +79,7 @@ def companions(ruleset: Ruleset) -> list:
     if p["players"] < 3:
         params = {"board": "trio", "players": 3, "gift_values": (), "focal_seat": -1}
         out.append(Derived(f"trio board, 3 players, {dice}, the ruleset's rulings and rule parameters",
-                           ruleset.with_overrides(params, spec=SCHEMA), always=True))
+                           ruleset.with_overrides(params, spec=SCHEMA), always=True, properties=TRIO_PROPERTIES))
     if p["board"] not in OFFICIAL:
         return out
     for name in OFFICIAL:
