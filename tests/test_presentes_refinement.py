@@ -189,7 +189,7 @@ MUTANTS = {
     "first-gift-twice": (lambda mp: mp.setattr(R, "first_gift", _steal_offered_twice(R.first_gift)), {},
                          "does not allow this step"),
     # eligibility: 'logo à frente' skips the nearest holder (P21)
-    "frente-skips": (lambda mp: mp.setattr(R, "nearest", _skip_nearest_in_front), {"players": 3, "board": "tiny"},
+    "frente-skips": (lambda mp: mp.setattr(R, "nearest", _skip_nearest_in_front), {"players": 3, "board": "trio"},
                      "at this chance node"),
     # who acts: the next mover skips a seat
     "next-plus-two": (lambda mp: mp.setattr(R, "end_turn", _next_seat_plus_two(R.end_turn)),
