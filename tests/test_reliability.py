@@ -224,15 +224,18 @@ def test_ctrl_c_reaches_the_compiled_loira_solver_within_a_second():
 def test_output_folder_holds_one_run_with_its_manifest(tmp_path):
     out = tmp_path / "o"
     assert cli("solve", "pig", "--goal", "6", "--out", out).code == 0
-    (out / "turns.png").write_text("left over from another game")   # a file this run does not write
     res = cli("solve", "pig", "--goal", "5", "--out", out, "--json")
     assert res.code == 0
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["command"] == "solve" and manifest["config"]["params"]["goal"] == 5
+    assert manifest["tool"] == "ruleproof" and manifest["command"] == "solve"
+    assert manifest["config"]["params"]["goal"] == 5
     assert manifest["values"] == json.loads(res.stdout)["values"]
     assert sorted(p.name for p in out.iterdir()) == sorted(manifest["files"] + ["manifest.json"])
-    assert not (out / "turns.png").exists()
     assert [p.name for p in tmp_path.iterdir()] == ["o"]   # no staging folder left
+    # a file the run did not write makes the folder someone else's (issue 25): refused, kept
+    (out / "turns.png").write_text("a user's notes")
+    assert "--out" in one_error_line(cli("solve", "pig", "--goal", "4", "--out", out))
+    assert (out / "turns.png").read_text() == "a user's notes"
 
 
 def test_a_users_folder_is_never_replaced(tmp_path):

@@ -42,7 +42,7 @@ def draw_policy(game, sol, path: Path) -> Path:
                 transform=ax.transAxes, ha="center", va="center", fontsize=12,
                 bbox={"facecolor": "white", "edgecolor": "black"})
         title += "\n(grey: never holds; white: scores never met)"
-    ax.set_xlabel("opponent's score")
+    ax.set_xlabel("opponent's score" if game.num_players == 2 else "the leading opponent's score")
     ax.set_ylabel("player's score")
     ax.set_title(title, fontsize=10)
     fig.tight_layout()

@@ -16,7 +16,8 @@ from .game import HOLD
 
 
 def hold_grid(sol, visits: np.ndarray) -> dict[str, np.ndarray]:
-    """Per (my score i, opponent score j) of two-player Pig:
+    """Per (my score i, opponent score j) of Pig (with more than two players, j is the highest
+    opponent score):
 
     ``hold_at[i, j]`` the smallest turn total k >= 1 at which the optimal mover holds (NaN: never,
     it rolls on to the goal); ``seen[i, j]`` whether any decision state has these scores;
@@ -35,8 +36,11 @@ def hold_grid(sol, visits: np.ndarray) -> dict[str, np.ndarray]:
     keys = np.array(ex.keys, dtype=np.int64)[nodes]
     field = game._field
     mover = (keys >> game._mover_shift) & 7
-    s0, s1 = ((keys >> shift) & field for shift in game._score_shift)
-    i, j = np.where(mover == 0, s0, s1), np.where(mover == 0, s1, s0)
+    scores = np.stack([(keys >> shift) & field for shift in game._score_shift])
+    column = np.arange(len(keys))
+    i = scores[mover, column]
+    scores[mover, column] = -1   # with three or more players j is the leading opponent's score
+    j = scores.max(axis=0)
     k = (keys >> 4) & field
     holds = np.asarray(ex.action)[np.asarray(sol.choice)[nodes]] == HOLD
     v = visits[nodes]
