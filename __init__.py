@@ -6,11 +6,29 @@ The checkout's root is the ``ruleproof`` package: ``ruleproof.model`` (the games
 """
 import sys as _sys
 
-if _sys.argv[:1] == ["-m"]:
-    # `python -m ruleproof.…` (the out-of-core solver): a Ctrl-C while the packages load is noted and
-    # answered once the command runs, not a KeyboardInterrupt traceback (solver/runtime.py)
-    from ruleproof.solver.runtime import early_sigint as _early_sigint
-    _early_sigint(lambda: _sys.argv[:1] == ["-m"])
+#: Ctrl-C presses while a ruleproof command loads its libraries: noted here, as early as can be, and
+#: answered once the command runs (``solver/runtime.py``), never a KeyboardInterrupt traceback
+_early_interrupts: list[int] = []
+
+
+def _loading_a_command() -> bool:
+    """The console script (``ruleproof``), or ``python -m ruleproof.…`` while its packages load."""
+    first = _sys.argv[0] if _sys.argv else ""
+    return first == "-m" or first.replace("\\", "/").rsplit("/", 1)[-1] in ("ruleproof", "ruleproof.exe")
+
+
+if _loading_a_command():
+    import signal as _signal
+
+    def _note(signum, frame):
+        if _loading_a_command():
+            _early_interrupts.append(signum)
+        else:   # a `python -m` module that does not take Ctrl-C over: Python's own behaviour
+            _signal.default_int_handler(signum, frame)
+    try:
+        _signal.signal(_signal.SIGINT, _note)
+    except ValueError:   # not the main thread
+        pass
 
 
 def __getattr__(name: str):

@@ -18,8 +18,8 @@ _STARTED = time.monotonic()  # --timeout counts from here: the whole command
 
 from ruleproof.solver import runtime  # noqa: E402
 
-if __name__ == "__main__" or os.path.basename(sys.argv[0]) in ("ruleproof", "ruleproof.exe"):
-    runtime.early_sigint()   # the console script: Ctrl-C while the libraries load ends it once armed
+if __name__ == "__main__":
+    runtime.early_sigint()   # `python -m ruleproof.cli`: Ctrl-C while the libraries load ends it once armed
 
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -303,7 +303,7 @@ def stopped_by_limit(reason: str, as_json: bool) -> None:
     if as_json:
         emit(partial_document(reason))
     else:
-        out.print(partial_text(reason), markup=False, highlight=False)
+        out.print(partial_text(reason), markup=False, highlight=False, soft_wrap=True)
     raise Exit(runtime.EXIT_LIMIT)
 
 
@@ -563,7 +563,8 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
                 raise Exit(1)
             return
         if res.get("partial"):
-            out.print(f"partial result: {res['reason']}; explored {res['states']} states, no values")
+            out.print(f"partial result: {res['reason']}; explored {res['states']} states, no values",
+                      markup=False, highlight=False, soft_wrap=True)
             raise Exit(1)
         out.print(f"{rs.game} ({rs.name}): {res['states']} states, {doc['seconds']} s, "
                   f"{res['engine']}: {res['method']}", markup=False, highlight=False)
@@ -718,7 +719,7 @@ def sweep(ctx: typer.Context,
             if res["partial"]:
                 missing = sum(r["method"] == "not run" for r in res["points"])
                 out.print(f"partial result: {res['reason']}; {missing} of {len(res['points'])} points not run",
-                          markup=False, highlight=False)
+                          markup=False, highlight=False, soft_wrap=True)
         if res["partial"]:
             raise Exit(runtime.EXIT_LIMIT)
     run(body, timeout=timeout, as_json=as_json)
@@ -1168,21 +1169,21 @@ def print_comparison(doc: dict[str, Any]) -> None:
                 for line in trace:
                     say(f"      {line}")
         say("compare: B regresses (exit 1)" if doc["verdict"] == "regresses" else
-            "compare: not decided: the values could not be computed within the limits (exit 1)")
+            "compare: not decided within the limits: nothing above shows B worse than A (exit 1)")
     else:
         say("compare: nothing regressed")
 
 
 def compare_verdict(res: dict[str, Any]) -> str:
-    """``regresses`` (B is worse than A somewhere), ``undecided`` (only values missing, and not
-    B's alone: A's could not be computed either, so nothing says B is worse) or ``nothing regressed``."""
+    """``regresses`` (B fails a property A does not, or no longer checks one), ``undecided`` (what
+    is listed is only undecided: B could not decide a property within the limits, or values could
+    not be computed -- identical rulesets stopped by a limit were once said to regress) or
+    ``nothing regressed``. Both of the first two exit 1."""
     regressions = res["regressions"]
     if not regressions:
         return "nothing regressed"
-    a_has_values = bool(res["a"]["values"])
-    if all(r["property"] == "values" for r in regressions) and not a_has_values:
-        return "undecided"
-    return "regresses"
+    decided = [r for r in regressions if r["property"] != "values" and r["b"] != "unknown"]
+    return "regresses" if decided else "undecided"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -1203,6 +1204,9 @@ def main(argv: list[str] | None = None) -> None:
         with watchdogs:
             code = _guarded(argv)
             sys.stdout.flush()
+    except runtime.Interrupted:   # Ctrl-C while the command line loaded (see runtime.armed)
+        say_error("interrupted")
+        code = runtime.EXIT_INTERRUPTED
     except runtime.StdoutFailed as exc:
         if exc.error.errno == errno.EPIPE:  # the reader went away (`| head`): quietly, like Unix tools
             try:

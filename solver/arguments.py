@@ -89,13 +89,11 @@ def workers(text: str | int, flag: str = "--workers") -> int:
 
 def output_file(text: str | Path, flag: str, formats: tuple[str, ...] | None = None) -> Path:
     """An output file (``outputs.check_file``), with one of ``formats`` as its extension when given."""
-    path = Path(text)
-    if formats is not None:
-        suffix = path.suffix.lower().lstrip(".")
-        if suffix not in formats:
-            raise _refuse(flag, f"{str(text)!r}: the file name must end in "
-                                f"{', '.join('.' + f for f in formats)} (the format is taken from it)")
-    return outputs.check_file(path, flag)
+    path = outputs.check_file(Path(text), flag)
+    if formats is not None and Path(text).suffix.lower().lstrip(".") not in formats:
+        raise _refuse(flag, f"{str(text)!r}: the file name must end in "
+                            f"{', '.join('.' + f for f in formats)} (the format is taken from it)")
+    return path
 
 
 def output_folder(text: str | Path, flag: str) -> Path:

@@ -29,6 +29,8 @@ import time
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
+import ruleproof
+
 #: exit codes (README: "Exit codes")
 EXIT_LIMIT = 1          # a limit stopped the command: the partial result is marked
 EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
@@ -127,8 +129,8 @@ def _quiet_thread_errors(args) -> None:
         pass
 
 
-#: a Ctrl-C that arrived while the command line was still loading (see ``early_sigint``)
-_early: list[int] = []
+#: Ctrl-C presses that arrived while the command was still loading (the package notes them first)
+_early: list[int] = ruleproof._early_interrupts
 
 
 def early_sigint(loading: Callable[[], bool] | None = None) -> None:

@@ -8,6 +8,7 @@ says under which policy -- simulated values are that policy's, not optimal play'
 """
 from __future__ import annotations
 
+import io
 import itertools
 import math
 import textwrap
@@ -258,9 +259,11 @@ def plot_sweep(doc: dict[str, Any], path: Path, title: str) -> Path:
         raise RulesetError("command line", "--plot", f"{str(path)!r}: the file name must end in "
                            f"{', '.join('.' + f for f in PLOT_FORMATS)}")
     key = "Software" if fmt == "png" else "Creator"   # the stamp that marks the file as ours
+    drawn = io.BytesIO()   # drawn in memory: a full disk fails the plain write below, not the drawing
     try:
-        with write_file(path, "--plot", text=False) as fh:
-            fig.savefig(fh, format=fmt, metadata={key: stamp("sweep")})
+        fig.savefig(drawn, format=fmt, metadata={key: stamp("sweep")})
     finally:
         plt.close(fig)
+    with write_file(path, "--plot", text=False) as fh:
+        fh.write(drawn.getvalue())
     return path
