@@ -285,6 +285,8 @@ def read_toml(path: Path) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RulesetError(source, "-", f"not valid TOML ({exc})") from None
+    except ValueError as exc:   # an integer of more than 4,300 digits (Python's own limit)
+        raise RulesetError(source, "-", f"not a usable TOML value ({exc})") from None
     except RecursionError:
         raise RulesetError(source, "-", "nested too deeply to be a ruleset") from None
     for key in data:

@@ -233,6 +233,7 @@ def _stored(game: str) -> tuple[Path, dict[str, Any]]:
 
 
 def record_scenarios(game: str, processes: int | None = None) -> Path:
+    from .outputs import write_file
     SCENARIO_DIR.mkdir(exist_ok=True)
     jobs = [(game, name, params, rulings, f"scenario {name}", 0) for name, params, rulings in scenario_configs(game)]
     data = {name: {"params": params, "rulings": rulings} for _, name, params, rulings, _, _ in jobs}
@@ -242,7 +243,8 @@ def record_scenarios(game: str, processes: int | None = None) -> Path:
         data[name]["expect"] = got
     _run_jobs(jobs, processes, done)
     path = SCENARIO_DIR / f"{game}.json"
-    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    with write_file(path, "--record", store=True) as fh:   # beside it, renamed into place
+        fh.write(json.dumps(data, indent=1, sort_keys=True) + "\n")
     return path
 
 

@@ -298,11 +298,12 @@ def _cannot(flag: str, target: Path, exc: OSError) -> RulesetError:
 
 
 @contextmanager
-def write_file(target: Path, flag: str, *, text: bool = True) -> Iterator[IO]:
+def write_file(target: Path, flag: str, *, text: bool = True, store: bool = False) -> Iterator[IO]:
     """``with write_file(path, "--md") as fh``: ``fh`` is a hidden sibling; on a clean exit it is
     flushed, fsynced and renamed over ``target`` (checked with ``check_file`` first); on any error,
-    limit or Ctrl-C it is removed and ``target`` keeps what it held. The writer must stamp it."""
-    target = check_file(target, flag)
+    limit or Ctrl-C it is removed and ``target`` keeps what it held. The writer must stamp it --
+    unless ``store``: a data file of the tool's own at a path it owns (the stored scenarios)."""
+    target = target if store else check_file(target, flag)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -326,9 +327,9 @@ def write_file(target: Path, flag: str, *, text: bool = True) -> Iterator[IO]:
                 fh.close()
             except OSError:
                 pass
-        if not stamped(temp):
+        if not store and not stamped(temp):
             raise AssertionError(f"the writer of {flag} did not stamp {target}")
-        if os.path.lexists(target) and not (os.path.isfile(target) and stamped(target)):
+        if not store and os.path.lexists(target) and not (os.path.isfile(target) and stamped(target)):
             raise _bad(flag, target, "was taken by another file while this run worked; nothing replaced")
         try:
             os.replace(temp, target)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fuzz import Case, fuzz, problems, run_in_process
+from tests.fuzz import FAMILIES, WRITING_FAMILIES, Case, fuzz, problems, run_in_process
 
 ROOT = Path(__file__).resolve().parent.parent
 EXE = str(Path(sys.executable).parent / "ruleproof")
@@ -373,10 +373,20 @@ def test_the_contract_checker_catches_breaches():
 
 
 def test_fuzz_a_few_hundred_seeded_cases():
-    report = fuzz(200, seed=15, slack=1.0)   # slack: a shared, loaded CI machine
+    report = fuzz(200, seed=15, slack=1.0, families=FAMILIES)   # slack: a shared, loaded CI machine
     assert report["failures"] == [], report["failures"][:3]
     assert set(report["families"]) == {"ruleset", "chain", "view", "layout", "arguments"}
     assert report["exit_codes"].get(0) and report["exit_codes"].get(2)   # both kinds were exercised
+
+
+@pytest.mark.slow
+def test_fuzz_the_writing_commands_with_processes_and_ctrl_c():
+    """CI's slice of `make fuzz` (issue 25): export, report, sweep, solve --out, compare, rulings and
+    the out-of-core solver, a third as real processes, half of those under Ctrl-C; about a minute."""
+    report = fuzz(120, seed=25, processes=0.3, signals=0.5, slack=1.0, families=WRITING_FAMILIES)
+    assert report["failures"] == [], report["failures"][:3]
+    assert len(report["families"]) == len(WRITING_FAMILIES) and report["interrupted"] > 0
+    assert report["files_lost_or_truncated"] == 0 and report["exit_3"] == 0
 
 
 def test_an_error_raised_in_place_of_the_alarm_is_still_the_time_limit(capsys):

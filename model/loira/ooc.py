@@ -35,6 +35,7 @@ import ctypes  # noqa: E402
 import json
 import os
 import resource
+import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -543,7 +544,6 @@ class _Parser:
 
 
 def _say(line: str, code: int) -> int:
-    import sys
     sys.stderr.write(line.replace("\n", " ") + "\n")
     return code
 
@@ -557,7 +557,6 @@ def main(argv: list[str] | None = None) -> int:
     folder, settings this solver does not solve, a scheduler nobody answers at) one line and exit 2;
     ``--timeout`` a partial result and exit 1 (the folder resumes); Ctrl-C "interrupted" and exit
     130, the worker processes stopped; never a traceback (an internal error: one line, exit 3)."""
-    import sys
     from contextlib import nullcontext
 
     from ruleproof.model.ruleset import RulesetError
@@ -606,4 +605,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)   # no interpreter teardown, where a late Ctrl-C would meet Python's default handler
