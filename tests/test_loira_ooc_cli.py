@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from ruleproof.model.loira import fast, ooc
+from tests.test_limits_signals import children, running
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = ["--set", "deck=F1,F2,M1,grito", "--set", "stalls=2,4", "--set", "centre_rolls=1"]
@@ -113,19 +114,6 @@ def test_a_time_limit_is_a_partial_result_and_the_folder_resumes(tmp_path):
         {"deck": "F1,F2,M1,grito,M2,toc-toc,P1,grito,descarga,P2", "stalls": "2,3,4", "centre_rolls": "2"}))["value"]
 
 
-def _children(pid: int) -> list[int]:
-    found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
-    return [int(p) for p in found]
-
-
-def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except OSError:
-        return False
-
-
 @pytest.mark.parametrize("workers,delay", [(0, 0.3), (0, 1.5), (2, 5.0)])   # 0.3 s: still loading
 def test_ctrl_c_stops_it_and_its_workers_within_a_second(tmp_path, workers, delay):
     if workers:
@@ -134,7 +122,7 @@ def test_ctrl_c_stops_it_and_its_workers_within_a_second(tmp_path, workers, dela
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(delay)
     assert proc.poll() is None, proc.communicate()
-    kids = _children(proc.pid)
+    kids = children(proc.pid)
     proc.send_signal(signal.SIGINT)
     start = time.monotonic()
     proc.wait(timeout=30)
@@ -142,6 +130,6 @@ def test_ctrl_c_stops_it_and_its_workers_within_a_second(tmp_path, workers, dela
     out, err = proc.communicate()
     assert proc.returncode == 130 and err.strip() == "interrupted", err
     deadline = time.monotonic() + 1.0
-    while any(_running(k) for k in kids) and time.monotonic() < deadline:
+    while any(running(k) for k in kids) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not any(_running(k) for k in kids), [open(f"/proc/{k}/cmdline").read() for k in kids if _running(k)]
+    assert not any(running(k) for k in kids)

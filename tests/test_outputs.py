@@ -2,7 +2,7 @@
 ``report --html/--md``, ``sweep --plot`` -- is checked before the work, written beside its target
 and renamed into place (solver/outputs.py), and never put over data the tool did not write. Each
 writing command is tried on someone else's file or folder, on FIFOs, devices and paths under a file,
-on a full disk (a small tmpfs) and under kill -9. (The out-of-core folder: tests/test_loira_ooc_cli.py.)
+on a full disk (a 4 MiB tmpfs) and under kill -9. (The out-of-core folder: tests/test_loira_ooc_cli.py.)
 """
 from __future__ import annotations
 
@@ -34,6 +34,9 @@ FILE_WRITERS = {
     "sweep-pdf": (".pdf", lambda t: ["sweep", "pig", "--param", "goal=3..4", "--plot", t]),
 }
 FOLDER_WRITER = lambda t: ["solve", "pig", "--goal", "4", "--out", t]   # noqa: E731
+#: the out-of-core solver (its folder: tests/test_loira_ooc_cli.py), on a tiny round
+OOC = "ruleproof.model.loira.ooc"
+OOC_SMALL = ["--set", "deck=F1,F2,M1,grito", "--set", "stalls=2,4", "--set", "centre_rolls=1"]
 
 
 def cli(*argv):
@@ -283,12 +286,12 @@ def test_kill_9_at_any_moment_never_loses_or_truncates(tmp_path, writer):
 
 @pytest.fixture
 def small_disk(tmp_path):
-    """A 1 MiB tmpfs (root only; skipped where mounting is not permitted)."""
+    """A 4 MiB tmpfs (root only; skipped where mounting is not permitted)."""
     disk = tmp_path / "disk"
     disk.mkdir()
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         pytest.skip("mounting a tmpfs needs root")
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(disk)],
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)],
                           capture_output=True, text=True)
     if done.returncode != 0:
         pytest.skip(f"mount not permitted here: {done.stderr.strip()}")
@@ -319,6 +322,9 @@ def test_a_full_disk_keeps_every_earlier_output(small_disk):
     assert cli(*FOLDER_WRITER(out)).code == 0
     targets.append(("solve-out", out, FOLDER_WRITER(out)))
     before = {name: snapshot(target) for name, target, _ in targets}
+    job = small_disk / "job"           # an out-of-core job, finished before the disk filled
+    assert run_in_process([str(job), "--quiet", *OOC_SMALL], module=OOC).code == 0
+    job_files = {p: p.read_bytes() for p in job.rglob("*") if p.is_file()}
     _fill(small_disk)
     for name, target, argv in targets:
         res = cli(*argv)
@@ -326,4 +332,8 @@ def test_a_full_disk_keeps_every_earlier_output(small_disk):
         line = one_error_line(res)
         assert "No space left on device" in line or "cannot" in line, (name, line)
         assert snapshot(target) == before[name], name
+    line = one_error_line(run_in_process([str(small_disk / "job2"), "--quiet", *OOC_SMALL], module=OOC))
+    assert "No space left on device" in line
+    assert {p: p.read_bytes() for p in job.rglob("*") if p.is_file()} == job_files
+    assert not list((small_disk / "job2").glob("*"))   # no half-written job description
     assert hidden(small_disk) == []

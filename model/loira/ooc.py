@@ -229,11 +229,15 @@ def _peak() -> int:
 
 def _mark(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:   # a full disk, Ctrl-C: no half-written marker is left behind
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 # ---- tasks --------------------------------------------------------------------------------------
