@@ -36,6 +36,7 @@ from ruleproof.model.ruleset import Ruleset, RulesetError, did_you_mean
 from ruleproof.model.results import FAILS, HOLDS, UNKNOWN
 from ruleproof.solver import arguments
 
+
 class OneLineErrors(typer.core.TyperGroup):
     """The command group: called directly (``app([...])``, as tests and library users do), a usage
     error is the same one line and exit 2 as from the console script (``_guarded``), not Typer's
@@ -294,7 +295,7 @@ def partial_document(reason: str) -> dict[str, Any]:
 
 def partial_text(reason: str) -> str:
     key, rows = _current.get("kept", ("", ()))
-    kept = f"{len(rows)} of the {key} finished before it (--json lists them)" if rows else "no complete result"
+    kept = f"{len(rows)} {key} finished before it (--json lists them)" if rows else "no complete result"
     return f"partial result: {reason}; {kept}"
 
 
@@ -518,16 +519,19 @@ def print_verify_summary(r) -> None:
 def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, built-in ruleset or RULESET.toml"),
           players: Optional[int] = typer.Option(None, "--players", help="number of players"),
           ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION (repeatable)"),
-          out_dir: Optional[Path] = typer.Option(None, "--out", click_type=OUT_FOLDER, help="where to write the play table, graph "
+          out_dir: Optional[Path] = typer.Option(None, "--out", click_type=OUT_FOLDER,
+                                                 help="where to write the play table, graph "
                                                  "and picture (default: out/<ruleset>)"),
           no_files: bool = typer.Option(False, "--no-files", help="report values only, write nothing"),
           exact: Optional[bool] = typer.Option(None, "--exact/--float",
                                                help="rational arithmetic (default: when small)"),
           full: bool = typer.Option(False, "--full", help="play table of every decision state with "
                                     "every action's value (default: the states optimal play reaches)"),
-          max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES, help="stop exploring after this "
+          max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES,
+                                                   help="stop exploring after this "
                                                    "many states (the result is then partial, exit 1)"),
-          timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS, help="stop after this many seconds "
+          timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                  help="stop after this many seconds "
                                                   "(the result is then partial, exit 1)"),
           engine: Optional[str] = typer.Option(None, "--engine", help="the engine to use (default: the "
                                                "game's first that applies; `ruleproof games GAME` lists them)"),
@@ -595,9 +599,11 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
 def report(ctx: typer.Context,
            target: str = typer.Argument(..., help="game (its small configuration, as verify), built-in "
                                         "ruleset or RULESET.toml"),
-           html_file: Optional[Path] = typer.Option(None, "--html", click_type=OUT_FILE, help="write the page as one "
+           html_file: Optional[Path] = typer.Option(None, "--html", click_type=OUT_FILE,
+                                                    help="write the page as one "
                                                     "self-contained HTML file (CSS and pictures inside)"),
-           md_file: Optional[Path] = typer.Option(None, "--md", click_type=OUT_FILE, help="write the page as Markdown "
+           md_file: Optional[Path] = typer.Option(None, "--md", click_type=OUT_FILE,
+                                                  help="write the page as Markdown "
                                                   "(pictures as data URLs)"),
            against: Optional[str] = typer.Option(None, "--against", help="another ruleset (a game name: its "
                                                  "small configuration): the page also says what the "
@@ -605,11 +611,14 @@ def report(ctx: typer.Context,
            players: Optional[int] = typer.Option(None, "--players", help="number of players"),
            ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION (both sides "
                                                       "with --against)"),
-           max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES, help="state limit for verify "
+           max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES,
+                                                    help="state limit for verify "
                                                     "and solve"),
-           timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS, help="seconds for the whole report "
+           timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                   help="seconds for the whole report "
                                                    "(each phase gets what is left)"),
-           rank_timeout: float = typer.Option(60.0, "--rank-timeout", click_type=SECONDS_OR_ZERO, help="seconds for ranking the "
+           rank_timeout: float = typer.Option(60.0, "--rank-timeout", click_type=SECONDS_OR_ZERO,
+                                              help="seconds for ranking the "
                                               "rulings (the page names those left unranked; 0 skips)"),
            as_json: bool = typer.Option(False, "--json", help="print the page's data as one JSON document")) -> None:
     """One page per ruleset: properties with their evidence, values and fairness (first-seat
@@ -658,7 +667,8 @@ def sweep(ctx: typer.Context,
                                        "ruleset or RULESET.toml"),
           param: list[str] = typer.Option(..., "--param", help="NAME=RANGE: LOW..HIGH[:STEP] (10..30:5) "
                                           "or a comma list (mini,curta); repeat for a grid"),
-          games_: int = typer.Option(2000, "--games", click_type=GAME_COUNT, help="simulated games per point the exact "
+          games_: int = typer.Option(2000, "--games", click_type=GAME_COUNT,
+                                     help="simulated games per point the exact "
                                      "solver does not reach"),
           seed: int = typer.Option(0, "--seed", help="random seed of the simulated points"),
           policy: Optional[str] = typer.Option(None, "--policy", help="policy of the simulated points "
@@ -667,14 +677,18 @@ def sweep(ctx: typer.Context,
                                              "do not try the exact solver"),
           players: Optional[int] = typer.Option(None, "--players", help="number of players (fixed)"),
           ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION (fixed)"),
-          max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES, help="state limit of each "
+          max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES,
+                                                   help="state limit of each "
                                                    "point's exact solve"),
-          point_timeout: float = typer.Option(30.0, "--point-timeout", click_type=SECONDS, help="seconds for each point's "
+          point_timeout: float = typer.Option(30.0, "--point-timeout", click_type=SECONDS,
+                                              help="seconds for each point's "
                                               "exact solve; beyond it the point is simulated"),
-          timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS, help="seconds for the whole sweep "
+          timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                  help="seconds for the whole sweep "
                                                   "(points not reached are listed as not run)"),
-          plot: Optional[Path] = typer.Option(None, "--plot", click_type=PLOT_FILE, help="write a PNG: each seat's value "
-                                              "against the first parameter"),
+          plot: Optional[Path] = typer.Option(None, "--plot", click_type=PLOT_FILE,
+                                              help="write a plot (.png, .svg or .pdf): each seat's "
+                                              "value against the first parameter"),
           as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Values and game length over a grid of parameter values: exact where the solver finishes
     within the per-point limits, simulated beyond (each row says which, and under which policy)."""
@@ -790,7 +804,8 @@ def export(ctx: typer.Context, target: str = typer.Argument(..., help="game, bui
            ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION"),
            max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES,
                                                     help="stop exploring beyond this many states"),
-           timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS, help="seconds for the whole "
+           timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                   help="seconds for the whole "
                                                    "export (exploring, building, writing)"),
            as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Write the explored model to FILE for Storm/PRISM: an MDP of every seat's choices, or the chain a
@@ -836,7 +851,8 @@ def simulate(ctx: typer.Context, target: str = typer.Argument(..., help="game, b
              policy: Optional[str] = typer.Option(None, "--policy", help="policy name (see the game)"),
              players: Optional[int] = typer.Option(None, "--players", help="number of players"),
              ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION"),
-             timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS, help="seconds for the whole run"),
+             timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                     help="seconds for the whole run"),
              as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Seeded Monte Carlo with 95% confidence intervals."""
     from ruleproof.solver import montecarlo
@@ -988,7 +1004,8 @@ def rulings_rank(ctx: typer.Context,
                  target: str = typer.Argument(..., help="game (its small configuration) or RULESET.toml"),
                  only: Optional[str] = typer.Option(None, "--only", help="comma-separated ruling ids"),
                  players: Optional[int] = typer.Option(None, "--players", help="number of players"),
-                 timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS, help="seconds in all"),
+                 timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                         help="seconds in all"),
                  as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Every ruling alternative ranked by how far it moves the values (each seat's optimal value)
     and the expected length of play, on one configuration (named in the output)."""
@@ -1107,8 +1124,10 @@ def compare(ctx: typer.Context,
             players: Optional[int] = typer.Option(None, "--players", help="number of players (both sides)"),
             ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION (B only when B is "
                                                        "omitted, else both sides)"),
-            max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES, help="state limit per side"),
-            timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS, help="seconds for the whole command (both sides share it)"),
+            max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES,
+                                                     help="state limit per side"),
+            timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                    help="seconds for the whole command (both sides share it)"),
             as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """What a rule edit changes: properties with their evidence, optimal values, game length.
     Exit 1 when B fails or cannot decide a property A holds, or when values could not be computed."""

@@ -107,20 +107,19 @@ def _sigint_watchdog(sock: socket.socket, write_line: Callable[[str], None]) -> 
             os._exit(EXIT_INTERRUPTED)
 
 
-def _quiet_unraisable(hook):
+def _quiet_unraisable(info) -> None:
     """``sys.unraisablehook``: a stop raised where Python can only print it (a ``__del__``, a gc
     callback) is not printed -- the flags carry it -- and nothing else prints a traceback."""
-    def unraisable(info) -> None:
-        if isinstance(info.exc_value, (Interrupted, TimeLimit, KeyboardInterrupt)):
-            return
-        try:
-            sys.stderr.write(f"warning: ignored {type(info.exc_value).__name__}: {info.exc_value}\n")
-        except Exception:  # noqa: BLE001
-            pass
-    return unraisable
+    if isinstance(info.exc_value, (Interrupted, TimeLimit, KeyboardInterrupt)):
+        return
+    try:
+        sys.stderr.write(f"warning: ignored {type(info.exc_value).__name__}: {info.exc_value}\n")
+    except Exception:  # noqa: BLE001
+        pass
 
 
 def _quiet_thread_errors(args) -> None:
+    """``threading.excepthook``: the same for a worker thread."""
     if isinstance(args.exc_value, (Interrupted, TimeLimit, KeyboardInterrupt, SystemExit)):
         return
     try:
@@ -133,18 +132,12 @@ def _quiet_thread_errors(args) -> None:
 _early: list[int] = ruleproof._early_interrupts
 
 
-def early_sigint(loading: Callable[[], bool] | None = None) -> None:
-    """For a command as it starts loading its libraries: Ctrl-C is only noted until ``armed`` takes
-    over (the command then ends at once with "interrupted"), so no KeyboardInterrupt escapes an
-    import as a traceback. With ``loading``, only while it says so; after that, Python's own
-    KeyboardInterrupt (for a ``python -m`` entry point that never arms)."""
-    def note(signum, frame) -> None:
-        if loading is None or loading():
-            _early.append(signum)
-        else:
-            signal.default_int_handler(signum, frame)
+def early_sigint() -> None:
+    """For a command run as ``python -m`` while it loads its own libraries (the package notes Ctrl-C
+    while its parents load): Ctrl-C is only noted until ``armed`` takes over, and the command then
+    ends at once with "interrupted", so no KeyboardInterrupt escapes an import as a traceback."""
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, note)
+        signal.signal(signal.SIGINT, lambda signum, frame: _early.append(signum))
 
 
 @contextmanager
@@ -159,7 +152,7 @@ def armed(started: float, write_line: Callable[[str], None]) -> Iterator[None]:
     old_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
     threading.Thread(target=_sigint_watchdog, args=(reader, write_line), daemon=True).start()
     old_hooks = sys.unraisablehook, threading.excepthook
-    sys.unraisablehook, threading.excepthook = _quiet_unraisable(sys.unraisablehook), _quiet_thread_errors
+    sys.unraisablehook, threading.excepthook = _quiet_unraisable, _quiet_thread_errors
     try:
         if _early:   # Ctrl-C while the command line loaded
             _state["interrupted"] = True
