@@ -93,6 +93,7 @@ def test_folders_it_cannot_resume_are_refused(tmp_path):
     assert a_file.read_text() == "mine"
 
 
+@pytest.mark.slow
 def test_an_unreachable_scheduler_fails_in_seconds(tmp_path):
     pytest.importorskip("distributed")
     start = time.monotonic()
@@ -114,7 +115,8 @@ def test_a_time_limit_is_a_partial_result_and_the_folder_resumes(tmp_path):
         {"deck": "F1,F2,M1,grito,M2,toc-toc,P1,grito,descarga,P2", "stalls": "2,3,4", "centre_rolls": "2"}))["value"]
 
 
-@pytest.mark.parametrize("workers,delay", [(0, 0.3), (0, 1.5), (2, 5.0)])   # 0.3 s: still loading
+@pytest.mark.parametrize("workers,delay", [(0, 0.3), (0, 1.5), pytest.param(2, 5.0, marks=pytest.mark.slow)])
+# (0.3 s: still loading the libraries)
 def test_ctrl_c_stops_it_and_its_workers_within_a_second(tmp_path, workers, delay):
     if workers:
         pytest.importorskip("distributed")

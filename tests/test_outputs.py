@@ -262,7 +262,8 @@ def _kill_while_running(argv: list[str], folder: Path, target: Path, when: float
     return not finished
 
 
-@pytest.mark.parametrize("writer", ["export-jani", "report-html", "sweep-png", "solve-out"])
+@pytest.mark.parametrize("writer", ["export-jani"] + [pytest.param(w, marks=pytest.mark.slow)
+                                                     for w in ("report-html", "sweep-png", "solve-out")])
 def test_kill_9_at_any_moment_never_loses_or_truncates(tmp_path, writer):
     if writer == "solve-out":
         target, argv = tmp_path / "o", lambda t: ["solve", "pig", "--goal", "12", "--out", str(t)]
