@@ -118,8 +118,13 @@ def run_as_process(argv: list[str], cwd: Path = ROOT, module: str | None = None,
                    signalled, after)
 
 
-def problems(case: Case, res: Outcome, slack: float = 0.0) -> list[str]:
-    """The contract's breaches (empty when the case keeps it); ``slack``: process start-up and load."""
+#: how the timing breaches begin (a time limit or a Ctrl-C not kept in time)
+TIMING = ("ran ", "ended ")
+
+
+def problems(case: Case, res: Outcome, slack: float = 0.0, signal_slack: float | None = None) -> list[str]:
+    """The contract's breaches (empty when the case keeps it); ``slack``: process start-up and
+    load, ``signal_slack`` (default ``slack``): load, for the second Ctrl-C is given to end in."""
     found = []
     if res.code == 3:
         found.append("exit 3")
@@ -138,7 +143,7 @@ def problems(case: Case, res: Outcome, slack: float = 0.0) -> list[str]:
         except ValueError:
             found.append("--json printed something other than one JSON document")
     if signalled:
-        if res.after_signal is None or res.after_signal > 1.0 + slack:
+        if res.after_signal is None or res.after_signal > 1.0 + (slack if signal_slack is None else signal_slack):
             found.append(f"ended {res.after_signal} s after Ctrl-C")
         if res.code == 130 and res.stderr.strip() != "interrupted":
             found.append("exit 130 without the one line 'interrupted'")
@@ -164,7 +169,7 @@ def fuzz(n: int, seed: int = 0, processes: float = 0.0, verbose: bool = False, s
     rng = random.Random(seed)
     codes: Counter = Counter()
     per_family: Counter = Counter()
-    as_processes = interrupted = 0
+    as_processes = interrupted = timing_unconfirmed = 0
     failures, leftovers = [], 0
     with tempfile.TemporaryDirectory(prefix="ruleproof-fuzz-") as tmp, contextlib.chdir(ROOT):
         folder = Path(tmp)
@@ -180,10 +185,12 @@ def fuzz(n: int, seed: int = 0, processes: float = 0.0, verbose: bool = False, s
             interrupt_at = None
             if as_process and signals > 0 and rng.random() < signals:
                 interrupt_at = rng.uniform(EARLIEST_SIGNAL, EARLIEST_SIGNAL + case.signal_within)
-            if as_process:
-                res = run_as_process(case.argv, module=case.module, interrupt_at=interrupt_at)
-            else:
-                res = run_in_process(case.argv, module=case.module)
+
+            def attempt() -> Outcome:
+                if as_process:
+                    return run_as_process(case.argv, module=case.module, interrupt_at=interrupt_at)
+                return run_in_process(case.argv, module=case.module)
+            res = attempt()
             as_processes += as_process
             interrupted += res.signalled
             codes[res.code] += 1
@@ -191,7 +198,17 @@ def fuzz(n: int, seed: int = 0, processes: float = 0.0, verbose: bool = False, s
                 print(f"slow case {i} ({res.seconds:.1f} s): {case.argv}", flush=True)
             per_family[case.family] += 1
             # a real process also starts Python before its clock begins
-            bad = problems(case, res, slack=slack + (START if as_process else 0.0))
+            bad = problems(case, res, slack=slack + (START if as_process else 0.0), signal_slack=slack)
+            if bad and all(p.startswith(TIMING) for p in bad):
+                # a shared machine can starve a process of the CPU for seconds: a time limit or a
+                # Ctrl-C missed is a breach only if it happens again, twice
+                for _ in range(2):
+                    again = problems(case, attempt(), slack=slack + (START if as_process else 0.0),
+                                     signal_slack=slack)
+                    if not any(p.startswith(TIMING) for p in again):
+                        timing_unconfirmed += 1
+                        bad = []
+                        break
             damage = ctx.targets.damage()
             bad += damage
             if not res.signalled:
@@ -215,7 +232,7 @@ def fuzz(n: int, seed: int = 0, processes: float = 0.0, verbose: bool = False, s
             "exit_3": codes.get(3, 0), "tracebacks": sum("traceback" in f["problems"] for f in failures),
             "files_lost_or_truncated": sum(any(p.startswith(("changed", "lost", "earlier output"))
                                                for p in f["problems"]) for f in failures),
-            "failures": failures}
+            "leftovers": leftovers, "timing_not_reproduced": timing_unconfirmed, "failures": failures}
 
 
 def main() -> int:
