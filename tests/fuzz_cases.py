@@ -41,7 +41,12 @@ class Catalog:
         self.params = {g: [p.name for p in s.schema.params] for g, s in self.specs.items()}
         self.rulings = {g: {r.id: list(r.options) for r in s.schema.rulings} for g, s in self.specs.items()}
         self.policies = {g: policy_names(s) for g, s in self.specs.items()}
-        self.small = {g: dict(s.verify_overrides) for g, s in self.specs.items()}
+        # each game's manifest names the configuration the fuzzer may solve in a moment (a built-in
+        # ruleset and/or parameters); without one, its small configuration for verify
+        fuzz = {g: s.manifest.get("fuzz") for g, s in self.specs.items()}
+        self.small = {g: dict(entry.get("params", {})) if entry else dict(self.specs[g].verify_overrides)
+                      for g, entry in fuzz.items()}
+        self.target = {g: (entry or {}).get("ruleset") or g for g, entry in fuzz.items()}
         self.examples = {g: sorted((ROOT / "examples" / g).glob("*")) for g in self.games}
         self.deducers = [g for g, s in self.specs.items() if s.deduction is not None]
         self.ooc = {g: f"{GAMES[g]}.ooc" for g in self.games

@@ -122,7 +122,7 @@ def case_export(rng: random.Random, ctx: "Context") -> Case:
     cat = catalog()
     game = rng.choice(cat.games)
     fmt = rng.choice(["prism", "drn", "jani", "jani", "xml"])
-    argv = ["export", game, "--format", fmt, ctx.targets.file(rng, "." + fmt), *_small_args(rng, game)]
+    argv = ["export", cat.target[game], "--format", fmt, ctx.targets.file(rng, "." + fmt), *_small_args(rng, game)]
     if rng.random() < 0.4:
         argv += ["--policy", rng.choice(cat.policies[game] + ["optimal", "random", "nope"])]
         if rng.random() < 0.2:
@@ -185,7 +185,7 @@ def case_solve_out(rng: random.Random, ctx: "Context") -> Case:
     cat = catalog()
     game = rng.choice(cat.games)
     timeout = rng.choice([0.5, 1.0, 2.0, 3.0])
-    argv = ["solve", game, *_small_args(rng, game), "--out", ctx.targets.folder_target(rng),
+    argv = ["solve", cat.target[game], *_small_args(rng, game), "--out", ctx.targets.folder_target(rng),
             "--max-states", str(rng.choice([50, 5000, 100_000])), "--timeout", str(timeout), *_json(rng)]
     return Case("solve-out", argv, timeout, signal_within=timeout)
 
