@@ -308,9 +308,17 @@ def stopped_by_limit(reason: str, as_json: bool) -> None:
     raise Exit(runtime.EXIT_LIMIT)
 
 
+def library_failed(exc: ImportError) -> int:
+    """A library that cannot load (a broken install, a tight memory limit): one line; its code."""
+    hint = " (out of memory? raise memory)" if "memory" in str(exc).lower() or "allocate" in str(exc).lower() else ""
+    say_error(f"error: cannot load a library: {exc}{hint}")
+    return runtime.EXIT_LIMIT if hint else 3
+
+
 def run(fn, *args, timeout: float | None = None, as_json: bool = False, **kwargs) -> None:
     """Run a command body: bad input exits 2, a limit (``timeout`` bounds the whole command, see
-    solver/runtime.py; memory) exits 1 with a marked partial result, Ctrl-C exits 130."""
+    solver/runtime.py; memory) exits 1 with a marked partial result, Ctrl-C exits 130. A body loads
+    its libraries itself, so that loading them counts toward ``--timeout`` and Ctrl-C too."""
     _current.clear()
     out_of_memory = False
 
@@ -344,6 +352,8 @@ def run(fn, *args, timeout: float | None = None, as_json: bool = False, **kwargs
         raise typer.Exit(runtime.EXIT_INTERRUPTED)
     except (typer.Exit, runtime.StdoutFailed):
         raise
+    except ImportError as e:
+        raise typer.Exit(library_failed(e))
     except Exception as e:  # noqa: BLE001 - the last resort: one line, no traceback
         if runtime.interrupted():
             say_error("interrupted")
@@ -410,10 +420,9 @@ def verify(ctx: typer.Context,
                                                    help="seconds for the whole command (games share it)"),
            as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Exhaustive invariant checks and Z3 proofs on each game's default small configuration."""
-    from ruleproof.solver.verify import overall_status, verify_document
-    from ruleproof.solver.verify import verify as run_verify
-
     def body():
+        from ruleproof.solver.verify import overall_status, verify_document
+        from ruleproof.solver.verify import verify as run_verify
         start = time.perf_counter()
         check_limits(max_states, timeout)
         if target is not None and not target.strip():
@@ -540,10 +549,9 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
 
     Files: play_table.csv (typed columns; play_table.meta.json says what each means and whose value
     it is), policy_summary.txt/.csv, policy.png and (small graphs) decision_graph.graphml."""
-    from ruleproof.solver.analysis import solve_ruleset
-    from ruleproof.solver.outputs import staged_folder
-
     def body():
+        from ruleproof.solver.analysis import solve_ruleset
+        from ruleproof.solver.outputs import staged_folder
         check_limits(max_states, timeout)
         rs = resolve(target, players, ctx.args, ruling)
         where = None if no_files else (out_dir or Path("out") / rs.name)
@@ -626,9 +634,8 @@ def report(ctx: typer.Context,
     with --against what the edit changed. Without --html/--md the Markdown goes to stdout.
     Exit 1 when the verdict is fails or unknown, the values could not be computed within the
     limits, or --against finds a regression."""
-    from ruleproof.solver.page import build_report, exit_code, json_view, render_markdown, write_page
-
     def body():
+        from ruleproof.solver.page import build_report, exit_code, json_view, render_markdown, write_page
         check_limits(max_states, timeout)
         rs = resolve(target, players, ctx.args, ruling, small=True)
         other = resolve(against, players, ctx.args, ruling, small=True) if against else None
@@ -692,9 +699,8 @@ def sweep(ctx: typer.Context,
           as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Values and game length over a grid of parameter values: exact where the solver finishes
     within the per-point limits, simulated beyond (each row says which, and under which policy)."""
-    from ruleproof.solver.sweep import check_grid, parse_param, plot_sweep, run_sweep
-
     def body():
+        from ruleproof.solver.sweep import check_grid, parse_param, plot_sweep, run_sweep
         axes = [parse_param(item) for item in param]
         check_grid(axes)   # its size, before a single point is made
         fixed = parse_extra(split_positionals(ctx.args)[1])
@@ -811,9 +817,8 @@ def export(ctx: typer.Context, target: str = typer.Argument(..., help="game, bui
     """Write the explored model to FILE for Storm/PRISM: an MDP of every seat's choices, or the chain a
     policy induces; labels name the mover, terminal states and each seat's win; rewards count turns.
     Usage: ruleproof export RULESET --format prism|drn|jani FILE [--policy ...] [game parameters]."""
-    from ruleproof.solver.export import export_ruleset
-
     def body():
+        from ruleproof.solver.export import export_ruleset
         check_limits(max_states, timeout)
         files, extra = split_positionals(ctx.args)
         if len(files) != 1:
@@ -855,9 +860,8 @@ def simulate(ctx: typer.Context, target: str = typer.Argument(..., help="game, b
                                                      help="seconds for the whole run"),
              as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Seeded Monte Carlo with 95% confidence intervals."""
-    from ruleproof.solver import montecarlo
-
     def body():
+        from ruleproof.solver import montecarlo
         check_limits(None, timeout)
         rs = resolve(target, players, ctx.args, ruling)
         with progress_bar(not as_json) as bar:
@@ -950,9 +954,8 @@ def rulings_diff(ctx: typer.Context, target: str = typer.Argument(..., help="gam
     """Where a ruling's readings part. One of three answers per alternative: parts (a shortest
     situation and the change in optimal values), harmless (exhaustive over the configurations
     named), or not exercised (by the configuration given; larger ones searched in part)."""
-    from ruleproof.solver.rulings import known_ruling, ruling_diff
-
     def body():
+        from ruleproof.solver.rulings import known_ruling, ruling_diff
         start = time.perf_counter()
         rs = resolve(target, players, ctx.args, small=True)
         r = known_ruling(get_spec(rs.game), ruling_id)
@@ -1009,9 +1012,8 @@ def rulings_rank(ctx: typer.Context,
                  as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Every ruling alternative ranked by how far it moves the values (each seat's optimal value)
     and the expected length of play, on one configuration (named in the output)."""
-    from ruleproof.solver.rulings import known_ruling, rank_rulings
-
     def body():
+        from ruleproof.solver.rulings import known_ruling, rank_rulings
         start = time.perf_counter()
         check_limits(None, timeout)
         rs = resolve(target, players, ctx.args, small=True)
@@ -1056,9 +1058,8 @@ def rulings_check(game: Optional[str] = typer.Argument(None, help="game; omitted
                                                           help="seconds for the whole command"),
                   as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Re-run the stored ruling regression scenarios (model/<game>/scenarios.json); exit 1 on any change."""
-    from ruleproof.solver.analysis import check_games, record_scenarios
-
     def body():
+        from ruleproof.solver.analysis import check_games, record_scenarios
         start = time.perf_counter()
         if game is not None and game not in GAMES:
             fail_input(f"command line: GAME: rulings check takes a game name ({', '.join(GAMES)}), "
@@ -1131,9 +1132,8 @@ def compare(ctx: typer.Context,
             as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """What a rule edit changes: properties with their evidence, optimal values, game length.
     Exit 1 when B fails or cannot decide a property A holds, or when values could not be computed."""
-    from ruleproof.solver.analysis import compare_rulesets
-
     def body():
+        from ruleproof.solver.analysis import compare_rulesets
         start = time.perf_counter()
         check_limits(max_states, timeout)
         if b is None:
@@ -1283,10 +1283,8 @@ def _guarded(argv: list[str] | None) -> int:
     except MemoryError:
         say_error("error: out of memory before the command could finish (lower --max-states or raise memory)")
         return runtime.EXIT_LIMIT
-    except ImportError as exc:  # a library that cannot load (e.g. under a tight memory limit)
-        hint = " (out of memory? raise memory)" if "memory" in str(exc).lower() or "allocate" in str(exc).lower() else ""
-        say_error(f"error: cannot load a library: {exc}{hint}")
-        return runtime.EXIT_LIMIT if hint else 3
+    except ImportError as exc:
+        return library_failed(exc)
     except Exception as exc:  # noqa: BLE001 - the last resort: one line, no traceback
         say_error(f"internal error: {type(exc).__name__}: {exc}")
         return 3
