@@ -16,6 +16,11 @@ import time
 
 _STARTED = time.monotonic()  # --timeout counts from here: the whole command
 
+from ruleproof.solver import runtime  # noqa: E402
+
+if __name__ == "__main__":
+    runtime.early_sigint()   # `python -m ruleproof.cli`: Ctrl-C while the libraries load ends it once armed
+
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Optional
@@ -28,10 +33,22 @@ from rich.table import Table
 
 from ruleproof.model.registry import GAMES, all_specs, get_spec, load_ruleset
 from ruleproof.model.ruleset import Ruleset, RulesetError, did_you_mean
-from ruleproof.solver import runtime
 from ruleproof.model.results import FAILS, HOLDS, UNKNOWN
+from ruleproof.solver import arguments
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+
+class OneLineErrors(typer.core.TyperGroup):
+    """The command group: called directly (``app([...])``, as tests and library users do), a usage
+    error is the same one line and exit 2 as from the console script (``_guarded``), not Typer's
+    boxed help screen."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        sys.exit(_guarded(list(args) if args is not None else None))
+
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, cls=OneLineErrors,
                   help="ruleproof: a formal rules verifier and exhaustive solver for tabletop games.")
 rulings_app = typer.Typer(add_completion=False, no_args_is_help=True,
                           help="The rulings catalog: list, diff one ruling's readings, check regressions.")
@@ -39,7 +56,38 @@ app.add_typer(rulings_app, name="rulings")
 out = Console()
 err = Console(stderr=True)
 EXTRA = {"allow_extra_args": True, "ignore_unknown_options": True}
-MAX_GAMES = 100_000_000  # simulate --games: beyond this a run takes days; --timeout bounds the rest
+MAX_GAMES = arguments.MAX_GAMES  # simulate --games: beyond this a run takes days; --timeout bounds the rest
+
+
+try:   # the click Typer runs on: its own copy since typer 0.28
+    from typer._click.types import ParamType
+except ImportError:  # pragma: no cover - older typer
+    from click import ParamType
+
+
+class Checked(ParamType):
+    """An option checked by one of ``solver/arguments.py``'s functions as it is parsed, so every
+    command gives the same argument the same answer, before any work; a refusal is Typer's
+    one-line usage error ("Invalid value for '--timeout': ...")."""
+
+    def __init__(self, check, metavar: str, **options):
+        self.check, self.name, self.options = check, metavar, options
+
+    def convert(self, value, param, ctx):
+        flag = max(param.opts, key=len) if param is not None and param.opts else self.name
+        try:
+            return self.check(value, flag, **self.options)
+        except RulesetError as exc:
+            raise typer.BadParameter(exc.reason, ctx=ctx, param=param) from None
+
+
+SECONDS = Checked(arguments.seconds, "SECONDS")
+SECONDS_OR_ZERO = Checked(arguments.seconds, "SECONDS", zero=True)
+STATES = Checked(arguments.max_states, "N")
+GAME_COUNT = Checked(arguments.games, "N")
+OUT_FILE = Checked(arguments.output_file, "FILE")
+PLOT_FILE = Checked(arguments.output_file, "FILE", formats=arguments.PLOT_FORMATS)
+OUT_FOLDER = Checked(arguments.output_folder, "DIR")
 
 # Help screens: a flag takes no value, so it shows no "<bool>" type (Typer shows one by default).
 # (typer 0.29 added the hook; older releases show no type for flags already)
@@ -231,37 +279,61 @@ def progress_bar(enabled: bool):
         yield update
 
 
+def partial_document(reason: str) -> dict[str, Any]:
+    """What a limit leaves of the running command, as one JSON document: the ruleset it worked on
+    and the rows it had finished (``_current["kept"]``: a key and a list the command appends to,
+    such as sweep's points or rulings diff's diffs)."""
+    rs = _current.get("ruleset")
+    doc = {"game": rs.game if rs else None, "ruleset": rs.name if rs else None,
+           "config": rs.as_dict() if rs else {}, "partial": True, "reason": reason, "values": None,
+           "seconds": round(time.monotonic() - runtime.command_started(), 4)}
+    if "kept" in _current:
+        key, rows = _current["kept"]
+        doc[key] = list(rows)
+    return doc
+
+
+def partial_text(reason: str) -> str:
+    key, rows = _current.get("kept", ("", ()))
+    kept = f"{len(rows)} {key} finished before it (--json lists them)" if rows else "no complete result"
+    return f"partial result: {reason}; {kept}"
+
+
 def stopped_by_limit(reason: str, as_json: bool) -> None:
     """A limit cut the command short: a marked partial result on stdout, exit 1."""
-    rs = _current.get("ruleset")
     if as_json:
-        emit({"game": rs.game if rs else None, "ruleset": rs.name if rs else None,
-              "config": rs.as_dict() if rs else {}, "partial": True, "reason": reason, "values": None,
-              "seconds": round(time.monotonic() - runtime.command_started(), 4)})
+        emit(partial_document(reason))
     else:
-        out.print(f"partial result: {reason}; no complete result", markup=False, highlight=False)
+        out.print(partial_text(reason), markup=False, highlight=False, soft_wrap=True)
     raise Exit(runtime.EXIT_LIMIT)
+
+
+def library_failed(exc: ImportError) -> int:
+    """A library that cannot load (a broken install, a tight memory limit): one line; its code."""
+    hint = " (out of memory? raise memory)" if "memory" in str(exc).lower() or "allocate" in str(exc).lower() else ""
+    say_error(f"error: cannot load a library: {exc}{hint}")
+    return runtime.EXIT_LIMIT if hint else 3
 
 
 def run(fn, *args, timeout: float | None = None, as_json: bool = False, **kwargs) -> None:
     """Run a command body: bad input exits 2, a limit (``timeout`` bounds the whole command, see
-    solver/runtime.py; memory) exits 1 with a marked partial result, Ctrl-C exits 130."""
+    solver/runtime.py; memory) exits 1 with a marked partial result, Ctrl-C exits 130. A body loads
+    its libraries itself, so that loading them counts toward ``--timeout`` and Ctrl-C too."""
     _current.clear()
     out_of_memory = False
 
     def hard_stop() -> None:  # the watchdog's last word when C code ignores the time limit
-        sys.stdout.flush()
-        os.write(1, f"partial result: time limit {timeout:g} s reached; no complete result\n".encode())
+        reason = f"time limit {timeout:g} s reached"
+        text = json.dumps(partial_document(reason), indent=1, default=str) if as_json else partial_text(reason)
+        try:
+            sys.stdout.flush()
+        except BaseException:  # noqa: BLE001 - the main thread may hold the stream; write anyway
+            pass
+        os.write(1, (text + "\n").encode())
     try:
         try:
-            with runtime.time_limit(timeout, hard_stop):
-                try:
-                    fn(*args, **kwargs)
-                except Exception:
-                    if runtime.alarm_fired() is None:
-                        raise
-                    # the alarm's TimeLimit was swallowed and replaced inside a library call
-                    raise runtime.TimeLimit(runtime.alarm_fired()) from None
+            with runtime.time_limit(timeout, hard_stop), runtime.stops_surface():
+                fn(*args, **kwargs)
         except runtime.TimeLimit as e:
             stopped_by_limit(str(e), as_json)
         except MemoryError:
@@ -280,7 +352,12 @@ def run(fn, *args, timeout: float | None = None, as_json: bool = False, **kwargs
         raise typer.Exit(runtime.EXIT_INTERRUPTED)
     except (typer.Exit, runtime.StdoutFailed):
         raise
+    except ImportError as e:
+        raise typer.Exit(library_failed(e))
     except Exception as e:  # noqa: BLE001 - the last resort: one line, no traceback
+        if runtime.interrupted():
+            say_error("interrupted")
+            raise typer.Exit(runtime.EXIT_INTERRUPTED)
         say_error(f"internal error: {type(e).__name__}: {e}")
         raise typer.Exit(3)
 
@@ -338,15 +415,14 @@ def verify(ctx: typer.Context,
                                                   "omitted: every built-in game"),
            players: Optional[int] = typer.Option(None, "--players", help="number of players"),
            ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION"),
-           max_states: Optional[int] = typer.Option(None, "--max-states", help="state limit"),
-           timeout: Optional[float] = typer.Option(None, "--timeout",
+           max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES, help="state limit"),
+           timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
                                                    help="seconds for the whole command (games share it)"),
            as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Exhaustive invariant checks and Z3 proofs on each game's default small configuration."""
-    from ruleproof.solver.verify import overall_status, verify_document
-    from ruleproof.solver.verify import verify as run_verify
-
     def body():
+        from ruleproof.solver.verify import overall_status, verify_document
+        from ruleproof.solver.verify import verify as run_verify
         start = time.perf_counter()
         check_limits(max_states, timeout)
         if target is not None and not target.strip():
@@ -452,16 +528,19 @@ def print_verify_summary(r) -> None:
 def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, built-in ruleset or RULESET.toml"),
           players: Optional[int] = typer.Option(None, "--players", help="number of players"),
           ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION (repeatable)"),
-          out_dir: Optional[Path] = typer.Option(None, "--out", help="where to write the play table, graph "
+          out_dir: Optional[Path] = typer.Option(None, "--out", click_type=OUT_FOLDER,
+                                                 help="where to write the play table, graph "
                                                  "and picture (default: out/<ruleset>)"),
           no_files: bool = typer.Option(False, "--no-files", help="report values only, write nothing"),
           exact: Optional[bool] = typer.Option(None, "--exact/--float",
                                                help="rational arithmetic (default: when small)"),
           full: bool = typer.Option(False, "--full", help="play table of every decision state with "
                                     "every action's value (default: the states optimal play reaches)"),
-          max_states: Optional[int] = typer.Option(None, "--max-states", help="stop exploring after this "
+          max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES,
+                                                   help="stop exploring after this "
                                                    "many states (the result is then partial, exit 1)"),
-          timeout: Optional[float] = typer.Option(None, "--timeout", help="stop after this many seconds "
+          timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                  help="stop after this many seconds "
                                                   "(the result is then partial, exit 1)"),
           engine: Optional[str] = typer.Option(None, "--engine", help="the engine to use (default: the "
                                                "game's first that applies; `ruleproof games GAME` lists them)"),
@@ -470,16 +549,14 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
 
     Files: play_table.csv (typed columns; play_table.meta.json says what each means and whose value
     it is), policy_summary.txt/.csv, policy.png and (small graphs) decision_graph.graphml."""
-    from ruleproof.solver.analysis import solve_ruleset
-    from ruleproof.solver.outputs import staged_folder
-
     def body():
+        from ruleproof.solver.analysis import solve_ruleset
+        from ruleproof.solver.outputs import staged_folder
         check_limits(max_states, timeout)
         rs = resolve(target, players, ctx.args, ruling)
         where = None if no_files else (out_dir or Path("out") / rs.name)
-        if where is not None and where.exists() and not where.is_dir():
-            fail_input(f"command line: --out: {where} exists and is not a folder")
-        # files go to a hidden sibling folder, renamed into place once complete (solver/outputs.py)
+        # files go to a hidden sibling folder, swapped into place once complete (solver/outputs.py);
+        # a folder that is not ruleproof's own earlier output is refused before the work
         with staged_folder(where) as stage, progress_bar(not as_json) as bar:
             res = solve_ruleset(rs, exact=exact, max_states=max_states, timeout=timeout,
                                 out_dir=stage.folder if stage else None, progress=bar, full=full,
@@ -498,7 +575,8 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
                 raise Exit(1)
             return
         if res.get("partial"):
-            out.print(f"partial result: {res['reason']}; explored {res['states']} states, no values")
+            out.print(f"partial result: {res['reason']}; explored {res['states']} states, no values",
+                      markup=False, highlight=False, soft_wrap=True)
             raise Exit(1)
         out.print(f"{rs.game} ({rs.name}): {res['states']} states, {doc['seconds']} s, "
                   f"{res['engine']}: {res['method']}", markup=False, highlight=False)
@@ -529,9 +607,11 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
 def report(ctx: typer.Context,
            target: str = typer.Argument(..., help="game (its small configuration, as verify), built-in "
                                         "ruleset or RULESET.toml"),
-           html_file: Optional[Path] = typer.Option(None, "--html", help="write the page as one "
+           html_file: Optional[Path] = typer.Option(None, "--html", click_type=OUT_FILE,
+                                                    help="write the page as one "
                                                     "self-contained HTML file (CSS and pictures inside)"),
-           md_file: Optional[Path] = typer.Option(None, "--md", help="write the page as Markdown "
+           md_file: Optional[Path] = typer.Option(None, "--md", click_type=OUT_FILE,
+                                                  help="write the page as Markdown "
                                                   "(pictures as data URLs)"),
            against: Optional[str] = typer.Option(None, "--against", help="another ruleset (a game name: its "
                                                  "small configuration): the page also says what the "
@@ -539,11 +619,14 @@ def report(ctx: typer.Context,
            players: Optional[int] = typer.Option(None, "--players", help="number of players"),
            ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION (both sides "
                                                       "with --against)"),
-           max_states: Optional[int] = typer.Option(None, "--max-states", help="state limit for verify "
+           max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES,
+                                                    help="state limit for verify "
                                                     "and solve"),
-           timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for the whole report "
+           timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                   help="seconds for the whole report "
                                                    "(each phase gets what is left)"),
-           rank_timeout: float = typer.Option(60.0, "--rank-timeout", help="seconds for ranking the "
+           rank_timeout: float = typer.Option(60.0, "--rank-timeout", click_type=SECONDS_OR_ZERO,
+                                              help="seconds for ranking the "
                                               "rulings (the page names those left unranked; 0 skips)"),
            as_json: bool = typer.Option(False, "--json", help="print the page's data as one JSON document")) -> None:
     """One page per ruleset: properties with their evidence, values and fairness (first-seat
@@ -551,30 +634,21 @@ def report(ctx: typer.Context,
     with --against what the edit changed. Without --html/--md the Markdown goes to stdout.
     Exit 1 when the verdict is fails or unknown, the values could not be computed within the
     limits, or --against finds a regression."""
-    from ruleproof.solver.page import build_report, exit_code, json_view, render_html, render_markdown
-
     def body():
+        from ruleproof.solver.page import build_report, exit_code, json_view, render_markdown, write_page
         check_limits(max_states, timeout)
         rs = resolve(target, players, ctx.args, ruling, small=True)
         other = resolve(against, players, ctx.args, ruling, small=True) if against else None
         if other is not None and other.game != rs.game:
             fail_input(f"command line: --against: {against} is a {other.game} ruleset, {target} a {rs.game} one")
-        for flag, path in (("--html", html_file), ("--md", md_file)):
-            if path is not None and path.is_dir():
-                fail_input(f"command line: {flag}: {path} is a folder; give a file name")
+        if html_file is not None and md_file is not None and html_file == md_file:
+            fail_input(f"command line: --md: {str(md_file)!r} is also the --html file")
         with progress_bar(not as_json) as bar:
             doc = build_report(rs, against=other, max_states=max_states, timeout=time_left(timeout),
                                rank_timeout=rank_timeout, progress=bar)
-        written = []
-        for flag, path, render in (("--html", html_file, render_html), ("--md", md_file, render_markdown)):
-            if path is None:
-                continue
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(render(doc), encoding="utf-8")
-            except OSError as exc:
-                fail_input(f"command line: {flag}: cannot write {str(path)!r} ({exc.strerror or exc})")
-            written.append(str(path))
+        # (the paths were checked as the options were parsed; solver/outputs.py writes them)
+        written = [str(write_page(doc, path, flag)) for flag, path in (("--html", html_file), ("--md", md_file))
+                   if path is not None]
         if as_json:
             emit(json_view(doc))
         elif not written:
@@ -600,7 +674,8 @@ def sweep(ctx: typer.Context,
                                        "ruleset or RULESET.toml"),
           param: list[str] = typer.Option(..., "--param", help="NAME=RANGE: LOW..HIGH[:STEP] (10..30:5) "
                                           "or a comma list (mini,curta); repeat for a grid"),
-          games_: int = typer.Option(2000, "--games", min=1, help="simulated games per point the exact "
+          games_: int = typer.Option(2000, "--games", click_type=GAME_COUNT,
+                                     help="simulated games per point the exact "
                                      "solver does not reach"),
           seed: int = typer.Option(0, "--seed", help="random seed of the simulated points"),
           policy: Optional[str] = typer.Option(None, "--policy", help="policy of the simulated points "
@@ -609,24 +684,25 @@ def sweep(ctx: typer.Context,
                                              "do not try the exact solver"),
           players: Optional[int] = typer.Option(None, "--players", help="number of players (fixed)"),
           ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION (fixed)"),
-          max_states: Optional[int] = typer.Option(None, "--max-states", help="state limit of each "
+          max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES,
+                                                   help="state limit of each "
                                                    "point's exact solve"),
-          point_timeout: float = typer.Option(30.0, "--point-timeout", help="seconds for each point's "
+          point_timeout: float = typer.Option(30.0, "--point-timeout", click_type=SECONDS,
+                                              help="seconds for each point's "
                                               "exact solve; beyond it the point is simulated"),
-          timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for the whole sweep "
+          timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                  help="seconds for the whole sweep "
                                                   "(points not reached are listed as not run)"),
-          plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG: each seat's value "
-                                              "against the first parameter"),
+          plot: Optional[Path] = typer.Option(None, "--plot", click_type=PLOT_FILE,
+                                              help="write a plot (.png, .svg or .pdf): each seat's "
+                                              "value against the first parameter"),
           as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Values and game length over a grid of parameter values: exact where the solver finishes
     within the per-point limits, simulated beyond (each row says which, and under which policy)."""
-    from ruleproof.solver.sweep import parse_param, plot_sweep, run_sweep
-
     def body():
-        check_limits(max_states, timeout)
-        if not point_timeout > 0:
-            fail_input(f"command line: --point-timeout: must be a positive number of seconds, not {point_timeout}")
+        from ruleproof.solver.sweep import check_grid, parse_param, plot_sweep, run_sweep
         axes = [parse_param(item) for item in param]
+        check_grid(axes)   # its size, before a single point is made
         fixed = parse_extra(split_positionals(ctx.args)[1])
         for name, _ in axes:
             if name in fixed or (name == "players" and players is not None):
@@ -638,22 +714,34 @@ def sweep(ctx: typer.Context,
                 fail_input(f"command line: --param {name}: not a {spec.name} parameter"
                            f"{did_you_mean(name, spec.schema.param_index)} "
                            f"(parameters: {', '.join(spec.schema.param_index)})")
-        if plot is not None and plot.is_dir():
-            fail_input(f"command line: --plot: {plot} is a folder; give a file name")
+        reserve = 0.3   # seconds kept from --timeout to print (and draw) the points finished
+        if plot is not None:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot  # noqa: F401 - loaded now, so drawing after the sweep is quick
+            reserve += 0.4
+        rows: list = []
+        _current["kept"] = ("points", rows)   # a hard stop still reports the points finished
         with progress_bar(not as_json) as bar:
             res = run_sweep(rs, axes, max_states=max_states, timeout=point_timeout, games=games_,
-                            seed=seed, policy=policy, simulate_only=simulate_only, progress=bar,
-                            deadline=None if timeout is None else time.perf_counter() + time_left(timeout))
+                            seed=seed, policy=policy, simulate_only=simulate_only, progress=bar, rows=rows,
+                            deadline=None if timeout is None
+                            else time.perf_counter() + max(0.0, time_left(timeout) - reserve))
         doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res}
-        if plot is not None:
-            try:
-                doc["plot"] = str(plot_sweep(res, plot, f"{rs.name}: each seat's value by {res['params'][0]}"))
-            except OSError as exc:
-                fail_input(f"command line: --plot: cannot write {str(plot)!r} ({exc.strerror or exc})")
+        if plot is not None and any(r["method"] in ("exact", "simulated") for r in res["points"]):
+            doc["plot"] = str(plot_sweep(res, plot, f"{rs.name}: each seat's value by {res['params'][0]}"))
+        elif plot is not None:
+            doc["plot_note"] = f"{plot} not written: no point has a value"
         if as_json:
             emit(doc)
         else:
             print_sweep(doc)
+            if res["partial"]:
+                missing = sum(r["method"] == "not run" for r in res["points"])
+                out.print(f"partial result: {res['reason']}; {missing} of {len(res['points'])} points not run",
+                          markup=False, highlight=False, soft_wrap=True)
+        if res["partial"]:
+            raise Exit(runtime.EXIT_LIMIT)
     run(body, timeout=timeout, as_json=as_json)
 
 
@@ -703,6 +791,8 @@ def print_sweep(doc: dict[str, Any]) -> None:
             out.print(f"no result at {r['point']}: {r['why']}", markup=False, highlight=False, soft_wrap=True)
     if doc.get("plot"):
         out.print(f"wrote {doc['plot']}", markup=False, highlight=False)
+    elif doc.get("plot_note"):
+        out.print(doc["plot_note"], markup=False, highlight=False)
 
 
 # ---- export -----------------------------------------------------------------------------------------
@@ -718,25 +808,26 @@ def export(ctx: typer.Context, target: str = typer.Argument(..., help="game, bui
                                     "(PRISM-games syntax)"),
            players: Optional[int] = typer.Option(None, "--players", help="number of players"),
            ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION"),
-           max_states: Optional[int] = typer.Option(None, "--max-states",
+           max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES,
                                                     help="stop exploring beyond this many states"),
-           timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for the exploration"),
+           timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                   help="seconds for the whole "
+                                                   "export (exploring, building, writing)"),
            as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Write the explored model to FILE for Storm/PRISM: an MDP of every seat's choices, or the chain a
     policy induces; labels name the mover, terminal states and each seat's win; rewards count turns.
     Usage: ruleproof export RULESET --format prism|drn|jani FILE [--policy ...] [game parameters]."""
-    from ruleproof.solver.export import export_ruleset
-
     def body():
+        from ruleproof.solver.export import export_ruleset
         check_limits(max_states, timeout)
         files, extra = split_positionals(ctx.args)
         if len(files) != 1:
             fail_input("command line: FILE: give exactly one output file"
                        + (f" (got {', '.join(files)})" if files else ""))
-        file = Path(files[0])
+        file = arguments.output_file(files[0], "FILE")   # before the work: see solver/outputs.py
         rs = resolve(target, players, extra, ruling)
         res = export_ruleset(rs, fmt, file, policy=policy, free_seats=free_seat or (), smg=smg,
-                             max_states=max_states, timeout=timeout)
+                             max_states=max_states, timeout=time_left(timeout))
         doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res}
         doc["seconds"] = round(doc["seconds"], 4)
         if as_json:
@@ -753,24 +844,24 @@ def export(ctx: typer.Context, target: str = typer.Argument(..., help="game, bui
                 out.print(f"  our exact values: {', '.join(res['values'])}{turns}", markup=False)
         if res["partial"]:
             raise Exit(1)
-    run(body)
+    run(body, timeout=timeout, as_json=as_json)
 
 
 # ---- simulate ---------------------------------------------------------------------------------------
 
 @app.command(**GAME_COMMAND)
 def simulate(ctx: typer.Context, target: str = typer.Argument(..., help="game, built-in ruleset or RULESET.toml"),
-             games_: int = typer.Option(1000, "--games", min=1, max=MAX_GAMES, help="number of games"),
+             games_: int = typer.Option(1000, "--games", click_type=GAME_COUNT, help="number of games"),
              seed: int = typer.Option(0, "--seed", help="random seed (the same seed, the same games)"),
              policy: Optional[str] = typer.Option(None, "--policy", help="policy name (see the game)"),
              players: Optional[int] = typer.Option(None, "--players", help="number of players"),
              ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION"),
-             timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for the whole run"),
+             timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                     help="seconds for the whole run"),
              as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Seeded Monte Carlo with 95% confidence intervals."""
-    from ruleproof.solver import montecarlo
-
     def body():
+        from ruleproof.solver import montecarlo
         check_limits(None, timeout)
         rs = resolve(target, players, ctx.args, ruling)
         with progress_bar(not as_json) as bar:
@@ -857,13 +948,14 @@ def rulings_diff(ctx: typer.Context, target: str = typer.Argument(..., help="gam
                  ruling_id: str = typer.Argument(..., metavar="RULING", help="the ruling id, e.g. L04"),
                  option: Optional[str] = typer.Option(None, "--option", help="alternative (default: each)"),
                  players: Optional[int] = typer.Option(None, "--players", help="number of players"),
+                 timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                         help="seconds for the whole command"),
                  as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Where a ruling's readings part. One of three answers per alternative: parts (a shortest
     situation and the change in optimal values), harmless (exhaustive over the configurations
     named), or not exercised (by the configuration given; larger ones searched in part)."""
-    from ruleproof.solver.rulings import known_ruling, ruling_diff
-
     def body():
+        from ruleproof.solver.rulings import known_ruling, ruling_diff
         start = time.perf_counter()
         rs = resolve(target, players, ctx.args, small=True)
         r = known_ruling(get_spec(rs.game), ruling_id)
@@ -872,8 +964,11 @@ def rulings_diff(ctx: typer.Context, target: str = typer.Argument(..., help="gam
             fail_input(f"command line: --option: {option!r} is already the reading of {ruling_id} in "
                        f"{rs.name}; name another option ({', '.join(o for o in r.options if o != current) or 'none'})")
         options = [option] if option else [o for o in r.options if o != current]
+        diffs: list = []
+        _current["kept"] = ("diffs", diffs)   # a time limit still reports the diffs finished
         with progress_bar(not as_json) as bar:
-            diffs = [ruling_diff(rs, ruling_id, o, progress=bar) for o in options]
+            for o in options:
+                diffs.append(ruling_diff(rs, ruling_id, o, progress=bar))
         doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), "diffs": diffs,
                "seconds": round(time.perf_counter() - start, 4)}
         if not options:
@@ -897,7 +992,7 @@ def rulings_diff(ctx: typer.Context, target: str = typer.Argument(..., help="gam
                 out.print("harmless: " + d["proof"], markup=False, highlight=False)
             else:
                 out.print(d["note"], markup=False, highlight=False)
-    run(body)
+    run(body, timeout=timeout, as_json=as_json)
 
 
 def _diff_values_text(d: dict[str, Any]) -> str:
@@ -912,13 +1007,13 @@ def rulings_rank(ctx: typer.Context,
                  target: str = typer.Argument(..., help="game (its small configuration) or RULESET.toml"),
                  only: Optional[str] = typer.Option(None, "--only", help="comma-separated ruling ids"),
                  players: Optional[int] = typer.Option(None, "--players", help="number of players"),
-                 timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds in all"),
+                 timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                         help="seconds in all"),
                  as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Every ruling alternative ranked by how far it moves the values (each seat's optimal value)
     and the expected length of play, on one configuration (named in the output)."""
-    from ruleproof.solver.rulings import known_ruling, rank_rulings
-
     def body():
+        from ruleproof.solver.rulings import known_ruling, rank_rulings
         start = time.perf_counter()
         check_limits(None, timeout)
         rs = resolve(target, players, ctx.args, small=True)
@@ -926,7 +1021,7 @@ def rulings_rank(ctx: typer.Context,
         for rid in ids or []:
             known_ruling(get_spec(rs.game), rid, "--only")
         with progress_bar(not as_json) as bar:
-            res = rank_rulings(rs.game, ruleset=rs, only=ids, timeout=timeout, progress=bar)
+            res = rank_rulings(rs.game, ruleset=rs, only=ids, timeout=time_left(timeout), progress=bar)
         doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res,
                "seconds": round(time.perf_counter() - start, 4)}
         if as_json:
@@ -953,17 +1048,18 @@ def rulings_rank(ctx: typer.Context,
             table.add_row(row["ruling"], row["alternative"], f"{row['max_value_change']:.6f}",
                           " ".join(f"{d:+.6f}" for d in row["value_change"]), length)
         out.print(table)
-    run(body)
+    run(body, timeout=timeout, as_json=as_json)
 
 
 @rulings_app.command("check")
 def rulings_check(game: Optional[str] = typer.Argument(None, help="game; omitted: every game"),
                   record: bool = typer.Option(False, "--record", help="store current results as expected"),
+                  timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                          help="seconds for the whole command"),
                   as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Re-run the stored ruling regression scenarios (model/<game>/scenarios.json); exit 1 on any change."""
-    from ruleproof.solver.analysis import check_games, record_scenarios
-
     def body():
+        from ruleproof.solver.analysis import check_games, record_scenarios
         start = time.perf_counter()
         if game is not None and game not in GAMES:
             fail_input(f"command line: GAME: rulings check takes a game name ({', '.join(GAMES)}), "
@@ -988,7 +1084,7 @@ def rulings_check(game: Optional[str] = typer.Argument(None, help="game; omitted
                     out.print(f"    {line}", markup=False)
         if changed:
             raise Exit(1)
-    run(body)
+    run(body, timeout=timeout, as_json=as_json)
 
 
 def scenario_change_text(row: dict[str, Any]) -> str:
@@ -1007,6 +1103,8 @@ def scenario_change_text(row: dict[str, Any]) -> str:
 
 @app.command()
 def deduce(view: Path = typer.Argument(..., help="a Bomb Busters VIEW.json position file"),
+           timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                   help="seconds for the whole command"),
            as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Bomb Busters: exact wire probabilities from one player's view."""
     def body():
@@ -1016,7 +1114,7 @@ def deduce(view: Path = typer.Argument(..., help="a Bomb Busters VIEW.json posit
             emit(doc)
         else:
             out.print(text, markup=False, highlight=False)
-    run(body)
+    run(body, timeout=timeout, as_json=as_json)
 
 
 @app.command(**GAME_COMMAND)
@@ -1027,14 +1125,15 @@ def compare(ctx: typer.Context,
             players: Optional[int] = typer.Option(None, "--players", help="number of players (both sides)"),
             ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION (B only when B is "
                                                        "omitted, else both sides)"),
-            max_states: Optional[int] = typer.Option(None, "--max-states", help="state limit per side"),
-            timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for the whole command (both sides share it)"),
+            max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES,
+                                                     help="state limit per side"),
+            timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                    help="seconds for the whole command (both sides share it)"),
             as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """What a rule edit changes: properties with their evidence, optimal values, game length.
     Exit 1 when B fails or cannot decide a property A holds, or when values could not be computed."""
-    from ruleproof.solver.analysis import compare_rulesets
-
     def body():
+        from ruleproof.solver.analysis import compare_rulesets
         start = time.perf_counter()
         check_limits(max_states, timeout)
         if b is None:
@@ -1049,7 +1148,7 @@ def compare(ctx: typer.Context,
         _current["ruleset"] = rsa
         res = compare_rulesets(rsa, rsb, max_states=max_states, timeout=time_left(timeout))
         doc = {"game": rsa.game, "ruleset": f"{rsa.name} vs {rsb.name}",
-               "config": {"a": rsa.as_dict(), "b": rsb.as_dict()}, **res,
+               "config": {"a": rsa.as_dict(), "b": rsb.as_dict()}, **res, "verdict": compare_verdict(res),
                "seconds": round(time.perf_counter() - start, 4)}
         if as_json:
             emit(doc)
@@ -1092,7 +1191,7 @@ def print_comparison(doc: dict[str, Any]) -> None:
             f"B {lb if lb is not None else 'unbounded (cycles)'}")
     regressions = doc["regressions"]
     if regressions:
-        say(f"  regressions ({len(regressions)}):")
+        say(f"  {'regressions' if doc['verdict'] == 'regresses' else 'not decided'} ({len(regressions)}):")
         shown = False
         for r in regressions:
             say(f"    {r['property']}: {r['why']}")
@@ -1101,9 +1200,22 @@ def print_comparison(doc: dict[str, Any]) -> None:
                 shown = True
                 for line in trace:
                     say(f"      {line}")
-        say("compare: B regresses (exit 1)")
+        say("compare: B regresses (exit 1)" if doc["verdict"] == "regresses" else
+            "compare: not decided within the limits: nothing above shows B worse than A (exit 1)")
     else:
         say("compare: nothing regressed")
+
+
+def compare_verdict(res: dict[str, Any]) -> str:
+    """``regresses`` (B fails a property A does not, or no longer checks one), ``undecided`` (what
+    is listed is only undecided: B could not decide a property within the limits, or values could
+    not be computed -- identical rulesets stopped by a limit were once said to regress) or
+    ``nothing regressed``. Both of the first two exit 1."""
+    regressions = res["regressions"]
+    if not regressions:
+        return "nothing regressed"
+    decided = [r for r in regressions if r["property"] != "values" and r["b"] != "unknown"]
+    return "regresses" if decided else "undecided"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -1112,6 +1224,10 @@ def main(argv: list[str] | None = None) -> None:
     traceback (see ``_guarded``)."""
     import errno
     real_stdout = sys.stdout
+    try:   # text that is not valid Unicode (a name read from a file) prints escaped, never fails
+        real_stdout.reconfigure(errors="backslashreplace")
+    except (AttributeError, ValueError, OSError):
+        pass
     sys.stdout = runtime.GuardedStdout(real_stdout)
     # the console script arms the watchdogs (Ctrl-C, --timeout); in-process callers (tests) do not
     watchdogs = runtime.armed(_STARTED, lambda line: os.write(2, (line + "\n").encode())) \
@@ -1120,6 +1236,9 @@ def main(argv: list[str] | None = None) -> None:
         with watchdogs:
             code = _guarded(argv)
             sys.stdout.flush()
+    except runtime.Interrupted:   # Ctrl-C while the command line loaded (see runtime.armed)
+        say_error("interrupted")
+        code = runtime.EXIT_INTERRUPTED
     except runtime.StdoutFailed as exc:
         if exc.error.errno == errno.EPIPE:  # the reader went away (`| head`): quietly, like Unix tools
             try:
@@ -1164,10 +1283,8 @@ def _guarded(argv: list[str] | None) -> int:
     except MemoryError:
         say_error("error: out of memory before the command could finish (lower --max-states or raise memory)")
         return runtime.EXIT_LIMIT
-    except ImportError as exc:  # a library that cannot load (e.g. under a tight memory limit)
-        hint = " (out of memory? raise memory)" if "memory" in str(exc).lower() or "allocate" in str(exc).lower() else ""
-        say_error(f"error: cannot load a library: {exc}{hint}")
-        return runtime.EXIT_LIMIT if hint else 3
+    except ImportError as exc:
+        return library_failed(exc)
     except Exception as exc:  # noqa: BLE001 - the last resort: one line, no traceback
         say_error(f"internal error: {type(exc).__name__}: {exc}")
         return 3

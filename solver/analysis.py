@@ -270,6 +270,7 @@ def _stored(game: str) -> tuple[Path, dict[str, Any]]:
 
 def record_scenarios(game: str, processes: int | None = None) -> Path:
     from .digest import dump_prints, prints_path
+    from .outputs import write_file
     jobs = [(game, name, params, rulings, f"scenario {name}", None, 0)
             for name, params, rulings in scenario_configs(game)]
     data = {name: {"params": params, "rulings": rulings} for _, name, params, rulings, _, _, _ in jobs}
@@ -283,9 +284,11 @@ def record_scenarios(game: str, processes: int | None = None) -> Path:
         data[name]["expect"] = got
     _run_jobs(jobs, processes, done)
     path = scenario_file(game)
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-    prints_path(path).write_bytes(dump_prints(prints))
+    # each beside its file, renamed into place (solver/outputs.py)
+    with write_file(path, "--record", store=True) as fh:
+        fh.write(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    with write_file(prints_path(path), "--record", text=False, store=True) as fh:
+        fh.write(dump_prints(prints))
     return path
 
 

@@ -22,6 +22,8 @@ from ruleproof.model.ruleset import Ruleset
 
 from ruleproof.model.results import FAILS, HOLDS, UNKNOWN
 
+from .outputs import stamp, write_file
+
 #: without ``--rank-timeout``, ranking the rulings gets this many seconds; the rest are named unranked
 RANK_BUDGET = 60.0
 SYMBOL = {HOLDS: "✓", FAILS: "✗", UNKNOWN: "?"}
@@ -307,6 +309,7 @@ figure{margin:1em 0}figure img{max-width:100%;border:1px solid #d8dde6}figcaptio
 def render_html(doc: dict[str, Any]) -> str:
     e = html.escape
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             f'<meta name="generator" content="{stamp("report")}">',
              f"<title>{e(doc['ruleset'])} — ruleproof report</title>", f"<style>{CSS}</style></head><body>"]
     for block in page_blocks(doc):
         kind = block[0]
@@ -361,3 +364,12 @@ def render_markdown(doc: dict[str, Any]) -> str:
         elif kind == "img":
             lines += [f"![{block[1]}](data:image/png;base64,{block[2]})", ""]
     return "\n".join(lines)
+
+
+def write_page(doc: dict[str, Any], path: Path, flag: str) -> Path:
+    """The page as HTML (``flag`` ``--html``) or Markdown, written beside ``path`` and renamed into
+    place (``solver/outputs.py``); the Markdown file opens with a comment that marks it as ours."""
+    text = render_html(doc) if flag == "--html" else f"<!-- {stamp('report')} -->\n" + render_markdown(doc)
+    with write_file(path, flag) as fh:
+        fh.write(text)
+    return path

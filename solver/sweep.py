@@ -8,7 +8,9 @@ says under which policy -- simulated values are that policy's, not optimal play'
 """
 from __future__ import annotations
 
+import io
 import itertools
+import math
 import textwrap
 import time
 from pathlib import Path
@@ -16,6 +18,10 @@ from typing import Any, Callable
 
 from ruleproof.model.registry import get_spec
 from ruleproof.model.ruleset import Ruleset, RulesetError
+
+from .arguments import PLOT_FORMATS, number
+from .outputs import stamp, write_file
+from .runtime import TimeLimit
 
 #: without --timeout, each point's exact solve gets this many seconds before it is simulated
 POINT_TIMEOUT = 30.0
@@ -25,27 +31,35 @@ MAX_POINTS = 500
 
 def parse_range(name: str, text: str) -> list[Any]:
     """``10..30:5`` (10, 15, ..., 30), ``10..30`` (step 1), ``0.5..1:0.25`` (floats), or a comma
-    list ``a,b,c`` (each value given to the game's parameter parser as typed)."""
+    list ``a,b,c`` (each value given to the game's parameter parser as typed). The number of values
+    is checked before any is made: at most :data:`MAX_POINTS`."""
     where = f"--param {name}={text}"
     if ".." in text:
         span, _, step_text = text.partition(":")
         low_text, _, high_text = span.partition("..")
-        number = float if any("." in t or "e" in t.lower() for t in (low_text, high_text, step_text)) else int
+        is_float = any("." in t or "e" in t.lower() or "n" in t.lower() for t in (low_text, high_text, step_text))
         try:
-            low, high = number(low_text), number(high_text)
-            step = number(step_text) if step_text else number(1)
-        except ValueError:
-            raise RulesetError("command line", where, "expected LOW..HIGH[:STEP] with numbers, "
+            if is_float:
+                low, high = number(low_text, where), number(high_text, where)
+                step = number(step_text, where) if step_text else 1.0
+            else:
+                low, high = int(low_text), int(high_text)
+                step = int(step_text) if step_text else 1
+        except (ValueError, RulesetError):
+            raise RulesetError("command line", where, "expected LOW..HIGH[:STEP] with finite numbers, "
                                "e.g. 10..30:5, or a comma list a,b,c") from None
         if step <= 0:
             raise RulesetError("command line", where, "the step must be positive")
         if high < low:
             raise RulesetError("command line", where, f"the range is empty ({high} < {low})")
-        count = int((high - low) / step + 1e-9) + 1
-        if count > MAX_POINTS:
-            raise RulesetError("command line", where, f"{count} values; at most {MAX_POINTS}")
+        steps = (high - low) / step if is_float else (high - low) // step
+        if not steps < MAX_POINTS:   # also catches an overflow to inf
+            raise RulesetError("command line", where, f"more than {MAX_POINTS} values; at most {MAX_POINTS}")
+        count = int(steps + 1e-9) + 1
         values = [low + i * step for i in range(count)]
-        return [round(v, 10) for v in values] if number is float else values
+        return [round(v, 10) for v in values] if is_float else values
+    if text.count(",") >= MAX_POINTS:
+        raise RulesetError("command line", where, f"{text.count(',') + 1} values; at most {MAX_POINTS}")
     values = [v.strip() for v in text.split(",")]
     if not all(values):
         raise RulesetError("command line", where, "an empty value in the list")
@@ -60,21 +74,29 @@ def parse_param(item: str) -> tuple[str, list[Any]]:
     return name, parse_range(name, text.strip())
 
 
+def check_grid(axes: list[tuple[str, list[Any]]]) -> int:
+    """The grid's number of points, refused beyond :data:`MAX_POINTS` before any point is made."""
+    names = [n for n, _ in axes]
+    if len(set(names)) != len(names):
+        raise RulesetError("command line", "--param", "a parameter is swept twice")
+    size = math.prod(len(values) for _, values in axes)
+    if size > MAX_POINTS:
+        raise RulesetError("command line", "--param", f"the grid has {size:,} points; at most {MAX_POINTS}")
+    return size
+
+
 def grid_rulesets(base: Ruleset, axes: list[tuple[str, list[Any]]]) -> list[tuple[dict[str, Any], Ruleset]]:
     """Every point of the grid as (the swept values as the game parsed them, its ruleset); a value
     the game rejects is bad input, reported before anything is solved."""
     spec = get_spec(base.game)
+    check_grid(axes)
     names = [n for n, _ in axes]
-    if len(set(names)) != len(names):
-        raise RulesetError("command line", "--param", "a parameter is swept twice")
     points = []
     for combo in itertools.product(*(values for _, values in axes)):
         raw = dict(zip(names, combo))
         source = "command line --param " + " ".join(f"{k}={v}" for k, v in raw.items())
         rs = base.with_overrides(raw, spec=spec.schema, source=source)
         points.append(({k: rs.params[k] for k in names}, rs))
-    if len(points) > MAX_POINTS:
-        raise RulesetError("command line", "--param", f"the grid has {len(points)} points; at most {MAX_POINTS}")
     return points
 
 
@@ -104,9 +126,14 @@ def simulated_values(res: dict[str, Any]) -> list[dict[str, Any]] | None:
     return None
 
 
-def _simulated_point(rs: Ruleset, games: int, seed: int, policy: str | None) -> dict[str, Any]:
+def _simulated_point(rs: Ruleset, games: int, seed: int, policy: str | None,
+                     deadline: float | None = None) -> dict[str, Any]:
     from .montecarlo import simulate_ruleset
-    res = simulate_ruleset(rs, games, seed, policy)
+
+    def on_time(done: int, total: int) -> None:   # the playouts report progress: stop at the deadline
+        if deadline is not None and time.perf_counter() > deadline:
+            raise TimeLimit(0)
+    res = simulate_ruleset(rs, games, seed, policy, on_time if deadline is not None else None)
     seats = simulated_values(res)
     if seats is None:
         return {"method": "failed", "why": "the game's simulation reports no per-seat utility"}
@@ -118,42 +145,53 @@ def _simulated_point(rs: Ruleset, games: int, seed: int, policy: str | None) -> 
             "ci95": [s.get("ci95") for s in seats], "length": length}
 
 
+NOT_REACHED = "the time limit (--timeout) was reached first"
+
+
 def run_sweep(base: Ruleset, axes: list[tuple[str, list[Any]]], *, max_states: int | None = None,
               timeout: float | None = POINT_TIMEOUT, games: int = 2000, seed: int = 0,
               policy: str | None = None, simulate_only: bool = False,
               progress: Callable[[str, int, int | None], None] | None = None,
-              deadline: float | None = None) -> dict[str, Any]:
+              deadline: float | None = None, rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """One row per grid point: exact within ``max_states``/``timeout`` per point, else ``games``
     seeded simulated games (``policy``: the game's default when None). ``deadline`` (a
     ``time.perf_counter()`` value) bounds the whole sweep: an exact solve gets at most what is
-    left, and the points after it are listed as not run."""
+    left, and the point the deadline (or the command's time limit) cuts short and those after it
+    are listed as not run; the result is then ``partial``. ``rows`` (a list the caller keeps)
+    receives each row as it is finished, so a caller cut short still has them."""
     start = time.perf_counter()
     points = grid_rulesets(base, axes)
-    rows = []
+    rows = [] if rows is None else rows
+    stopped = None
     for i, (point, rs) in enumerate(points):
         if progress:
             progress("sweep " + " ".join(f"{k}={v}" for k, v in point.items()), i, len(points))
         t0 = time.perf_counter()
         row: dict[str, Any] = {"point": point}
         left = None if deadline is None else deadline - t0
-        if left is not None and left <= 0:
-            row.update(method="not run", why="the time limit (--timeout) was reached first", values=[],
-                       seconds=0.0)
+        if stopped is not None or (left is not None and left <= 0):
+            row.update(method="not run", why=NOT_REACHED, values=[], seconds=0.0)
             rows.append(row)
             continue
         budget = timeout if left is None else left if timeout is None else min(timeout, left)
-        got = None if simulate_only else _exact_point(rs, max_states, budget)
-        if got is not None and "why" not in got:
-            row.update(got)
-        else:
-            row["exact_stopped"] = "not tried (--simulate-only)" if got is None else got["why"]
-            row.update(_simulated_point(rs, games, seed, policy))
+        try:
+            got = None if simulate_only else _exact_point(rs, max_states, budget)
+            if got is not None and "why" not in got:
+                row.update(got)
+            else:
+                row["exact_stopped"] = "not tried (--simulate-only)" if got is None else got["why"]
+                row.update(_simulated_point(rs, games, seed, policy, deadline))
+        except TimeLimit as exc:   # this point is cut short: it and the rest are not run
+            stopped = exc
+            row = {"point": point, "method": "not run", "why": NOT_REACHED, "values": []}
         row["seconds"] = round(time.perf_counter() - t0, 4)
         rows.append(row)
     spec = get_spec(base.game)
+    partial = any(r["method"] == "not run" for r in rows)
     return {"params": [n for n, _ in axes], "points": rows,
             "value_meaning": getattr(spec.build(points[0][1]), "value_meaning", "") if points else "",
             "limits": {"max_states": max_states, "timeout": timeout}, "games": games, "seed": seed,
+            "partial": partial, "reason": NOT_REACHED if partial else None,
             "seconds": round(time.perf_counter() - start, 4)}
 
 
@@ -216,7 +254,16 @@ def plot_sweep(doc: dict[str, Any], path: Path, title: str) -> Path:
                        label=f"simulated, policy {policies or '-'} (95% interval)")]
     ax.legend(handles=handles, fontsize=8, loc="best")
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
+    fmt = path.suffix.lower().lstrip(".")
+    if fmt not in PLOT_FORMATS:
+        raise RulesetError("command line", "--plot", f"{str(path)!r}: the file name must end in "
+                           f"{', '.join('.' + f for f in PLOT_FORMATS)}")
+    key = "Software" if fmt == "png" else "Creator"   # the stamp that marks the file as ours
+    drawn = io.BytesIO()   # drawn in memory: a full disk fails the plain write below, not the drawing
+    try:
+        fig.savefig(drawn, format=fmt, metadata={key: stamp("sweep")})
+    finally:
+        plt.close(fig)
+    with write_file(path, "--plot", text=False) as fh:
+        fh.write(drawn.getvalue())
     return path

@@ -149,14 +149,16 @@ def _c_solve(ruleset, options: SolveOptions, progress) -> SolveResult:
     method = "specialised C solver (turn-start states"
     fast_states = options.states(FAST_STATES)
     cfg = config_from(ruleset)
-    hint = "" if options.max_states or options.deadline else " (raise the limit with --max-states)"
     try:
         out = fast.solve(cfg, max_states=fast_states, timeout=options.remaining())
     except (fast.FastUnavailable, fast.FastLimit) as exc:
-        # at a state limit the table holds exactly that many turn states; otherwise the C solver
-        # does not say how many it stored
-        stored = fast_states if str(exc).startswith("state limit") else 0
-        return SolveResult.stopped(f"specialised C solver: {exc}{hint}", stored, method + ")")
+        # at a state limit the table holds exactly that many turn states; otherwise (a time limit,
+        # no compiler, a refused cache folder) the C solver does not say how many it stored, and
+        # raising --max-states would not help
+        at_limit = isinstance(exc, fast.FastLimit) and str(exc).startswith("state limit")
+        hint = " (raise the limit with --max-states)" if at_limit and not options.max_states else ""
+        return SolveResult.stopped(f"specialised C solver: {exc}{hint}", fast_states if at_limit else 0,
+                                   method + ")")
     extras = {"states_per_second": round(out["states_per_second"]),
               "bytes_per_state": round(out["bytes_per_state"], 1),
               "note": "no play table: the C solver keeps turn-start states only"}
