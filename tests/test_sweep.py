@@ -67,8 +67,10 @@ def test_sweep_text_table_and_grid():
                  "--games", "200")
     assert result.exit_code == 0, result.stdout
     text = result.stdout
-    assert "method" in text and "exact" in text and "simulated" in text
-    assert "simulated: 200 games per point, seed 0, policy random" in text
+    assert "kind" in text and "exact" in text and "simulated" in text
+    # every sampled point says so, with its interval, games, seed and policy
+    assert "goal=6 faces=4: sampled, not exact -- seat 0" in text
+    assert "200 games, seed 0, policy random)" in text and "95% interval [" in text
     assert "exact solve stopped (state limit 100 reached) at:" in text
 
 
