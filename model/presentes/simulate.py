@@ -286,13 +286,18 @@ class Batch:
         lo = 0 if r.sneak_ahead_only else -r.sneak_range
         reach = hold & (d >= lo) & (d <= r.sneak_range)
         any_lead, any_reach, any_ok = leaders.any(1), reach.any(1), ok.any(1)
+        lugar_targets = leaders
         if r.leader_by_gift:  # P20 'gift-holder-ahead': Lugar's target is one of ``leaders``
             lugar = any_lead
-        else:  # P20 'leader-then-gift': the leader drawn among the front runners, gifts unseen
+        else:  # the front runners, gifts unseen
             others = self.ontrack[games].copy()
             others[rows, seats] = False
             top_all = np.where(others, pos, -1).max(axis=1)
             front = others & (pos == top_all[:, None]) & (top_all > pm)[:, None]
+        if r.leader_any_tied:  # P20 'tied-leader-with-gift': those of them who serve, one at random
+            lugar_targets = front & hold
+            lugar = lugar_targets.any(1)
+        elif not r.leader_by_gift:  # P20 'leader-then-gift': the leader drawn among them
             lead = np.argmax(front, axis=1)
             tied = front.sum(axis=1) > 1
             if tied.any():  # P26: one of the tied front runners at random
@@ -326,12 +331,12 @@ class Batch:
         else:
             jumps = np.array(r.jumps)[rng.integers(0, len(r.jumps), size=int(sal.sum()))]
         # gift swaps with a random target among the tied candidates
-        for e, mask in ((Effect.LUGAR, leaders), (Effect.FRENTE, near_a), (Effect.ATRAS, near_b),
+        for e, mask in ((Effect.LUGAR, lugar_targets), (Effect.FRENTE, near_a), (Effect.ATRAS, near_b),
                         (Effect.ADIANTADO, leaders)):
             sel = eff == int(e)
             if not sel.any():
                 continue
-            if e == Effect.LUGAR and not r.leader_by_gift:
+            if e == Effect.LUGAR and not (r.leader_by_gift or r.leader_any_tied):
                 t = lead[sel]
             else:
                 t = self._uniform_pick(mask[sel])
