@@ -1051,26 +1051,23 @@ def rulings_rank(ctx: typer.Context,
             emit(doc)
             return
         ref = res["reference"]
+        from ruleproof.solver.compare import describe_config
         out.print(f"{rs.game} ({rs.name}): rulings ranked by their effect on the optimal values; "
-                  f"configuration {json.dumps(doc['config']['params'], default=str)}", markup=False,
-                  highlight=False)
+                  f"configuration: {describe_config(rs)} -- {_current['why'][target]}", markup=False,
+                  highlight=False, soft_wrap=True)
         if "error" in ref:
             out.print(f"  the configuration's own readings did not solve: {ref['error']}", markup=False)
         else:
             out.print("  reference: " + ", ".join(f"seat {i} {v:.6f}" for i, v in enumerate(ref["values"]))
                       + (f"; expected moves {ref['length']:.3f}" if ref["length"] is not None else ""),
                       markup=False)
-        table = Table(title_justify="left")
-        for col in ("ruling", "alternative", "max |Δ value|", "Δ value per seat", "Δ expected moves"):
-            table.add_column(col, overflow="fold")
-        for row in res["rows"]:
-            if "error" in row:
-                table.add_row(row["ruling"], row["alternative"], "-", row["error"], "-")
-                continue
-            length = "-" if row["length_change"] is None else f"{row['length_change']:+.4f}"
-            table.add_row(row["ruling"], row["alternative"], f"{row['max_value_change']:.6f}",
-                          " ".join(f"{d:+.6f}" for d in row["value_change"]), length)
-        out.print(table)
+        from ruleproof.solver.page import rank_row
+        headers = ["ruling", "alternative", "effect", "max |Δ value|", "Δ value per seat", "Δ expected moves"]
+        for line in plain_table(headers, [rank_row(row) for row in res["rows"]]):
+            out.print(line, markup=False, highlight=False, soft_wrap=True)
+        out.print("values exact, compared in floats (the change is exact to the digits shown); 'not "
+                  "exercised': this configuration cannot bring the ruling into play", markup=False,
+                  highlight=False, soft_wrap=True)
     run(body)
 
 

@@ -364,6 +364,8 @@ def rank_row(row: dict[str, Any]) -> list[str]:
     or not exercised by this configuration), max |Δ value|, Δ per seat, Δ expected moves."""
     if "error" in row:
         return [row["ruling"], row["alternative"], row["error"], "-", "-", "-"]
+    if not row.get("exercised", True):
+        return [row["ruling"], row["alternative"], row["effect"], "-", "-", "-"]
     length = "-" if row["length_change"] is None else f"{row['length_change']:+.4f}"
     return [row["ruling"], row["alternative"], row.get("effect", ""), f"{row['max_value_change']:.6f}",
             " ".join(f"{d:+.6f}" for d in row["value_change"]), length]
