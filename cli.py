@@ -474,6 +474,10 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
                                                   "(the result is then partial, exit 1)"),
           engine: Optional[str] = typer.Option(None, "--engine", help="the engine to use (default: the "
                                                "game's first that applies; `ruleproof games GAME` lists them)"),
+          games_: Optional[int] = typer.Option(None, "--games", min=1, max=MAX_GAMES, help="games of an "
+                                               "engine that samples (Loira's near-optimal self-play; "
+                                               "default: its own fixed count)"),
+          seed: Optional[int] = typer.Option(None, "--seed", help="seed of those games"),
           as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Exact values and the optimal policy, with a play table, a printable summary and a picture.
 
@@ -492,7 +496,7 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
         with staged_folder(where) as stage, progress_bar(not as_json) as bar:
             res = solve_ruleset(rs, exact=exact, max_states=max_states, timeout=timeout,
                                 out_dir=stage.folder if stage else None, progress=bar, full=full,
-                                engine=engine).doc()
+                                engine=engine, games=games_, seed=seed).doc()
             if stage is not None and not res["partial"] and res["files"]:
                 res["files"] = stage.commit(
                     {"command": "solve", "target": target, "arguments": ctx.args, "game": rs.game,

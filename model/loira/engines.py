@@ -186,6 +186,8 @@ def _c_solve(ruleset, options: SolveOptions, progress) -> SolveResult:
 def _near_optimal_applies(ruleset, options: SolveOptions) -> str | None:
     if options.exact:
         return "--exact asks for the exact optimum, which the near-optimal policy does not give"
+    if options.max_states is not None:
+        return "--max-states asks for the exact engines (within that many states)"
     if _beyond_exact_reach(ruleset, options) is None:
         return "the exact engines reach this round"
     return None

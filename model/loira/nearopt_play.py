@@ -211,7 +211,7 @@ def applicable_regret(game) -> list[Regret]:
         return [Regret(False, how="the regret table measures single rounds" if same else "")] * n
     closest = max(same, key=lambda r: (r["cards"], max(x["regret_float"] for x in r["seats"])))
     worst = max(x["regret_float"] for x in closest["seats"])
-    return [Regret(False, worst, f"{closest['configuration']} ({closest['players']} players, worst seat)",
+    return [Regret(False, worst, f"{closest['configuration']} (worst seat)",
                    _regret_how(closest))] * n
 
 
