@@ -874,7 +874,7 @@ def _facts(extras: dict[str, Any]) -> list[str]:
     """The engine's plain facts (board, players, ...), as words."""
     out = []
     for key, value in extras.items():
-        if _is_estimate(value) or isinstance(value, (dict, list)):
+        if _is_estimate(value) or isinstance(value, (dict, list)) or key == "labels":
             continue
         out.append(f"{_words(key)}: {value:.6g}" if isinstance(value, float) else f"{_words(key)}: {value}")
     return out
@@ -907,12 +907,13 @@ def print_simulation(doc: dict[str, Any]) -> None:
             table.add_row(_words(name), *_estimate_cells(value))
     if table.row_count:
         out.print(table)
+    labels = doc["extras"].get("labels") or {}
     for group, values in _estimate_groups(doc["extras"]):
         table = Table(title=_words(group), title_justify="left")
         for column in ("figure", "mean ± half-interval", "95% interval"):
             table.add_column(column, overflow="fold")
         for name, value in values.items():
-            table.add_row(_words(name), *_estimate_cells(value)[:2])
+            table.add_row(labels.get(name, _words(name)), *_estimate_cells(value)[:2])
         out.print(table)
     names = list(dict.fromkeys(k for s in seats for k, v in s.items() if _is_estimate(v)))
     if not names:

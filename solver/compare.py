@@ -28,7 +28,7 @@ from typing import Any, Callable
 from ruleproof.model.estimate import (FIRST_SEAT_ADVANTAGE_MEANING, Estimate, Figure, change,
                                       exact, first_seat_advantage, solved)
 from ruleproof.model.registry import GAMES, get_spec, load_ruleset
-from ruleproof.model.ruleset import Ruleset, RulesetError
+from ruleproof.model.ruleset import Ruleset, RulesetError, value_words
 
 from .report import FAILS, HOLDS, UNKNOWN
 
@@ -82,18 +82,7 @@ def overridden(ruleset: Ruleset) -> list[str]:
     return [k for k in ruleset.params if ruleset.origin(k) == SMALL_SOURCE or ruleset.origin(k).startswith("command line")]
 
 
-def _words(value: Any) -> str:
-    """A parameter value as a reader writes it: a list with its repeats counted (``F1×3``)."""
-    if isinstance(value, (list, tuple)):
-        if not value:
-            return "none"
-        counts: dict[str, int] = {}
-        for item in value:
-            key = _words(item)
-            counts[key] = counts.get(key, 0) + 1
-        inner = " ".join(k if n == 1 else f"{k}×{n}" for k, n in counts.items())
-        return f"[{inner}]" + (f" ({len(value)})" if len(value) > 6 else "")
-    return str(value)
+_words = value_words
 
 
 # ---- what a configuration is worth ----------------------------------------------------------------

@@ -12,7 +12,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
 from ruleproof.model.protocol import CHANCE, TERMINAL
-from ruleproof.model.ruleset import Ruleset
+from ruleproof.model.ruleset import Ruleset, value_words
 from ruleproof.model.spec import GameSpec
 from ruleproof.proofs.refinement import check_rule_proof
 
@@ -196,9 +196,7 @@ def config_label(spec: GameSpec, ruleset: Ruleset) -> str:
 
 
 def _short(value: Any) -> str:
-    if isinstance(value, (list, tuple)):
-        return f"[{len(value)} items]" if len(value) > 6 else "[" + " ".join(map(str, value)) + "]"
-    return str(value)
+    return value_words(value)
 
 
 def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,

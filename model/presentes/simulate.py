@@ -20,10 +20,13 @@ from ruleproof.model.estimate import sampled_mean, sampled_proportion
 
 from .board import Square
 from .config import rules_of
-from .rules import Effect, Rules
+from .rules import EFFECTS, Effect, Rules
 
 FIRST_STEAL = len(Effect)  # counter index: a first gift stolen rather than taken from the tree
 COUNTERS = [e.name.lower() for e in Effect] + ["first_steal"]
+#: each counter as the page names it (what text output prints in place of the key)
+COUNTER_LABELS = {**{e.name.lower(): rule.text for e in Effect for rule in EFFECTS if rule.effect == e},
+                  "nothing": "no eligible effect (P23)", "first_steal": "first gift stolen"}
 POLICIES = ("eager", "passive", "random")
 BATCH = 4096
 
@@ -500,6 +503,7 @@ def simulate_playouts(ruleset: Ruleset, games: int, seed: int, policy: str | Non
                       metrics={"turns": out["turns"], "first_seat_advantage": out["first_seat_advantage"],
                                "first_finish_edge": out["first_finish_edge"],
                                "own_gift_any": out["own_gift_any"]},
-                      extras={"effects_per_game": out["effects_per_game"], "board": board.name,
+                      extras={"effects_per_game": out["effects_per_game"], "labels": COUNTER_LABELS,
+                              "board": board.name,
                               "squares": board.size, "layout": board.drawing(), "players": rules.players,
                               "dice": 1 if len(rules.dice) == 6 else 2})
