@@ -518,7 +518,7 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
                   markup=False, highlight=False)
         for skipped in res["skipped"]:
             out.print(f"  ({skipped['engine']} passed over: {skipped['reason']})", markup=False, highlight=False)
-        for line in value_lines(res["values"]):
+        for line in value_lines(res["values"]) + figure_lines(res["values"], res["figures"]):
             out.print("  " + line, markup=False, highlight=False, soft_wrap=True)
         if res["value_meaning"]:
             out.print(f"  each seat's value above ({res['meaning']}), and the play table's value for the seat "
@@ -545,7 +545,29 @@ def value_lines(values: list[dict[str, Any]]) -> list[str]:
         e = Estimate.from_dict(v)
         lines.append(f"seat {seat}: {e.text()}")
         if e.kind == "exact" and len(str(e.fraction)) > HEADLINE_FRACTION_DIGITS:
-            lines[-1] += f" (its {len(str(e.fraction))}-character fraction is in --json and the play table)"
+            lines[-1] += f" (its {len(str(e.fraction))}-character fraction is in --json)"
+    return lines
+
+
+def figure_lines(values: list[dict[str, Any]], figures: list[dict[str, Any]]) -> list[str]:
+    """The first-seat advantage (from the values, unless the engine measured it play by play) and
+    the engine's other figures (P(seat k finishes first) against the fair share, ...), each with
+    what it is."""
+    from ruleproof.model.estimate import FIRST_SEAT_ADVANTAGE_MEANING, Estimate, first_seat_advantage
+    lines = []
+    own = next((f for f in figures if f["name"] == "first_seat_advantage"), None)
+    adv = Estimate.from_dict(own["estimates"][0]) if own else \
+        first_seat_advantage([Estimate.from_dict(v) for v in values])
+    if adv is not None:
+        lines.append(f"first-seat advantage: {adv.text(signed=True)} -- {FIRST_SEAT_ADVANTAGE_MEANING}")
+    for f in figures:
+        if f["name"] == "first_seat_advantage":
+            continue
+        ests = [Estimate.from_dict(e) for e in f["estimates"]]
+        kinds = {e.evidence() for e in ests}
+        body = ", ".join((f"seat {i} " if f["per_seat"] else "") + e.number() for i, e in enumerate(ests))
+        fair = f"; fair share {f['fair_share']}" if f.get("fair_share") else ""
+        lines.append(f"{f['meaning']}: {body} ({'; '.join(sorted(kinds))}{fair})")
     return lines
 
 

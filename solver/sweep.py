@@ -166,8 +166,19 @@ def _label(value: Any) -> str:
 
 
 def plot_sweep(doc: dict[str, Any], path: Path, title: str) -> Path:
+    """``sweep_figure`` written as a PNG to ``path``."""
+    import matplotlib.pyplot as plt
+    fig = sweep_figure(doc, title)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def sweep_figure(doc: dict[str, Any], title: str):
     """One line per seat's value against the first swept parameter (one set of lines per value of
-    the others); exact points filled, simulated points hollow with their 95% interval."""
+    the others); exact and solved points filled, sampled points (simulated, near-optimal) hollow
+    with error bars spanning their 95% interval."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -222,7 +233,4 @@ def plot_sweep(doc: dict[str, Any], path: Path, title: str) -> Path:
                               label=f"sampled: policy {policies}, {games} games (95% interval)"))
     ax.legend(handles=handles, fontsize=8, loc="best")
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return fig
