@@ -29,7 +29,7 @@ from rich.table import Table
 from ruleproof.model.registry import GAMES, all_specs, get_spec, load_ruleset
 from ruleproof.model.ruleset import Ruleset, RulesetError, did_you_mean
 from ruleproof.solver import runtime
-from ruleproof.solver.report import FAILS, HOLDS, UNKNOWN
+from ruleproof.model.results import FAILS, HOLDS, UNKNOWN
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="ruleproof: a formal rules verifier and exhaustive solver for tabletop games.")

@@ -28,9 +28,9 @@ from typing import Any, Callable
 from ruleproof.model.estimate import (FIRST_SEAT_ADVANTAGE_MEANING, Estimate, Figure, change,
                                       exact, first_seat_advantage, solved)
 from ruleproof.model.registry import GAMES, get_spec, load_ruleset
+from ruleproof.model.results import FAILS, HOLDS, UNKNOWN
 from ruleproof.model.ruleset import Ruleset, RulesetError, value_words
 
-from .report import FAILS, HOLDS, UNKNOWN
 
 #: without a user --timeout, each side's exact solve stops after this many seconds (then simulated)
 SOLVE_TIMEOUT = 60.0

@@ -21,8 +21,9 @@ from ruleproof.model.estimate import FIRST_SEAT_ADVANTAGE_MEANING, Estimate
 from ruleproof.model.registry import get_spec
 from ruleproof.model.ruleset import Ruleset
 
+from ruleproof.model.results import FAILS, HOLDS, UNKNOWN
+
 from .compare import _words, overridden
-from .report import FAILS, HOLDS, UNKNOWN
 
 #: without ``--rank-timeout``, ranking the rulings gets this many seconds; the rest are named unranked
 RANK_BUDGET = 60.0

@@ -200,7 +200,7 @@ def _near_optimal_solve(ruleset, options: SolveOptions, progress) -> SolveResult
     configuration (or "not measured"); with ``options.detail`` its printable play table and the
     self-play against the simple rules."""
     from ruleproof.model.estimate import near_optimal, sampled
-    from ruleproof.solver.limits import Limits
+    from ruleproof.model.limits import Limits
 
     from .nearopt_play import Stopped, answer_text, policy_method, solve_near_optimal
     try:

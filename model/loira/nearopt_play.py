@@ -234,7 +234,7 @@ def solve_near_optimal(ruleset, limits=None, progress: Callable | None = None,
     """The near-optimal policy's value on ``ruleset`` (its own objective) by ``games`` seeded
     self-play games (default ``SELF_PLAY_GAMES``), the regret figure that applies, and with
     ``detail`` its play table and the self-play against the simple rules on the round and the
-    match (``OPPONENT_GAMES`` each). ``limits``: a ``solver.limits.Limits`` whose deadline stops
+    match (``OPPONENT_GAMES`` each). ``limits``: a ``model.limits.Limits`` whose deadline stops
     the self-play (``Stopped``). ``progress(what, done, total)`` is told how far it is."""
     from . import SPEC, build
     start = time.perf_counter()
