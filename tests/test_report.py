@@ -70,12 +70,14 @@ def test_report_markdown_and_html_say_the_same():
 
 
 def test_report_exit_codes_and_json(tmp_path):
-    # a state limit too small to solve: verify still decides (sampled plays and Z3), and the
-    # values are simulated as sweep and compare simulate them, the page saying so (sampled, with
-    # the interval, the games, the seed and the policy) and why the exact engines stopped
+    # a state limit too small to explore or solve: verify decides what it can (sampled plays and
+    # Z3; the rest unknown: exit 1), and the values are simulated as sweep and compare simulate
+    # them, the page saying so (sampled, with the interval, the games, the seed and the policy)
+    # and why the exact engines stopped
     page = tmp_path / "p.md"
     result = run("report", "pig", "--max-states", "10", "--games", "300", "--seed", "3", "--md", str(page))
-    assert result.exit_code == 0, result.stdout
+    assert result.exit_code == 1 and "verdict unknown" in result.stdout
+    assert "values not computed" not in result.stdout
     text = page.read_text()
     assert "Values sampled" in text and "state limit 10" in text
     assert "300 games, seed 3, policy random" in text and "95% interval [" in text
