@@ -24,7 +24,6 @@ from __future__ import annotations
 import random
 import time
 from collections import deque
-from fractions import Fraction
 from typing import Any, Callable
 
 from ruleproof.model.protocol import CHANCE, TERMINAL
@@ -293,10 +292,9 @@ def _value_change(a: Ruleset, b: Ruleset, labels: tuple[str, str], seconds: floa
     out: dict[str, Any] = {"values": values}
     x, y = values.get(labels[0]), values.get(labels[1])
     if isinstance(x, list) and isinstance(y, list):
-        out["value_change"] = [
-            {"fraction": str(Fraction(q["fraction"]) - Fraction(p["fraction"]))
-             if p["fraction"] and q["fraction"] else None, "float": q["float"] - p["float"]}
-            for p, q in zip(x, y)]
+        from ruleproof.model.estimate import Estimate, difference
+        out["value_change"] = [difference(Estimate.from_dict(p), Estimate.from_dict(q)).as_dict()
+                               for p, q in zip(x, y)]
     return out
 
 

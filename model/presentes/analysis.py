@@ -29,8 +29,9 @@ SMALL_BOARD = 30
 
 
 def _entry(x: Fraction | float) -> dict[str, Any]:
-    """A value as the generic solver writes one: its fraction (None in float mode) and float."""
-    return {"fraction": str(x) if isinstance(x, Fraction) else None, "float": float(x)}
+    """A figure as every engine writes one: a typed estimate (exact from a fraction; in float mode
+    solved to the sparse LU's double precision)."""
+    return of_value(x, 1e-9, "sparse LU in double precision").as_dict()
 
 
 def quantile(dist: list[Fraction], q: Fraction) -> int | None:
