@@ -189,7 +189,14 @@ def evaluate(ruleset: Ruleset, *, max_states: int | None = None, timeout: float 
                                                                    "near-optimal" if r.meaning == "near-optimal" else None),
                               solved_.value_meaning, None, solved_)
         why = r.partial
-    doc = simulate_ruleset(ruleset, games or DEFAULT_GAMES, DEFAULT_SEED if seed is None else seed, policy)
+    try:
+        doc = simulate_ruleset(ruleset, games or DEFAULT_GAMES, DEFAULT_SEED if seed is None else seed, policy)
+    except RulesetError as exc:
+        if exc.source != "simulate":   # bad input (an unknown policy, say) stays bad input
+            raise
+        # the rules themselves stop the simulation (a game that can hang): no values, and why
+        return Evaluation(ruleset, "failed", "simulation", why=f"{why}; simulated games: {exc.reason}" if why
+                          else f"simulated games: {exc.reason}")
     seats = doc["seats"]
     if not (seats and all("utility" in s for s in seats)):
         return Evaluation(ruleset, "failed", doc["engine"], why=(why or "") +
