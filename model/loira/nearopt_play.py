@@ -230,11 +230,12 @@ def policy_method(game) -> str:
 
 
 def solve_near_optimal(ruleset, limits=None, progress: Callable | None = None,
-                       seed: int | None = None, games: int | None = None, detail: bool = True) -> dict[str, Any]:
+                       seed: int | None = None, games: int | None = None, detail: bool = True,
+                       opponent_games: int = OPPONENT_GAMES) -> dict[str, Any]:
     """The near-optimal policy's value on ``ruleset`` (its own objective) by ``games`` seeded
     self-play games (default ``SELF_PLAY_GAMES``), the regret figure that applies, and with
     ``detail`` its play table and the self-play against the simple rules on the round and the
-    match (``OPPONENT_GAMES`` each). ``limits``: a ``model.limits.Limits`` whose deadline stops
+    match (``opponent_games`` each). ``limits``: a ``model.limits.Limits`` whose deadline stops
     the self-play (``Stopped``). ``progress(what, done, total)`` is told how far it is."""
     from . import SPEC, build
     start = time.perf_counter()
@@ -262,8 +263,8 @@ def solve_near_optimal(ruleset, limits=None, progress: Callable | None = None,
         res.update(stop_table=table, escort_table=escort, printable=render(table, escort))
         round_game = build(ruleset.with_overrides({"objective": "round"}, spec=SPEC.schema))
         match = build(ruleset.with_overrides({"objective": "match"}, spec=SPEC.schema))
-        res["self_play_round"] = compare(round_game, OPPONENTS, OPPONENT_GAMES, seed, limits, progress)
-        res["self_play_match"] = compare(match, OPPONENTS, OPPONENT_GAMES, seed + 1, limits, progress)
+        res["self_play_round"] = compare(round_game, OPPONENTS, opponent_games, seed, limits, progress)
+        res["self_play_match"] = compare(match, OPPONENTS, opponent_games, seed + 1, limits, progress)
         res["target_wins"] = match.cfg.target_wins
     res["seed"] = seed
     res["seconds"] = round(time.perf_counter() - start, 1)
