@@ -119,6 +119,9 @@ class RuleProof:
     bind: Binding | None = None
     #: the rule text's chance law (None: the proof says nothing of chance nodes' weights)
     chance: ChanceLaw | None = None
+    #: the moves the rules allow at a decision state, as bound moves (None: the proof says nothing
+    #: of eligibility): the model's legal actions, bound, must be exactly this set
+    options: Callable[[Any], "set[Bound] | frozenset[Bound]"] | None = None
     exits: Sequence[Exit] = ()
     #: the abstraction of a state outside the frame (the game over), read by the exits
     ending: Callable[[Any], Values] | None = None
@@ -167,7 +170,8 @@ class _Refinement:
         self.proof, self.game = proof, game
         self.actions = {a.name: a for a in proof.actions}
         self.exits = {e.name: e for e in proof.exits}
-        self.counts = {"transitions": 0, "steps": 0, "stutters": 0, "exits": 0, "chance_nodes": 0}
+        self.counts = {"transitions": 0, "steps": 0, "stutters": 0, "exits": 0, "chance_nodes": 0,
+                       "decision_nodes": 0}
         self.steps_ok: set = set()
         self.frames_ok: set = set()
         self.chance_ok: set = set()
@@ -215,6 +219,26 @@ class _Refinement:
         if not action.relation(env, post):
             return f"the relation of {bound.text()} does not allow this step"
         self.steps_ok.add(key)
+        return None
+
+    # -- decision nodes --
+    def options_problem(self, state: Any, frames: Mapping[str, Values], actor: int) -> str | None:
+        """The model's legal actions, bound, against the moves the proof's rules allow."""
+        proof, game = self.proof, self.game
+        legal = {proof.bind(state, a, actor): a for a in game.legal_actions(state)}
+        key = (actor, tuple(tuple(f.items()) for f in frames.values()), tuple(b.key() for b in legal))
+        if key in self.chance_ok:
+            return None
+        allowed = set(proof.options(frames if proof.projected else frames[""]))
+        self.counts["decision_nodes"] += 1
+        extra = [b.text() for b in legal if b not in allowed]
+        missing = [b.text() for b in allowed if b not in legal]
+        if extra or missing:
+            return ("the legal moves differ from those the rules allow: "
+                    + (f"offered but not allowed: {', '.join(sorted(extra))}" if extra else "")
+                    + ("; " if extra and missing else "")
+                    + (f"allowed but not offered: {', '.join(sorted(missing))}" if missing else ""))
+        self.chance_ok.add(key)
         return None
 
     # -- chance nodes --
@@ -273,6 +297,14 @@ def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, 
         move = game.describe_action(tr.before, tr.move)
         called = f" (the proof's model: {bound.text()})" if bound else ""
         then = f"then: {game.seat_name(actor)}: {move}{called} -> {game.describe_state(tr.after)}"
+        if actor >= 0 and proof.options is not None and proof.bind is not None:
+            state_key = game.key(tr.before)
+            if state_key not in chance_seen:
+                chance_seen.add(state_key)
+                problem = run.options_problem(tr.before, before, actor)
+                if problem:
+                    return tr.narrate() + [f"at this decision ({game.seat_name(actor)} to move in "
+                                           f"{game.describe_state(tr.before)}): {problem}"], counts, ""
         if actor == CHANCE and proof.chance is not None and proof.bind is not None:
             state_key = game.key(tr.before)
             if state_key not in chance_seen:
@@ -385,7 +417,7 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
     seconds = time.perf_counter() - start
     mode = "exhaustive" if ctx.source == EXPLORATION else "sampled"
     data = {"refinement": dict(counts, mode=mode, bound=proof.bind is not None,
-                               chance_law=proof.chance is not None),
+                               chance_law=proof.chance is not None, options=proof.options is not None),
             "abstraction": proof.abstraction_doc, "actions": [a.name for a in proof.actions]}
     if ctx.source == EXPLORATION:
         how = f"every transition of the {ctx.exploration.num_states:,} explored states"
@@ -404,11 +436,12 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
                               kind="z3", seconds=seconds, data=data, scope=scope)
     bound = ("each move bound to one action and its parameters" if proof.bind else
              "moves matched to any action (this proof binds no move)")
-    law = "; chance nodes equal to the rules' law" if proof.chance else ""
+    law = ("; chance nodes equal to the rules' law" if proof.chance else "") + \
+        ("; legal moves exactly the rules' options" if proof.options else "")
     return PropertyResult(proof.name, HOLDS,
                           f"{abstract}; mapping checked on {how} ({bound}{law}): {counts['steps']:,} steps, "
                           f"{counts['stutters']:,} stutters, {counts['exits']:,} exits, "
-                          f"{counts['chance_nodes']:,} chance nodes",
+                          f"{counts['chance_nodes']:,} chance nodes, {counts['decision_nodes']:,} decision nodes",
                           kind="z3" if mode == "exhaustive" else "sampled", seconds=seconds, data=data,
                           scope=scope)
 
