@@ -368,15 +368,6 @@ def check_scenarios(game: str, progress: Callable[[int, int], None] | None = Non
     return check_games([game], (lambda g, d, t: progress(d, t)) if progress else None, processes)[game]
 
 
-# ---- rule edits: solver/compare.py (re-exported for callers of the library) ----------------------
-
-def __getattr__(name: str):
-    if name in ("compare_rulesets", "find_regressions", "side_summary"):
-        from . import compare
-        return getattr(compare, name)
-    raise AttributeError(name)
-
-
 # ---- deduce ------------------------------------------------------------------------------------
 
 def deduce_file(path: Path) -> tuple[dict[str, Any], str]:

@@ -156,7 +156,7 @@ def test_compare_two_rulesets(tmp_path):
 def test_compare_separates_real_findings_from_state_counts():
     # L18 "opener" lets one opening hand its keeper the escorts' stalls too: the full-game score
     # bound moves from 50 to 54; other details differ only in how many states were explored
-    from ruleproof.solver.analysis import compare_rulesets
+    from ruleproof.solver.compare import compare_rulesets
     from test_loira_helpers import ruleset
     params = {"players": 2, "deck": ["F1", "F2", "M1", "grito", "toc-toc", "fios"], "stalls": [2, 4],
               "centre_rolls": 1}   # examples/loira/tiny.toml

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from ruleproof.cli import app
 from ruleproof.model.registry import get_spec
-from ruleproof.solver.analysis import find_regressions
+from ruleproof.solver.compare import find_regressions
 from ruleproof.solver.rulings import rank_rulings, ruling_diff
 
 runner = CliRunner()
