@@ -254,8 +254,8 @@ def page_blocks(doc: dict[str, Any]) -> list[tuple]:
     else:
         first = Estimate.from_dict(doc["values"][0])
         if first.is_sampled:
-            how = (f"Values {first.kind} ({s['engine']}{': ' + s['exact_stopped'] if s.get('exact_stopped') else ''}): "
-                   f"{first.evidence()}.")
+            stopped = f"; the exact engines stopped: {s['exact_stopped']}" if s.get("exact_stopped") else ""
+            how = f"Values {first.evidence()} (engine {s['engine']}{stopped})."
         else:
             how = (f"Values {first.kind} ({s['engine']}; {s['how']}; {s['states']:,} states)."
                    if s.get("states") else f"Values {first.kind} ({s['engine']}).")

@@ -403,6 +403,10 @@ def rank_rulings(game: str, *, ruleset: Ruleset | None = None, only: list[str] |
                        exercised=False)
             rows.append(row)
             continue
+        if "error" in ref:   # nothing to rank against: the alternatives would hit the same limit
+            row["error"] = f"not ranked: the configuration's own readings did not solve ({ref['error']})"
+            rows.append(row)
+            continue
         got = _solve_small(base.with_overrides(rulings={ruling.id: option}, spec=spec.schema), limits)
         if "error" in got or "error" in ref:
             row["error"] = got.get("error") or f"the default reading did not solve: {ref['error']}"
