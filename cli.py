@@ -88,6 +88,8 @@ GAME_COUNT = Checked(arguments.games, "N")
 OUT_FILE = Checked(arguments.output_file, "FILE")
 PLOT_FILE = Checked(arguments.output_file, "FILE", formats=arguments.PLOT_FORMATS)
 OUT_FOLDER = Checked(arguments.output_folder, "DIR")
+SAMPLE_HELP = ("games wherever values are sampled: simulated where the exact engines stop, and the "
+               "games of an engine that samples (default: its own fixed count)")
 
 # Help screens: a flag takes no value, so it shows no "<bool>" type (Typer shows one by default).
 # (typer 0.29 added the hook; older releases show no type for flags already)
@@ -216,13 +218,20 @@ def split_positionals(args: list[str]) -> tuple[list[str], list[str]]:
 
 
 def resolve(target: str, players: Optional[int], extra: list[str], rulings: list[str] | None = None,
-            small: bool = False) -> Ruleset:
-    """A ruleset from a game, built-in ruleset or TOML path, with command-line overrides."""
-    ruleset = load_ruleset(target)
+            small: bool = False, opposite: str | None = None) -> Ruleset:
+    """A ruleset from a game, built-in ruleset or TOML path, with command-line overrides. With
+    ``small`` (the commands that verify, compare or sweep) a bare game name is read by
+    ``solver.compare.target_ruleset``: its default small configuration, or opposite a ruleset
+    (``opposite``: the other side of a comparison) the built-in ruleset; ``_current["why"]``
+    keeps the reason, which those commands print."""
+    if small:
+        from ruleproof.solver.compare import target_ruleset
+        ruleset, why = target_ruleset(target, opposite)
+        _current.setdefault("why", {})[target] = why
+    else:
+        ruleset = load_ruleset(target)
     spec = get_spec(ruleset.game)
     params: dict[str, Any] = {}
-    if small and target in GAMES:  # a game name: its default small configuration
-        params.update(spec.verify_overrides)
     for name, value in parse_extra(extra).items():
         if value is None:
             if name not in spec.schema.param_index:
@@ -261,6 +270,8 @@ def time_left(timeout: Optional[float]) -> Optional[float]:
 
 
 def emit(doc: dict[str, Any]) -> None:
+    # marked before writing: a limit that strikes after this adds no second document
+    _current["emitted"] = True
     sys.stdout.write(json.dumps(doc, indent=1, default=str) + "\n")
 
 
@@ -300,7 +311,10 @@ def partial_text(reason: str) -> str:
 
 
 def stopped_by_limit(reason: str, as_json: bool) -> None:
-    """A limit cut the command short: a marked partial result on stdout, exit 1."""
+    """A limit cut the command short: a marked partial result on stdout, exit 1 (nothing more
+    when the command had printed its document already, the limit striking as it ended)."""
+    if _current.get("emitted"):
+        raise Exit(runtime.EXIT_LIMIT)
     if as_json:
         emit(partial_document(reason))
     else:
@@ -324,6 +338,8 @@ def run(fn, *args, timeout: float | None = None, as_json: bool = False, **kwargs
 
     def hard_stop() -> None:  # the watchdog's last word when C code ignores the time limit
         reason = f"time limit {timeout:g} s reached"
+        if as_json and _current.get("emitted"):
+            return   # the document is out already: one JSON document, never two
         text = json.dumps(partial_document(reason), indent=1, default=str) if as_json else partial_text(reason)
         try:
             sys.stdout.flush()
@@ -544,6 +560,10 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
                                                   "(the result is then partial, exit 1)"),
           engine: Optional[str] = typer.Option(None, "--engine", help="the engine to use (default: the "
                                                "game's first that applies; `ruleproof games GAME` lists them)"),
+          games_: Optional[int] = typer.Option(None, "--games", min=1, max=MAX_GAMES, help="games of an "
+                                               "engine that samples (Loira's near-optimal self-play; "
+                                               "default: its own fixed count)"),
+          seed: Optional[int] = typer.Option(None, "--seed", help="seed of those games"),
           as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Exact values and the optimal policy, with a play table, a printable summary and a picture.
 
@@ -560,7 +580,7 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
         with staged_folder(where) as stage, progress_bar(not as_json) as bar:
             res = solve_ruleset(rs, exact=exact, max_states=max_states, timeout=timeout,
                                 out_dir=stage.folder if stage else None, progress=bar, full=full,
-                                engine=engine).doc()
+                                engine=engine, games=games_, seed=seed).doc()
             if stage is not None and not res["partial"] and res["files"]:
                 res["files"] = stage.commit(
                     {"command": "solve", "target": target, "arguments": ctx.args, "game": rs.game,
@@ -578,13 +598,13 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
             out.print(f"partial result: {res['reason']}; explored {res['states']} states, no values",
                       markup=False, highlight=False, soft_wrap=True)
             raise Exit(1)
-        out.print(f"{rs.game} ({rs.name}): {res['states']} states, {doc['seconds']} s, "
-                  f"{res['engine']}: {res['method']}", markup=False, highlight=False)
+        states = f"{res['states']:,} states, " if res["states"] else ""
+        out.print(f"{rs.game} ({rs.name}): {states}{doc['seconds']} s, {res['engine']}: {res['method']}",
+                  markup=False, highlight=False)
         for skipped in res["skipped"]:
             out.print(f"  ({skipped['engine']} passed over: {skipped['reason']})", markup=False, highlight=False)
-        for seat, v in enumerate(res["values"]):
-            frac = f" = {v['fraction']}" if v["fraction"] else ""
-            out.print(f"  seat {seat}: {v['float']:.9f}{frac}", markup=False)
+        for line in value_lines(res["values"]) + figure_lines(res["values"], res["figures"]):
+            out.print("  " + line, markup=False, highlight=False, soft_wrap=True)
         if res["value_meaning"]:
             out.print(f"  each seat's value above ({res['meaning']}), and the play table's value for the seat "
                       f"to move: {res['value_meaning']}", markup=False, highlight=False, soft_wrap=True)
@@ -601,6 +621,41 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
     run(body, timeout=timeout, as_json=as_json)
 
 
+def value_lines(values: list[dict[str, Any]]) -> list[str]:
+    """One line per seat: the value to the digits its evidence supports, and what it is (exact,
+    solved, sampled with its interval, near-optimal with the regret that applies)."""
+    from ruleproof.model.estimate import HEADLINE_FRACTION_DIGITS, Estimate
+    lines = []
+    for seat, v in enumerate(values):
+        e = Estimate.from_dict(v)
+        lines.append(f"seat {seat}: {e.text()}")
+        if e.kind == "exact" and len(str(e.fraction)) > HEADLINE_FRACTION_DIGITS:
+            lines[-1] += f" (its {len(str(e.fraction))}-character fraction is in --json)"
+    return lines
+
+
+def figure_lines(values: list[dict[str, Any]], figures: list[dict[str, Any]]) -> list[str]:
+    """The first-seat advantage (from the values, unless the engine measured it play by play) and
+    the engine's other figures (P(seat k finishes first) against the fair share, ...), each with
+    what it is."""
+    from ruleproof.model.estimate import FIRST_SEAT_ADVANTAGE_MEANING, Estimate, first_seat_advantage
+    lines = []
+    own = next((f for f in figures if f["name"] == "first_seat_advantage"), None)
+    adv = Estimate.from_dict(own["estimates"][0]) if own else \
+        first_seat_advantage([Estimate.from_dict(v) for v in values])
+    if adv is not None:
+        lines.append(f"first-seat advantage: {adv.text(signed=True)} -- {FIRST_SEAT_ADVANTAGE_MEANING}")
+    for f in figures:
+        if f["name"] == "first_seat_advantage":
+            continue
+        ests = [Estimate.from_dict(e) for e in f["estimates"]]
+        kinds = {e.evidence() for e in ests}
+        body = ", ".join((f"seat {i} " if f["per_seat"] else "") + e.number() for i, e in enumerate(ests))
+        fair = f"; fair share {f['fair_share']}" if f.get("fair_share") else ""
+        lines.append(f"{f['meaning']}: {body} ({'; '.join(sorted(kinds))}{fair})")
+    return lines
+
+
 # ---- report -----------------------------------------------------------------------------------------
 
 @app.command(**GAME_COMMAND)
@@ -613,9 +668,14 @@ def report(ctx: typer.Context,
            md_file: Optional[Path] = typer.Option(None, "--md", click_type=OUT_FILE,
                                                   help="write the page as Markdown "
                                                   "(pictures as data URLs)"),
-           against: Optional[str] = typer.Option(None, "--against", help="another ruleset (a game name: its "
-                                                 "small configuration): the page also says what the "
-                                                 "edit from it changed (as compare)"),
+           against: Optional[str] = typer.Option(None, "--against", help="another ruleset, read as compare "
+                                                 "reads its A (a game name opposite a ruleset file: its "
+                                                 "built-in ruleset): the page also says what the edit "
+                                                 "from it changed, as compare does"),
+           games_: Optional[int] = typer.Option(None, "--games", min=1, max=MAX_GAMES, help=SAMPLE_HELP),
+           seed: Optional[int] = typer.Option(None, "--seed", help="seed of those games"),
+           policy: Optional[str] = typer.Option(None, "--policy", help="policy of the simulated games "
+                                                "(default: the game's simulate default)"),
            players: Optional[int] = typer.Option(None, "--players", help="number of players"),
            ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION (both sides "
                                                       "with --against)"),
@@ -637,15 +697,20 @@ def report(ctx: typer.Context,
     def body():
         from ruleproof.solver.page import build_report, exit_code, json_view, render_markdown, write_page
         check_limits(max_states, timeout)
-        rs = resolve(target, players, ctx.args, ruling, small=True)
-        other = resolve(against, players, ctx.args, ruling, small=True) if against else None
-        if other is not None and other.game != rs.game:
-            fail_input(f"command line: --against: {against} is a {other.game} ruleset, {target} a {rs.game} one")
         if html_file is not None and md_file is not None and html_file == md_file:
             fail_input(f"command line: --md: {str(md_file)!r} is also the --html file")
+        if against:   # the two sides read as compare reads them (A = --against, B = the target)
+            if load_ruleset(against).game != load_ruleset(target).game:
+                fail_input(f"command line: --against: {against} is a {load_ruleset(against).game} ruleset, "
+                           f"{target} a {load_ruleset(target).game} one")
+            other, rs, why_a, why_b = resolve_pair(against, target, players, ctx.args, ruling)
+        else:
+            rs, other, why_a = resolve(target, players, ctx.args, ruling, small=True), None, ""
+            why_b = _current["why"][target]
         with progress_bar(not as_json) as bar:
             doc = build_report(rs, against=other, max_states=max_states, timeout=time_left(timeout),
-                               rank_timeout=rank_timeout, progress=bar)
+                               rank_timeout=rank_timeout, progress=bar, why=(why_b, why_a),
+                               games=games_, seed=seed, policy=policy)
         # (the paths were checked as the options were parsed; solver/outputs.py writes them)
         written = [str(write_page(doc, path, flag)) for flag, path in (("--html", html_file), ("--md", md_file))
                    if path is not None]
@@ -659,7 +724,7 @@ def report(ctx: typer.Context,
             regressions = doc.get("against", {}).get("regressions")
             out.print(f"report {doc['ruleset']}: verdict {doc['verdict']}"
                       + ("; values not computed within the limits" if doc["solve"]["partial"] else "")
-                      + (f"; {len(regressions)} regression(s) against {doc['against']['ruleset']}"
+                      + (f"; {len(regressions)} regression(s) against {doc['against']['a']['ruleset']}"
                          if regressions else ""), markup=False, highlight=False)
         if exit_code(doc):
             raise Exit(1)
@@ -674,10 +739,12 @@ def sweep(ctx: typer.Context,
                                        "ruleset or RULESET.toml"),
           param: list[str] = typer.Option(..., "--param", help="NAME=RANGE: LOW..HIGH[:STEP] (10..30:5) "
                                           "or a comma list (mini,curta); repeat for a grid"),
-          games_: int = typer.Option(2000, "--games", click_type=GAME_COUNT,
-                                     help="simulated games per point the exact "
-                                     "solver does not reach"),
-          seed: int = typer.Option(0, "--seed", help="random seed of the simulated points"),
+          games_: Optional[int] = typer.Option(None, "--games", click_type=GAME_COUNT,
+                                               help="games per sampled point: simulated where the exact "
+                                               "solver stops (default 2,000), and the games of an engine "
+                                               "that samples (default: its own fixed count)"),
+          seed: Optional[int] = typer.Option(None, "--seed", help="random seed of the sampled points "
+                                             "(default 0; an engine that samples: its own)"),
           policy: Optional[str] = typer.Option(None, "--policy", help="policy of the simulated points "
                                                "(default: the game's simulate default)"),
           simulate_only: bool = typer.Option(False, "--simulate-only", help="simulate every point; "
@@ -727,8 +794,12 @@ def sweep(ctx: typer.Context,
                             seed=seed, policy=policy, simulate_only=simulate_only, progress=bar, rows=rows,
                             deadline=None if timeout is None
                             else time.perf_counter() + max(0.0, time_left(timeout) - reserve))
-        doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res}
-        if plot is not None and any(r["method"] in ("exact", "simulated") for r in res["points"]):
+        from ruleproof.solver.compare import describe_config
+        from ruleproof.solver.sweep import PLOTTED
+        doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(),
+               "configuration": {"why": _current["why"][target], "differs_from_built_in": describe_config(rs)},
+               **res}
+        if plot is not None and any(r["method"] in PLOTTED for r in res["points"]):
             doc["plot"] = str(plot_sweep(res, plot, f"{rs.name}: each seat's value by {res['params'][0]}"))
         elif plot is not None:
             doc["plot_note"] = f"{plot} not written: no point has a value"
@@ -745,38 +816,52 @@ def sweep(ctx: typer.Context,
     run(body, timeout=timeout, as_json=as_json)
 
 
+def plain_table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    """Aligned text columns that never fold a figure across lines (a wide table stays wide)."""
+    widths = [max(len(str(c)) for c in col) for col in zip(headers, *rows)]
+    lines = ["  ".join(str(h).ljust(w) for h, w in zip(headers, widths)).rstrip(),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    return lines
+
+
 def print_sweep(doc: dict[str, Any]) -> None:
+    """The sweep's table: each point's kind (exact, solved, near-optimal, simulated) and policy,
+    each seat's value to the digits its evidence supports (± half the 95% interval when sampled),
+    the first-seat advantage and the length; then what the sampled points are."""
+    from ruleproof.model.estimate import Estimate
     out.print(f"{doc['game']} ({doc['ruleset']}): {len(doc['points'])} points, {doc['seconds']} s; "
               f"a seat's value is {doc['value_meaning']}", markup=False, highlight=False, soft_wrap=True)
+    why = (doc.get("configuration") or {}).get("why")
+    if why:
+        out.print(f"configuration: {doc['configuration']['differs_from_built_in']} -- {why}",
+                  markup=False, highlight=False, soft_wrap=True)
     seats = max((len(r.get("values") or []) for r in doc["points"]), default=0)
-    table = Table(title_justify="left")
     units = {r["length"]["unit"] for r in doc["points"] if r.get("length")}
     unit = units.pop() if len(units) == 1 else None
-    length_col = f"length ({unit})" if unit else "length"
-    for col in doc["params"] + ["method"] + [f"seat {i}" for i in range(seats)] + [length_col, "states", "s"]:
-        table.add_column(col, overflow="fold")
+    headers = doc["params"] + ["kind"] + [f"seat {i}" for i in range(seats)] + \
+        ["first-seat adv.", f"length ({unit})" if unit else "length", "states", "s"]
+    rows = []
     for r in doc["points"]:
-        cells = [_short(r["point"][k]) for k in doc["params"]]
-        method = r["method"]
-        values = []
-        for i in range(seats):
-            if i >= len(r.get("values") or []):
-                values.append("-")
-            elif r["method"] == "simulated" and r["ci95"] and r["ci95"][i]:
-                lo, hi = r["ci95"][i]
-                values.append(f"{r['values'][i]:.4f} ±{(hi - lo) / 2:.4f}")
-            else:
-                values.append(f"{r['values'][i]:.6f}")
+        values = [Estimate.from_dict(e).number(compact=True) for e in r.get("estimates") or []]
+        values += ["-"] * (seats - len(values))
+        adv = "-" if not r.get("first_seat_advantage") else \
+            Estimate.from_dict(r["first_seat_advantage"]).number(signed=True, compact=True)
         length = r.get("length")
-        table.add_row(*cells, method, *values,
-                      "-" if not length else f"{length['value']:.3f}" + ("" if unit else f" {length['unit']}"),
-                      "-" if r.get("states") is None else f"{r['states']:,}", f"{r['seconds']:.2f}")
-    out.print(table)
-    simulated = [r for r in doc["points"] if r["method"] == "simulated"]
-    if simulated:
-        policies = ", ".join(dict.fromkeys(r["policy"] for r in simulated))
-        out.print(f"simulated: {doc['games']} games per point, seed {doc['seed']}, policy {policies} "
-                  "(the values under that policy); ± is half the 95% interval",
+        length_text = "-" if not length else Estimate.from_dict(length["estimate"]).number(compact=True) + \
+            ("" if unit else f" {length['unit']}")
+        rows.append([_short(r["point"][k]) for k in doc["params"]] + [r["method"], *values, adv, length_text,
+                    "-" if not r.get("states") else f"{r['states']:,}", f"{r['seconds']:.2f}"])
+    for line in plain_table(headers, rows):
+        out.print(line, markup=False, highlight=False, soft_wrap=True)
+    sampled = [r for r in doc["points"] if r.get("estimates") and Estimate.from_dict(r["estimates"][0]).is_sampled]
+    for r in sampled:
+        e = Estimate.from_dict(r["estimates"][0])
+        where = " ".join(f"{k}={_short(v)}" for k, v in r["point"].items())
+        out.print(f"{where}: sampled, not exact -- seat 0 {e.text()}", markup=False, highlight=False,
+                  soft_wrap=True)
+    if sampled:
+        out.print("± is half the 95% interval; a sampled value is the named policy's, not optimal play's",
                   markup=False, highlight=False, soft_wrap=True)
     reasons: dict[str, list[str]] = {}
     for r in doc["points"]:
@@ -788,7 +873,8 @@ def print_sweep(doc: dict[str, Any]) -> None:
                   soft_wrap=True)
     for r in doc["points"]:
         if r["method"] in ("failed", "not run"):
-            out.print(f"no result at {r['point']}: {r['why']}", markup=False, highlight=False, soft_wrap=True)
+            where = ", ".join(f"{k}={_short(v)}" for k, v in r["point"].items())
+            out.print(f"no result at {where}: {r['why']}", markup=False, highlight=False, soft_wrap=True)
     if doc.get("plot"):
         out.print(f"wrote {doc['plot']}", markup=False, highlight=False)
     elif doc.get("plot_note"):
@@ -874,41 +960,106 @@ def simulate(ctx: typer.Context, target: str = typer.Argument(..., help="game, b
     run(body, timeout=timeout, as_json=as_json)
 
 
-def _metric_rows(value: Any, label: str, rows: list, facts: list) -> None:
-    """Flatten a simulation result: ``{"mean", "ci95", ...}`` leaves become table rows, other
-    scalars become facts; per-seat lists are labelled by seat."""
-    if isinstance(value, dict) and "mean" in value:
-        lo, hi = value.get("ci95") or (None, None)
-        extra = ", ".join(f"{k} {v}" for k, v in value.items() if k not in ("mean", "ci95"))
-        rows.append((label, f"{value['mean']:.6g}",
-                     "" if lo is None else f"[{lo:.6g}, {hi:.6g}]", extra))
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            _metric_rows(item, f"{label} {key}".strip(), rows, facts)
-    elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-        for i, item in enumerate(value):
-            seat = item.get("seat", i) if isinstance(item, dict) else i
-            where = f"{label}, seat {seat}" if label else f"seat {seat}"
-            _metric_rows({k: v for k, v in item.items() if k != "seat"}, where, rows, facts)
-    else:
-        facts.append(f"{label}: {value:.6g}" if isinstance(value, float) else f"{label}: {value}")
+#: beyond this many seats, simulate summarises each per-seat figure before listing every seat
+MANY_SEATS = 6
+#: keys of a simulation estimate that are not the estimate itself (shown beside it)
+_ESTIMATE_EXTRA = ("quantiles", "min", "max", "fair_share")
+
+
+def _is_estimate(value: Any) -> bool:
+    return isinstance(value, dict) and ("kind" in value or "ci95" in value)
+
+
+def _estimate_cells(value: dict[str, Any]) -> tuple[str, str, str]:
+    """(figure, 95% interval, what else the engine measured beside it) for a sampled estimate."""
+    from ruleproof.model.estimate import Estimate
+    e = Estimate.from_dict(value)
+    interval = "" if not e.is_sampled else \
+        f"[{e.low:.{e.decimals()}f}, {e.high:.{e.decimals()}f}]"
+    notes = []
+    if value.get("quantiles"):
+        notes.append("quantiles " + ", ".join(f"{k} {v:g}" for k, v in value["quantiles"].items()))
+    if value.get("min") is not None:
+        notes.append(f"min {value['min']}, max {value['max']}")
+    if value.get("fair_share"):
+        notes.append(f"fair share {value['fair_share']}")
+    return e.number(), interval, "; ".join(notes)
+
+
+def _words(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def _facts(extras: dict[str, Any]) -> list[str]:
+    """The engine's plain facts (board, players, ...), as words."""
+    out = []
+    for key, value in extras.items():
+        if _is_estimate(value) or isinstance(value, (dict, list)) or key == "labels":
+            continue
+        out.append(f"{_words(key)}: {value:.6g}" if isinstance(value, float) else f"{_words(key)}: {value}")
+    return out
+
+
+def _estimate_groups(extras: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Groups of estimates among the engine's extras (e.g. Presentes' effects per game)."""
+    return [(key, value) for key, value in extras.items()
+            if isinstance(value, dict) and value and all(_is_estimate(v) for v in value.values())]
 
 
 def print_simulation(doc: dict[str, Any]) -> None:
-    rows: list = []
-    facts: list = []
-    _metric_rows(doc["seats"], "", rows, facts)
-    _metric_rows(doc["metrics"], "", rows, facts)
-    _metric_rows(doc["extras"], "", rows, facts)
-    out.print(f"{doc['game']} ({doc['ruleset']}): {doc['games']} games, seed {doc.get('seed')}, "
-              f"policy {doc['policy']}, {doc['seconds']} s", markup=False, highlight=False)
+    """Overall figures first, then each seat's: with many seats, each per-seat figure summarised
+    (lowest and highest seat, the fair share) before the seat-by-seat table."""
+    def say(text: str) -> None:
+        out.print(text, markup=False, highlight=False, soft_wrap=True)
+    seats = doc["seats"]
+    say(f"{doc['game']} ({doc['ruleset']}): {doc['games']:,} games, seed {doc.get('seed')}, "
+        f"policy {doc['policy']}, {doc['seconds']} s")
+    say("every figure is sampled: the mean ± half its 95% interval (clipped to what the figure can be), "
+        "the digits that interval supports")
+    facts = _facts(doc["extras"])
     if facts:
-        out.print("  " + "; ".join(facts), markup=False, highlight=False)
-    table = Table(title_justify="left")
-    for column in ("metric", "mean", "95% CI", ""):
+        say("  " + "; ".join(facts))
+    table = Table(title="overall", title_justify="left")
+    for column in ("figure", "mean ± half-interval", "95% interval", ""):
         table.add_column(column, overflow="fold")
-    for row in rows:
-        table.add_row(*row)
+    for name, value in doc["metrics"].items():
+        if _is_estimate(value):
+            table.add_row(_words(name), *_estimate_cells(value))
+    if table.row_count:
+        out.print(table)
+    labels = doc["extras"].get("labels") or {}
+    for group, values in _estimate_groups(doc["extras"]):
+        table = Table(title=_words(group), title_justify="left")
+        for column in ("figure", "mean ± half-interval", "95% interval"):
+            table.add_column(column, overflow="fold")
+        for name, value in values.items():
+            table.add_row(labels.get(name, _words(name)), *_estimate_cells(value)[:2])
+        out.print(table)
+    names = list(dict.fromkeys(k for s in seats for k, v in s.items() if _is_estimate(v)))
+    if not names:
+        return
+    if len(seats) > MANY_SEATS:
+        from ruleproof.model.estimate import Estimate
+        summary = Table(title=f"per seat, summarised ({len(seats)} seats; every seat below)",
+                        title_justify="left")
+        for column in ("figure", "lowest", "highest", "fair share", "seats whose interval excludes it"):
+            summary.add_column(column, overflow="fold")
+        for name in names:
+            got = [(i, Estimate.from_dict(s[name])) for i, s in enumerate(seats) if name in s]
+            lo = min(got, key=lambda x: x[1].value)
+            hi = max(got, key=lambda x: x[1].value)
+            fair = 1 / len(seats) if name == "finish_first" else None
+            away = "-" if fair is None else \
+                (", ".join(str(i) for i, e in got if not e.low <= fair <= e.high) or "none")
+            summary.add_row(_words(name), f"{lo[1].number()} (seat {lo[0]})", f"{hi[1].number()} (seat {hi[0]})",
+                            "-" if fair is None else f"1/{len(seats)} = {fair:.4f}", away)
+        out.print(summary)
+    table = Table(title="per seat (mean ± half the 95% interval)", title_justify="left")
+    table.add_column("seat")
+    for name in names:
+        table.add_column(_words(name), overflow="fold")
+    for i, s in enumerate(seats):
+        table.add_row(str(i), *[_estimate_cells(s[n])[0] if n in s else "-" for n in names])
     out.print(table)
 
 
@@ -999,7 +1150,8 @@ def _diff_values_text(d: dict[str, Any]) -> str:
     if "value_change" in d:
         return "; ".join(f"seat {i} {c['fraction'] or format(c['float'], '+.6f')}"
                          for i, c in enumerate(d["value_change"])) + " (alternative minus reading)"
-    return "; ".join(f"{k}: {v if isinstance(v, str) else _values_text(v)}" for k, v in d.get("values", {}).items())
+    return "; ".join(f"{k}: {v if isinstance(v, str) else ', '.join(value_lines(v))}"
+                     for k, v in d.get("values", {}).items())
 
 
 @rulings_app.command("rank", **GAME_COMMAND)
@@ -1028,26 +1180,23 @@ def rulings_rank(ctx: typer.Context,
             emit(doc)
             return
         ref = res["reference"]
+        from ruleproof.solver.compare import describe_config
         out.print(f"{rs.game} ({rs.name}): rulings ranked by their effect on the optimal values; "
-                  f"configuration {json.dumps(doc['config']['params'], default=str)}", markup=False,
-                  highlight=False)
+                  f"configuration: {describe_config(rs)} -- {_current['why'][target]}", markup=False,
+                  highlight=False, soft_wrap=True)
         if "error" in ref:
             out.print(f"  the configuration's own readings did not solve: {ref['error']}", markup=False)
         else:
             out.print("  reference: " + ", ".join(f"seat {i} {v:.6f}" for i, v in enumerate(ref["values"]))
                       + (f"; expected moves {ref['length']:.3f}" if ref["length"] is not None else ""),
                       markup=False)
-        table = Table(title_justify="left")
-        for col in ("ruling", "alternative", "max |Δ value|", "Δ value per seat", "Δ expected moves"):
-            table.add_column(col, overflow="fold")
-        for row in res["rows"]:
-            if "error" in row:
-                table.add_row(row["ruling"], row["alternative"], "-", row["error"], "-")
-                continue
-            length = "-" if row["length_change"] is None else f"{row['length_change']:+.4f}"
-            table.add_row(row["ruling"], row["alternative"], f"{row['max_value_change']:.6f}",
-                          " ".join(f"{d:+.6f}" for d in row["value_change"]), length)
-        out.print(table)
+        from ruleproof.solver.page import rank_row
+        headers = ["ruling", "alternative", "effect", "max |Δ value|", "Δ value per seat", "Δ expected moves"]
+        for line in plain_table(headers, [rank_row(row) for row in res["rows"]]):
+            out.print(line, markup=False, highlight=False, soft_wrap=True)
+        out.print("values exact, compared in floats (the change is exact to the digits shown); 'not "
+                  "exercised': this configuration cannot bring the ruling into play", markup=False,
+                  highlight=False, soft_wrap=True)
     run(body, timeout=timeout, as_json=as_json)
 
 
@@ -1117,105 +1266,78 @@ def deduce(view: Path = typer.Argument(..., help="a Bomb Busters VIEW.json posit
     run(body, timeout=timeout, as_json=as_json)
 
 
+def resolve_pair(a: str, b: str | None, players: Optional[int], extra: list[str],
+                 ruling: list[str] | None) -> tuple[Ruleset, Ruleset, str, str]:
+    """The two sides of ``compare`` and ``report --against`` (A the reference, B the edit), each
+    with why it is the configuration it is: one reading of the targets for both commands. B
+    omitted: A with the command line's overrides (A itself without them)."""
+    if b is None:
+        rsa = resolve(a, None, [], None, small=True)
+        rsb = resolve(a, players, extra, ruling, small=True)
+        why = _current["why"][a]
+        return rsa, rsb, why, why + "; with the command line's overrides"
+    rsa = resolve(a, players, extra, ruling, small=True, opposite=b)
+    rsb = resolve(b, players, extra, ruling, small=True, opposite=a)
+    if rsa.game != rsb.game:
+        fail_input(f"command line: B: {b} is a {rsb.game} ruleset, {a} a {rsa.game} one")
+    return rsa, rsb, _current["why"][a], _current["why"][b]
+
+
 @app.command(**GAME_COMMAND)
 def compare(ctx: typer.Context,
-            a: str = typer.Argument(..., help="ruleset A: a game, built-in ruleset or RULESET.toml"),
+            a: str = typer.Argument(..., help="ruleset A: a game (its small configuration; opposite a "
+                                    "ruleset file, its built-in ruleset), built-in ruleset or RULESET.toml"),
             b: Optional[str] = typer.Argument(None, help="ruleset B; omitted: A with the --ruling and "
                                               "parameter overrides given"),
             players: Optional[int] = typer.Option(None, "--players", help="number of players (both sides)"),
             ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION (B only when B is "
                                                        "omitted, else both sides)"),
+            games_: Optional[int] = typer.Option(None, "--games", click_type=GAME_COUNT, help=SAMPLE_HELP),
+            seed: Optional[int] = typer.Option(None, "--seed", help="seed of those games"),
+            policy: Optional[str] = typer.Option(None, "--policy", help="policy of the simulated games "
+                                                 "(default: the game's simulate default)"),
             max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES,
                                                      help="state limit per side"),
             timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
                                                     help="seconds for the whole command (both sides share it)"),
             as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
-    """What a rule edit changes: properties with their evidence, optimal values, game length.
+    """What a rule edit changes: the figures that moved first (values per seat, first-seat
+    advantage, game length, the game's own figures; a sampled figure moves only when its 95%
+    intervals separate), then the properties whose verdict changed, then the regressions.
     Exit 1 when B fails or cannot decide a property A holds, or when values could not be computed."""
     def body():
-        from ruleproof.solver.analysis import compare_rulesets
+        from ruleproof.solver.compare import compare_rulesets
         start = time.perf_counter()
         check_limits(max_states, timeout)
-        if b is None:
-            if not (ruling or ctx.args or players is not None):
-                fail_input("command line: B: give ruleset B, or overrides (--ruling ID=OPTION, --NAME VALUE) "
-                           "that turn A into B")
-            rsa = resolve(a, None, [], None)
-            rsb = resolve(a, players, ctx.args, ruling)
-        else:
-            rsa = resolve(a, players, ctx.args, ruling)
-            rsb = resolve(b, players, ctx.args, ruling)
+        if b is None and not (ruling or ctx.args or players is not None):
+            fail_input("command line: B: give ruleset B, or overrides (--ruling ID=OPTION, --NAME VALUE) "
+                       "that turn A into B")
+        rsa, rsb, why_a, why_b = resolve_pair(a, b, players, ctx.args, ruling)
         _current["ruleset"] = rsa
-        res = compare_rulesets(rsa, rsb, max_states=max_states, timeout=time_left(timeout))
+        res = compare_rulesets(rsa, rsb, why=(why_a, why_b), max_states=max_states,
+                               timeout=time_left(timeout), games=games_, seed=seed, policy=policy)
         doc = {"game": rsa.game, "ruleset": f"{rsa.name} vs {rsb.name}",
-               "config": {"a": rsa.as_dict(), "b": rsb.as_dict()}, **res, "verdict": compare_verdict(res),
+               "config": {"a": rsa.as_dict(), "b": rsb.as_dict()}, **res,
                "seconds": round(time.perf_counter() - start, 4)}
         if as_json:
             emit(doc)
         else:
-            print_comparison(doc)
+            from ruleproof.solver.page import comparison_text
+            for line in comparison_text(doc):
+                out.print(line, markup=False, highlight=False, soft_wrap=True)
+            out.print("compare: " + comparison_verdict(doc), markup=False, highlight=False)
         if res["regressions"]:
             raise Exit(1)
     run(body, timeout=timeout, as_json=as_json)
 
 
-def _values_text(values) -> str:
-    if not values:
-        return "no values (partial)"
-    return ", ".join(f"seat {i} " + (f"{v['fraction']} " if v["fraction"] else "") + f"({v['float']:.9f})"
-                     for i, v in enumerate(values))
-
-
-def print_comparison(doc: dict[str, Any]) -> None:
-    a, b, ch = doc["a"], doc["b"], doc["changes"]
-    def say(text: str) -> None:
-        out.print(text, markup=False, highlight=False)
-    say(f"{doc['game']}: A = {a['ruleset']} ({a['source']}), B = {b['ruleset']} ({b['source']})")
-    edits = [f"{k} {x} -> {y}" for k, (x, y) in ch["params"].items()]
-    edits += [f"{k} {x} -> {y}" for k, (x, y) in ch["rulings"].items()]
-    say("  edit: " + ("; ".join(edits) if edits else "none (the same parameters and rulings)"))
-    say(f"  verify: A {a['verify']}, B {b['verify']}")
-    for name, (x, y) in ch["properties"].items():
-        say(f"    {name}: {x or 'absent'} -> {y or 'absent'}")
-    for name in ch["substantive_details"]:
-        x, y = ch["details"][name]
-        say(f"    {name}:\n      A: {x}\n      B: {y}")
-    if not ch["properties"] and not ch["substantive_details"]:
-        say("    every property has the same status and the same finding (state counts aside)")
-    say(f"  states solved: A {a['states']}, B {b['states']}")
-    say(f"  values: A {_values_text(a['values'])}")
-    say(f"          B {_values_text(b['values'])}" + ("" if ch["values"] else "  (unchanged)"))
-    la, lb = ch["longest_play"]
-    if la is not None or lb is not None:
-        say(f"  longest play (moves): A {la if la is not None else 'unbounded (cycles)'}, "
-            f"B {lb if lb is not None else 'unbounded (cycles)'}")
-    regressions = doc["regressions"]
-    if regressions:
-        say(f"  {'regressions' if doc['verdict'] == 'regresses' else 'not decided'} ({len(regressions)}):")
-        shown = False
-        for r in regressions:
-            say(f"    {r['property']}: {r['why']}")
-            trace = b.get("counterexamples", {}).get(r["property"])
-            if trace and not shown:   # the first witness in full; the others are in --json
-                shown = True
-                for line in trace:
-                    say(f"      {line}")
-        say("compare: B regresses (exit 1)" if doc["verdict"] == "regresses" else
-            "compare: not decided within the limits: nothing above shows B worse than A (exit 1)")
-    else:
-        say("compare: nothing regressed")
-
-
-def compare_verdict(res: dict[str, Any]) -> str:
-    """``regresses`` (B fails a property A does not, or no longer checks one), ``undecided`` (what
-    is listed is only undecided: B could not decide a property within the limits, or values could
-    not be computed -- identical rulesets stopped by a limit were once said to regress) or
-    ``nothing regressed``. Both of the first two exit 1."""
-    regressions = res["regressions"]
-    if not regressions:
-        return "nothing regressed"
-    decided = [r for r in regressions if r["property"] != "values" and r["b"] != "unknown"]
-    return "regresses" if decided else "undecided"
+def comparison_verdict(doc: dict[str, Any]) -> str:
+    n = len(doc["regressions"])
+    return {"regresses": f"B regresses ({n} regression{'s' if n != 1 else ''}; exit 1)",
+            "changes": "B changes what is listed above; nothing regressed",
+            "no detectable change": "no detectable change; nothing regressed",
+            "unchanged": "nothing changed; nothing regressed",
+            "undecided": "not decided within the limits: nothing above shows B worse than A (exit 1)"}[doc["verdict"]]
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -37,6 +37,23 @@ def did_you_mean(word: str, known) -> str:
     return f", did you mean {lower[close[0]]!r}?" if close else ""
 
 
+def value_words(value: Any) -> str:
+    """A parameter value as a reader writes it, never a Python repr: a list with its repeats
+    counted (``[F1×3 F2×3 ...] (28)``), a pair as its words (``estabilizador 1``)."""
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "none"
+        if all(isinstance(v, (list, tuple)) for v in value):   # pairs: one item each
+            return ", ".join(" ".join(value_words(x) for x in v) for v in value)
+        counts: dict[str, int] = {}
+        for item in value:
+            key = value_words(item)
+            counts[key] = counts.get(key, 0) + 1
+        inner = " ".join(k if n == 1 else f"{k}×{n}" for k, n in counts.items())
+        return f"[{inner}]" + (f" ({len(value)})" if len(value) > 6 else "")
+    return str(value)
+
+
 class RulesetError(ValueError):
     """Bad input: one line naming where (file), what (key) and why."""
 

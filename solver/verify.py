@@ -24,7 +24,7 @@ from ruleproof.model.limits import Limits
 from ruleproof.model.properties import (EXPLORATION, NOTHING, SAMPLES, Context, Property, draw_plays)
 from ruleproof.model.protocol import CHANCE, TERMINAL
 from ruleproof.model.results import FAILS, HOLDS, UNKNOWN, PropertyResult
-from ruleproof.model.ruleset import Ruleset
+from ruleproof.model.ruleset import Ruleset, value_words
 from ruleproof.model.spec import GameSpec
 
 from .explore import Exploration, _distribution_problem, explore
@@ -192,9 +192,7 @@ def config_label(spec: GameSpec, ruleset: Ruleset) -> str:
 
 
 def _short(value: Any) -> str:
-    if isinstance(value, (list, tuple)):
-        return f"[{len(value)} items]" if len(value) > 6 else "[" + " ".join(map(str, value)) + "]"
-    return str(value)
+    return value_words(value)
 
 
 def game_properties(spec: GameSpec, ruleset: Ruleset, game) -> list[Property]:
