@@ -784,6 +784,8 @@ class Abstract:
         # tem um presente' (P17: one effect; P20: who "o mais adiantado" is; P07 when you lead)
         if rd.says("P20", "gift-holder-ahead"):
             found = self._top(ahead, pos)
+        elif rd.says("P20", "tied-leader-with-gift"):   # the front runners who hold a targetable gift
+            found = [i for i in self._top([i for i in w["on"] if pos[i] > w["pm"]], pos) if i in w["holders"]]
         else:
             found = [leader] if leader is not None and leader >= 0 and leader in w["holders"] else []
         lugar_w = 2 if rd.says("P17", "two") else 1
@@ -857,8 +859,8 @@ class Abstract:
         w = self._seats(f)
         if ph == Phase.LUCK:
             none = Bound(STUTTER) if rd.says("P23", "redraw") else Bound("nothing")
-            if rd.says("P20", "gift-holder-ahead"):
-                return self._mix(self._luck_effects(w, None), none)
+            if rd.says("P20", "gift-holder-ahead") or rd.says("P20", "tied-leader-with-gift"):
+                return self._mix(self._luck_effects(w, None), none)   # no leader drawn first
             # P20 'leader-then-gift': "o mais adiantado" is found without looking at gifts: the
             # other players on the track at the highest square, if strictly ahead (ties at random)
             front = self._top(w["on"], w["pos"])

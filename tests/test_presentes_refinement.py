@@ -65,6 +65,14 @@ def test_every_ruling_option_holds_with_every_move_bound(rid, option):
     _holds_bound({rid: option})
 
 
+def test_p20_tied_leader_with_gift_is_mapped_on_three_seats():
+    """P20 'tied-leader-with-gift' (no leader drawn first: Lugar serves when a tied front runner
+    holds a targetable gift) differs from the default reading only where front runners tie, which
+    two seats never do: the trio board with three."""
+    res = _proofs(_ruleset(rulings={"P20": "tied-leader-with-gift"}, board="trio", players=3), first_only=True)
+    assert [r.status for r in res.values()] == ["holds"], [(r.detail, r.counterexample) for r in res.values()]
+
+
 def test_three_seats_host_events_and_two_dice_are_mapped():
     for rs in (_ruleset(3, "tiny", {"P08": "behind", "P11": "random", "P15": "pick"}, host_remove=[[2, 1]],
                         host_skip=[3]),
