@@ -35,7 +35,10 @@ def random_play(game: Game, rng: random.Random, max_moves: int) -> list[Step]:
         if seat == CHANCE:
             move = sample_outcome(game.chance_outcomes(state), rng)
         else:
-            move = rng.choice(list(game.legal_actions(state)))
+            moves = list(game.legal_actions(state))
+            if not moves:   # a dead end: the play stops there (the state rules report it), no crash
+                break
+            move = rng.choice(moves)
         nxt = game.apply(state, move)
         steps.append((state, move, nxt))
         state = nxt

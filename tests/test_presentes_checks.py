@@ -4,6 +4,7 @@ than crashing."""
 from __future__ import annotations
 
 import dataclasses
+import random
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from ruleproof.model.presentes import SPEC, board as B, rules as R
 from ruleproof.model.presentes import simulate as S
 from ruleproof.model.presentes.shrink import COMPANION_PROPERTIES, TRIO_PROPERTIES, companions
 from ruleproof.model.properties import Derived
+from ruleproof.model.sampling import random_play
 from ruleproof.solver.explore import explore
 from ruleproof.solver.verify import check_exploration, verify
 
@@ -127,7 +129,12 @@ def test_a_dead_end_is_reported_by_every_check_not_a_crash(monkeypatch):
     (fails or holds), none is an internal error."""
     decisions = R.decisions
     monkeypatch.setattr(R, "decisions", lambda r, s: [] if s.phase == R.Phase.SWAP else decisions(r, s))
-    rep = verify(SPEC, small())
+    game = SPEC.build(small())
+    rng = random.Random(1)
+    plays = [random_play(game, rng, 10_000) for _ in range(300)]   # verify's sampled fallback
+    assert any(play and game.legal_actions(play[-1][2]) == [] and play[-1][2].phase == R.Phase.SWAP
+               for play in plays)
+    rep = verify(SPEC, small(), timeout=900)   # (a generous budget: every property on the exploration)
     by = {p.name: p for p in rep.properties}
     assert not [p.name for p in rep.properties if p.kind == "error"], [p.detail for p in rep.properties]
     assert by["legal-actions"].status == "fails"
@@ -155,7 +162,7 @@ def test_verify_explores_a_companion_for_the_properties_it_names():
     tiny = small(board="tiny")
     spec = dataclasses.replace(SPEC, derived=lambda rs: [Derived("tiny (companion)", tiny, always=True,
                                                                  properties=COMPANION_PROPERTIES)])
-    rep = verify(spec, small())
+    rep = verify(spec, small(), timeout=900)
     tagged = {p.name.split(" [")[0] for p in rep.properties if p.name.endswith("[tiny (companion)]")}
     assert {"termination", "special-squares", "reveal-utilities", "gift-conservation"} <= tagged
     assert tagged <= set(COMPANION_PROPERTIES) | _core_names()
