@@ -324,10 +324,10 @@ def test_a_byte_order_mark_is_accepted_in_toml_json_and_layouts(tmp_path):
     toml.write_bytes(bom + b'extends = "pig"\n[params]\ngoal = 5\n')
     assert cli("solve", toml, "--no-files").code == 0
     view = tmp_path / "v.json"
-    view.write_bytes(bom + (ROOT / "examples/bomb-busters/format-example.json").read_bytes())
+    view.write_bytes(bom + (ROOT / "model/bomb_busters/examples/format-example.json").read_bytes())
     assert cli("deduce", view).code == 0
     layout = tmp_path / "b.txt"
-    layout.write_bytes(bom + (ROOT / "examples/presentes/hand-drawn.txt").read_bytes())
+    layout.write_bytes(bom + (ROOT / "model/presentes/examples/hand-drawn.txt").read_bytes())
     assert cli("solve", "presentes", "--board", layout, "--no-files", "--timeout", "30").code == 0
 
 
@@ -346,7 +346,7 @@ def test_read_errors_name_the_file_that_is_bad(tmp_path):
 
 def test_a_bad_view_slot_names_its_location_once(tmp_path):
     view = tmp_path / "v.json"
-    data = json.loads((ROOT / "examples/bomb-busters/format-example.json").read_text())
+    data = json.loads((ROOT / "model/bomb_busters/examples/format-example.json").read_text())
     data["hands"][1]["racks"][0][3] = "?~abc"
     view.write_text(json.dumps(data))
     line = one_error_line(cli("deduce", view))
