@@ -1,6 +1,6 @@
 """Presentes' rules as its proofs state them, bound move by move to ``model.presentes``.
 
-Source: ``seeds/003_a4b37c79483a6044.txt`` (quoted below) and the rulings catalog (``docs/presentes.md``).
+Source: ``seeds/003_a4b37c79483a6044.txt`` (quoted below) and the rulings catalog (``model/presentes/README.md``).
 This file is a second reading of the rule text, written apart from ``model/presentes/rules.py``:
 
 * **the frame** (one per state, ``abstraction``): per seat the gift held ``g{i}`` (-1 none), the
