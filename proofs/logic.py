@@ -8,12 +8,20 @@ proof reasons about admits it -- the very same relation, not a second copy.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 import z3
 
 
-def _flat(args: Iterable[Any]) -> list[Any]:
+_Expr = z3.ExprRef
+
+
+def _flat(args: Iterable[Any]) -> Sequence[Any]:
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            break
+    else:
+        return args   # nothing nested (the common case on plain values)
     out: list[Any] = []
     for a in args:
         if isinstance(a, (list, tuple)):
@@ -24,36 +32,39 @@ def _flat(args: Iterable[Any]) -> list[Any]:
 
 
 def _symbolic(args: Iterable[Any]) -> bool:
-    return any(isinstance(a, z3.ExprRef) for a in args)
+    for a in args:
+        if isinstance(a, _Expr):
+            return True
+    return False
 
 
 def And(*args: Any) -> Any:
     xs = _flat(args)
-    return z3.And(xs) if _symbolic(xs) else all(xs)
+    return z3.And(list(xs)) if _symbolic(xs) else all(xs)
 
 
 def Or(*args: Any) -> Any:
     xs = _flat(args)
-    return z3.Or(xs) if _symbolic(xs) else any(xs)
+    return z3.Or(list(xs)) if _symbolic(xs) else any(xs)
 
 
 def Not(x: Any) -> Any:
-    return z3.Not(x) if isinstance(x, z3.ExprRef) else not x
+    return z3.Not(x) if isinstance(x, _Expr) else not x
 
 
 def Implies(a: Any, b: Any) -> Any:
-    return z3.Implies(a, b) if _symbolic((a, b)) else (not a) or bool(b)
+    return z3.Implies(a, b) if isinstance(a, _Expr) or isinstance(b, _Expr) else (not a) or bool(b)
 
 
 def If(c: Any, a: Any, b: Any) -> Any:
-    if _symbolic((c, a, b)):
+    if isinstance(c, _Expr) or isinstance(a, _Expr) or isinstance(b, _Expr):
         return z3.If(c, a, b)
     return a if c else b
 
 
 def Sum(*args: Any) -> Any:
     xs = _flat(args)
-    return z3.Sum(xs) if _symbolic(xs) else sum(xs)
+    return z3.Sum(list(xs)) if _symbolic(xs) else sum(xs)
 
 
 def Min(a: Any, b: Any) -> Any:
@@ -72,3 +83,15 @@ def Eq(pre: dict, post: dict, names: Iterable[str]) -> Any:
 def Unchanged(pre: dict, post: dict, *changed: str) -> Any:
     """Every variable but ``changed`` keeps its value."""
     return And([post[n] == pre[n] for n in pre if n not in changed])
+
+
+class Conjunction:
+    """A state predicate made of named parts, each a predicate: calling it gives the And of the
+    parts. A check that evaluates the predicate on many real frames (``proofs.refinement``) checks
+    each part on its own, once per distinct value of the variables that part reads."""
+
+    def __init__(self, *parts: Callable[[Any], Any]):
+        self.parts = tuple(p for part in parts for p in getattr(part, "parts", (part,)))
+
+    def __call__(self, f: Any) -> Any:
+        return And([part(f) for part in self.parts])

@@ -14,7 +14,9 @@ its **abstraction** (a TLA+ refinement mapping) in two parts:
   relation as the parameter ``actor`` so a relation can say who may act.
 
 and, for chance nodes, ``chance(frame)``: the distribution the rule text states (a uniform die, a
-draw weighted by counts), as probabilities of bound moves.
+draw weighted by counts), as probabilities of bound moves; for decision nodes, ``legal(frame)``: the
+moves the rule text allows the player to move (who may be targeted, what may be discarded), as
+bound moves -- the model's legal actions, bound, must be exactly that set.
 
 ``check_proof`` establishes, and the property holds only when all do:
 
@@ -27,7 +29,12 @@ draw weighted by counts), as probabilities of bound moves.
    to the frame after -- a step that only another action, another seat or another parameter value
    would explain is a failure; every mapped frame satisfies the proof's typing assumptions and the
    invariant; at every chance node the model's outcome probabilities, summed by bound move, equal
-   the proof's law exactly.
+   the proof's law exactly; at every decision node the model's legal moves, bound, are exactly
+   the proof's legal set.
+
+Proofs that share one model (the same abstraction, binding, actions, chance law and legal sets:
+several claims about one abstract model) map the evidence once: the mapping is kept in the
+context, and each proof then checks its own typing and invariant on the frames met.
 
 A rule change in ``model/`` fails the property and narrates the concrete transition: a shortest
 play reaching it, the move and what the proof calls it, the frames before and after, and (to
@@ -37,16 +44,17 @@ from __future__ import annotations
 
 import itertools
 import time
+from operator import itemgetter
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ruleproof.model.limits import NO_LIMITS, Limits
 from ruleproof.model.properties import EXPLORATION, SAMPLES, Context, Property, draw_plays
 from ruleproof.model.protocol import CHANCE, Game
 from ruleproof.model.results import FAILS, HOLDS, PROVED, UNKNOWN, PropertyResult
 
-from ruleproof.proofs.harness import Action, FrameFactory, StatePredicate, check_inductive, param_ranges
+from ruleproof.proofs.harness import Action, FrameFactory, StatePredicate, check_inductive, param_ranges, reads
 from ruleproof.proofs.logic import And
 
 Values = Mapping[str, Any]
@@ -80,6 +88,9 @@ STUTTER = "stutter"
 Binding = Callable[[Any, Any, int], Bound]
 #: ``chance(frame) -> {Bound: probability}``: the rule text's distribution at a chance node
 ChanceLaw = Callable[[Any], Mapping[Bound, Fraction]]
+#: ``legal(frame, actor) -> bound moves``: what the rule text lets ``actor`` do at a decision node
+#: (None: the proof says nothing of this node's choices)
+LegalMoves = Callable[[Any, int], "Iterable[Bound] | None"]
 
 
 @dataclass(frozen=True)
@@ -119,12 +130,17 @@ class RuleProof:
     bind: Binding | None = None
     #: the rule text's chance law (None: the proof says nothing of chance nodes' weights)
     chance: ChanceLaw | None = None
+    #: the rule text's legal moves at a decision node (None: the proof says nothing of choices)
+    legal: LegalMoves | None = None
     exits: Sequence[Exit] = ()
     #: the abstraction of a state outside the frame (the game over), read by the exits
     ending: Callable[[Any], Values] | None = None
     #: type bounds and constants that hold in every frame (Z3 assumes them; the refinement check
     #: checks them on every mapped frame)
     assumptions: StatePredicate | None = None
+    #: the invariant of another proof of the same model (a lemma): Z3 assumes it, and it is checked
+    #: on the frames by that proof, which must be run beside this one
+    lemma: StatePredicate | None = None
     #: optional ranking function with the actions that must decrease it (progress proofs)
     ranking: Callable[[Values], Any] | None = None
     decreasing: Sequence[str] = ()
@@ -161,32 +177,24 @@ def _bindings(params: Mapping[str, Sequence[int]]) -> Iterator[dict[str, Any]]:
 
 
 class _Refinement:
-    """One pass of the mapping over the evidence, with caches (most steps repeat)."""
+    """One pass of the mapping over the evidence, with caches (most steps repeat). The pass checks
+    what belongs to the model -- steps, chance laws, legal sets, exits -- and collects the frames
+    met; each proof's typing and invariant are checked on them afterwards (:func:`refinement_check`)."""
 
     def __init__(self, proof: RuleProof, game: Game):
         self.proof, self.game = proof, game
         self.actions = {a.name: a for a in proof.actions}
         self.exits = {e.name: e for e in proof.exits}
-        self.counts = {"transitions": 0, "steps": 0, "stutters": 0, "exits": 0, "chance_nodes": 0}
+        self.counts = {"transitions": 0, "steps": 0, "stutters": 0, "exits": 0, "chance_nodes": 0,
+                       "decision_nodes": 0}
         self.steps_ok: set = set()
-        self.frames_ok: set = set()
-        self.chance_ok: set = set()
         self.by_action: dict[str, int] = {}
+        #: every state met: its frames and how to narrate a play reaching it
+        self.frames: dict[Any, tuple[Mapping[str, Values], Callable[[], list[str]]]] = {}
 
-    # -- frames --
-    def frame_problem(self, label: str, f: Values) -> str | None:
-        """None when a mapped frame meets the typing assumptions and the invariant."""
-        key = (label, tuple(f.items()))
-        if key in self.frames_ok:
-            return None
-        tag = f" [{label}]" if label else ""
-        # (a proof that binds its moves types its frame alone; older ones type their parameters too)
-        if self.proof.assumptions is not None and self.proof.bind is not None and not self.proof.assumptions(f):
-            return f"the frame{tag} breaks the proof's typing assumptions: {_frame_text(f)}"
-        if not self.proof.invariant(f):
-            return f"the invariant fails on the frame{tag}: {_frame_text(f)}"
-        self.frames_ok.add(key)
-        return None
+    def meet(self, state: Any, frames: Mapping[str, Values], narrate: Callable[[], list[str]]) -> None:
+        if state not in self.frames:
+            self.frames[state] = (frames, narrate)
 
     # -- one step --
     def explain(self, pre: Values, post: Values) -> list[str]:
@@ -208,13 +216,21 @@ class _Refinement:
         for name, value in bound.params.items():
             if name in action.params and value not in action.params[name]:
                 return f"parameter {name}={value} lies outside the range the proof covers"
-        key = (bound.key(), actor, tuple(pre.items()), tuple(post.items()))
-        if key in self.steps_ok:
+        # a function is cheaper to evaluate than to remember; other relations are cached
+        key = None if action.effect is not None else (bound.key(), actor, tuple(pre.items()), tuple(post.items()))
+        if key is not None and key in self.steps_ok:
             return None
         env = {**pre, **bound.params, "actor": actor}
         if not action.relation(env, post):
+            differs = action.differences(env, post)
+            if differs:
+                return (f"the relation of {bound.text()} does not allow this step: "
+                        + "; ".join(differs[:8]) + (" ..." if len(differs) > 8 else ""))
+            if action.effect is not None:
+                return f"{bound.text()} is not allowed here (its guard fails)"
             return f"the relation of {bound.text()} does not allow this step"
-        self.steps_ok.add(key)
+        if key is not None:
+            self.steps_ok.add(key)
         return None
 
     # -- chance nodes --
@@ -223,87 +239,139 @@ class _Refinement:
         proof, game = self.proof, self.game
         law = proof.chance(frames if proof.projected else frames[""])
         outcomes = game.chance_outcomes(state)
-        key = (tuple(tuple(f.items()) for f in frames.values()),
-               tuple((proof.bind(state, o, CHANCE).key(), p) for o, p in outcomes))
-        if key in self.chance_ok:
-            return None
         self.counts["chance_nodes"] += 1
-        model: dict[tuple, Fraction] = {}
-        names: dict[tuple, str] = {}
+        model: dict[Bound, Any] = {}
         for outcome, p in outcomes:
             b = proof.bind(state, outcome, CHANCE)
-            model[b.key()] = model.get(b.key(), Fraction(0)) + Fraction(p)
-            names[b.key()] = b.text()
-        stated = {b.key(): Fraction(p) for b, p in law.items() if p}
-        names.update({b.key(): b.text() for b in law})
+            model[b] = model[b] + p if b in model else p
+        stated = {b: p for b, p in law.items() if p}
         if model != stated:
+            names = {b.key(): b.text() for b in list(model) + list(stated)}
+            model = {b.key(): Fraction(p) for b, p in model.items()}
+            stated = {b.key(): Fraction(p) for b, p in stated.items()}
             diff = [f"{names[k]}: the model {model.get(k, 0)}, the rules {stated.get(k, 0)}"
                     for k in sorted(set(model) | set(stated), key=str) if model.get(k, 0) != stated.get(k, 0)]
             return "the chance outcomes' probabilities differ from the rules' law: " + "; ".join(diff)
-        self.chance_ok.add(key)
+        return None
+
+    # -- decision nodes --
+    def legal_problem(self, state: Any, frames: Mapping[str, Values], actor: int) -> str | None:
+        """The model's legal moves, bound, against the rules' legal set (the set, not each move)."""
+        proof, game = self.proof, self.game
+        allowed = proof.legal(frames if proof.projected else frames[""], actor)
+        if allowed is None:
+            return None
+        moves = list(game.legal_actions(state))
+        bound = [proof.bind(state, a, actor) for a in moves]
+        self.counts["decision_nodes"] += 1
+        model = {b.key(): b.text() for b in bound}
+        if len(model) < len(bound):
+            seen: dict[tuple, Any] = {}
+            for a, b in zip(moves, bound):
+                if b.key() in seen:
+                    return (f"two of the model's moves are the same move of the rules, {b.text()}: "
+                            f"{game.describe_action(state, seen[b.key()])!r} and {game.describe_action(state, a)!r}")
+                seen[b.key()] = a
+        stated = {b.key(): b.text() for b in allowed}
+        if set(model) != set(stated):
+            extra = [model[k] for k in model if k not in stated]
+            missing = [stated[k] for k in stated if k not in model]
+            parts = []
+            if extra:
+                parts.append("the model offers " + ", ".join(sorted(extra)) + ", which the rules do not allow")
+            if missing:
+                parts.append("the rules allow " + ", ".join(sorted(missing)) + ", which the model does not offer")
+            return f"{game.seat_name(actor)}'s legal moves differ from the rules': " + "; ".join(parts)
         return None
 
 
-def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, dict[str, int], str]:
-    """Check the mapping on every transition of the context's evidence; returns (failure trace or
-    None, counts, why it stopped early or "")."""
+@dataclass
+class _Mapped:
+    """The outcome of one mapping pass: a failure (trace) or None, the counts, why it stopped
+    early (or ""), and the frames met."""
+    failure: list[str] | None
+    counts: dict
+    stop: str
+    frames: Mapping[Any, tuple[Mapping[str, Values], Callable[[], list[str]]]]
+    first: str = ""
+
+
+def _model_key(proof: RuleProof) -> tuple:
+    """What makes two proofs share one mapping: the same model objects."""
+    return ("refinement-mapping", id(proof.abstraction), id(proof.bind), tuple(id(a) for a in proof.actions),
+            id(proof.chance), id(proof.legal), tuple(id(e) for e in proof.exits), id(proof.ending),
+            proof.projected)
+
+
+def _map(proof: RuleProof, ctx: Context) -> _Mapped:
+    """The mapping pass over the context's evidence (see :class:`_Refinement`)."""
     game, limits = ctx.game, ctx.limits
     run = _Refinement(proof, game)
     counts = run.counts
+
+    def done(failure=None, stop=""):
+        counts["by_action"] = dict(sorted(run.by_action.items()))
+        return _Mapped(failure, counts, stop, run.frames)
+
     init_frames = _frames(proof, game.initial_state())
     if init_frames is None:
-        return ["the model's initial state lies outside the proof's frame"], counts, ""
+        return done(["the model's initial state lies outside the proof's frame"])
+    start_text = f"start: {game.describe_state(game.initial_state())}"
     for label, f in init_frames.items():
-        problem = run.frame_problem(label, f)
-        if problem:
-            return [f"in the model's initial state {game.describe_state(game.initial_state())}: {problem}"], counts, ""
         if not proof.init(f):
-            return [f"the model's initial state is not an Init state of the proof"
-                    f"{' (' + label + ')' if label else ''}: {_frame_text(f)}"], counts, ""
-    chance_seen: set = set()
+            return done([f"the model's initial state is not an Init state of the proof"
+                         f"{' (' + label + ')' if label else ''}: {_frame_text(f)}"])
+    run.meet(game.key(game.initial_state()), init_frames, lambda: [start_text])
+    node_seen: set = set()
     for n, tr in enumerate(ctx.transitions()):
         if n & 1023 == 0 and limits.expired():
-            return None, counts, "time limit reached"
+            return done(stop="time limit reached")
         counts["transitions"] += 1
         before = _frames(proof, tr.before)
         if before is None:
             continue   # a state outside the frame (after the game ended): nothing to relate
         actor = game.current_player(tr.before)
         bound = proof.bind(tr.before, tr.move, actor) if proof.bind else None
-        move = game.describe_action(tr.before, tr.move)
-        called = f" (the proof's model: {bound.text()})" if bound else ""
-        then = f"then: {game.seat_name(actor)}: {move}{called} -> {game.describe_state(tr.after)}"
-        if actor == CHANCE and proof.chance is not None and proof.bind is not None:
+
+        def then(tr=tr, actor=actor, bound=bound) -> str:   # narrated only on a failure
+            move = game.describe_action(tr.before, tr.move)
+            called = f" (the proof's model: {bound.text()})" if bound else ""
+            return f"then: {game.seat_name(actor)}: {move}{called} -> {game.describe_state(tr.after)}"
+        if proof.bind is not None and (proof.chance is not None or proof.legal is not None):
             state_key = game.key(tr.before)
-            if state_key not in chance_seen:
-                chance_seen.add(state_key)
-                problem = run.chance_problem(tr.before, before)
+            if state_key not in node_seen:
+                node_seen.add(state_key)
+                if actor == CHANCE and proof.chance is not None:
+                    problem = run.chance_problem(tr.before, before)
+                    where = "chance node"
+                elif actor >= 0 and proof.legal is not None:
+                    problem = run.legal_problem(tr.before, before, actor)
+                    where = "decision"
+                else:
+                    problem = None
                 if problem:
-                    return tr.narrate() + [f"at this chance node ({game.describe_state(tr.before)}): {problem}"], counts, ""
+                    return done(tr.narrate() + [f"at this {where} ({game.describe_state(tr.before)}): {problem}"])
         after = _frames(proof, tr.after)
         if after is None:
             problem = _exit_problem(proof, bound, before, tr.after, actor)
             if problem:
-                return tr.narrate() + [then, problem], counts, ""
+                return done(tr.narrate() + [then(), problem])
             counts["exits"] += 1
             continue
         for label, pre in before.items():
             post = after.get(label)
             tag = f" [{label}]" if label else ""
             if post is None:
-                return tr.narrate() + [then, f"the projection{tag} disappears"], counts, ""
-            problem = run.frame_problem(label, post)
-            if problem:
-                return tr.narrate() + [then, problem], counts, ""
+                return done(tr.narrate() + [then(), f"the projection{tag} disappears"])
             if bound is None:     # a proof without a binding: any relation, any parameters
                 if pre == post:
                     counts["stutters"] += 1
                     continue
                 if not run.explain(pre, post):
-                    return tr.narrate() + [then, f"frame before{tag}: {_frame_text(pre)}",
-                                           f"frame after{tag}:  {_frame_text(post)}",
-                                           "no action relation of the proof allows this step ("
-                                           + ", ".join(a.name for a in proof.actions) + ")"], counts, ""
+                    return done(tr.narrate() + [then(), f"frame before{tag}: {_frame_text(pre)}",
+                                                f"frame after{tag}:  {_frame_text(post)}",
+                                                "no action relation of the proof allows this step ("
+                                                + ", ".join(a.name for a in proof.actions) + ")"])
                 counts["steps"] += 1
                 continue
             problem = run.step_problem(bound, actor, pre, post)
@@ -311,17 +379,58 @@ def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, 
                 others = [e for e in run.explain({**pre, "actor": actor}, post) if e != bound.text()]
                 hint = (f"the step would be {' or '.join(others[:3])}" if others else
                         "no action of the proof's model allows this step")
-                return tr.narrate() + [then, f"frame before{tag}: {_frame_text(pre)}",
-                                       f"frame after{tag}:  {_frame_text(post)}",
-                                       f"{problem}; {hint}"], counts, ""
+                return done(tr.narrate() + [then(), f"frame before{tag}: {_frame_text(pre)}",
+                                            f"frame after{tag}:  {_frame_text(post)}", f"{problem}; {hint}"])
             if pre == post:
                 counts["stutters"] += 1
             else:
                 counts["steps"] += 1
+        run.meet(game.key(tr.after), after, lambda tr=tr, then=then: tr.narrate() + [then()])
         if bound is not None:
             run.by_action[bound.action] = run.by_action.get(bound.action, 0) + 1
-    counts["by_action"] = dict(sorted(run.by_action.items()))
-    return None, counts, ""
+    return done()
+
+
+def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, dict[str, int], str]:
+    """Check the mapping on every transition of the context's evidence; returns (failure trace or
+    None, counts, why it stopped early or ""). The mapping pass is shared by the proofs of one model
+    (kept in ``ctx.cache``); this proof's typing assumptions and invariant are then checked on
+    every frame met (each distinct reading once)."""
+    key = _model_key(proof)
+    mapped = ctx.cache.get(key)
+    if mapped is None:
+        mapped = _map(proof, ctx)
+        mapped.first = proof.name
+        ctx.cache[key] = mapped
+    counts = dict(mapped.counts)
+    if mapped.failure is not None:
+        if mapped.first != proof.name:
+            return ([f"the mapping this proof shares with {mapped.first} fails: see its counterexample",
+                     mapped.failure[-1]], counts, "")
+        return mapped.failure, counts, ""
+    typed = proof.assumptions if proof.bind is not None else None   # older proofs type their parameters too
+    # each part of a claim reads a few variables: it is checked once per distinct reading, and a part
+    # shared with another proof of the model (the same typing) once for both
+    sym = proof.frame("")
+    met = [(label, f, narrate) for frames, narrate in mapped.frames.values() for label, f in frames.items()]
+    for pred, what in ((typed, "breaks the proof's typing assumptions"), (proof.invariant, "breaks the invariant")):
+        for part in getattr(pred, "parts", (pred,)) if pred is not None else ():
+            names = sorted(reads(part(sym), sym))
+            done = ctx.cache.setdefault(("refinement-checked", id(part)), set())
+            if names:
+                get = itemgetter(*names)
+                readings = {(label, get(f)): i for i, (label, f, _) in enumerate(met)}
+            else:
+                readings = {(label, tuple(f.items())): i for i, (label, f, _) in enumerate(met)}
+            for seen, i in readings.items():
+                if seen in done:
+                    continue
+                label, f, narrate = met[i]
+                if not part(f):
+                    tag = f" [{label}]" if label else ""
+                    return narrate() + [f"the frame{tag} {what}: {_frame_text(f)}"], counts, ""
+                done.add(seen)
+    return None, counts, mapped.stop
 
 
 def _exit_problem(proof: RuleProof, bound: Bound | None, before: Mapping[str, Values], after_state: Any,
@@ -356,7 +465,7 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
     start = time.perf_counter()
     scope = ctx.scope
     symbolic = check_inductive(proof.name, proof.frame, proof.init, proof.invariant, proof.actions,
-                               assumptions=proof.assumptions, timeout_ms=timeout_ms, limits=limits)
+                               assumptions=_assumed(proof), timeout_ms=timeout_ms, limits=limits)
     if symbolic.status != HOLDS:
         symbolic.scope = scope
         symbolic.detail = f"the abstract proof: {symbolic.detail}"
@@ -385,7 +494,7 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
     seconds = time.perf_counter() - start
     mode = "exhaustive" if ctx.source == EXPLORATION else "sampled"
     data = {"refinement": dict(counts, mode=mode, bound=proof.bind is not None,
-                               chance_law=proof.chance is not None),
+                               chance_law=proof.chance is not None, legal_sets=proof.legal is not None),
             "abstraction": proof.abstraction_doc, "actions": [a.name for a in proof.actions]}
     if ctx.source == EXPLORATION:
         how = f"every transition of the {ctx.exploration.num_states:,} explored states"
@@ -405,10 +514,12 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
     bound = ("each move bound to one action and its parameters" if proof.bind else
              "moves matched to any action (this proof binds no move)")
     law = "; chance nodes equal to the rules' law" if proof.chance else ""
+    law += "; legal moves equal to the rules' sets" if proof.legal else ""
     return PropertyResult(proof.name, HOLDS,
                           f"{abstract}; mapping checked on {how} ({bound}{law}): {counts['steps']:,} steps, "
                           f"{counts['stutters']:,} stutters, {counts['exits']:,} exits, "
-                          f"{counts['chance_nodes']:,} chance nodes",
+                          f"{counts['chance_nodes']:,} chance nodes"
+                          + (f", {counts['decision_nodes']:,} decision nodes" if proof.legal else ""),
                           kind="z3" if mode == "exhaustive" else "sampled", seconds=seconds, data=data,
                           scope=scope)
 
@@ -417,6 +528,34 @@ def proof_property(proof: RuleProof) -> Property:
     """A rule proof as a property: read on the exploration, else on sampled plays."""
     return Property(proof.name, proof.sentence or proof.claim, (EXPLORATION, SAMPLES),
                     lambda ctx: check_proof(proof, ctx))
+
+
+def check_mapping(proof: RuleProof, ctx: Context) -> PropertyResult:
+    """The proof's mapping alone on the context's evidence, without Z3: every move bound to the
+    model's action and admitted by its relation, the chance laws and legal sets, and the typing and
+    the invariant checked on every frame met -- an exhaustive (or sampled) check of the claims on
+    this configuration, not a proof (for companion configurations whose parameters the proof is
+    not run on)."""
+    if ctx.source not in (EXPLORATION, SAMPLES):
+        return ctx.result(proof.name, UNKNOWN, "no state of this configuration was explored or sampled")
+    start = time.perf_counter()
+    failure, counts, stop = refinement_check(proof, ctx)
+    data = {"refinement": dict(counts, mode="exhaustive" if ctx.source == EXPLORATION else "sampled",
+                               bound=proof.bind is not None, chance_law=proof.chance is not None,
+                               legal_sets=proof.legal is not None, z3=False)}
+    if failure is not None:
+        return ctx.result(proof.name, FAILS, "the model's rules leave the proof's model (refinement check)",
+                          failure, kind="refinement", seconds=time.perf_counter() - start, data=data)
+    if stop:
+        return ctx.result(proof.name, UNKNOWN, f"the mapping stopped ({stop}) after {counts['transitions']:,} "
+                          f"transitions", seconds=time.perf_counter() - start, data=data)
+    return ctx.result(proof.name, HOLDS, f"{proof.claim} -- checked, not proved, on this configuration: every "
+                      f"one of its {counts['transitions']:,} transitions is the rules' move (each bound to one "
+                      f"action{', chance nodes equal to the law' if proof.chance else ''}"
+                      f"{', legal moves equal to the rules sets' if proof.legal else ''}) and every frame "
+                      f"met satisfies the claim (Z3 proves it on the parameters of the configuration this one "
+                      f"accompanies)" + (" -- sampled, not a proof" if ctx.source == SAMPLES else ""),
+                      seconds=time.perf_counter() - start, data=data)
 
 
 def check_rule_proof(proof: RuleProof, game: Game, *, exploration=None, plays: int = 0, seed: int = 0,
@@ -443,20 +582,31 @@ def _z3_counterexample(proof: RuleProof, model, pre, post) -> list[str]:
             for lab, fr in (("before", pre), ("after", post))]
 
 
+def _assumed(proof: RuleProof) -> StatePredicate | None:
+    """What Z3 may assume of every frame: the typing and the lemma."""
+    if proof.lemma is None:
+        return proof.assumptions
+    if proof.assumptions is None:
+        return proof.lemma
+    return lambda f: And(proof.assumptions(f), proof.lemma(f))
+
+
 def _check_ranking(proof: RuleProof, timeout_ms: int, limits: Limits) -> PropertyResult | None:
     """None when (Z3) the ranking stays >= 0 and drops by ``decrease`` on each ``decreasing`` action
     and no other action raises it (but the ``resets``)."""
     import z3
     pre, post = proof.frame(""), proof.frame("'")
-    assume = proof.assumptions or (lambda _f: True)
+    assume = _assumed(proof) or (lambda _f: True)
+    names = reads(proof.ranking(post), post)
+    s = z3.Solver()   # one solver, each action pushed and popped
+    s.add(And(assume(pre), assume(post), proof.invariant(pre)))
     for action in proof.actions:
         if action.name in proof.resets:
             continue
         drops = action.name in proof.decreasing
-        s = z3.Solver()
         s.set("timeout", limits.z3_timeout_ms(timeout_ms))
-        s.add(And(assume(pre), assume(post), proof.invariant(pre), param_ranges(action, pre),
-                  action.relation(pre, post)))
+        s.push()
+        s.add(And(param_ranges(action, pre), action.sliced(names)(pre, post)))
         if drops:
             s.add(z3.Not(And(proof.ranking(post) <= proof.ranking(pre) - proof.decrease,
                              proof.ranking(post) >= 0)))
@@ -470,6 +620,7 @@ def _check_ranking(proof: RuleProof, timeout_ms: int, limits: Limits) -> Propert
         if verdict != z3.unsat:
             return PropertyResult(proof.name, UNKNOWN, f"ranking on {action.name}: z3 {s.reason_unknown()}",
                                   kind="z3")
+        s.pop()
     return None
 
 
@@ -478,15 +629,16 @@ def _check_step_claim(proof: RuleProof, step_claim: StepClaim, timeout_ms: int,
     """None when every listed action relation implies the step claim (Z3), else the failure."""
     import z3
     pre, post = proof.frame(""), proof.frame("'")
-    assume = proof.assumptions or (lambda _f: True)
+    assume = _assumed(proof) or (lambda _f: True)
+    names = reads(step_claim.claim(pre, post), post)
+    s = z3.Solver()   # one solver, each action pushed and popped
+    s.add(And(assume(pre), assume(post), proof.invariant(pre)), z3.Not(step_claim.claim(pre, post)))
     for action in proof.actions:
         if step_claim.actions and action.name not in step_claim.actions:
             continue
-        s = z3.Solver()
         s.set("timeout", limits.z3_timeout_ms(timeout_ms))
-        s.add(And(assume(pre), assume(post), proof.invariant(pre), param_ranges(action, pre),
-                  action.relation(pre, post)))
-        s.add(z3.Not(step_claim.claim(pre, post)))
+        s.push()
+        s.add(And(param_ranges(action, pre), action.sliced(names)(pre, post)))
         verdict = s.check()
         if verdict == z3.sat:
             return PropertyResult(proof.name, FAILS, f"the abstract proof: a step of {action.name} breaks "
@@ -495,8 +647,10 @@ def _check_step_claim(proof: RuleProof, step_claim: StepClaim, timeout_ms: int,
         if verdict != z3.unsat:
             return PropertyResult(proof.name, UNKNOWN, f"step claim on {action.name}: z3 {s.reason_unknown()}",
                                   kind="z3")
+        s.pop()
     return None
 
 
-__all__ = ["Bound", "STUTTER", "Exit", "StepClaim", "RuleProof", "check_proof", "check_rule_proof",
+__all__ = ["Bound", "STUTTER", "Exit", "StepClaim", "RuleProof", "LegalMoves", "check_proof", "check_rule_proof",
+           "check_mapping",
            "proof_property", "refinement_check", "PROVED"]

@@ -2,7 +2,7 @@
 
 These are the bounds of a sound abstraction of reachable holdings (each card held at most as many
 times as it is in the deck; stalls won limited by the openings one seat can take part in). The Z3
-optimiser in ``proofs/loira_checks.py`` recomputes them from constraints and must agree; the exhaustive
+optimiser in ``proofs/loira.py`` recomputes them from constraints and must agree; the exhaustive
 explorer checks that no reachable state leaves them.
 """
 from __future__ import annotations
