@@ -1,8 +1,9 @@
 """Loira's checks that are not proofs: searches of the explored graph, and the C engine compared with
 the model (``verify`` runs them beside the proofs of ``proofs/loira.py``).
 
-* ``deck-never-empty`` with fewer than 3 Gritos: the shortest explored play that reaches a draw of
-  the deck's last card (the deck can run out; L25 then decides), or at full size a directed search;
+* ``deck-never-empty`` with fewer than 3 Gritos: the shortest explored play that ends a turn on an
+  empty main deck (L25 then decides: the round ends, or the discard is reshuffled), or at full size
+  a directed search;
 * ``round-termination`` under L25 ``reshuffle`` and ``match-termination`` under L15 ``replay``: a
   reachable cycle (the shortest lasso) or an acyclic graph;
 * ``fast-engine``: every turn of the explored configuration played by the C engine
@@ -29,27 +30,41 @@ GRITO_END = 3
 
 
 # ---- the deck running out ---------------------------------------------------------------------------------
-def deck_runs_out(ex, limits: Limits = NO_LIMITS) -> tuple[list[str] | None, str]:
-    """The shortest explored play to a draw of the deck's last card (nodes are in breadth-first
-    order), and why the search stopped early ("" when it did not)."""
-    game = ex.game
+def _ran_out(game, before, move, after) -> bool:
+    """The move ends a turn on an empty main deck: the round ends on it (L25 'round-ends') or the
+    deck is rebuilt from the discard (L25 'reshuffle'; a Merendeira's reshuffle is its own effect)."""
+    if after[PH] == Phase.END:
+        return after[END] == End.DECK
     deck = game.deck_slice
-    for node, key in enumerate(ex.keys):
+    drawn = 1 if before[PH] == Phase.DRAW else 0
+    merendeira = (before[PH] == Phase.DRAW and move == Kind.MERENDEIRA) or after[PH] == Phase.DRAW
+    return sum(after[deck]) > sum(before[deck]) - drawn and not merendeira
+
+
+def deck_runs_out(ex, limits: Limits = NO_LIMITS) -> tuple[list[str] | None, str]:
+    """The shortest explored play whose last move ends a turn on an empty main deck (nodes are in
+    breadth-first order), and why the search stopped early ("" when it did not)."""
+    game = ex.game
+    for node in range(ex.num_states):
         if node & 4095 == 0 and limits.expired():
             return None, f"time limit reached after {node:,} states were searched"
+        if ex.kind[node] == TERMINAL:
+            continue
         state = ex.state(node)
-        if state[PH] == Phase.DRAW and sum(state[deck]) == 1:
-            return ex.narrate(node, "the next draw takes the main deck's last card: the deck runs out "
-                                    "before any end trigger"), ""
+        for e in ex.edges(node):
+            after = ex.state(ex.child[e])
+            if _ran_out(game, state, ex.action[e], after):
+                return ex.narrate(node) + [
+                    f"then: {game.seat_name(ex.kind[node])}: {game.describe_action(state, ex.action[e])} -> "
+                    f"{game.describe_state(after)}",
+                    "the turn ends on an empty main deck: it ran out before any end trigger"], ""
     return None, "" if ex.complete else ex.stop_reason
 
 
 def directed_deck_run_out(game, limits: Limits, budget: int = 200_000) -> list[str] | None:
-    """A play of the full game that draws the deck's last card: depth first, always going to the
-    bathroom, never drawing a Grito that would end the round, never opening the Loira when another
-    stall can come up; returns the narrated play with its probability, or None."""
-    deck = game.deck_slice
-
+    """A play of the full game whose last move ends a turn on an empty main deck: depth first,
+    always going to the bathroom, never drawing a Grito that would end the round, never opening the
+    Loira when another stall can come up; returns the narrated play with its probability, or None."""
     def order(s):
         if game.current_player(s) == CHANCE:
             outs = list(game.chance_outcomes(s))
@@ -67,15 +82,6 @@ def directed_deck_run_out(game, limits: Limits, budget: int = 200_000) -> list[s
     seen = 0
     while stack:
         s, it = stack[-1]
-        if s[PH] == Phase.DRAW and sum(s[deck]) == 1:
-            steps = [(a, b, game.apply(a, b)) for a, b in path]
-            prob = Fraction(1)
-            for a, b, _ in steps:
-                if game.current_player(a) == CHANCE:
-                    prob *= dict(game.chance_outcomes(a))[b]
-            lines = narrate_play(game, steps, len(steps), "a full-size play found by a directed search")
-            return lines + [f"the next draw takes the main deck's last card (this play has probability "
-                            f"{prob} given its decisions)"]
         move = next(it, None)
         if move is None:
             stack.pop()
@@ -86,6 +92,15 @@ def directed_deck_run_out(game, limits: Limits, budget: int = 200_000) -> list[s
         if seen > budget or (seen & 1023 == 0 and limits.expired()):
             return None
         t = game.apply(s, move)
+        if _ran_out(game, s, move, t):
+            steps = [(a, b, game.apply(a, b)) for a, b in path + [(s, move)]]
+            prob = Fraction(1)
+            for a, b, _ in steps:
+                if game.current_player(a) == CHANCE:
+                    prob *= dict(game.chance_outcomes(a))[b]
+            lines = narrate_play(game, steps, len(steps), "a full-size play found by a directed search")
+            return lines + [f"the turn ends on an empty main deck: it ran out before any end trigger (this "
+                            f"play has probability {prob} given its decisions)"]
         if game.current_player(t) == TERMINAL:
             continue
         path.append((s, move))
@@ -103,17 +118,18 @@ def deck_never_empty(ctx: Context) -> PropertyResult:
     if ctx.source == EXPLORATION:
         trace, stop = deck_runs_out(ctx.exploration, ctx.limits)
         if trace is not None:
-            return ctx.result(name, FAILS, f"the deck can run out: {claim}, and a shortest play reaches the "
-                              f"draw of its last card in {len(trace) - 2} moves (L25 "
-                              f"'{game.cfg.rulings['L25']}' then decides)", trace, data={"moves": len(trace) - 2})
+            moves = len(trace) - 2
+            return ctx.result(name, FAILS, f"the deck can run out: {claim}, and a shortest play that empties it "
+                              f"has {moves} moves (L25 '{game.cfg.rulings['L25']}' then decides)", trace,
+                              data={"moves": moves})
         if stop:
-            return ctx.result(name, UNKNOWN, f"{claim}; no draw of the last card among the states searched ({stop})")
-        return ctx.result(name, HOLDS, f"{claim}, yet no reachable play draws the deck's last card")
+            return ctx.result(name, UNKNOWN, f"{claim}; no empty deck among the states searched ({stop})")
+        return ctx.result(name, HOLDS, f"{claim}, yet no reachable play empties the deck")
     trace = directed_deck_run_out(game, ctx.limits)
     scope = f"{ctx.label}: a directed search"
     if trace is not None:
-        return PropertyResult(name, FAILS, f"the deck can run out: {claim}; a full-size play reaches the draw "
-                              f"of its last card ({len(trace) - 2} moves)", trace, "exhaustive", scope=scope)
+        return PropertyResult(name, FAILS, f"the deck can run out: {claim}; a full-size play that empties it "
+                              f"({len(trace) - 2} moves)", trace, "exhaustive", scope=scope)
     return PropertyResult(name, UNKNOWN, f"{claim}; the directed search found no full-size play that empties "
                           f"it within its budget; see the derived configurations", kind="exhaustive", scope=scope)
 
