@@ -20,7 +20,7 @@ match does:
   the wrong next seat, a round that ends or goes on, a stall kept by the wrong seat, the winner)
   fails with the variables that differ;
 * at every decision the model's legal moves, bound, must be exactly the rules' set
-  (:meth:`LoiraRules.legal`: who may be targeted, what Descarga may flush, who is asked to escort,
+  (:meth:`LoiraRules.options`: who may be targeted, what Descarga may flush, who is asked to escort,
   which pairs escape...); at every chance node the outcomes' probabilities must equal the rules'
   law (:meth:`LoiraRules.chance`: the top card weighted by the deck's counts; a face-down stall
   uniform over the centre, the Loira present with probability phys/slots).
@@ -989,9 +989,9 @@ class LoiraRules:
             return f"a {self.cfg.stalls[slot - g.h_stall]}-point stall"
         return f"slot {slot}"
 
-    def legal(self, f, actor: int) -> list[Bound]:
-        """The moves the rule text allows ``actor`` at a decision (the seat's own moves only)."""
-        n, ph, turn = self.n, f["ph"], f["turn"]
+    def options(self, f) -> list[Bound]:
+        """The moves the rule text allows the seat to move (``mover``) at a decision."""
+        n, ph, turn, actor = self.n, f["ph"], f["turn"], f["mover"]
         out: list[Bound] = []
         if ph == Phase.TURN:
             if f[self.ST[turn]]:   # a stopped seat moves only to use the Interruptor (L13 'also-stopped')
@@ -1291,7 +1291,7 @@ def loira_proofs(ruleset: Ruleset, game) -> list[RuleProof]:
     cfg = game.cfg
     table = claims.table()
     common = dict(frame=rules.frame, abstraction=_memo(rules), init=rules.init, actions=rules.moves(),
-                  bind=rules.bind, chance=rules.chance, legal=rules.legal, assumptions=rules.typing(), lemma=table,
+                  bind=rules.bind, chance=rules.chance, options=rules.options, assumptions=rules.typing(), lemma=table,
                   abstraction_doc=("the public table read off the state record: phase, mover (current_player), "
                                    "turn, direction, stops, Gritos, centre (rolls, cards, slots, unopened and out "
                                    "stalls), the opening queue, victim, end, first seat, card resolved; per kind "

@@ -14,8 +14,8 @@ its **abstraction** (a TLA+ refinement mapping) in two parts:
   relation as the parameter ``actor`` so a relation can say who may act.
 
 and, for chance nodes, ``chance(frame)``: the distribution the rule text states (a uniform die, a
-draw weighted by counts), as probabilities of bound moves; for decision nodes, ``legal(frame)``: the
-moves the rule text allows the player to move (who may be targeted, what may be discarded), as
+draw weighted by counts), as probabilities of bound moves; for decision nodes, ``options(frame)``:
+the moves the rule text allows the player to move (who may be targeted, what may be discarded), as
 bound moves -- the model's legal actions, bound, must be exactly that set.
 
 ``check_proof`` establishes, and the property holds only when all do:
@@ -88,9 +88,6 @@ STUTTER = "stutter"
 Binding = Callable[[Any, Any, int], Bound]
 #: ``chance(frame) -> {Bound: probability}``: the rule text's distribution at a chance node
 ChanceLaw = Callable[[Any], Mapping[Bound, Fraction]]
-#: ``legal(frame, actor) -> bound moves``: what the rule text lets ``actor`` do at a decision node
-#: (None: the proof says nothing of this node's choices)
-LegalMoves = Callable[[Any, int], "Iterable[Bound] | None"]
 
 
 @dataclass(frozen=True)
@@ -130,8 +127,9 @@ class RuleProof:
     bind: Binding | None = None
     #: the rule text's chance law (None: the proof says nothing of chance nodes' weights)
     chance: ChanceLaw | None = None
-    #: the rule text's legal moves at a decision node (None: the proof says nothing of choices)
-    legal: LegalMoves | None = None
+    #: the moves the rules allow at a decision state, as bound moves (None: the proof says nothing
+    #: of eligibility): the model's legal actions, bound, must be exactly this set
+    options: Callable[[Any], "set[Bound] | frozenset[Bound]"] | None = None
     exits: Sequence[Exit] = ()
     #: the abstraction of a state outside the frame (the game over), read by the exits
     ending: Callable[[Any], Values] | None = None
@@ -255,10 +253,11 @@ class _Refinement:
         return None
 
     # -- decision nodes --
-    def legal_problem(self, state: Any, frames: Mapping[str, Values], actor: int) -> str | None:
-        """The model's legal moves, bound, against the rules' legal set (the set, not each move)."""
+    def options_problem(self, state: Any, frames: Mapping[str, Values], actor: int) -> str | None:
+        """The model's legal moves, bound, against the moves the proof's rules allow (the set, not
+        each move; two moves bound alike are a difference too)."""
         proof, game = self.proof, self.game
-        allowed = proof.legal(frames if proof.projected else frames[""], actor)
+        allowed = proof.options(frames if proof.projected else frames[""])
         if allowed is None:
             return None
         moves = list(game.legal_actions(state))
@@ -274,14 +273,12 @@ class _Refinement:
                 seen[b.key()] = a
         stated = {b.key(): b.text() for b in allowed}
         if set(model) != set(stated):
-            extra = [model[k] for k in model if k not in stated]
-            missing = [stated[k] for k in stated if k not in model]
-            parts = []
-            if extra:
-                parts.append("the model offers " + ", ".join(sorted(extra)) + ", which the rules do not allow")
-            if missing:
-                parts.append("the rules allow " + ", ".join(sorted(missing)) + ", which the model does not offer")
-            return f"{game.seat_name(actor)}'s legal moves differ from the rules': " + "; ".join(parts)
+            extra = sorted(model[k] for k in model if k not in stated)
+            missing = sorted(stated[k] for k in stated if k not in model)
+            return ("the legal moves differ from those the rules allow: "
+                    + (f"offered but not allowed: {', '.join(extra)}" if extra else "")
+                    + ("; " if extra and missing else "")
+                    + (f"allowed but not offered: {', '.join(missing)}" if missing else ""))
         return None
 
 
@@ -299,7 +296,7 @@ class _Mapped:
 def _model_key(proof: RuleProof) -> tuple:
     """What makes two proofs share one mapping: the same model objects."""
     return ("refinement-mapping", id(proof.abstraction), id(proof.bind), tuple(id(a) for a in proof.actions),
-            id(proof.chance), id(proof.legal), tuple(id(e) for e in proof.exits), id(proof.ending),
+            id(proof.chance), id(proof.options), tuple(id(e) for e in proof.exits), id(proof.ending),
             proof.projected)
 
 
@@ -337,16 +334,16 @@ def _map(proof: RuleProof, ctx: Context) -> _Mapped:
             move = game.describe_action(tr.before, tr.move)
             called = f" (the proof's model: {bound.text()})" if bound else ""
             return f"then: {game.seat_name(actor)}: {move}{called} -> {game.describe_state(tr.after)}"
-        if proof.bind is not None and (proof.chance is not None or proof.legal is not None):
+        if proof.bind is not None and (proof.chance is not None or proof.options is not None):
             state_key = game.key(tr.before)
             if state_key not in node_seen:
                 node_seen.add(state_key)
                 if actor == CHANCE and proof.chance is not None:
                     problem = run.chance_problem(tr.before, before)
                     where = "chance node"
-                elif actor >= 0 and proof.legal is not None:
-                    problem = run.legal_problem(tr.before, before, actor)
-                    where = "decision"
+                elif actor >= 0 and proof.options is not None:
+                    problem = run.options_problem(tr.before, before, actor)
+                    where = f"decision ({game.seat_name(actor)} to move)"
                 else:
                     problem = None
                 if problem:
@@ -494,7 +491,7 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
     seconds = time.perf_counter() - start
     mode = "exhaustive" if ctx.source == EXPLORATION else "sampled"
     data = {"refinement": dict(counts, mode=mode, bound=proof.bind is not None,
-                               chance_law=proof.chance is not None, legal_sets=proof.legal is not None),
+                               chance_law=proof.chance is not None, options=proof.options is not None),
             "abstraction": proof.abstraction_doc, "actions": [a.name for a in proof.actions]}
     if ctx.source == EXPLORATION:
         how = f"every transition of the {ctx.exploration.num_states:,} explored states"
@@ -513,13 +510,13 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
                               kind="z3", seconds=seconds, data=data, scope=scope)
     bound = ("each move bound to one action and its parameters" if proof.bind else
              "moves matched to any action (this proof binds no move)")
-    law = "; chance nodes equal to the rules' law" if proof.chance else ""
-    law += "; legal moves equal to the rules' sets" if proof.legal else ""
+    law = ("; chance nodes equal to the rules' law" if proof.chance else "") + \
+        ("; legal moves exactly the rules' options" if proof.options else "")
     return PropertyResult(proof.name, HOLDS,
                           f"{abstract}; mapping checked on {how} ({bound}{law}): {counts['steps']:,} steps, "
                           f"{counts['stutters']:,} stutters, {counts['exits']:,} exits, "
                           f"{counts['chance_nodes']:,} chance nodes"
-                          + (f", {counts['decision_nodes']:,} decision nodes" if proof.legal else ""),
+                          + (f", {counts['decision_nodes']:,} decision nodes" if proof.options else ""),
                           kind="z3" if mode == "exhaustive" else "sampled", seconds=seconds, data=data,
                           scope=scope)
 
@@ -542,7 +539,7 @@ def check_mapping(proof: RuleProof, ctx: Context) -> PropertyResult:
     failure, counts, stop = refinement_check(proof, ctx)
     data = {"refinement": dict(counts, mode="exhaustive" if ctx.source == EXPLORATION else "sampled",
                                bound=proof.bind is not None, chance_law=proof.chance is not None,
-                               legal_sets=proof.legal is not None, z3=False)}
+                               options=proof.options is not None, z3=False)}
     if failure is not None:
         return ctx.result(proof.name, FAILS, "the model's rules leave the proof's model (refinement check)",
                           failure, kind="refinement", seconds=time.perf_counter() - start, data=data)
@@ -552,7 +549,7 @@ def check_mapping(proof: RuleProof, ctx: Context) -> PropertyResult:
     return ctx.result(proof.name, HOLDS, f"{proof.claim} -- checked, not proved, on this configuration: every "
                       f"one of its {counts['transitions']:,} transitions is the rules' move (each bound to one "
                       f"action{', chance nodes equal to the law' if proof.chance else ''}"
-                      f"{', legal moves equal to the rules sets' if proof.legal else ''}) and every frame "
+                      f"{', legal moves exactly the rules options' if proof.options else ''}) and every frame "
                       f"met satisfies the claim (Z3 proves it on the parameters of the configuration this one "
                       f"accompanies)" + (" -- sampled, not a proof" if ctx.source == SAMPLES else ""),
                       seconds=time.perf_counter() - start, data=data)
@@ -651,6 +648,6 @@ def _check_step_claim(proof: RuleProof, step_claim: StepClaim, timeout_ms: int,
     return None
 
 
-__all__ = ["Bound", "STUTTER", "Exit", "StepClaim", "RuleProof", "LegalMoves", "check_proof", "check_rule_proof",
+__all__ = ["Bound", "STUTTER", "Exit", "StepClaim", "RuleProof", "check_proof", "check_rule_proof",
            "check_mapping",
            "proof_property", "refinement_check", "PROVED"]

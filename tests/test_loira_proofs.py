@@ -13,7 +13,7 @@ from ruleproof.model.loira.checks import directed_deck_run_out
 from ruleproof.model.loira.config import config_from
 from ruleproof.model.loira.game import LoiraGame
 from ruleproof.model.loira.shrink import COMPANIONS, shrink
-from ruleproof.model.spec import load_ruleset_file
+from ruleproof.model.registry import load_ruleset_file
 from ruleproof.proofs.loira import score_bounds_opt
 from ruleproof.solver.verify import verify
 from test_loira_helpers import ruleset
@@ -34,7 +34,7 @@ def test_verify_holds_on_the_small_configuration_and_its_companions_with_every_m
     table = props["loira-table"]
     ref = table.data["refinement"]
     assert table.evidence == "proved" and ref["mode"] == "exhaustive"
-    assert ref["bound"] and ref["chance_law"] and ref["legal_sets"]
+    assert ref["bound"] and ref["chance_law"] and ref["options"]
     assert ref["transitions"] == ref["steps"] == 44998   # every move of the 31,213 explored states
     assert ref["chance_nodes"] == 12041 and ref["decision_nodes"] == 9890
     assert props["loira-termination"].evidence == "proved"

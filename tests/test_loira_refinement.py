@@ -59,7 +59,7 @@ def test_the_unchanged_model_keeps_every_loira_property_green_with_every_move_bo
     assert all(p.status == "holds" for p in props.values()), [(n, p.detail) for n, p in props.items()
                                                                if p.status != "holds"]
     ref = props["loira-table"].data["refinement"]
-    assert ref["bound"] and ref["chance_law"] and ref["legal_sets"] and ref["steps"] == ref["transitions"] > 0
+    assert ref["bound"] and ref["chance_law"] and ref["options"] and ref["steps"] == ref["transitions"] > 0
     assert set(ref["by_action"]) >= {"go", "stop", "draw grito", "reveal the Loira", "escort", "do not escort"}
     assert {"loira-table", "loira-termination", "loira-deck-never-empty", "loira-information", "tie-break",
             "score-bounds (this ruleset)", "fast-engine"} <= set(props)
@@ -169,7 +169,7 @@ def test_a_stopped_seat_offered_as_an_invitee_fails_the_legal_set(monkeypatch):
     monkeypatch.setattr(effects, "_targets", lambda g, st, seat: [t for t in range(g.num_players) if t != seat])
     # with a third, active seat the Fios is played; the stopped seat is then offered among the invitees
     text = _red(_table(("F1", "grito", "fios", "toc-toc"), players=3, rolls=[0, 0, 1], centre_rolls=0))
-    assert ("legal moves differ from the rules'" in text and "which the rules do not allow" in text) or \
+    assert ("legal moves differ from those the rules allow" in text and "offered but not allowed" in text) or \
         "ph: the model 4, the rules" in text   # (or the Fios played with nobody to invite)
 
 
