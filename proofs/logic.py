@@ -39,11 +39,29 @@ def _symbolic(args: Iterable[Any]) -> bool:
 
 
 def And(*args: Any) -> Any:
+    # plain values first (the refinement check evaluates relations millions of times): a False
+    # decides at once -- in Z3's reading too, And(..., False, ...) is False
+    for a in args:
+        if a is True:
+            continue
+        if a is False:
+            return False
+        break
+    else:
+        return True
     xs = _flat(args)
     return z3.And(list(xs)) if _symbolic(xs) else all(xs)
 
 
 def Or(*args: Any) -> Any:
+    for a in args:
+        if a is False:
+            continue
+        if a is True:
+            return True
+        break
+    else:
+        return False
     xs = _flat(args)
     return z3.Or(list(xs)) if _symbolic(xs) else any(xs)
 
@@ -92,6 +110,13 @@ class Conjunction:
 
     def __init__(self, *parts: Callable[[Any], Any]):
         self.parts = tuple(p for part in parts for p in getattr(part, "parts", (part,)))
+        self._terms: dict[tuple, Any] = {}   # the Z3 term of a frame of Z3 constants, built once
 
     def __call__(self, f: Any) -> Any:
+        if f and isinstance(next(iter(f.values())), _Expr):
+            key = tuple((k, v.get_id()) for k, v in f.items())
+            got = self._terms.get(key)
+            if got is None:
+                got = self._terms[key] = And([part(f) for part in self.parts])
+            return got
         return And([part(f) for part in self.parts])

@@ -1557,7 +1557,7 @@ def properties(ruleset: Ruleset, game) -> list[Property]:
         '"sem que ninguém veja seu conteúdo"; Mini-expansões: "deixá-la de lado ainda fechada"',
         information_view(rules, proofs[0].abstraction),
         "each seat may know the public table (every card drawn, the centre as a belief, closed mini-expansion "
-        "cards by their count)"))
+        "cards by their count)", public=True))
     out.append(Property("score-bounds (this ruleset)", "000 Fim da Rodada: the round's score of a seat", either,
                         lambda ctx: score_bounds(ctx.game, ctx.states(), ctx.scope, ctx.limits,
                                                  sampled=ctx.source == SAMPLES)))

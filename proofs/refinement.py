@@ -318,13 +318,21 @@ def _map(proof: RuleProof, ctx: Context) -> _Mapped:
         if not proof.init(f):
             return done([f"the model's initial state is not an Init state of the proof"
                          f"{' (' + label + ')' if label else ''}: {_frame_text(f)}"])
-    run.meet(game.key(game.initial_state()), init_frames, lambda: [start_text])
+    key_of = (lambda s: s) if getattr(game, "state_is_key", False) else game.key
+    run.meet(key_of(game.initial_state()), init_frames, lambda: [start_text])
     node_seen: set = set()
+    framed: dict = {}   # each state's frames (most states are the end of several moves)
+
+    def frames_of(state):
+        got = framed.get(state)
+        if got is None:
+            got = framed[state] = _frames(proof, state) or ()
+        return got or None
     for n, tr in enumerate(ctx.transitions()):
         if n & 1023 == 0 and limits.expired():
             return done(stop="time limit reached")
         counts["transitions"] += 1
-        before = _frames(proof, tr.before)
+        before = frames_of(tr.before)
         if before is None:
             continue   # a state outside the frame (after the game ended): nothing to relate
         actor = game.current_player(tr.before)
@@ -335,7 +343,7 @@ def _map(proof: RuleProof, ctx: Context) -> _Mapped:
             called = f" (the proof's model: {bound.text()})" if bound else ""
             return f"then: {game.seat_name(actor)}: {move}{called} -> {game.describe_state(tr.after)}"
         if proof.bind is not None and (proof.chance is not None or proof.options is not None):
-            state_key = game.key(tr.before)
+            state_key = key_of(tr.before)
             if state_key not in node_seen:
                 node_seen.add(state_key)
                 if actor == CHANCE and proof.chance is not None:
@@ -348,7 +356,7 @@ def _map(proof: RuleProof, ctx: Context) -> _Mapped:
                     problem = None
                 if problem:
                     return done(tr.narrate() + [f"at this {where} ({game.describe_state(tr.before)}): {problem}"])
-        after = _frames(proof, tr.after)
+        after = frames_of(tr.after)
         if after is None:
             problem = _exit_problem(proof, bound, before, tr.after, actor)
             if problem:
@@ -382,7 +390,9 @@ def _map(proof: RuleProof, ctx: Context) -> _Mapped:
                 counts["stutters"] += 1
             else:
                 counts["steps"] += 1
-        run.meet(game.key(tr.after), after, lambda tr=tr, then=then: tr.narrate() + [then()])
+        after_key = key_of(tr.after)
+        if after_key not in run.frames:
+            run.meet(after_key, after, lambda tr=tr, then=then: tr.narrate() + [then()])
         if bound is not None:
             run.by_action[bound.action] = run.by_action.get(bound.action, 0) + 1
     return done()
@@ -417,8 +427,8 @@ def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, 
             if names:
                 get = itemgetter(*names)
                 readings = {(label, get(f)): i for i, (label, f, _) in enumerate(met)}
-            else:
-                readings = {(label, tuple(f.items())): i for i, (label, f, _) in enumerate(met)}
+            else:   # a part that reads no variable: one frame decides it
+                readings = {("", ()): 0} if met else {}
             for seen, i in readings.items():
                 if seen in done:
                     continue

@@ -151,7 +151,7 @@ def cycle_check(ctx: Context, name: str, ruling: str) -> PropertyResult:
 # ---- the C engine, turn by turn ---------------------------------------------------------------------------
 #: turns that also get a second call with random values given to their next turn-start states (the
 #: first call, listing those states, is made for every turn; ``fast.turn`` costs about 50 us a call)
-VALUED_TURNS = 1_500
+VALUED_TURNS = 1_000
 
 
 def fast_engine(ctx: Context) -> PropertyResult:

@@ -30,10 +30,10 @@ COMPANION = "a companion of the default small configuration"
 #: (label, parameter overrides of the default small configuration)
 COMPANIONS: tuple[tuple[str, Mapping[str, Any]], ...] = (
     ("3 Gritos", {"deck": ("F1", "F2", "grito", "grito", "grito", "toc-toc")}),
-    ("the other base cards", {"deck": ("F-", "F2", "grito", "interruptor", "chute", "espelho"), "rolls": [1, 0],
-                              "centre_rolls": 0}),
+    ("the other base cards", {"deck": ("F-", "F2", "grito", "interruptor", "chute", "espelho"), "stalls": [3],
+                              "rolls": [1, 0], "centre_rolls": 0}),
     ("3 players", {"players": 3, "deck": ("F1", "grito", "toc-toc", "descarga", "fios"), "stalls": [2],
-                   "rolls": [1, 1, 0], "centre_rolls": 0}),
+                   "rolls": [1, 0, 0], "centre_rolls": 0}),
     ("a match", {"deck": ("F1", "grito", "toc-toc"), "objective": "match"}),
 )
 
