@@ -1576,6 +1576,7 @@ def properties(ruleset: Ruleset, game) -> list[Property]:
         out.append(Property("deck-never-empty", '000 Fim da Rodada: "A terceira carta Grito for resolvida"',
                             either, checks.deck_never_empty))
     out.append(checks.fast_engine_property())
+    out.append(checks.invariant_screens_property())
     return out
 
 

@@ -252,3 +252,19 @@ def test_the_rules_model_reads_the_model_only_through_its_record():
     ctx = Context(SPEC, rs, game, "x", EXPLORATION, exploration=explore(game))
     assert [p.name for p in properties(rs, game)][:2] == ["loira-table", "loira-termination"]
     assert ctx.exploration.complete and VICTIM
+
+
+# ---- a fast copy that drifts ---------------------------------------------------------------------------------
+def test_a_lenient_invariant_screen_fails_invariant_screens(monkeypatch):
+    import numpy as np
+    import ruleproof.model.loira.invariants as invariants
+    real = invariants._row_screens
+
+    def lenient(*args):
+        out = real(*args)
+        out["rolls"] = lambda rows: np.ones(len(rows), bool)   # vouches for every state
+        return out
+    monkeypatch.setattr(invariants, "_row_screens", lenient)
+    res = _own(SMALL)["invariant-screens"]
+    assert res.status == "fails" and "a screen of roll-conservation disagrees" in res.detail
+    assert "the row screen vouches for it" in res.counterexample[-1]

@@ -6,6 +6,8 @@ the model (``verify`` runs them beside the proofs of ``proofs/loira.py``).
   a directed search;
 * ``round-termination`` under L25 ``reshuffle`` and ``match-termination`` under L15 ``replay``: a
   reachable cycle (the shortest lasso) or an acyclic graph;
+* ``invariant-screens``: the invariants' scalar and row screens (a second copy of each invariant,
+  for the explorer's speed) against the plain invariants near explored states;
 * ``fast-engine``: every turn of the explored configuration played by the C engine
   (``fast.turn``) against the model's own moves -- the same next turn-start states, and the same
   value of the turn under random values given to them (every chance weight, choice and terminal
@@ -260,6 +262,53 @@ def fast_engine(ctx: Context) -> PropertyResult:
                       f"reaches exactly the model's next turn-start states; under random values given to them "
                       f"(seed {ctx.seed}) {len(sample):,} sampled turns are worth what the model's are (their "
                       f"chance weights, choices and ends of round); the round's optimal value agrees ({model:.6f})")
+
+
+# ---- the invariants' screens, a second copy of each invariant ------------------------------------------------
+#: explored states whose neighbours (each field moved by one) the screens are tried on
+SCREENED_STATES = 30
+
+
+def invariant_screens(ctx: Context) -> PropertyResult:
+    """The invariants' fast screens (``invariants.py``: a scalar screen per invariant, and a row
+    screen over many states at once, ``LoiraGame.state_rows``) against the plain invariants, on the
+    neighbours of a seeded sample of explored states (every field moved by one either way: mostly
+    states that break an invariant, where a screen that vouches for them would hide a violation)."""
+    from .invariants import invariants
+    game, ex, name = ctx.game, ctx.exploration, "invariant-screens"
+    rng = random.Random(ctx.seed)
+    nodes = rng.sample(range(ex.num_states), min(SCREENED_STATES, ex.num_states))
+    near = []
+    for node in nodes:
+        s = ex.state(node)
+        for i in range(len(s)):
+            for d in (-1, 1):
+                near.append((node, s[:i] + (s[i] + d,) + s[i + 1:]))
+    states = [t for _, t in near]
+    rows = game.state_rows(states)
+    for fast, plain in zip(game.invariants(), invariants(game, screened=False)):
+        vouched = fast.screen_rows(rows) if rows is not None and fast.screen_rows is not None else None
+        for j, (node, t) in enumerate(near):
+            try:
+                exact = plain.check(t)
+            except (IndexError, KeyError, ValueError):
+                continue   # a neighbour no state can be (a field out of its range)
+            got = fast.check(t)
+            where = None
+            if (got is None) != (exact is None):
+                where = f"the screened check says {got!r}, the plain check {exact!r}"
+            elif vouched is not None and vouched[j] and exact is not None:
+                where = f"the row screen vouches for it, the plain check says {exact!r}"
+            if where:
+                return ctx.result(name, FAILS, f"a screen of {fast.name} disagrees with the invariant",
+                                  ex.narrate(node, f"near this state (one field moved by one): {where}"))
+    return ctx.result(name, HOLDS, f"every invariant's scalar and row screens agree with the plain invariant on "
+                      f"{len(near):,} neighbours of {len(nodes)} explored states (seed {ctx.seed})")
+
+
+def invariant_screens_property() -> Property:
+    return Property("invariant-screens", "one copy of each rule: the invariants' fast screens vouch only for "
+                    "states the invariants accept", (EXPLORATION,), invariant_screens)
 
 
 def fast_engine_property() -> Property:
