@@ -1,5 +1,9 @@
 """The registry of games: every folder under ``model/`` with a ``rulesets/`` folder is a game,
-named by the ``game = "..."`` line of its base ruleset; adding a game touches only its folder."""
+named by the ``game = "..."`` line of its base ruleset; adding a game touches only its folder.
+
+A game from another package registers through the entry-point group ``ruleproof.games`` (in the
+manner of Gymnasium's registration): ``name = "package.module"`` (or ``"package.module:SPEC"``)
+names the module that defines its ``GameSpec``; nothing is imported until the game is used."""
 from __future__ import annotations
 
 import importlib
@@ -32,17 +36,66 @@ def _discover() -> dict[str, str]:
     return found
 
 
-#: game name -> module that defines ``SPEC``
+#: the entry-point group through which other packages register games
+ENTRY_POINTS = "ruleproof.games"
+
+
+def _installed(found: dict[str, str]) -> dict[str, str]:
+    """Games other packages register (a built-in name is never replaced). The installed
+    distributions' ``entry_points.txt`` files are read directly: ``importlib.metadata`` would cost
+    every command tens of milliseconds of start-up."""
+    import os
+    import sys
+    out: dict[str, str] = {}
+    seen: set[str] = set()
+    for folder in sys.path:
+        try:
+            entries = sorted(os.scandir(folder or "."), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if not entry.name.endswith((".dist-info", ".egg-info")) or entry.name in seen:
+                continue
+            seen.add(entry.name)   # the first on sys.path wins, as for imports
+            try:
+                text = Path(entry.path, "entry_points.txt").read_text(encoding="utf-8")
+            except OSError:
+                continue
+            for name, value in _group(text, ENTRY_POINTS):
+                if name not in found and name not in out:
+                    out[name] = value
+    return dict(sorted(out.items()))
+
+
+def _group(text: str, group: str) -> list[tuple[str, str]]:
+    """The ``name = value`` lines of one ``[group]`` section of an entry_points.txt."""
+    out, inside = [], False
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("["):
+            inside = line == f"[{group}]"
+        elif inside and "=" in line and not line.startswith(("#", ";")):
+            name, _, value = line.partition("=")
+            out.append((name.strip(), value.strip()))
+    return out
+
+
+#: game name -> the module that defines ``SPEC`` (``"module:attr"`` for another name)
 GAMES: dict[str, str] = _discover()
+GAMES.update(_installed(GAMES))
 
 
 @cache
 def get_spec(name: str) -> "GameSpec":
-    module = GAMES.get(name)
-    if module is None:
+    ref = GAMES.get(name)
+    if ref is None:
         raise RulesetError("command line", "game", f"unknown game {name!r}{did_you_mean(name, GAMES)} "
                            f"(known: {', '.join(GAMES)})")
-    return importlib.import_module(module).SPEC
+    module, _, attr = ref.partition(":")
+    spec = getattr(importlib.import_module(module), attr or "SPEC")
+    if spec.name != name:
+        raise RulesetError(ref, "name", f"registered as {name!r}, but its GameSpec is named {spec.name!r}")
+    return spec
 
 
 def all_specs() -> list["GameSpec"]:

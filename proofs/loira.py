@@ -1441,7 +1441,7 @@ def tie_break(ctx: Context, rules: "LoiraRules", mapping: RuleProof) -> Property
     and the utilities add up to the game's constant; then the mapping itself (shared with
     ``loira-table``), whose end-of-round moves set ``u<seat>`` to the model's returns."""
     import z3 as _z3
-    from ruleproof.proofs.refinement import refinement_check
+    from ruleproof.proofs.refinement import _share_key, refinement_check
     name, n = "tie-break", rules.n
     start = time.perf_counter()
     f = rules.frame("")
@@ -1482,8 +1482,8 @@ def tie_break(ctx: Context, rules: "LoiraRules", mapping: RuleProof) -> Property
                           "loira-table: an end of round may pay the wrong seats)", failure[-3:], kind="refinement")
     if stop:
         return ctx.result(name, UNKNOWN, f"the winners formula holds (Z3); the mapping stopped ({stop})", kind="z3")
-    ends = counts.get("exits", 0) + sum(1 for frames, _ in ctx.cache[_MAP_KEY(mapping)].frames.values()
-                                          if frames[""]["mover"] == TERMINAL)
+    record = ctx.cache["refinement passes"][_share_key(mapping)]
+    ends = sum(1 for _, _, f, _ in record["run"].frames if f["mover"] == TERMINAL)
     how = "exhaustive" if ctx.source == EXPLORATION else "sampled"
     return ctx.result(name, HOLDS, f"000 Fim da Rodada (most points, then fewer cards by L04 "
                       f"'{rules.rule['L04']}' / L05 '{rules.rule['L05']}', else a shared win; L28 "
@@ -1493,11 +1493,6 @@ def tie_break(ctx: Context, rules: "LoiraRules", mapping: RuleProof) -> Property
                       + (" -- sampled, not a proof" if how == "sampled" else ""),
                       kind="z3" if how == "exhaustive" else "sampled", seconds=time.perf_counter() - start,
                       data={"ends": ends})
-
-
-def _MAP_KEY(proof: RuleProof) -> tuple:
-    from ruleproof.proofs.refinement import _model_key
-    return _model_key(proof)
 
 
 # ---- what each seat may know --------------------------------------------------------------------------------

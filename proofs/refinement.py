@@ -30,11 +30,13 @@ bound moves -- the model's legal actions, bound, must be exactly that set.
    would explain is a failure; every mapped frame satisfies the proof's typing assumptions and the
    invariant; at every chance node the model's outcome probabilities, summed by bound move, equal
    the proof's law exactly; at every decision node the model's legal moves, bound, are exactly
-   the proof's legal set.
+   the proof's options.
 
-Proofs that share one model (the same abstraction, binding, actions, chance law and legal sets:
-several claims about one abstract model) map the evidence once: the mapping is kept in the
-context, and each proof then checks its own typing and invariant on the frames met.
+A deterministic move is best stated as a function (``harness.function_action``): a step that
+deviates is then narrated by the variables that differ, and Z3 is given only the equations of the
+variables a claim reads. A proof may assume another proof's invariant (``lemma``: the other proof,
+run beside it, checks it); an invariant made of parts (``logic.Conjunction``) is checked on the
+frames part by part, each part once per distinct reading of its variables.
 
 A rule change in ``model/`` fails the property and narrates the concrete transition: a shortest
 play reaching it, the move and what the proof calls it, the frames before and after, and (to
@@ -44,10 +46,10 @@ from __future__ import annotations
 
 import itertools
 import time
-from operator import itemgetter
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from operator import itemgetter
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from ruleproof.model.limits import NO_LIMITS, Limits
 from ruleproof.model.properties import EXPLORATION, SAMPLES, Context, Property, draw_plays
@@ -175,24 +177,40 @@ def _bindings(params: Mapping[str, Sequence[int]]) -> Iterator[dict[str, Any]]:
 
 
 class _Refinement:
-    """One pass of the mapping over the evidence, with caches (most steps repeat). The pass checks
-    what belongs to the model -- steps, chance laws, legal sets, exits -- and collects the frames
-    met; each proof's typing and invariant are checked on them afterwards (:func:`refinement_check`)."""
+    """One pass of the mapping over the evidence, with caches (most steps repeat). It checks every
+    move's binding, relation, the typing of every frame, chance laws and legal-move sets, and
+    records each distinct frame met with the first transition reaching it: proofs that share the
+    abstraction, bindings and relations (several claims about one abstract model) share the pass,
+    and each checks its own invariant on the recorded frames."""
 
     def __init__(self, proof: RuleProof, game: Game):
         self.proof, self.game = proof, game
         self.actions = {a.name: a for a in proof.actions}
-        self.exits = {e.name: e for e in proof.exits}
         self.counts = {"transitions": 0, "steps": 0, "stutters": 0, "exits": 0, "chance_nodes": 0,
                        "decision_nodes": 0}
         self.steps_ok: set = set()
+        self.typed: set = set()
+        self.options_ok: set = set()
+        self.laws: dict[int, dict] = {}
         self.by_action: dict[str, int] = {}
-        #: every state met: its frames and how to narrate a play reaching it
-        self.frames: dict[Any, tuple[Mapping[str, Values], Callable[[], list[str]]]] = {}
+        #: (transition index, label, frame, transition) per distinct frame, in the order met
+        self.frames: list[tuple[int, str, Values, Any]] = []
+        self.parts = _Parts(proof)
 
-    def meet(self, state: Any, frames: Mapping[str, Values], narrate: Callable[[], list[str]]) -> None:
-        if state not in self.frames:
-            self.frames[state] = (frames, narrate)
+    # -- frames --
+    def typing_problem(self, label: str, f: Values, index: int, tr: Any) -> str | None:
+        """None when a mapped frame meets the typing assumptions (it is then recorded)."""
+        key = (label, tuple(f.items()))
+        if key in self.typed:
+            return None
+        self.typed.add(key)
+        self.frames.append((index, label, f, tr))
+        # (a proof that binds its moves types its frame alone; older ones type their parameters too)
+        if self.proof.assumptions is not None and self.proof.bind is not None and \
+                not self.parts.holds(self.proof.assumptions, label, f):
+            tag = f" [{label}]" if label else ""
+            return f"the frame{tag} breaks the proof's typing assumptions: {_frame_text(f)}"
+        return None
 
     # -- one step --
     def explain(self, pre: Values, post: Values) -> list[str]:
@@ -231,152 +249,141 @@ class _Refinement:
             self.steps_ok.add(key)
         return None
 
+    # -- decision nodes --
+    def options_problem(self, state: Any, frames: Mapping[str, Values], actor: int) -> str | None:
+        """The model's legal actions, bound, against the moves the proof's rules allow."""
+        proof, game = self.proof, self.game
+        moves = list(game.legal_actions(state))
+        legal = {proof.bind(state, a, actor): a for a in moves}
+        if len(legal) < len(moves):   # two moves the rules do not tell apart
+            seen: dict[Bound, Any] = {}
+            for a in moves:
+                b = proof.bind(state, a, actor)
+                if b in seen:
+                    return (f"two of the model's moves are the same move of the rules, {b.text()}: "
+                            f"{game.describe_action(state, seen[b])!r} and {game.describe_action(state, a)!r}")
+                seen[b] = a
+        key = (actor, tuple(tuple(f.items()) for f in frames.values()), tuple(b.key() for b in legal))
+        if key in self.options_ok:
+            return None
+        allowed = set(proof.options(frames if proof.projected else frames[""]))
+        self.counts["decision_nodes"] += 1
+        extra = [b.text() for b in legal if b not in allowed]
+        missing = [b.text() for b in allowed if b not in legal]
+        if extra or missing:
+            return ("the legal moves differ from those the rules allow: "
+                    + (f"offered but not allowed: {', '.join(sorted(extra))}" if extra else "")
+                    + ("; " if extra and missing else "")
+                    + (f"allowed but not offered: {', '.join(sorted(missing))}" if missing else ""))
+        self.options_ok.add(key)
+        return None
+
     # -- chance nodes --
     def chance_problem(self, state: Any, frames: Mapping[str, Values]) -> str | None:
         """The model's chance outcomes summed by bound move, against the proof's law."""
         proof, game = self.proof, self.game
-        law = proof.chance(frames if proof.projected else frames[""])
-        outcomes = game.chance_outcomes(state)
         self.counts["chance_nodes"] += 1
-        model: dict[Bound, Any] = {}
-        for outcome, p in outcomes:
+        law = proof.chance(frames if proof.projected else frames[""])
+        stated = self.laws.get(id(law))
+        if stated is None or stated[0] is not law:
+            stated = (law, {b.key(): Fraction(p) for b, p in law.items() if p})
+            if len(self.laws) < 4096:
+                self.laws[id(law)] = stated
+        stated = stated[1]
+        model: dict[tuple, Any] = {}
+        bound_of = {}
+        for outcome, p in game.chance_outcomes(state):
             b = proof.bind(state, outcome, CHANCE)
-            model[b] = model[b] + p if b in model else p
-        stated = {b: p for b, p in law.items() if p}
-        if model != stated:
-            names = {b.key(): b.text() for b in list(model) + list(stated)}
-            model = {b.key(): Fraction(p) for b, p in model.items()}
-            stated = {b.key(): Fraction(p) for b, p in stated.items()}
-            diff = [f"{names[k]}: the model {model.get(k, 0)}, the rules {stated.get(k, 0)}"
-                    for k in sorted(set(model) | set(stated), key=str) if model.get(k, 0) != stated.get(k, 0)]
-            return "the chance outcomes' probabilities differ from the rules' law: " + "; ".join(diff)
-        return None
-
-    # -- decision nodes --
-    def options_problem(self, state: Any, frames: Mapping[str, Values], actor: int) -> str | None:
-        """The model's legal moves, bound, against the moves the proof's rules allow (the set, not
-        each move; two moves bound alike are a difference too)."""
-        proof, game = self.proof, self.game
-        allowed = proof.options(frames if proof.projected else frames[""])
-        if allowed is None:
+            k = b.key()
+            bound_of[k] = b
+            model[k] = model[k] + p if k in model else p
+        if model == stated:
             return None
-        moves = list(game.legal_actions(state))
-        bound = [proof.bind(state, a, actor) for a in moves]
-        self.counts["decision_nodes"] += 1
-        model = {b.key(): b.text() for b in bound}
-        if len(model) < len(bound):
-            seen: dict[tuple, Any] = {}
-            for a, b in zip(moves, bound):
-                if b.key() in seen:
-                    return (f"two of the model's moves are the same move of the rules, {b.text()}: "
-                            f"{game.describe_action(state, seen[b.key()])!r} and {game.describe_action(state, a)!r}")
-                seen[b.key()] = a
-        stated = {b.key(): b.text() for b in allowed}
-        if set(model) != set(stated):
-            extra = sorted(model[k] for k in model if k not in stated)
-            missing = sorted(stated[k] for k in stated if k not in model)
-            return ("the legal moves differ from those the rules allow: "
-                    + (f"offered but not allowed: {', '.join(extra)}" if extra else "")
-                    + ("; " if extra and missing else "")
-                    + (f"allowed but not offered: {', '.join(missing)}" if missing else ""))
-        return None
+        names = {k: b.text() for k, b in bound_of.items()} | {b.key(): b.text() for b in law}
+        diff = [f"{names[k]}: the model {model.get(k, 0)}, the rules {stated.get(k, 0)}"
+                for k in sorted(set(model) | set(stated), key=str) if model.get(k, 0) != stated.get(k, 0)]
+        return "the chance outcomes' probabilities differ from the rules' law: " + "; ".join(diff)
 
 
-@dataclass
-class _Mapped:
-    """The outcome of one mapping pass: a failure (trace) or None, the counts, why it stopped
-    early (or ""), and the frames met."""
-    failure: list[str] | None
-    counts: dict
-    stop: str
-    frames: Mapping[Any, tuple[Mapping[str, Values], Callable[[], list[str]]]]
-    first: str = ""
+def _share_key(proof: RuleProof) -> tuple:
+    """What a mapping pass depends on (all but the invariant), by identity."""
+    return (id(proof.abstraction), id(proof.bind), id(proof.chance), id(proof.options), id(proof.assumptions),
+            id(proof.ending), tuple(id(e) for e in proof.exits), proof.projected,
+            tuple((a.name, id(a.relation), tuple((k, tuple(v)) for k, v in a.params.items())) for a in proof.actions))
 
 
-def _model_key(proof: RuleProof) -> tuple:
-    """What makes two proofs share one mapping: the same model objects."""
-    return ("refinement-mapping", id(proof.abstraction), id(proof.bind), tuple(id(a) for a in proof.actions),
-            id(proof.chance), id(proof.options), tuple(id(e) for e in proof.exits), id(proof.ending),
-            proof.projected)
-
-
-def _map(proof: RuleProof, ctx: Context) -> _Mapped:
-    """The mapping pass over the context's evidence (see :class:`_Refinement`)."""
+def _mapping_pass(proof: RuleProof, ctx: Context) -> dict[str, Any]:
+    """Every transition of the evidence through the proof's mapping (see :class:`_Refinement`):
+    the first problem met, as (transition index, narration), the frames met, the counts."""
     game, limits = ctx.game, ctx.limits
     run = _Refinement(proof, game)
     counts = run.counts
+    out: dict[str, Any] = {"failure": None, "stop": "", "run": run, "counts": counts,
+                           "keep": (proof.abstraction, proof.bind, proof.chance, proof.options, list(proof.actions))}
+    seen_nodes: set = set()
+    last: Any = object()
+    before: Any = None
+    actor, fresh = CHANCE, False
 
-    def done(failure=None, stop=""):
-        counts["by_action"] = dict(sorted(run.by_action.items()))
-        return _Mapped(failure, counts, stop, run.frames)
-
-    init_frames = _frames(proof, game.initial_state())
-    if init_frames is None:
-        return done(["the model's initial state lies outside the proof's frame"])
-    start_text = f"start: {game.describe_state(game.initial_state())}"
-    for label, f in init_frames.items():
-        if not proof.init(f):
-            return done([f"the model's initial state is not an Init state of the proof"
-                         f"{' (' + label + ')' if label else ''}: {_frame_text(f)}"])
-    key_of = (lambda s: s) if getattr(game, "state_is_key", False) else game.key
-    run.meet(key_of(game.initial_state()), init_frames, lambda: [start_text])
-    node_seen: set = set()
-    framed: dict = {}   # each state's frames (most states are the end of several moves)
-
-    def frames_of(state):
-        got = framed.get(state)
-        if got is None:
-            got = framed[state] = _frames(proof, state) or ()
-        return got or None
+    def fail(n: int, lines: list[str]) -> dict[str, Any]:
+        out["failure"] = (n, lines)
+        return out
     for n, tr in enumerate(ctx.transitions()):
         if n & 1023 == 0 and limits.expired():
-            return done(stop="time limit reached")
+            out["stop"] = "time limit reached"
+            return out
         counts["transitions"] += 1
-        before = frames_of(tr.before)
+        if tr.before is not last:   # the moves of one state come together: map it once
+            last, before, actor = tr.before, _frames(proof, tr.before), game.current_player(tr.before)
+            fresh = True
         if before is None:
             continue   # a state outside the frame (after the game ended): nothing to relate
-        actor = game.current_player(tr.before)
         bound = proof.bind(tr.before, tr.move, actor) if proof.bind else None
 
-        def then(tr=tr, actor=actor, bound=bound) -> str:   # narrated only on a failure
-            move = game.describe_action(tr.before, tr.move)
+        def then() -> str:
             called = f" (the proof's model: {bound.text()})" if bound else ""
-            return f"then: {game.seat_name(actor)}: {move}{called} -> {game.describe_state(tr.after)}"
-        if proof.bind is not None and (proof.chance is not None or proof.options is not None):
-            state_key = key_of(tr.before)
-            if state_key not in node_seen:
-                node_seen.add(state_key)
-                if actor == CHANCE and proof.chance is not None:
-                    problem = run.chance_problem(tr.before, before)
-                    where = "chance node"
-                elif actor >= 0 and proof.options is not None:
+            return (f"then: {game.seat_name(actor)}: {game.describe_action(tr.before, tr.move)}{called} -> "
+                    f"{game.describe_state(tr.after)}")
+        if fresh and bound is not None and ((actor >= 0 and proof.options is not None) or
+                                            (actor == CHANCE and proof.chance is not None)):
+            fresh = False
+            state_key = game.key(tr.before)
+            if state_key not in seen_nodes:
+                seen_nodes.add(state_key)
+                if actor >= 0:
                     problem = run.options_problem(tr.before, before, actor)
-                    where = f"decision ({game.seat_name(actor)} to move)"
+                    if problem:
+                        return fail(n, tr.narrate() + [f"at this decision ({game.seat_name(actor)} to move in "
+                                                        f"{game.describe_state(tr.before)}): {problem}"])
                 else:
-                    problem = None
-                if problem:
-                    return done(tr.narrate() + [f"at this {where} ({game.describe_state(tr.before)}): {problem}"])
-        after = frames_of(tr.after)
+                    problem = run.chance_problem(tr.before, before)
+                    if problem:
+                        return fail(n, tr.narrate() + [f"at this chance node ({game.describe_state(tr.before)}): "
+                                                        f"{problem}"])
+        after = _frames(proof, tr.after)
         if after is None:
             problem = _exit_problem(proof, bound, before, tr.after, actor)
             if problem:
-                return done(tr.narrate() + [then(), problem])
+                return fail(n, tr.narrate() + [then(), problem])
             counts["exits"] += 1
             continue
         for label, pre in before.items():
             post = after.get(label)
             tag = f" [{label}]" if label else ""
             if post is None:
-                return done(tr.narrate() + [then(), f"the projection{tag} disappears"])
+                return fail(n, tr.narrate() + [then(), f"the projection{tag} disappears"])
+            problem = run.typing_problem(label, post, n, tr)
+            if problem:
+                return fail(n, tr.narrate() + [then(), problem])
             if bound is None:     # a proof without a binding: any relation, any parameters
                 if pre == post:
                     counts["stutters"] += 1
                     continue
                 if not run.explain(pre, post):
-                    return done(tr.narrate() + [then(), f"frame before{tag}: {_frame_text(pre)}",
-                                                f"frame after{tag}:  {_frame_text(post)}",
-                                                "no action relation of the proof allows this step ("
-                                                + ", ".join(a.name for a in proof.actions) + ")"])
+                    return fail(n, tr.narrate() + [then(), f"frame before{tag}: {_frame_text(pre)}",
+                                                   f"frame after{tag}:  {_frame_text(post)}",
+                                                   "no action relation of the proof allows this step ("
+                                                   + ", ".join(a.name for a in proof.actions) + ")"])
                 counts["steps"] += 1
                 continue
             problem = run.step_problem(bound, actor, pre, post)
@@ -384,60 +391,83 @@ def _map(proof: RuleProof, ctx: Context) -> _Mapped:
                 others = [e for e in run.explain({**pre, "actor": actor}, post) if e != bound.text()]
                 hint = (f"the step would be {' or '.join(others[:3])}" if others else
                         "no action of the proof's model allows this step")
-                return done(tr.narrate() + [then(), f"frame before{tag}: {_frame_text(pre)}",
-                                            f"frame after{tag}:  {_frame_text(post)}", f"{problem}; {hint}"])
+                return fail(n, tr.narrate() + [then(), f"frame before{tag}: {_frame_text(pre)}",
+                                               f"frame after{tag}:  {_frame_text(post)}", f"{problem}; {hint}"])
             if pre == post:
                 counts["stutters"] += 1
             else:
                 counts["steps"] += 1
-        after_key = key_of(tr.after)
-        if after_key not in run.frames:
-            run.meet(after_key, after, lambda tr=tr, then=then: tr.narrate() + [then()])
         if bound is not None:
             run.by_action[bound.action] = run.by_action.get(bound.action, 0) + 1
-    return done()
+    counts["by_action"] = dict(sorted(run.by_action.items()))
+    return out
 
 
 def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, dict[str, int], str]:
     """Check the mapping on every transition of the context's evidence; returns (failure trace or
-    None, counts, why it stopped early or ""). The mapping pass is shared by the proofs of one model
-    (kept in ``ctx.cache``); this proof's typing assumptions and invariant are then checked on
-    every frame met (each distinct reading once)."""
-    key = _model_key(proof)
-    mapped = ctx.cache.get(key)
-    if mapped is None:
-        mapped = _map(proof, ctx)
-        mapped.first = proof.name
-        ctx.cache[key] = mapped
-    counts = dict(mapped.counts)
-    if mapped.failure is not None:
-        if mapped.first != proof.name:
-            return ([f"the mapping this proof shares with {mapped.first} fails: see its counterexample",
-                     mapped.failure[-1]], counts, "")
-        return mapped.failure, counts, ""
-    typed = proof.assumptions if proof.bind is not None else None   # older proofs type their parameters too
-    # each part of a claim reads a few variables: it is checked once per distinct reading, and a part
-    # shared with another proof of the model (the same typing) once for both
-    sym = proof.frame("")
-    met = [(label, f, narrate) for frames, narrate in mapped.frames.values() for label, f in frames.items()]
-    for pred, what in ((typed, "breaks the proof's typing assumptions"), (proof.invariant, "breaks the invariant")):
-        for part in getattr(pred, "parts", (pred,)) if pred is not None else ():
-            names = sorted(reads(part(sym), sym))
-            done = ctx.cache.setdefault(("refinement-checked", id(part)), set())
-            if names:
-                get = itemgetter(*names)
-                readings = {(label, get(f)): i for i, (label, f, _) in enumerate(met)}
-            else:   # a part that reads no variable: one frame decides it
-                readings = {("", ()): 0} if met else {}
-            for seen, i in readings.items():
-                if seen in done:
-                    continue
-                label, f, narrate = met[i]
-                if not part(f):
-                    tag = f" [{label}]" if label else ""
-                    return narrate() + [f"the frame{tag} {what}: {_frame_text(f)}"], counts, ""
-                done.add(seen)
-    return None, counts, mapped.stop
+    None, counts, why it stopped early or ""). A pass is shared by the proofs of one abstract model
+    (see :class:`_Refinement`); each checks its own invariant on the frames met."""
+    game = ctx.game
+    init_frames = _frames(proof, game.initial_state())
+    if init_frames is None:
+        return ["the model's initial state lies outside the proof's frame"], {}, ""
+    for label, f in init_frames.items():
+        tag = f" ({label})" if label else ""
+        if proof.assumptions is not None and proof.bind is not None and not proof.assumptions(f):
+            return [f"the model's initial state{tag} breaks the proof's typing assumptions: {_frame_text(f)}"], {}, ""
+        if not proof.init(f):
+            return [f"the model's initial state is not an Init state of the proof{tag}: {_frame_text(f)}"], {}, ""
+        if not proof.invariant(f):
+            return [f"the invariant fails in the model's initial state{tag}: {_frame_text(f)}"], {}, ""
+    passes = ctx.cache.setdefault("refinement passes", {})
+    key = _share_key(proof)
+    record = passes.get(key)
+    if record is None:   # (a pass a time limit stopped is not run again: the scheduler falls back)
+        record = passes[key] = _mapping_pass(proof, ctx)
+    counts = dict(record["counts"])
+    failure = record["failure"]
+    parts = ctx.cache.setdefault(("refinement parts", id(proof.frame)), _Parts(proof))
+    for index, label, f, tr in record["run"].frames:
+        if failure is not None and index > failure[0]:
+            break
+        if not parts.holds(proof.invariant, label, f):
+            tag = f" [{label}]" if label else ""
+            actor = game.current_player(tr.before)
+            called = f" (the proof's model: {proof.bind(tr.before, tr.move, actor).text()})" if proof.bind else ""
+            return tr.narrate() + [f"then: {game.seat_name(actor)}: {game.describe_action(tr.before, tr.move)}"
+                                   f"{called} -> {game.describe_state(tr.after)}",
+                                   f"the invariant fails on the frame{tag}: {_frame_text(f)}"], counts, ""
+    if failure is not None:
+        return failure[1], counts, ""
+    return None, counts, record["stop"]
+
+
+class _Parts:
+    """A claim checked on many frames, part by part (``logic.Conjunction``): each part once per
+    distinct reading of the variables it reads (a part of no variable once)."""
+
+    def __init__(self, proof: RuleProof):
+        self.proof = proof
+        self.reading: dict[int, Any] = {}
+        self.done: dict[int, set] = {}
+
+    def holds(self, claim: StatePredicate, label: str, f: Values) -> bool:
+        for part in getattr(claim, "parts", (claim,)):
+            read = self.reading.get(id(part))
+            if read is None:
+                sym = self.proof.frame("")
+                names = sorted(reads(part(sym), sym))
+                read = self.reading[id(part)] = (itemgetter(*names) if len(names) > 1 else
+                                                 (lambda f, x=names[0]: f[x]) if names else (lambda f: ()))
+                self.done[id(part)] = set()
+            seen = (label, read(f))
+            done = self.done[id(part)]
+            if seen in done:
+                continue
+            if not part(f):
+                return False
+            done.add(seen)
+        return True
 
 
 def _exit_problem(proof: RuleProof, bound: Bound | None, before: Mapping[str, Values], after_state: Any,
@@ -525,16 +555,20 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
     return PropertyResult(proof.name, HOLDS,
                           f"{abstract}; mapping checked on {how} ({bound}{law}): {counts['steps']:,} steps, "
                           f"{counts['stutters']:,} stutters, {counts['exits']:,} exits, "
-                          f"{counts['chance_nodes']:,} chance nodes"
-                          + (f", {counts['decision_nodes']:,} decision nodes" if proof.options else ""),
+                          f"{counts['chance_nodes']:,} chance nodes, {counts['decision_nodes']:,} decision nodes",
                           kind="z3" if mode == "exhaustive" else "sampled", seconds=seconds, data=data,
                           scope=scope)
+
+
+#: a proof's mapping is checked on every transition of explorations up to this many states (about
+#: 2 million transitions, a minute of Python); beyond it, on sampled plays (and the result says so)
+MAP_STATES = 300_000
 
 
 def proof_property(proof: RuleProof) -> Property:
     """A rule proof as a property: read on the exploration, else on sampled plays."""
     return Property(proof.name, proof.sentence or proof.claim, (EXPLORATION, SAMPLES),
-                    lambda ctx: check_proof(proof, ctx))
+                    lambda ctx: check_proof(proof, ctx), max_states=MAP_STATES)
 
 
 def check_mapping(proof: RuleProof, ctx: Context) -> PropertyResult:
@@ -659,5 +693,4 @@ def _check_step_claim(proof: RuleProof, step_claim: StepClaim, timeout_ms: int,
 
 
 __all__ = ["Bound", "STUTTER", "Exit", "StepClaim", "RuleProof", "check_proof", "check_rule_proof",
-           "check_mapping",
-           "proof_property", "refinement_check", "PROVED"]
+           "check_mapping", "proof_property", "refinement_check", "PROVED"]
