@@ -428,8 +428,8 @@ def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, 
     failure = record["failure"]
     parts = ctx.cache.setdefault(("refinement parts", id(proof.frame)), _Parts(proof))
     for index, label, f, tr in record["run"].frames:
-        if failure is not None and index > failure[0]:
-            break
+        if failure is not None and index >= failure[0]:
+            break   # (a step the rules do not make is told as such, not by the invariant it breaks)
         if not parts.holds(proof.invariant, label, f):
             tag = f" [{label}]" if label else ""
             actor = game.current_player(tr.before)
