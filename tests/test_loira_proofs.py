@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ruleproof.model.limits import NO_LIMITS
 from ruleproof.model.loira import SPEC
 from ruleproof.model.loira.bounds import score_bounds as closed
@@ -27,8 +29,14 @@ def _verify(params=None, rulings=None):
     return {p.name: p for p in rep.properties}, rep
 
 
-def test_verify_holds_on_the_small_configuration_and_its_companions_with_every_move_bound():
-    props, rep = _verify()
+@pytest.fixture(scope="module")
+def small():
+    """verify loira on the default small configuration and its companions (run once, ~10 s)."""
+    return _verify()
+
+
+def test_verify_holds_on_the_small_configuration_and_its_companions_with_every_move_bound(small):
+    props, rep = small
     assert all(p.status == "holds" for p in props.values()), [(p.name, p.detail) for p in props.values()
                                                                if p.status != "holds"]
     table = props["loira-table"]
@@ -157,3 +165,20 @@ def test_escorts_stalls_count_towards_the_opener_bound():
             # 2 + 2 from one Grito plus the roll: the abstraction does not know the escort's roll
             # went back to the centre, so the bound is sound but one above the reachable 4
             assert hi == 5
+
+
+def test_every_property_labelled_proved_read_the_states_of_the_configuration_it_names(small):
+    """issue #21: 'score-bounds (full game)' was labelled proved though no state was mapped. Each
+    proved property of verify loira now read its configuration's states: the proofs' mapping saw
+    every transition, the score bound every seat of every state, the tie-break every end."""
+    props, _ = small
+    proved = [p for p in props.values() if p.evidence == "proved"]
+    assert {p.name for p in proved} >= {"loira-table", "loira-termination", "tie-break", "score-bounds (this ruleset)"}
+    for p in proved:
+        if "refinement" in p.data:
+            assert p.data["refinement"]["transitions"] > 0, p.name
+        elif p.name.startswith("tie-break"):
+            assert p.data["ends"] > 0, p.name
+        else:
+            assert p.name.startswith("score-bounds") and "checked on every seat of" in p.detail, p.name
+    assert not any(name.startswith("score-bounds (full game") for name in props)

@@ -268,3 +268,16 @@ def test_a_lenient_invariant_screen_fails_invariant_screens(monkeypatch):
     res = _own(SMALL)["invariant-screens"]
     assert res.status == "fails" and "a screen of roll-conservation disagrees" in res.detail
     assert "the row screen vouches for it" in res.counterexample[-1]
+
+
+# ---- the match's end: who won (the old exit accepted any ending) -------------------------------------------------
+class MatchWonByTheOther(LoiraGame):
+    """The match's winner is paid as if the other seat had won."""
+    def returns(self, s):
+        ret = super().returns(s)
+        return tuple(reversed(ret)) if self.cfg.objective == "match" else ret
+
+
+def test_a_match_paid_to_the_wrong_seat_fails():
+    text = _red(_table(("F1", "grito", "toc-toc"), MatchWonByTheOther, objective="match"))
+    assert "u0: the model" in text and "the rules" in text and "round wins" in text
