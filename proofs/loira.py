@@ -29,13 +29,13 @@ The proofs are claims Z3 proves on that model for the configuration's own parame
 constraining only the variables a claim reads) and whose mapping to the code is the model's,
 checked once for all of them on every transition of the evidence:
 
-* ``loira-seats``: who may act -- the turn seat while it has not stopped (L13's Interruptor
-  apart), an escort only a roll holder that is not a picker and (L21) has not stopped, while the
-  centre holds a card for them (L26); the Loira's victim is the picker being revealed;
-* ``loira-cards``: per card kind, deck + discard + set aside + on top + holdings = the deck's count;
-* ``loira-rolls``: rolls in the centre plus rolls held = the boxes' rolls;
-* ``loira-stalls``: per stall value, unopened + held + out = its count; the centre belief
-  0 <= phys <= slots <= unopened + 1 (so P(Loira next) = 1/slots is a probability);
+* ``loira-table``, one conjunction (each part checked on the frames on its own): who may act -- the
+  turn seat while it has not stopped (L13's Interruptor apart), an escort only a roll holder that is
+  not a picker and (L21) has not stopped, while the centre holds a card for them (L26); the Loira's
+  victim is the picker being revealed; per card kind, deck + discard + set aside + on top + holdings
+  = the deck's count; rolls in the centre plus rolls held = the boxes' rolls; per stall value,
+  unopened + held + out = its count; the centre belief 0 <= phys <= slots <= unopened + 1 (so
+  P(Loira next) = 1/slots is a probability). The other claims assume it (a lemma);
 * ``loira-termination`` (L25 round-ends; in a match L15 all-tied-win): a ranking every draw and
   every stop lowers and no move raises, new rounds of a match included;
 * ``loira-deck-never-empty`` (3 or more Gritos): a Grito is always left to draw while the round
