@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import ruleproof.model.loira.dispatch as dispatch
 import ruleproof.model.loira.effects as effects
 import ruleproof.model.loira.scoring as scoring
 from ruleproof.model.loira import SPEC
 from ruleproof.model.loira.config import config_from
 from ruleproof.model.loira.game import LoiraGame
-from ruleproof.model.loira.state import CROLLS, PH, PREV, SLOTS, STOP, TURN, VICTIM, Phase
+from ruleproof.model.loira.state import CROLLS, LOIRA, PH, PREV, SLOTS, STOP, TURN, VICTIM, Phase
 from ruleproof.model.properties import EXPLORATION, Context
 from ruleproof.proofs.loira import LoiraRules, loira_proofs, properties
 from ruleproof.proofs.refinement import check_rule_proof
@@ -166,7 +167,9 @@ def test_a_tied_round_that_records_no_win_fails_the_match(monkeypatch):
 
 # ---- eligibility: the legal sets ------------------------------------------------------------------------------
 def test_a_stopped_seat_offered_as_an_invitee_fails_the_legal_set(monkeypatch):
-    monkeypatch.setattr(effects, "_targets", lambda g, st, seat: [t for t in range(g.num_players) if t != seat])
+    anyone = lambda g, st, seat: [t for t in range(g.num_players) if t != seat]  # noqa: E731
+    monkeypatch.setattr(effects, "_targets", anyone)
+    monkeypatch.setattr(dispatch, "_targets", anyone)   # the legal moves' copy of the name
     # with a third, active seat the Fios is played; the stopped seat is then offered among the invitees
     text = _red(_table(("F1", "grito", "fios", "toc-toc"), players=3, rolls=[0, 0, 1], centre_rolls=0))
     assert ("legal moves differ from those the rules allow" in text and "offered but not allowed" in text) or \
@@ -195,6 +198,33 @@ def test_a_uniform_draw_fails_the_chance_law_outcome_by_outcome():
     text = _red(_table(("F1", "F1", "grito", "toc-toc"), UniformDraw))
     assert "the chance outcomes' probabilities differ from the rules' law" in text
     assert "draw F1(): the model 1/3, the rules 1/2" in text
+
+
+class LoiraOddsFromTheUnopened(LoiraGame):
+    """P(Loira next) = 1/(unopened stalls + 1), forgetting that an escape put her back for sure (after a
+    kick the centre then holds fewer cards than that)."""
+    def chance_outcomes(self, s):
+        if s[PH] == Phase.REVEAL:
+            counts = self.centre_counts(s)
+            m, loira = sum(counts), Fraction(1, sum(counts) + 1)
+            return tuple([(i, (1 - loira) * Fraction(c, m)) for i, c in enumerate(counts) if c] + [(LOIRA, loira)])
+        return super().chance_outcomes(s)
+
+    def successors(self, s):
+        from ruleproof.model.protocol import Game
+        return Game.successors(self, s)
+
+    def successor_lists(self, s):
+        from ruleproof.model.protocol import Game
+        return Game.successor_lists(self, s)
+
+
+def test_the_loira_odds_after_a_kick_and_an_escape_fail_the_chance_law():
+    # the companion "the other base cards": a stall kicked unseen, an escape, then a second Grito
+    text = _red(_table(("F-", "F2", "grito", "grito", "interruptor", "chute", "espelho"), LoiraOddsFromTheUnopened,
+                       stalls=[3], rolls=[1, 0], centre_rolls=0))
+    assert "the chance outcomes' probabilities differ from the rules' law" in text
+    assert "escapes" in text
 
 
 # ---- hidden information ------------------------------------------------------------------------------------

@@ -7,7 +7,9 @@ it every time, each companion with every property (``Derived(..., always=True)``
 
 * three Gritos (the standard deck's): the third Grito ends the round and the deck never runs out
   (``loira-deck-never-empty``);
-* the other base cards (a null card, Interruptor, Chute no Vaso, Espelho);
+* the other base cards (a null card, Interruptor, Chute no Vaso, Espelho), with two Gritos: a stall
+  kicked unseen, then an escape, then another opening (the centre belief after both: the Loira
+  back for sure, with fewer cards in the centre than stalls unopened);
 * three players (the direction of play, a third seat to target or to protect, escorts in seat order);
 * a match (round wins, the next round's first seat, the match's end and its winners).
 """
@@ -30,7 +32,7 @@ COMPANION = "a companion of the default small configuration"
 #: (label, parameter overrides of the default small configuration)
 COMPANIONS: tuple[tuple[str, Mapping[str, Any]], ...] = (
     ("3 Gritos", {"deck": ("F1", "F2", "grito", "grito", "grito", "toc-toc")}),
-    ("the other base cards", {"deck": ("F-", "F2", "grito", "interruptor", "chute", "espelho"), "stalls": [3],
+    ("the other base cards", {"deck": ("F-", "F2", "grito", "grito", "interruptor", "chute", "espelho"), "stalls": [3],
                               "rolls": [1, 0], "centre_rolls": 0}),
     ("3 players", {"players": 3, "deck": ("F1", "grito", "toc-toc", "descarga", "fios"), "stalls": [2],
                    "rolls": [1, 0, 0], "centre_rolls": 0}),
