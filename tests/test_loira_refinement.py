@@ -227,6 +227,31 @@ def test_the_loira_odds_after_a_kick_and_an_escape_fail_the_chance_law():
     assert "escapes" in text
 
 
+class StallValuesUniform(LoiraGame):
+    """A face-down stall's value drawn uniformly over the values left, not by their counts."""
+    def chance_outcomes(self, s):
+        if s[PH] == Phase.REVEAL:
+            counts = self.centre_counts(s)
+            loira = Fraction(1, s[SLOTS])
+            left = [i for i, c in enumerate(counts) if c]
+            return tuple([(i, (1 - loira) / len(left)) for i in left] + [(LOIRA, loira)])
+        return super().chance_outcomes(s)
+
+    def successors(self, s):
+        from ruleproof.model.protocol import Game
+        return Game.successors(self, s)
+
+    def successor_lists(self, s):
+        from ruleproof.model.protocol import Game
+        return Game.successor_lists(self, s)
+
+
+def test_stall_values_drawn_uniformly_fail_the_chance_law():
+    # two 4-point stalls and one 2-point (the companion "a match" has them): 2/3 against 1/3, not 1/2
+    text = _red(_table(("F1", "grito", "toc-toc"), StallValuesUniform, stalls=[2, 4, 4]))
+    assert "the chance outcomes' probabilities differ from the rules' law" in text
+
+
 # ---- hidden information ------------------------------------------------------------------------------------
 class KickedCardRemembered(LoiraGame):
     """Chute no Vaso's card is remembered where no rule keeps it (the bookkeeping field PREV):

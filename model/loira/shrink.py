@@ -11,7 +11,8 @@ it every time, each companion with every property (``Derived(..., always=True)``
   kicked unseen, then an escape, then another opening (the centre belief after both: the Loira
   back for sure, with fewer cards in the centre than stalls unopened);
 * three players (the direction of play, a third seat to target or to protect, escorts in seat order);
-* a match (round wins, the next round's first seat, the match's end and its winners).
+* a match (round wins, the next round's first seat, the match's end and its winners), with two
+  stalls of one value and one of another: a face-down stall's value weighted by the counts.
 """
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ COMPANIONS: tuple[tuple[str, Mapping[str, Any]], ...] = (
                               "rolls": [1, 0], "centre_rolls": 0}),
     ("3 players", {"players": 3, "deck": ("F1", "grito", "toc-toc", "descarga", "fios"), "stalls": [2],
                    "rolls": [1, 0, 0], "centre_rolls": 0}),
-    ("a match", {"deck": ("F1", "grito", "toc-toc"), "objective": "match"}),
+    ("a match", {"deck": ("F1", "grito", "toc-toc"), "objective": "match", "stalls": [2, 4, 4]}),
 )
 
 
