@@ -182,3 +182,16 @@ def test_every_property_labelled_proved_read_the_states_of_the_configuration_it_
         else:
             assert p.name.startswith("score-bounds") and "checked on every seat of" in p.detail, p.name
     assert not any(name.startswith("score-bounds (full game") for name in props)
+
+
+def test_a_round_too_big_to_explore_also_explores_the_other_base_cards():
+    """The shrunken deck leaves out the null card, Interruptor, Chute no Vaso and Espelho: beside it a
+    too-big round explores their companion under its own rulings (a match does not)."""
+    from ruleproof.model.loira.shrink import COMPANION, derived
+    std = ruleset({}, {"L12": "bathroom-only"})
+    labels = [d.label for d in derived(std)]
+    assert labels[-1] == "the other base cards" and all("cards:" in x for x in labels[:-1])
+    other = derived(std)[-1].ruleset
+    assert other.description == COMPANION and other.rulings["L12"] == "bathroom-only"
+    assert other["players"] == 2 and "chute" in other["deck"] and other["objective"] == "round"
+    assert not any(d.label == "the other base cards" for d in derived(ruleset({"objective": "match"})))

@@ -137,4 +137,17 @@ def derived(ruleset: Ruleset) -> list[Derived]:
     of (a ruleset too big to explore) the ruleset itself."""
     if is_small_default(ruleset):
         return companions(ruleset)
-    return [Derived(label, rs) for label, rs in shrink(ruleset)]
+    return [Derived(label, rs) for label, rs in shrink(ruleset)] + other_base_cards(ruleset)
+
+
+def other_base_cards(ruleset: Ruleset) -> list[Derived]:
+    """Beside a round too big to explore, the companion of the base cards a shrunken deck leaves out
+    (a null card, Interruptor, Chute no Vaso, Espelho, two Gritos) under the ruleset's rulings: a
+    kick, an escape and the opening after them are explored, not only sampled."""
+    from ruleproof.model.loira import SPEC
+    if ruleset["objective"] != "round":
+        return []
+    label, params = COMPANIONS[1]
+    base = {**SPEC.verify_overrides, "players": 2, "stall_count": 7, "expansions": [], "first_seat": 0}
+    rs = ruleset.with_overrides({**base, **params}, spec=SPEC.schema, source=f"companion of {ruleset.source}")
+    return [Derived(label, dataclasses.replace(rs, description=COMPANION))]
