@@ -17,6 +17,7 @@ from ruleproof.model.loira.config import config_from
 from ruleproof.model.loira.game import LoiraGame
 from ruleproof.model.loira.state import CROLLS, LOIRA, PH, PREV, SLOTS, STOP, TURN, VICTIM, Phase
 from ruleproof.model.properties import EXPLORATION, Context
+from ruleproof.model.protocol import Game
 from ruleproof.proofs.loira import LoiraRules, loira_proofs, properties
 from ruleproof.proofs.refinement import check_rule_proof
 from ruleproof.solver.explore import explore
@@ -177,21 +178,23 @@ def test_a_stopped_seat_offered_as_an_invitee_fails_the_legal_set(monkeypatch):
 
 
 # ---- chance weights ------------------------------------------------------------------------------------------
-class UniformDraw(LoiraGame):
+class GenericSuccessors(LoiraGame):
+    """A game whose chance outcomes a test changes: its moves through the protocol's generic
+    successors, not the batch copy that reads the unchanged distribution."""
+    def successors(self, s):
+        return Game.successors(self, s)
+
+    def successor_lists(self, s):
+        return Game.successor_lists(self, s)
+
+
+class UniformDraw(GenericSuccessors):
     """The top card drawn uniformly over the kinds left, not by their counts."""
     def chance_outcomes(self, s):
         if s[PH] == Phase.DRAW:
             kinds = [k for k, c in zip(self.kinds, s[self.deck_slice]) if c]
             return tuple((k, Fraction(1, len(kinds))) for k in kinds)
         return super().chance_outcomes(s)
-
-    def successors(self, s):
-        from ruleproof.model.protocol import Game
-        return Game.successors(self, s)
-
-    def successor_lists(self, s):
-        from ruleproof.model.protocol import Game
-        return Game.successor_lists(self, s)
 
 
 def test_a_uniform_draw_fails_the_chance_law_outcome_by_outcome():
@@ -200,7 +203,7 @@ def test_a_uniform_draw_fails_the_chance_law_outcome_by_outcome():
     assert "draw F1(): the model 1/3, the rules 1/2" in text
 
 
-class LoiraOddsFromTheUnopened(LoiraGame):
+class LoiraOddsFromTheUnopened(GenericSuccessors):
     """P(Loira next) = 1/(unopened stalls + 1), forgetting that an escape put her back for sure (after a
     kick the centre then holds fewer cards than that)."""
     def chance_outcomes(self, s):
@@ -209,14 +212,6 @@ class LoiraOddsFromTheUnopened(LoiraGame):
             m, loira = sum(counts), Fraction(1, sum(counts) + 1)
             return tuple([(i, (1 - loira) * Fraction(c, m)) for i, c in enumerate(counts) if c] + [(LOIRA, loira)])
         return super().chance_outcomes(s)
-
-    def successors(self, s):
-        from ruleproof.model.protocol import Game
-        return Game.successors(self, s)
-
-    def successor_lists(self, s):
-        from ruleproof.model.protocol import Game
-        return Game.successor_lists(self, s)
 
 
 def test_the_loira_odds_after_a_kick_and_an_escape_fail_the_chance_law():
@@ -227,7 +222,7 @@ def test_the_loira_odds_after_a_kick_and_an_escape_fail_the_chance_law():
     assert "escapes" in text
 
 
-class StallValuesUniform(LoiraGame):
+class StallValuesUniform(GenericSuccessors):
     """A face-down stall's value drawn uniformly over the values left, not by their counts."""
     def chance_outcomes(self, s):
         if s[PH] == Phase.REVEAL:
@@ -236,14 +231,6 @@ class StallValuesUniform(LoiraGame):
             left = [i for i, c in enumerate(counts) if c]
             return tuple([(i, (1 - loira) / len(left)) for i in left] + [(LOIRA, loira)])
         return super().chance_outcomes(s)
-
-    def successors(self, s):
-        from ruleproof.model.protocol import Game
-        return Game.successors(self, s)
-
-    def successor_lists(self, s):
-        from ruleproof.model.protocol import Game
-        return Game.successor_lists(self, s)
 
 
 def test_stall_values_drawn_uniformly_fail_the_chance_law():
