@@ -110,12 +110,12 @@ def test_derived_configurations_keep_the_edit():
     loira = get_spec("loira")
     def shrunk(path):   # the shrunken decks (beside them: the companion of the other base cards)
         return [d for d in loira.derived(load_ruleset(str(ROOT / path))) if "cards:" in d.label]
-    derived = shrunk("examples/loira/richer-stalls.toml")
+    derived = shrunk("model/loira/examples/richer-stalls.toml")
     assert derived and all(d.ruleset["stalls"] == (2, 4, 5) and "stalls 2 4 5" in d.label for d in derived)
-    plain = shrunk("examples/loira/harmless-ruling.toml")
+    plain = shrunk("model/loira/examples/harmless-ruling.toml")
     assert plain and all(d.ruleset["stalls"] == (2, 4) for d in plain)
     presentes = get_spec("presentes")
-    edit = load_ruleset(str(ROOT / "examples/presentes/board-edit.toml")).with_overrides(
+    edit = load_ruleset(str(ROOT / "model/presentes/examples/board-edit.toml")).with_overrides(
         {"players": 8}, spec=presentes.schema)
     first = next(d.ruleset for d in presentes.derived(edit) if not d.always)
     assert first["board"] == "curta-edited.txt" and first["players"] == 2

@@ -20,7 +20,7 @@ from ruleproof.proofs.loira import score_bounds_opt
 from ruleproof.solver.verify import verify
 from test_loira_helpers import ruleset
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "loira"
+EXAMPLES = Path(__file__).resolve().parent.parent / "model" / "loira" / "examples"
 
 
 def _verify(params=None, rulings=None):
