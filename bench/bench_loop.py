@@ -10,6 +10,7 @@ seconds grow with the load, which the summary states.
   python bench/bench_loop.py                  # the full-size loop (minutes under load)
   python bench/bench_loop.py --quick          # CI-sized: the board edit and a tiny Loira round
   python bench/bench_loop.py --only presentes --record-baseline
+  python bench/bench_loop.py --only presentes --cache /tmp/loop-cache   # each step reusing the last's
 
 A step that exits 1 (a regression found, a verdict undecided) is still a measured step: its exit
 code is printed beside its figures; a step that cannot start or exits 2 is a failure line.
@@ -67,6 +68,13 @@ def quick_loop() -> list[Step]:
             Step("loira tiny", "rulings rank", ("rulings", "rank", tiny)),
             Step("presentes mini", "verify", ("verify", mini)),
             Step("presentes mini", "sweep", ("sweep", mini, "--param", "dice=1..2"))]
+
+
+def with_cache(step: Step, folder: Path) -> Step:
+    """The step run with ``--cache folder`` where its command takes one (rulings rank does not)."""
+    if step.argv[0] not in ("verify", "compare", "report", "sweep"):
+        return step
+    return Step(step.edit + " (cached)", step.name, step.argv + ("--cache", str(folder)))
 
 
 def ruleproof_command() -> list[str]:
@@ -177,10 +185,19 @@ def main(argv: list[str] | None = None) -> int:
                         help="CI-sized: the board edit's loop and the tiny Loira round")
     parser.add_argument("--only", default="", help="run only the steps whose row starts with this (e.g. 'presentes')")
     parser.add_argument("--limit", type=float, default=None, help="kill a step still running after this many seconds")
+    parser.add_argument("--cache", default=None, help="a new folder: verify, compare, report and sweep run "
+                        "with --cache FOLDER (rows are then named '... (cached)')")
     parser.add_argument("--record-baseline", action="store_true", help="store this run's figures in bench/baseline.json")
     parser.add_argument("--json", action="store_true", help="print the rows as one JSON document at the end")
     args = parser.parse_args(argv)
     steps = [s for s in (quick_loop() if args.quick else full_loop()) if s.run.startswith(args.only)]
+    if args.cache:   # the loop as a designer who keeps a result cache runs it (a new folder each run)
+        folder = Path(args.cache).resolve()
+        if folder.exists():
+            print(f"--cache {folder}: give a new folder (the loop measures a cache filled by its own steps)",
+                  file=sys.stderr)
+            return 2
+        steps = [with_cache(s, folder) for s in steps]
     if not steps:
         print(f"no step matches --only {args.only!r}", file=sys.stderr)
         return 2

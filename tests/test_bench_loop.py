@@ -58,3 +58,11 @@ def test_rows_against_the_baseline_and_recorded_beside(tmp_path, monkeypatch):
     text = b.line({**rows[0], "cpu": 0.5}, doc["loop"])
     assert "2.00x CPU" in text
     assert "failed: exit 2: bad" in b.line(rows[1], doc["loop"])
+
+
+def test_the_cached_loop_passes_the_folder_to_the_commands_that_take_it(tmp_path):
+    b = bench()
+    steps = [b.with_cache(s, tmp_path) for s in b.full_loop()]
+    assert all(s.argv[-2:] == ("--cache", str(tmp_path)) for s in steps if s.name != "rulings rank")
+    assert all("--cache" not in s.argv for s in steps if s.name == "rulings rank")
+    assert b.main(["--cache", str(tmp_path), "--only", "presentes"]) == 2   # an existing folder: refused
