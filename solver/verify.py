@@ -27,7 +27,9 @@ from ruleproof.model.results import FAILS, HOLDS, UNKNOWN, PropertyResult
 from ruleproof.model.ruleset import Ruleset, value_words
 from ruleproof.model.spec import GameSpec
 
-from .explore import Exploration, _distribution_problem, explore
+from .exploration import Exploration
+from .exploration import distribution_problem as _distribution_problem
+from .explore import explore
 from .fastpaths import fast_path_property
 from .termination import shortest_lasso, termination_property  # noqa: F401  (re-exported)
 
