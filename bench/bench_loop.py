@@ -149,12 +149,12 @@ def versus(row: dict, base: dict) -> str:
 
 def line(row: dict, base: dict) -> str:
     if "error" in row:
-        return f"{row['run']:<34} failed: {row['error']}"
-    return (f"{row['run']:<34} {row['wall']:>8.1f} {row['cpu']:>8.1f} {row['peak_mib']:>9.0f} "
+        return f"{row['run']:<42} failed: {row['error']}"
+    return (f"{row['run']:<42} {row['wall']:>8.1f} {row['cpu']:>8.1f} {row['peak_mib']:>9.0f} "
             f"{row['exit']:>5}  {versus(row, base)}")
 
 
-HEADER = f"{'step':<34} {'wall s':>8} {'CPU s':>8} {'peak MiB':>9} {'exit':>5}  vs baseline"
+HEADER = f"{'step':<42} {'wall s':>8} {'CPU s':>8} {'peak MiB':>9} {'exit':>5}  vs baseline"
 
 
 def load_words() -> str:
