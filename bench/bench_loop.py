@@ -53,15 +53,15 @@ def loop_steps(edit: str, game: str, ruleset: str, sweep: str) -> list[Step]:
 
 
 def full_loop() -> list[Step]:
-    return (loop_steps("loira harmless", "loira", "examples/loira/harmless-ruling.toml", "centre_rolls=0..3")
-            + loop_steps("loira stalls", "loira", "examples/loira/richer-stalls.toml", "centre_rolls=0..3")
-            + loop_steps("presentes board", "presentes", "examples/presentes/board-edit.toml", "dice=1..2"))
+    return (loop_steps("loira harmless", "loira", "model/loira/examples/harmless-ruling.toml", "centre_rolls=0..3")
+            + loop_steps("loira stalls", "loira", "model/loira/examples/richer-stalls.toml", "centre_rolls=0..3")
+            + loop_steps("presentes board", "presentes", "model/presentes/examples/board-edit.toml", "dice=1..2"))
 
 
 def quick_loop() -> list[Step]:
     """CI-sized: the Loira loop on the tiny round (the edit given as a ruling on the command line:
     L07=no, the harmless one) and Presentes' mini board."""
-    tiny, mini = "examples/loira/tiny.toml", "presentes-mini"
+    tiny, mini = "model/loira/examples/tiny.toml", "presentes-mini"
     return [Step("loira tiny", "verify", ("verify", tiny, "--ruling", "L07=no")),
             Step("loira tiny", "compare", ("compare", tiny, "--ruling", "L07=no")),
             Step("loira tiny", "sweep", ("sweep", tiny, "--param", "centre_rolls=0..2")),

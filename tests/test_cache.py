@@ -96,7 +96,7 @@ def test_code_digest_covers_the_solver_and_the_game(tmp_path, monkeypatch):
 
 def test_a_file_a_parameter_names_is_part_of_the_key(tmp_path):
     from ruleproof.model.registry import load_ruleset
-    board = (ROOT / "examples" / "presentes" / "curta-edited.txt").read_text()
+    board = (ROOT / "model" / "presentes" / "examples" / "curta-edited.txt").read_text()
     (tmp_path / "board.txt").write_text(board)
     (tmp_path / "edit.toml").write_text('extends = "presentes"\nname = "e"\n[params]\nboard = "board.txt"\n')
     rs = load_ruleset(str(tmp_path / "edit.toml"))
