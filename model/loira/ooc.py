@@ -61,7 +61,7 @@ class Job:
 
     @classmethod
     def of(cls, cfg: Config, partitions: int) -> "Job":
-        reason = fast.supports(cfg)
+        reason = fast.supports(cfg) or (None if cfg.players == 2 else f"{cfg.players} players (2 only)")
         if reason:
             raise OocError(f"out-of-core solving needs the fast solver's configurations: {reason}")
         # layers need every turn to draw or stop: cards set aside (L19) and the ruling flags that
@@ -106,7 +106,7 @@ def _call(job: Job, mode: int, keys: np.ndarray, succ: np.ndarray | None = None,
     with fast._CALL_LOCK:   # the engine keeps its table and ruling flags in globals
         fast._library().loira_configure(ints(flags, len(flags)), len(flags))
         rc = fn(ints(job.deck, 24), len(job.stalls), ints(job.stalls, 8), ints(job.counts, 8),
-                job.rolls[0], job.rolls[1], job.centre_rolls, job.first_seat, mode, ptr(keys),
+                ints(job.rolls, 2), job.centre_rolls, job.first_seat, mode, ptr(keys),
                 ctypes.c_int64(len(keys) // 2), ptr(succ_u), ptr(succ_v), ctypes.c_int64(len(succ_u) // 2),
                 ptr(out), ptr(layer), ctypes.c_int64(out_cap), ctypes.byref(out_n), ptr(values))
     if rc == -1:
