@@ -243,3 +243,20 @@ def test_every_option_of_every_ruling_goes_to_the_c_engine_with_three_players():
     assert unclaimed == []
     assert fast.applies(ruleset({"players": 3})) is None
     assert fast.applies(ruleset({"players": 3, "expansions": ["professora"]})) is None
+
+
+@pytest.mark.slow
+def test_solve_answers_a_three_player_round_of_ten_cards_exactly_with_the_c_engine():
+    """Issue 24: the 3-player round of 10 cards (4.4 million turn states, beyond the generic
+    pipeline) answered by the C engine in exact fractions (--exact; ~5 min, 3.2 GiB)."""
+    _available()
+    from ruleproof.solver.analysis import solve_ruleset
+    from pathlib import Path
+    from ruleproof.model.registry import load_ruleset
+    rs = load_ruleset(str(Path(__file__).resolve().parents[1] / "examples/loira/three-players-ten-cards.toml"))
+    res = solve_ruleset(rs, exact=True).doc()
+    assert res["engine"] == "c-solver" and res["exact"] and not res["partial"]
+    assert res["states"] == 4_415_924
+    floats = fast.solve(fast.config_from(rs))["values"]
+    assert [v["float"] for v in res["values"]] == pytest.approx(floats, abs=1e-12)
+    assert sum(Fraction(v["fraction"]) for v in res["values"]) == 1   # the winners share 1

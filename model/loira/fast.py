@@ -31,8 +31,9 @@ import time
 from dataclasses import replace
 from fractions import Fraction
 from functools import cache
+from itertools import islice
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from ruleproof.solver.runtime import run_interruptible
 
@@ -495,7 +496,7 @@ def solve_exact(cfg: Config, max_states: int | None = None, timeout: float | Non
     decisions."""
     res = solve(cfg, max_states, timeout, forms=True)
     start = time.perf_counter()
-    rows = res.pop("forms").tolist()
+    rows = _rows(res.pop("forms"))
     decided = [0]
     if cfg.players == 2:
         value = _exact_two(cfg, rows, decided)
@@ -509,18 +510,23 @@ def solve_exact(cfg: Config, max_states: int | None = None, timeout: float | Non
     return res
 
 
-def _exact_two(cfg: Config, rows: list, decided: list) -> Fraction:
+def _rows(arr) -> Iterator[list[int]]:
+    """The forms' rows as lists of ints, converted a block at a time (a whole ``tolist`` of a few
+    million rows would hold ~100 bytes a row at once)."""
+    for start in range(0, len(arr), 1 << 16):
+        yield from arr[start:start + (1 << 16)].tolist()
+
+
+def _exact_two(cfg: Config, rows: Iterator[list[int]], decided: list) -> Fraction:
     # values as (numerator, denominator) pairs: one lcm and one gcd per state instead of a
     # Fraction normalisation per term (the denominators stay small: a few digits)
     values: dict[tuple[int, int], tuple[int, int]] = {}
-    i, key, n = 0, None, len(rows)
-    while i < n:
-        lo, hi, count, _, _ = rows[i]
-        form = rows[i + 1:i + 1 + abs(count)]
+    key = None
+    for lo, hi, count, _, _ in rows:
+        form = list(islice(rows, abs(count)))
         num, den = _form_value(form, values, decided)
         key = (lo, hi)
         values[key] = (-num if count < 0 else num, den)
-        i += 1 + abs(count)
     if key is None:
         raise FastUnavailable("the C search wrote no exact forms")
     # the root's form is the mover's value, or seat 0's where the seats are kept apart
@@ -558,18 +564,16 @@ def _sum(terms: list[tuple[int, int]]) -> tuple[int, int]:
     return top // g, common // g
 
 
-def _exact_seats(cfg: Config, rows: list, decided: list) -> tuple[Fraction, ...]:
+def _exact_seats(cfg: Config, rows: Iterator[list[int]], decided: list) -> tuple[Fraction, ...]:
     """Three or more players: every state's vector of shares, stored with its mover first (the
     header's rot is the mover in the form's seats), as (numerator, denominator) pairs."""
     n = cfg.players
     values: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
-    i, key, rot = 0, None, 0
-    while i < len(rows):
-        lo, hi, count, _, rot = rows[i]
-        vec = _form_vector(rows[i + 1:i + 1 + count], values, n, decided)
+    key, rot = None, 0
+    for lo, hi, count, _, rot in rows:
+        vec = _form_vector(list(islice(rows, count)), values, n, decided)
         key = (lo, hi)
         values[key] = tuple(vec[(j + rot) % n] for j in range(n))
-        i += 1 + count
     if key is None:
         raise FastUnavailable("the C search wrote no exact forms")
     stored = values[key]

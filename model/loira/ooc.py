@@ -61,7 +61,7 @@ class Job:
 
     @classmethod
     def of(cls, cfg: Config, partitions: int) -> "Job":
-        reason = fast.supports(cfg) or (None if cfg.players == 2 else f"{cfg.players} players (2 only)")
+        reason = fast.supports(cfg) or (None if cfg.players == 2 else f"it solves 2 players, not {cfg.players}")
         if reason:
             raise OocError(f"out-of-core solving needs the fast solver's configurations: {reason}")
         # layers need every turn to draw or stop: cards set aside (L19) and the ruling flags that
