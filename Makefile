@@ -4,7 +4,7 @@ VENV ?= .venv
 WHEEL_TMP ?= /tmp/ruleproof-wheel-check
 BIN := $(VENV)/bin
 
-.PHONY: setup extras verify test test-all soak fuzz bench wheel-check clean
+.PHONY: setup extras verify test test-all soak fuzz mutants bench wheel-check clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,12 @@ soak: setup
 # kept); FUZZ_ARGS="--seed 7 --processes 0.05" runs a share of them as real processes
 fuzz: setup
 	$(BIN)/python tests/fuzz.py $${N:-1000} $(FUZZ_ARGS)
+
+# the mutation suite: each game's mutants (model/<game>/mutants/*.toml) applied to a copy of the
+# package, each checked by `verify GAME`; MUTANTS_ARGS=--full adds `rulings check` and verify at full size
+MUTANTS_ARGS ?=
+mutants: setup
+	$(BIN)/python -m ruleproof.mutation $(MUTANTS_ARGS)
 
 # every game's benchmark (peers side by side where installed); a failing one is reported, the rest run.
 # Each ends with a summary against bench/baseline.json; BENCH_ARGS= runs the full ladders (long)

@@ -29,7 +29,7 @@ from rich.table import Table
 from ruleproof.model.registry import GAMES, all_specs, get_spec, load_ruleset
 from ruleproof.model.ruleset import Ruleset, RulesetError, did_you_mean
 from ruleproof.solver import runtime
-from ruleproof.solver.report import FAILS, HOLDS, UNKNOWN
+from ruleproof.model.results import FAILS, HOLDS, UNKNOWN
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="ruleproof: a formal rules verifier and exhaustive solver for tabletop games.")
@@ -983,11 +983,24 @@ def rulings_check(game: Optional[str] = typer.Argument(None, help="game; omitted
             for n, rs in rows.items():
                 out.print(f"{n}: {len(rs)} scenarios, {sum(not r['same'] for r in rs)} changed")
             for n, r in changed:
-                out.print(f"  changed {n}:{r['scenario']}: expected {r['expected']}, got {r['got']}",
-                          markup=False)
+                out.print(f"  changed {n}:{r['scenario']}: {scenario_change_text(r)}", markup=False)
+                for line in r.get("first_change") or []:
+                    out.print(f"    {line}", markup=False)
         if changed:
             raise Exit(1)
     run(body)
+
+
+def scenario_change_text(row: dict[str, Any]) -> str:
+    """What changed in one scenario: the error, the values, the state count, or (the start alike)
+    some state's moves or value -- narrated below by its first differing state."""
+    want, got = row["expected"] or {}, row["got"] or {}
+    if "error" in got:
+        return f"the model now raises {got['error']}"
+    parts = [f"{k} {want.get(k)} -> {got.get(k)}" for k in ("values", "states") if want.get(k) != got.get(k)]
+    if not parts and want.get("digest") != got.get("digest"):
+        parts.append("the start is alike, but some state's moves, value or optimal move changed")
+    return "; ".join(parts) or f"expected {want}, got {got}"
 
 
 # ---- deduce / compare ---------------------------------------------------------------------------------

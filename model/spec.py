@@ -7,7 +7,9 @@ through its spec, the :class:`~model.protocol.Game` it builds, and the typed par
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
@@ -17,12 +19,25 @@ from .ruleset import RulesSchema, Ruleset, RulesetError, read_toml
 from .seams import Deduction, Engine, Metric, Simulator
 
 if TYPE_CHECKING:
-    from ruleproof.proofs.refinement import RuleProof
-    from ruleproof.solver.explore import Exploration
-    from ruleproof.solver.limits import Limits
-    from ruleproof.solver.report import PropertyResult
+    from ruleproof.model.properties import Derived, Property
     from ruleproof.solver.solve import Solution
     from ruleproof.solver.tables import PolicySummary
+
+
+#: the parts a game may name as ``"module:attr"`` strings, imported on first use (in the manner of
+#: Gymnasium's entry points): a game's ``__init__`` then imports nothing heavy and needs no wrappers
+LAZY_PARTS = frozenset({"build", "properties", "derived", "engines", "policies", "optimal_policy",
+                        "metrics", "simulator", "picture", "policy_summary", "deduction"})
+
+
+@cache
+def resolve(ref: str) -> Any:
+    """The object a ``"package.module:attr.sub"`` reference names."""
+    module, _, attr = ref.partition(":")
+    obj = importlib.import_module(module)
+    for part in attr.split(".") if attr else ():
+        obj = getattr(obj, part)
+    return obj
 
 
 @dataclass(frozen=True)
@@ -38,16 +53,13 @@ class GameSpec:
     build: Callable[[Ruleset], Game]
     #: parameter overrides giving the default small configuration that ``verify`` explores
     verify_overrides: Mapping[str, Any] = field(default_factory=dict)
-    #: game-specific checks beyond exhaustive exploration (Z3 proofs, bounds), called as
-    #: ``checks(ruleset, limits=limits)``; they honour the user's limits (unknown when one stops them)
-    checks: Callable[[Ruleset, "Limits"], Sequence["PropertyResult"]] | None = None
-    #: Z3 proofs bound to the model (``proofs.refinement.RuleProof``) for a ruleset and the game
-    #: built from it; ``verify`` proves each and checks its refinement mapping on every transition
-    #: it explores (or on sampled plays where the configuration is too big)
-    proofs: Callable[[Ruleset, Game], Sequence["RuleProof"]] | None = None
-    #: smaller configurations that keep a ruleset's edit, each (label, ruleset): what ``verify``
-    #: explores exhaustively in place of a ruleset too big to explore
-    shrink: Callable[[Ruleset], Sequence[tuple[str, Ruleset]]] | None = None
+    #: the game's properties (``model.properties.Property``) for a ruleset and the game built from
+    #: it: its Z3 proofs bound to the model and its state and graph checks; ``verify`` schedules
+    #: them with the core properties every game gets (invariants, protocol, termination, fast paths)
+    properties: Callable[[Ruleset, Game], Sequence["Property"]] | str | None = None
+    #: smaller configurations that keep a ruleset's edit (``model.properties.Derived``): what
+    #: ``verify`` explores exhaustively in place of a ruleset too big to explore
+    derived: Callable[[Ruleset], Sequence["Derived"]] | str | None = None
     #: configurations (label, parameter overrides) that exercise rulings the small configuration
     #: cannot (a match, more players, expansions, the random set-up): ``rulings diff`` searches them
     #: before it answers "not exercised"
@@ -72,12 +84,14 @@ class GameSpec:
     picture: Callable[[Game, "Solution", Path], Path] | None = None
     #: a printable policy summary: ``summary(solution, occupancy) -> PolicySummary`` (or None)
     policy_summary: Callable[["Solution", Any], "PolicySummary | None"] | None = None
-    #: checks that read ``verify``'s own exploration: ``(ruleset, exploration, limits) -> results``
-    explored_checks: Callable[[Ruleset, "Exploration", "Limits"], Sequence["PropertyResult"]] | None = None
-    #: checks of a configuration too big to explore: ``(ruleset, game, label, limits, plays, seed)``
-    full_size_checks: Callable[..., Sequence["PropertyResult"]] | None = None
     #: ``deduce``: exact inference from one player's view of a position (a file)
     deduction: Deduction | None = None
+
+    def __getattribute__(self, name: str) -> Any:
+        value = object.__getattribute__(self, name)
+        if type(value) is str and name in LAZY_PARTS:
+            return resolve(value)
+        return value
 
     def builtin_rulesets(self) -> list[str]:
         return sorted(p.stem for p in self.rulesets_dir.glob("*.toml"))

@@ -655,7 +655,8 @@ class TurnModel:
                           Or([f[f"m{u}"] == left for u in self.nonred])),
                       And(f["stab_on"] == 0, left >= 1, self.mine_red(f) == left))
             return And(f["phase"] == PLAY, Or(And(f["pending"] == 1, left == 0), And(f["pending"] == 0, last)))
-        return [Exit("the bomb explodes", explodes), Exit("the bomb is defused (every wire cut)", defused)]
+        return [Exit("the bomb explodes", lambda f, _end: explodes(f)),
+                Exit("the bomb is defused (every wire cut)", lambda f, _end: defused(f))]
 
 
 def turn_proofs(m: Mission, census: _Census | None = None) -> list[RuleProof]:
@@ -695,3 +696,21 @@ def bomb_busters_proofs(ruleset, game) -> list[RuleProof]:
     """The proofs ``verify`` runs for a ruleset, on the game built from it."""
     census = _Census(game.mission)
     return kind_proofs(game.mission, census) + turn_proofs(game.mission, census)
+
+
+def properties(ruleset, game) -> list:
+    """Bomb Busters' properties: the rule proofs above and the tiny missions' exhaustive checks
+    (``proofs.bomb_busters_checks``)."""
+    from ruleproof.model.properties import NOTHING, Property
+    from ruleproof.proofs.bomb_busters_checks import checks
+    from ruleproof.proofs.refinement import proof_property
+    out = [proof_property(p) for p in bomb_busters_proofs(ruleset, game)]
+    out.append(Property("tiny missions", "the invariants and the turn bound on tiny missions", (NOTHING,),
+                        lambda ctx: checks(ctx.ruleset, limits=ctx.limits)))
+    return out
+
+
+def derived(ruleset) -> list:
+    from ruleproof.model.bomb_busters.shrink import shrink
+    from ruleproof.model.properties import Derived
+    return [Derived(label, rs) for label, rs in shrink(ruleset)]

@@ -11,8 +11,8 @@ import time
 from dataclasses import replace
 
 from ruleproof.proofs.bomb_busters import termination_bound
-from ruleproof.solver.limits import NO_LIMITS, Limits
-from ruleproof.solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
+from ruleproof.model.limits import NO_LIMITS, Limits
+from ruleproof.model.results import FAILS, HOLDS, UNKNOWN, PropertyResult
 
 #: each exhaustive check of a tiny mission stops (unknown) beyond this many states or seconds
 EXPLORE_STATES, EXPLORE_SECONDS = 200_000, 60.0

@@ -7,7 +7,7 @@ constants describing one state). Each action is one function relating a pre-fram
 * the invariant holds in every initial state:            init(s)  =>  inv(s)
 * every action preserves it:              inv(s) and act(s, t)  =>  inv(t)
 
-and returns a :class:`~solver.report.PropertyResult`; a failure names the (action, invariant) pair
+and returns a :class:`~model.results.PropertyResult`; a failure names the (action, invariant) pair
 and reports the counterexample as readable ``name = value`` lines for both frames.
 """
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Callable, Mapping, Sequence
 
 import z3
 
-from ruleproof.solver.limits import NO_LIMITS, Limits
-from ruleproof.solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
+from ruleproof.model.limits import NO_LIMITS, Limits
+from ruleproof.model.results import FAILS, HOLDS, UNKNOWN, PropertyResult
 
 Frame = dict[str, z3.ExprRef]
 #: builds the Z3 constants of one frame, given a name suffix ("" for the pre-state, "'" for the post)
@@ -39,6 +39,21 @@ class Action:
     name: str
     relation: Transition
     params: Mapping[str, Sequence[int]] = field(default_factory=dict)
+
+
+def param_ranges(action: Action, frame: Frame) -> z3.BoolRef:
+    """The action's parameters within their declared ranges (Z3 proves each step for every value
+    the refinement check can bind)."""
+    parts = []
+    for name, values in action.params.items():
+        if name not in frame:   # a parameter the relation does not read
+            continue
+        values = list(values)
+        if values and values == list(range(values[0], values[-1] + 1)):
+            parts.append(z3.And(frame[name] >= values[0], frame[name] <= values[-1]))
+        else:
+            parts.append(z3.Or([frame[name] == v for v in values]) if values else z3.BoolVal(False))
+    return z3.And(parts) if parts else z3.BoolVal(True)
 
 
 def _describe_model(model: z3.ModelRef, frames: Sequence[tuple[str, Frame]]) -> list[str]:
@@ -121,8 +136,8 @@ def check_inductive(name: str, frame: FrameFactory, init: StatePredicate, invari
                                   f"action {action.name} was checked", kind="z3",
                                   seconds=time.perf_counter() - start)
         solver = z3.Solver()
-        solver.add(assume(pre), assume(post), invariant(pre), action.relation(pre, post),
-                   z3.Not(invariant(post)))
+        solver.add(assume(pre), assume(post), invariant(pre), param_ranges(action, pre),
+                   action.relation(pre, post), z3.Not(invariant(post)))
         verdict = _check(solver, timeout_ms, limits)
         if verdict == z3.sat:
             return PropertyResult(name, FAILS, f"not preserved by action {action.name}",

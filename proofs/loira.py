@@ -363,7 +363,7 @@ def match_termination(game) -> RuleProof:
         f"{n * (target - 1) + 1} rounds",
         frame, "w<seat> = the seat's round wins, fresh = a round has just been dealt; the match "
         "over is outside the frame", abstraction, init, invariant, actions,
-        exits=[Exit("match-won", lambda f: True)],
+        exits=[Exit("match-won", lambda f, _end: True)],
         ranking=lambda f: n * target - Sum([f[v] for v in w]), decreasing=("next-round",))
 
 

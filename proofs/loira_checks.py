@@ -14,10 +14,9 @@
 from __future__ import annotations
 
 import dataclasses
-import random
 import time
 from fractions import Fraction
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from ruleproof.model.loira.bounds import opening_capacity, score_bounds as closed_bounds
 from ruleproof.model.loira.cards import EXPANSION_KINDS, TOKENS, Kind, parse_token
@@ -28,26 +27,10 @@ from ruleproof.model.ruleset import Ruleset
 from ruleproof.proofs.harness import optimize_bound, prove
 from ruleproof.proofs.logic import And, If, Implies, Or, Sum
 from ruleproof.proofs.loira import GRITO_END, _ints, deck_never_empty
-from ruleproof.proofs.refinement import narrate_play, random_play
-from ruleproof.solver.limits import NO_LIMITS, Limits
-from ruleproof.solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
-
-
-# ---- where the state checks look -------------------------------------------------------------------------
-def explored_states(ex) -> Iterator[tuple[Any, Callable[[], list[str]]]]:
-    for node in range(ex.num_states):
-        yield ex.state(node), (lambda node=node: ex.narrate(node))
-
-
-def sampled_states(game, plays: int, seed: int, limits: Limits) -> Iterator[tuple[Any, Callable[[], list[str]]]]:
-    rng = random.Random(seed)
-    for i in range(plays):
-        if limits.expired():
-            return
-        steps = random_play(game, rng, game.max_game_length or 10_000)
-        yield game.initial_state(), (lambda: [f"start: {game.describe_state(game.initial_state())}"])
-        for j, (_s, _a, t) in enumerate(steps):
-            yield t, (lambda steps=steps, j=j, i=i: narrate_play(game, steps, j + 1, f"sampled play {i + 1} (seed {seed})"))
+from ruleproof.model.sampling import narrate_play
+from ruleproof.model.limits import NO_LIMITS, Limits
+from ruleproof.model.properties import EXPLORATION, NOTHING, SAMPLES, Context, Derived, Property
+from ruleproof.model.results import FAILS, HOLDS, UNKNOWN, PropertyResult
 
 
 # ---- score bounds: a Z3 optimum over a holding abstraction checked on every state -----------------------
@@ -337,41 +320,11 @@ def deck_never_empty_failure(game, ex, scope: str, limits: Limits) -> PropertyRe
                           f"({ex.num_states:,} states, L25 'round-ends')", kind="exhaustive", scope=scope)
 
 
-# ---- L04's readings --------------------------------------------------------------------------------------
-def l04_readings(ex, limits: Limits = NO_LIMITS) -> PropertyResult:
-    """A reachable end of round where 'fewer point cards' and 'fewer bathroom cards' disagree."""
-    from ruleproof.model.loira.scoring import round_winners
-    start = time.perf_counter()
-    game = ex.game
-    other = "bathroom-cards" if game.cfg.rulings["L04"] == "point-cards" else "point-cards"
-    alt = type(game)(Config(**{**game.cfg.__dict__, "rulings": dict(game.cfg.rulings, L04=other)}), symmetry=False)
-    stop = ex.stop_reason if not ex.complete else ""
-    for node, key in enumerate(ex.keys):
-        if node & 4095 == 0 and limits.expired():
-            stop = stop or f"time limit reached after {node} states were searched"
-            break
-        if key[PH] == Phase.END and round_winners(game, key) != round_winners(alt, key):
-            return PropertyResult("L04-readings-part", HOLDS,
-                                  f"a reachable end where the readings pick different winners: "
-                                  f"{round_winners(game, key)} ({game.cfg.rulings['L04']}) vs "
-                                  f"{round_winners(alt, key)} ({other}); trace in data.trace",
-                                  None, "exhaustive", time.perf_counter() - start, {"trace": ex.narrate(node)})
-    if stop:  # a partial search proves nothing about the states it did not reach
-        return PropertyResult("L04-readings-part", UNKNOWN,
-                              f"no end of round where L04's readings pick different winners among "
-                              f"{ex.num_states} states explored ({stop})",
-                              kind="exhaustive", seconds=time.perf_counter() - start)
-    return PropertyResult("L04-readings-part", HOLDS,
-                          f"no reachable end of round ({ex.num_states} states) where L04's readings "
-                          f"pick different winners in this configuration",
-                          kind="exhaustive", seconds=time.perf_counter() - start)
-
-
 # ---- non-termination under a ruling: a reachable cycle -----------------------------------------------------
 def cycle_check(ex, name: str, ruling: str) -> PropertyResult:
     """Under ``ruling`` no ranking exists; the explorer decides: a reachable cycle (shortest lasso)
     fails the property, an acyclic graph proves it for this configuration."""
-    from ruleproof.solver.verify import shortest_lasso
+    from ruleproof.solver.termination import shortest_lasso
     if not ex.complete:
         return PropertyResult(name, UNKNOWN, f"{ruling}: graph incomplete ({ex.stop_reason})", kind="graph")
     lasso = shortest_lasso(ex)
@@ -435,79 +388,74 @@ def _standard_deck_never_empty(ruleset: Ruleset, limits: Limits) -> PropertyResu
     return res
 
 
-def explored_checks(ruleset: Ruleset, ex, limits: Limits | None = None) -> list[PropertyResult]:
-    """Checks that read a complete exploration of the ruleset (verify's own, or a derived one)."""
-    limits = limits or NO_LIMITS
-    game, cfg = ex.game, ex.game.cfg
-    if not ex.complete:
-        return []
-    out = [score_bounds(game, explored_states(ex), "", limits), tie_break(game, explored_states(ex), "", limits)]
-    if cfg.rulings["L25"] == "reshuffle":
-        out.append(cycle_check(ex, "round-termination", "L25 'reshuffle' rebuilds the deck, so no ranking on cards"))
-    if cfg.objective == "match" and cfg.rulings["L15"] == "replay":
-        out.append(cycle_check(ex, "match-termination", "L15 'replay' records no win for a tied round"))
-    if cfg.deck[Kind.GRITO] < GRITO_END:
-        if is_verify_scale_down(ruleset):
-            out.append(_standard_deck_never_empty(ruleset, limits))
-            trace, _ = deck_runs_out_search(ex if cfg.rulings["L25"] == "round-ends" else
-                                            _explore_round_ends(game, limits), limits)
-            if trace is not None:
-                out.append(PropertyResult("L25-exercised", HOLDS, f"this small deck ({cfg.deck[Kind.GRITO]} Grito) "
-                                          f"can run out, so L25's reading decides such rounds here; shortest "
-                                          f"play: {len(trace) - 2} moves (data.trace)", kind="exhaustive",
-                                          data={"trace": trace}))
-        else:
-            out.append(deck_never_empty_failure(game, ex, "", limits))
-    out.append(l04_readings(ex, limits))
-    return out
+def _deck_never_empty(ctx: Context) -> PropertyResult:
+    """Fewer than 3 Gritos: the shortest explored play that empties the deck, or at full size a
+    directed search; the default small configuration stands for the standard deck (3 Gritos)."""
+    game, cfg = ctx.game, ctx.game.cfg
+    if is_verify_scale_down(ctx.ruleset):
+        return _standard_deck_never_empty(ctx.ruleset, ctx.limits)
+    if ctx.source == EXPLORATION:
+        return deck_never_empty_failure(game, ctx.exploration, ctx.scope, ctx.limits)
+    trace = directed_deck_run_out(game, ctx.limits)
+    scope = f"{ctx.label}: directed search"
+    if trace is not None:
+        return PropertyResult("deck-never-empty", FAILS,
+                              f"the deck can run out: it holds {cfg.deck[Kind.GRITO]} Grito(s), fewer than "
+                              f"the 3 that end a round; a full-size play that empties it "
+                              f"({len(trace) - 2} moves)", trace, "exhaustive", scope=scope)
+    return PropertyResult("deck-never-empty", UNKNOWN,
+                          f"the deck holds {cfg.deck[Kind.GRITO]} Grito(s) < 3; the directed search "
+                          f"found no full-size play that empties it within its budget; see the "
+                          f"derived configurations", kind="exhaustive", scope=scope)
 
 
-def _explore_round_ends(game, limits: Limits):
-    from ruleproof.solver.explore import explore
-    return explore(_round_ends_game(game), max_states=limits.states(2_000_000), timeout=limits.remaining(),
-                   check_invariants=False)
+def _full_game_score_bounds(ctx: Context) -> PropertyResult:
+    """The standard deck under these rulings: the Z3 optimum over the holding abstraction, and the
+    abstraction checked on sampled plays of the standard deck (it is not the explored deck)."""
+    from ruleproof.model.loira.game import LoiraGame
+    from ruleproof.model.properties import draw_plays
+    std_rs = _standard_ruleset(ctx.ruleset)
+    std = LoiraGame(config_from(std_rs))
+    plays = draw_plays(std, 200, ctx.seed, ctx.limits)
+    how = f"standard deck ({std.cfg.deck_size} cards), these rulings: {len(plays)} sampled plays (seed {ctx.seed})"
+    sub = Context(ctx.spec, std_rs, std, how, SAMPLES, plays=plays, seed=ctx.seed, limits=ctx.limits)
+    res = score_bounds(std, sub.states(), how, ctx.limits, sampled=True)
+    res.name = "score-bounds (full game, these rulings)"
+    return res
 
 
-def full_size_checks(ruleset: Ruleset, game, label: str, limits: Limits, plays: int, seed: int
-                     ) -> list[PropertyResult]:
-    """For a ruleset too big to explore: the state checks on sampled plays, and with fewer than 3
-    Gritos a directed search for a full-size play that empties the deck."""
+def properties(ruleset: Ruleset, game) -> list[Property]:
+    """Loira's properties: the rule proofs (``proofs.loira``) and the state and graph checks."""
+    from ruleproof.proofs.loira import loira_proofs
+    from ruleproof.proofs.refinement import proof_property
     cfg = game.cfg
-    how = f"{label}: {plays} sampled plays (seed {seed})"
-    out = [score_bounds(game, sampled_states(game, plays, seed, limits), how, limits, sampled=True),
-           tie_break(game, sampled_states(game, plays, seed, limits), how, limits, sampled=True)]
-    if cfg.deck[Kind.GRITO] < GRITO_END and is_verify_scale_down(ruleset):
-        out.append(_standard_deck_never_empty(ruleset, limits))
-    elif cfg.deck[Kind.GRITO] < GRITO_END:
-        trace = directed_deck_run_out(game, limits)
-        scope = f"{label}: directed search"
-        if trace is not None:
-            out.append(PropertyResult("deck-never-empty", FAILS,
-                                      f"the deck can run out: it holds {cfg.deck[Kind.GRITO]} Grito(s), fewer than "
-                                      f"the 3 that end a round; a full-size play that empties it "
-                                      f"({len(trace) - 2} moves)", trace, "exhaustive", scope=scope))
-        else:
-            out.append(PropertyResult("deck-never-empty", UNKNOWN,
-                                      f"the deck holds {cfg.deck[Kind.GRITO]} Grito(s) < 3; the directed search "
-                                      f"found no full-size play that empties it within its budget; see the "
-                                      f"derived configurations", kind="exhaustive", scope=scope))
+    out = [proof_property(p) for p in loira_proofs(ruleset, game)]
+    either = (EXPLORATION, SAMPLES)
+    out.append(Property("score-bounds (this ruleset)", "000 Fim da Rodada: the round's score of a seat",
+                        either, lambda ctx: score_bounds(ctx.game, ctx.states(), ctx.scope, ctx.limits,
+                                                         sampled=ctx.source == SAMPLES)))
+    out.append(Property("tie-break", "000 Fim da Rodada: most points wins; a tie goes to fewer point cards",
+                        either, lambda ctx: tie_break(ctx.game, ctx.states(), ctx.scope, ctx.limits,
+                                                      sampled=ctx.source == SAMPLES)))
+    if cfg.rulings["L25"] == "reshuffle":
+        out.append(Property("round-termination", "L25 'reshuffle': the round still ends", (EXPLORATION,),
+                            lambda ctx: cycle_check(ctx.exploration, "round-termination",
+                                                    "L25 'reshuffle' rebuilds the deck, so no ranking on cards")))
+    if cfg.objective == "match" and cfg.rulings["L15"] == "replay":
+        out.append(Property("match-termination", "L15 'replay': the match still ends", (EXPLORATION,),
+                            lambda ctx: cycle_check(ctx.exploration, "match-termination",
+                                                    "L15 'replay' records no win for a tied round")))
+    if cfg.deck[Kind.GRITO] < GRITO_END:
+        out.append(Property("deck-never-empty", "000 Fim da Rodada: the third Grito ends the round",
+                            either, _deck_never_empty))
+    if cfg.deck != config_from(_standard_ruleset(ruleset)).deck:
+        out.append(Property("score-bounds (full game, these rulings)", "000 Fim da Rodada: the round's score",
+                            (NOTHING,), _full_game_score_bounds))
     return out
 
 
-def checks(ruleset: Ruleset, limits: Limits | None = None) -> Sequence[PropertyResult]:
-    """Checks that need no exploration: the score bound of the standard deck under these rulings,
-    when the ruleset's deck differs (what an edit of the deck moves)."""
-    limits = limits or NO_LIMITS
-    cfg, std = config_from(ruleset), config_from(_standard_ruleset(ruleset))
-    if cfg.deck == std.deck:
-        return []
-    res, lo, hi = score_bounds_opt(std, "score-bounds (full game, these rulings)", limits)
-    if res.status == HOLDS:
-        res.detail = (f"the standard deck under these rulings: tightest round score of one seat over the "
-                      f"holding abstraction [{lo}, {hi}] (Z3 optimum = the closed form; the abstraction is "
-                      f"checked on the explored states by score-bounds)")
-        res.scope = f"standard deck ({std.deck_size} cards), these rulings: Z3 on its parameters"
-    return [res]
+def derived(ruleset: Ruleset) -> list[Derived]:
+    return [Derived(label, rs) for label, rs in shrink(ruleset)]
 
 
 # ---- smaller configurations that keep an edit ----------------------------------------------------------

@@ -1,92 +1,35 @@
-"""Z3 proofs for Pig, bound to ``model.pig.game`` by a refinement mapping.
+"""Pig's rules as its proofs state them, bound move by move to ``model.pig`` (through the dice-race
+proof kit, ``proofs.dice_race``).
 
-The frame is the mover's view of a state: ``s0`` the mover's banked score, ``s1..`` the other
-seats' in turn order, ``turn`` the turn total, ``rolling`` whether the die is in the air. Four
-actions relate frames (roll, score, bust, hold) and one exit leaves them (a scoring roll that
-reaches the goal wins). ``proofs.refinement`` checks that every transition of the real game maps to
-one of them, so the invariant and the progress ranking speak about the code, not about a copy.
+The rule text (Neller and Presser 2004, "Optimal Play of the Dice Game Pig"): "Each turn, a player
+repeatedly rolls a die until either a 1 is rolled or the player holds and scores the sum of the
+rolls (i.e. the turn total). ... If the player rolls a 1, the player scores nothing and it becomes
+the next player's turn. If the player rolls a number other than 1, the number is added to the
+player's turn total and the player's turn continues. If the player holds, the turn total ... is
+added to the player's score, and it becomes the next player's turn. The first player to score 100
+or more points wins." A fair die: each face with probability 1/faces.
 """
 from __future__ import annotations
 
-import z3
+from fractions import Fraction
 
-from ruleproof.model.pig.game import Pig
-from ruleproof.proofs.harness import Action
-from ruleproof.proofs.logic import And, Unchanged
-from ruleproof.proofs.refinement import Exit, RuleProof
+from ruleproof.proofs.dice_race import BUST, SCORE, RaceRules, Throw, race_proofs
+from ruleproof.proofs.refinement import proof_property
 
-
-def _frame_factory(n: int):
-    def frame(sfx: str) -> dict[str, z3.ExprRef]:
-        f = {f"s{i}": z3.Int(f"s{i}{sfx}") for i in range(n)}
-        f.update(turn=z3.Int("turn" + sfx), rolling=z3.Bool("rolling" + sfx), face=z3.Int("face" + sfx))
-        return f
-    return frame
+SENTENCE = ("Neller & Presser 2004: a 1 scores nothing and passes the die; any other face is added to the "
+            "turn total; a hold banks it and passes the die; the first to reach the goal wins")
 
 
-def _abstraction(game: Pig):
-    n = game.num_players
-
-    def of_state(s):
-        if s[game._winner] >= 0:
-            return None   # somebody won: the game has left the frame
-        m = s[game._mover]
-        f = {f"s{i}": s[(m + i) % n] for i in range(n)}
-        f.update(turn=s[game._turn], rolling=bool(s[game._rolling]))
-        return f
-    return of_state
+def pig_rules(goal: int, faces: int, players: int) -> RaceRules:
+    """A fair die: face 1 busts, every other face scores its value."""
+    p = Fraction(1, faces)
+    throws = [Throw(1, p, BUST)] + [Throw(k, p, SCORE, k) for k in range(2, faces + 1)]
+    return RaceRules(goal, players, throws, sentence=SENTENCE)
 
 
-def pig_proofs(game: Pig) -> list[RuleProof]:
-    goal, faces, n = game.goal, game.faces, game.num_players
-    frame = _frame_factory(n)
-    scores = [f"s{i}" for i in range(n)]
+def pig_proofs(game) -> list:
+    return race_proofs(pig_rules(game.goal, game.faces, game.num_players), game.record, "pig")
 
-    def invariant(s):
-        return And([And(s[x] >= 0, s[x] < goal) for x in scores], s["turn"] >= 0, s["s0"] + s["turn"] < goal)
 
-    def init(s):
-        return And([s[x] == 0 for x in scores], s["turn"] == 0, s["rolling"] == False)  # noqa: E712
-
-    def roll(s, t):
-        return And(s["rolling"] == False, t["rolling"] == True,  # noqa: E712
-                   Unchanged(s, t, "rolling", "face"))
-
-    def score(s, t):
-        # a face above 1 that does not reach the goal (reaching it wins: the exit below)
-        return And(s["rolling"] == True, s["face"] >= 2, s["face"] <= faces,  # noqa: E712
-                   s["s0"] + s["turn"] + s["face"] < goal, t["turn"] == s["turn"] + s["face"],
-                   t["rolling"] == False, [t[x] == s[x] for x in scores])  # noqa: E712
-
-    def pass_die(s, t, banked):
-        # the next seat moves: the frame rotates, the old mover's score goes last
-        return And([t[f"s{i}"] == s[f"s{i + 1}"] for i in range(n - 1)],
-                   t[f"s{n - 1}"] == s["s0"] + banked, t["turn"] == 0, t["rolling"] == False)  # noqa: E712
-
-    def bust(s, t):
-        return And(s["rolling"] == True, s["face"] == 1, pass_die(s, t, 0))  # noqa: E712
-
-    def hold(s, t):
-        return And(s["rolling"] == False, pass_die(s, t, s["turn"]))  # noqa: E712
-
-    faces_range = {"face": range(1, faces + 1)}
-    actions = [Action("roll", roll), Action("score", score, faces_range), Action("bust", bust, faces_range),
-               Action("hold", hold)]
-    win = Exit("win", lambda s: And(s["rolling"], s["face"] >= 2, s["s0"] + s["turn"] + s["face"] >= goal),
-               faces_range)
-    typing = lambda s: And(s["face"] >= 1, s["face"] <= faces)  # noqa: E731
-    doc = ("s0 = the mover's banked score, s1.. = the next seats' in turn order, turn = the turn total, "
-           "rolling = the die is in the air; a state where somebody won is outside the frame")
-    common = dict(frame=frame, abstraction_doc=doc, abstraction=_abstraction(game), init=init,
-                  invariant=invariant, actions=actions, exits=[win], assumptions=typing)
-    return [
-        RuleProof("pig-state-invariant",
-                  f"0 <= every score < {goal} and score + turn total < {goal} while nobody has won",
-                  **common),
-        RuleProof("pig-turn-progress",
-                  f"goal - score - turn total ({goal} at the start) is a ranking that every scoring roll "
-                  f"lowers by at least 2, so a turn that never busts wins within {(goal + 1) // 2} rolls",
-                  ranking=lambda s: goal - s["s0"] - s["turn"], decreasing=("score",), decrease=2,
-                  resets=("bust", "hold"),
-                  **common),
-    ]
+def properties(ruleset, game) -> list:
+    return [proof_property(p) for p in pig_proofs(game)]

@@ -426,3 +426,21 @@ def chain_proof(rules: Rules) -> RuleProof:
 
 def presentes_proofs(rules: Rules) -> list[RuleProof]:
     return table_proofs(rules) + [chain_proof(rules)]
+
+
+def properties(ruleset, game) -> list:
+    """Presentes' properties: the rule proofs above and the graph checks
+    (``model.presentes.checks``: termination under every policy, shield safety, P23 situations)."""
+    from ruleproof.model.presentes.checks import checks
+    from ruleproof.model.properties import NOTHING, Property
+    from ruleproof.proofs.refinement import proof_property
+    out = [proof_property(p) for p in presentes_proofs(game.rules)]
+    out.append(Property("graph checks", "termination under every policy, shield safety, every ★/☠ draws",
+                        (NOTHING,), lambda ctx: checks(ctx.ruleset, limits=ctx.limits)))
+    return out
+
+
+def derived(ruleset) -> list:
+    from ruleproof.model.presentes.shrink import shrink
+    from ruleproof.model.properties import Derived
+    return [Derived(label, rs) for label, rs in shrink(ruleset)]

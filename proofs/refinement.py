@@ -3,51 +3,92 @@
 A :class:`RuleProof` is a small abstract model in the manner of TLA+ and mypyvy: a frame (named
 Z3 constants), ``Init``, one relation per action, and the claimed invariant -- all written with
 ``proofs.logic`` so that each can be evaluated on Z3 terms *and* on plain values. It also declares
-its **abstraction**: a function from a real model state to the frame (a TLA+ refinement mapping).
+its **abstraction** (a TLA+ refinement mapping) in two parts:
 
-``check_rule_proof`` then establishes two things, and the property holds only when both do:
+* ``abstraction(state)``: the frame a real model state maps to (a game over maps to a frame too,
+  or to None when the proof declares ``exits``);
+* ``bind(state, move, actor)``: **what the move is**, read off the state before and the move alone
+  (the decision taken, the die face, the card drawn, the victim picked) -- never off the state
+  after: the abstract action it is and that action's parameters (:class:`Bound`). ``actor`` is the
+  model's ``current_player`` before the move (``CHANCE`` for a chance outcome), passed to the
+  relation as the parameter ``actor`` so a relation can say who may act.
+
+and, for chance nodes, ``chance(frame)``: the distribution the rule text states (a uniform die, a
+draw weighted by counts), as probabilities of bound moves.
+
+``check_proof`` establishes, and the property holds only when all do:
 
 1. **the abstract proof** (Z3, with this configuration's own parameters): Init implies the
    invariant, and every action relation preserves it (``harness.check_inductive``); an optional
-   ranking function decreases on the actions that must make progress;
-2. **the refinement** (the rules the code runs satisfy the proof's model): the model's initial
-   state maps to an Init state, and **every transition** the explorer visits -- or, where the
-   configuration is too big to explore, every transition of seeded random plays -- maps either to
-   a stutter (the frame does not change), to a step that some action relation admits, or, when the
-   play leaves the frame (the game ends), to a declared exit. The concrete invariant is checked on
-   every visited state too.
+   ranking function decreases on the actions that must make progress; step claims hold;
+2. **the refinement**, on every transition of the evidence (the complete exploration, or seeded
+   sampled plays): the initial state maps to an Init frame; each move is bound to exactly one
+   abstract action with its parameters, whose relation must admit the step from the frame before
+   to the frame after -- a step that only another action, another seat or another parameter value
+   would explain is a failure; every mapped frame satisfies the proof's typing assumptions and the
+   invariant; at every chance node the model's outcome probabilities, summed by bound move, equal
+   the proof's law exactly.
 
-A rule change in ``model/`` that the proof's relations do not admit fails the property and
-narrates the concrete transition: the move, the frames before and after, and a shortest play
-reaching it.
+A rule change in ``model/`` fails the property and narrates the concrete transition: a shortest
+play reaching it, the move and what the proof calls it, the frames before and after, and (to
+point at the broken rule) the action and parameters that would have explained the step.
 """
 from __future__ import annotations
 
 import itertools
-import random
 import time
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from ruleproof.model.protocol import CHANCE, TERMINAL, Game
+from ruleproof.model.limits import NO_LIMITS, Limits
+from ruleproof.model.properties import EXPLORATION, SAMPLES, Context, Property, draw_plays
+from ruleproof.model.protocol import CHANCE, Game
+from ruleproof.model.results import FAILS, HOLDS, PROVED, UNKNOWN, PropertyResult
 
-from ruleproof.proofs.harness import Action, FrameFactory, StatePredicate, check_inductive
+from ruleproof.proofs.harness import Action, FrameFactory, StatePredicate, check_inductive, param_ranges
 from ruleproof.proofs.logic import And
-from ruleproof.solver.limits import NO_LIMITS, Limits
-from ruleproof.solver.montecarlo import sample_outcome
-from ruleproof.solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
 
 Values = Mapping[str, Any]
 #: a model state's frame (or, for a projected proof, its frames by label); None: outside the frame
 Abstraction = Callable[[Any], "Values | Mapping[str, Values] | None"]
 
 
+@dataclass(frozen=True, eq=False)
+class Bound:
+    """What one real move is in the proof's model: an action name and its parameter values."""
+    action: str
+    params: Mapping[str, int] = field(default_factory=dict)
+
+    def key(self) -> tuple:
+        return (self.action, tuple(sorted(self.params.items())))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Bound) and self.key() == other.key()
+
+    def __hash__(self) -> int:
+        return hash(self.key())
+
+    def text(self) -> str:
+        args = ", ".join(f"{k}={v}" for k, v in sorted(self.params.items()))
+        return f"{self.action}({args})"
+
+
+#: the bound name of a move that must leave the frame unchanged
+STUTTER = "stutter"
+#: ``bind(state, move, actor) -> Bound``
+Binding = Callable[[Any, Any, int], Bound]
+#: ``chance(frame) -> {Bound: probability}``: the rule text's distribution at a chance node
+ChanceLaw = Callable[[Any], Mapping[Bound, Fraction]]
+
+
 @dataclass(frozen=True)
 class Exit:
-    """A way to leave the frame (e.g. the game ends): allowed when ``guard(pre)`` holds for some
-    value of the ``params``."""
+    """A way to leave the frame (the game ends): the move must be bound to this exit's name, and
+    ``relation(pre, end)`` must hold, where ``pre`` is the frame before with the move's parameters
+    and ``end`` the proof's ``ending`` of the state after (who won, why)."""
     name: str
-    guard: Callable[[Values], Any]
+    relation: Callable[[Values, Values], Any]
     params: Mapping[str, Sequence[int]] = field(default_factory=dict)
 
 
@@ -56,7 +97,7 @@ class StepClaim:
     """A property of single steps (a shield keeps its player's gift, a potential never falls):
     Z3 proves that every listed action relation (all of them when ``actions`` is empty) implies
     ``claim(pre, post)`` under the invariant; the refinement check then makes it a property of every
-    real transition, since each one is a stutter or a step of some relation."""
+    real transition, since each one is bound to a step of one relation."""
     text: str
     claim: Callable[[Values, Values], Any]
     actions: Sequence[str] = ()
@@ -74,8 +115,18 @@ class RuleProof:
     init: StatePredicate
     invariant: StatePredicate
     actions: Sequence[Action]
+    #: what each real move is (see the module docstring); every proof binds its moves
+    bind: Binding | None = None
+    #: the rule text's chance law (None: the proof says nothing of chance nodes' weights)
+    chance: ChanceLaw | None = None
+    #: the moves the rules allow at a decision state, as bound moves (None: the proof says nothing
+    #: of eligibility): the model's legal actions, bound, must be exactly this set
+    options: Callable[[Any], "set[Bound] | frozenset[Bound]"] | None = None
     exits: Sequence[Exit] = ()
-    #: type bounds and constants that hold in every frame
+    #: the abstraction of a state outside the frame (the game over), read by the exits
+    ending: Callable[[Any], Values] | None = None
+    #: type bounds and constants that hold in every frame (Z3 assumes them; the refinement check
+    #: checks them on every mapped frame)
     assumptions: StatePredicate | None = None
     #: optional ranking function with the actions that must decrease it (progress proofs)
     ranking: Callable[[Values], Any] | None = None
@@ -89,125 +140,14 @@ class RuleProof:
     projected: bool = False
     #: properties of single steps, proved on the action relations (see :class:`StepClaim`)
     step_claims: Sequence[StepClaim] = ()
-
-
-@dataclass
-class Transition_:
-    """One real move, as the refinement check sees it."""
-    before: Any
-    move: Any
-    after: Any
-    narrate: Callable[[], list[str]]
-
-
-# ---- where transitions come from --------------------------------------------------------------------
-
-def explored_transitions(ex) -> Iterator[Transition_]:
-    """Every move of every explored state, recomputed by the model's own ``successors`` (so seat
-    symmetry in the explorer does not hide a move)."""
-    game = ex.game
-    kinds = ex.kind
-    # without seat symmetry or a batch expander, the explorer's edges are ``successors``' own moves:
-    # read them instead of applying every move again
-    stored = ex.perm is None and type(game).expand_keys is Game.expand_keys
-    for node in range(ex.num_states):
-        if kinds[node] == TERMINAL or node + 1 >= len(ex.offsets) or ex.offsets[node] == ex.offsets[node + 1]:
-            continue
-        state = ex.state(node)
-        moves = ((ex.action[e], None, ex.state(ex.child[e])) for e in ex.edges(node)) if stored else \
-            game.successors(state)
-        for move, _p, nxt in moves:
-            yield Transition_(state, move, nxt, lambda node=node: ex.narrate(node))
-
-
-def random_play(game: Game, rng: random.Random, max_moves: int) -> list[tuple[Any, Any, Any]]:
-    """One play with uniformly random decisions and chance drawn by its probabilities:
-    (state, move, next state) per step, at most ``max_moves`` steps."""
-    state = game.initial_state()
-    steps = []
-    for _ in range(max_moves):
-        seat = game.current_player(state)
-        if seat == TERMINAL:
-            break
-        if seat == CHANCE:
-            move = sample_outcome(game.chance_outcomes(state), rng)
-        else:
-            move = rng.choice(list(game.legal_actions(state)))
-        nxt = game.apply(state, move)
-        steps.append((state, move, nxt))
-        state = nxt
-    return steps
-
-
-def narrate_play(game: Game, steps: Sequence[tuple[Any, Any, Any]], upto: int, label: str) -> list[str]:
-    lines = [f"{label}; start: {game.describe_state(steps[0][0]) if steps else '-'}"]
-    for i, (s, a, t) in enumerate(steps[:upto], 1):
-        lines.append(f"{i}. {game.seat_name(game.current_player(s))}: {game.describe_action(s, a)} -> "
-                     f"{game.describe_state(t)}")
-    return lines
-
-
-def sampled_transitions(game: Game, plays: int, seed: int, max_moves: int,
-                        limits: Limits = NO_LIMITS, counter: dict | None = None) -> Iterator[Transition_]:
-    # the plays of one seed are the same for every proof: drawn once per game (and kept on it)
-    cache = game.__dict__.setdefault("_sampled_plays", {})
-    rng, drawn = cache.setdefault((seed, max_moves), (random.Random(seed), []))
-    for i in range(plays):
-        if limits.expired():
-            break
-        if i == len(drawn):
-            drawn.append(random_play(game, rng, max_moves))
-        steps = drawn[i]
-        if counter is not None:
-            counter["plays"] = i + 1
-        for j, (s, a, t) in enumerate(steps):
-            yield Transition_(s, a, t, lambda steps=steps, j=j, i=i:
-                              narrate_play(game, steps, j, f"sampled play {i + 1} (seed {seed})"))
+    #: the rule sentence(s) the proof's model states, quoted with their source
+    sentence: str = ""
 
 
 # ---- the check --------------------------------------------------------------------------------------
 
 def _frame_text(values: Values) -> str:
     return ", ".join(f"{k}={v}" for k, v in values.items())
-
-
-class _Matcher:
-    """Decides, with a cache, whether an abstract step is allowed and by which action."""
-
-    def __init__(self, proof: RuleProof):
-        self.proof = proof
-        self.cache: dict[tuple, str | None] = {}
-
-    def step(self, pre: Values, post: Values) -> str | None:
-        key = (tuple(pre.items()), tuple(post.items()))
-        if key not in self.cache:
-            self.cache[key] = self._find(pre, post)
-        return self.cache[key]
-
-    def exit(self, pre: Values) -> str | None:
-        key = (tuple(pre.items()), None)
-        if key not in self.cache:
-            self.cache[key] = next((e.name for e in self.proof.exits
-                                    for env in _bindings(pre, e.params) if e.guard(env)), None)
-        return self.cache[key]
-
-    def _find(self, pre: Values, post: Values) -> str | None:
-        for action in self.proof.actions:
-            for env in _bindings(pre, action.params):
-                if action.relation(env, post):
-                    return action.name
-        return None
-
-
-def _bindings(pre: Values, params: Mapping[str, Sequence[int]]) -> Iterator[dict[str, Any]]:
-    if not params:
-        yield dict(pre)
-        return
-    names = list(params)
-    for combo in itertools.product(*(params[n] for n in names)):
-        env = dict(pre)
-        env.update(zip(names, combo))
-        yield env
 
 
 def _frames(proof: RuleProof, state: Any) -> Mapping[str, Values] | None:
@@ -217,116 +157,236 @@ def _frames(proof: RuleProof, state: Any) -> Mapping[str, Values] | None:
     return got if proof.projected else {"": got}
 
 
-#: the last complete mapping pass, by (transition source, abstraction, relations, exits): proofs
-#: that share one frame and its relations (several claims about one abstract model) map the same
-#: transitions alike, so the pass runs once and each proof checks its own invariant on the frames
-#: it met (kept only up to this many distinct frames)
-_SHARED: dict = {}
-SHARED_FRAMES = 400_000
+def _bindings(params: Mapping[str, Sequence[int]]) -> Iterator[dict[str, Any]]:
+    names = list(params)
+    for combo in itertools.product(*(params[n] for n in names)):
+        yield dict(zip(names, combo))
 
 
-def _shared_key(proof: RuleProof, source: tuple) -> tuple:
-    """By identity: the record keeps every object named here alive (see ``done`` below)."""
-    return (source[0], id(source[1]), id(proof.abstraction), tuple(id(a.relation) for a in proof.actions),
-            tuple((a.name, tuple((k, tuple(v)) for k, v in a.params.items())) for a in proof.actions),
-            tuple(id(e) for e in proof.exits), proof.projected)
+class _Refinement:
+    """One pass of the mapping over the evidence, with caches (most steps repeat)."""
+
+    def __init__(self, proof: RuleProof, game: Game):
+        self.proof, self.game = proof, game
+        self.actions = {a.name: a for a in proof.actions}
+        self.exits = {e.name: e for e in proof.exits}
+        self.counts = {"transitions": 0, "steps": 0, "stutters": 0, "exits": 0, "chance_nodes": 0,
+                       "decision_nodes": 0}
+        self.steps_ok: set = set()
+        self.frames_ok: set = set()
+        self.chance_ok: set = set()
+        self.by_action: dict[str, int] = {}
+
+    # -- frames --
+    def frame_problem(self, label: str, f: Values) -> str | None:
+        """None when a mapped frame meets the typing assumptions and the invariant."""
+        key = (label, tuple(f.items()))
+        if key in self.frames_ok:
+            return None
+        tag = f" [{label}]" if label else ""
+        # (a proof that binds its moves types its frame alone; older ones type their parameters too)
+        if self.proof.assumptions is not None and self.proof.bind is not None and not self.proof.assumptions(f):
+            return f"the frame{tag} breaks the proof's typing assumptions: {_frame_text(f)}"
+        if not self.proof.invariant(f):
+            return f"the invariant fails on the frame{tag}: {_frame_text(f)}"
+        self.frames_ok.add(key)
+        return None
+
+    # -- one step --
+    def explain(self, pre: Values, post: Values) -> list[str]:
+        """Every bound move that would admit this step (to point at the rule that changed)."""
+        out = []
+        for a in self.proof.actions:
+            for params in _bindings(a.params):
+                if a.relation({**pre, **params}, post):
+                    out.append(Bound(a.name, params).text())
+                    break
+        return out
+
+    def step_problem(self, bound: Bound, actor: int, pre: Values, post: Values) -> str | None:
+        if bound.action == STUTTER:
+            return None if pre == post else "it is bound as a move that changes nothing of the frame"
+        action = self.actions.get(bound.action)
+        if action is None:
+            return f"the proof's model has no action {bound.action!r}"
+        for name, value in bound.params.items():
+            if name in action.params and value not in action.params[name]:
+                return f"parameter {name}={value} lies outside the range the proof covers"
+        key = (bound.key(), actor, tuple(pre.items()), tuple(post.items()))
+        if key in self.steps_ok:
+            return None
+        env = {**pre, **bound.params, "actor": actor}
+        if not action.relation(env, post):
+            return f"the relation of {bound.text()} does not allow this step"
+        self.steps_ok.add(key)
+        return None
+
+    # -- decision nodes --
+    def options_problem(self, state: Any, frames: Mapping[str, Values], actor: int) -> str | None:
+        """The model's legal actions, bound, against the moves the proof's rules allow."""
+        proof, game = self.proof, self.game
+        legal = {proof.bind(state, a, actor): a for a in game.legal_actions(state)}
+        key = (actor, tuple(tuple(f.items()) for f in frames.values()), tuple(b.key() for b in legal))
+        if key in self.chance_ok:
+            return None
+        allowed = set(proof.options(frames if proof.projected else frames[""]))
+        self.counts["decision_nodes"] += 1
+        extra = [b.text() for b in legal if b not in allowed]
+        missing = [b.text() for b in allowed if b not in legal]
+        if extra or missing:
+            return ("the legal moves differ from those the rules allow: "
+                    + (f"offered but not allowed: {', '.join(sorted(extra))}" if extra else "")
+                    + ("; " if extra and missing else "")
+                    + (f"allowed but not offered: {', '.join(sorted(missing))}" if missing else ""))
+        self.chance_ok.add(key)
+        return None
+
+    # -- chance nodes --
+    def chance_problem(self, state: Any, frames: Mapping[str, Values]) -> str | None:
+        """The model's chance outcomes summed by bound move, against the proof's law."""
+        proof, game = self.proof, self.game
+        law = proof.chance(frames if proof.projected else frames[""])
+        outcomes = game.chance_outcomes(state)
+        key = (tuple(tuple(f.items()) for f in frames.values()),
+               tuple((proof.bind(state, o, CHANCE).key(), p) for o, p in outcomes))
+        if key in self.chance_ok:
+            return None
+        self.counts["chance_nodes"] += 1
+        model: dict[tuple, Fraction] = {}
+        names: dict[tuple, str] = {}
+        for outcome, p in outcomes:
+            b = proof.bind(state, outcome, CHANCE)
+            model[b.key()] = model.get(b.key(), Fraction(0)) + Fraction(p)
+            names[b.key()] = b.text()
+        stated = {b.key(): Fraction(p) for b, p in law.items() if p}
+        names.update({b.key(): b.text() for b in law})
+        if model != stated:
+            diff = [f"{names[k]}: the model {model.get(k, 0)}, the rules {stated.get(k, 0)}"
+                    for k in sorted(set(model) | set(stated), key=str) if model.get(k, 0) != stated.get(k, 0)]
+            return "the chance outcomes' probabilities differ from the rules' law: " + "; ".join(diff)
+        self.chance_ok.add(key)
+        return None
 
 
-def _reuse(proof: RuleProof, game: Game, record: dict) -> tuple[list[str] | None, dict[str, int], str]:
-    for label, post, tr in record["frames"]:
-        if not proof.invariant(post):
-            tag = f" [{label}]" if label else ""
-            return tr.narrate() + [f"then: {game.describe_action(tr.before, tr.move)} -> "
-                                   f"{game.describe_state(tr.after)}",
-                                   f"the invariant fails on the frame{tag}: {_frame_text(post)}"
-                                   ], dict(record["counts"]), ""
-    return record["failure"], dict(record["counts"]), ""
-
-
-def refinement_check(proof: RuleProof, game: Game, transitions: Iterator[Transition_],
-                     limits: Limits = NO_LIMITS, shared: tuple | None = None
-                     ) -> tuple[list[str] | None, dict[str, int], str]:
-    """Check the mapping on every transition given; returns (failure trace or None, counts, stop).
-    ``shared``: a key naming the transition source, to reuse a pass of a proof with the same frame
-    and relations (see ``_SHARED``)."""
-    matcher = _Matcher(proof)
-    counts = {"transitions": 0, "steps": 0, "stutters": 0, "exits": 0}
+def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, dict[str, int], str]:
+    """Check the mapping on every transition of the context's evidence; returns (failure trace or
+    None, counts, why it stopped early or "")."""
+    game, limits = ctx.game, ctx.limits
+    run = _Refinement(proof, game)
+    counts = run.counts
     init_frames = _frames(proof, game.initial_state())
     if init_frames is None:
         return ["the model's initial state lies outside the proof's frame"], counts, ""
     for label, f in init_frames.items():
+        problem = run.frame_problem(label, f)
+        if problem:
+            return [f"in the model's initial state {game.describe_state(game.initial_state())}: {problem}"], counts, ""
         if not proof.init(f):
             return [f"the model's initial state is not an Init state of the proof"
                     f"{' (' + label + ')' if label else ''}: {_frame_text(f)}"], counts, ""
-        if not proof.invariant(f):
-            return [f"the invariant fails in the model's initial state: {_frame_text(f)}"], counts, ""
-    key = _shared_key(proof, shared) if shared is not None else None
-    if key is not None and key in _SHARED:
-        return _reuse(proof, game, _SHARED[key])
-    frames: list | None = [] if key is not None else None
-
-    def done(failure: list[str] | None) -> tuple[list[str] | None, dict[str, int], str]:
-        if frames is not None and len(frames) <= SHARED_FRAMES:
-            _SHARED.clear()
-            _SHARED[key] = {"frames": frames, "failure": failure, "counts": dict(counts),
-                            "keep": (shared, proof.abstraction, list(proof.actions), list(proof.exits))}
-        return failure, counts, ""
-
-    checked_states: set = set()
-    for n, tr in enumerate(transitions):
+    chance_seen: set = set()
+    for n, tr in enumerate(ctx.transitions()):
         if n & 1023 == 0 and limits.expired():
             return None, counts, "time limit reached"
         counts["transitions"] += 1
-        before, after = _frames(proof, tr.before), _frames(proof, tr.after)
+        before = _frames(proof, tr.before)
         if before is None:
             continue   # a state outside the frame (after the game ended): nothing to relate
+        actor = game.current_player(tr.before)
+        bound = proof.bind(tr.before, tr.move, actor) if proof.bind else None
         move = game.describe_action(tr.before, tr.move)
+        called = f" (the proof's model: {bound.text()})" if bound else ""
+        then = f"then: {game.seat_name(actor)}: {move}{called} -> {game.describe_state(tr.after)}"
+        if actor >= 0 and proof.options is not None and proof.bind is not None:
+            state_key = game.key(tr.before)
+            if state_key not in chance_seen:
+                chance_seen.add(state_key)
+                problem = run.options_problem(tr.before, before, actor)
+                if problem:
+                    return tr.narrate() + [f"at this decision ({game.seat_name(actor)} to move in "
+                                           f"{game.describe_state(tr.before)}): {problem}"], counts, ""
+        if actor == CHANCE and proof.chance is not None and proof.bind is not None:
+            state_key = game.key(tr.before)
+            if state_key not in chance_seen:
+                chance_seen.add(state_key)
+                problem = run.chance_problem(tr.before, before)
+                if problem:
+                    return tr.narrate() + [f"at this chance node ({game.describe_state(tr.before)}): {problem}"], counts, ""
+        after = _frames(proof, tr.after)
         if after is None:
-            name = next((matcher.exit(f) for f in before.values()), None)
-            if name is None:
-                return done(tr.narrate() + [
-                    f"then: {move} -> {game.describe_state(tr.after)}",
-                    "this move leaves the proof's frame, but no exit of the proof allows it from "
-                    + "; ".join(_frame_text(f) for f in before.values())])
+            problem = _exit_problem(proof, bound, before, tr.after, actor)
+            if problem:
+                return tr.narrate() + [then, problem], counts, ""
             counts["exits"] += 1
             continue
         for label, pre in before.items():
             post = after.get(label)
             tag = f" [{label}]" if label else ""
             if post is None:
-                return done(tr.narrate() + [f"then: {move}", f"the projection{tag} disappears"])
-            seen = (label, tuple(post.items()))
-            if seen not in checked_states:
-                checked_states.add(seen)
-                if frames is not None and len(frames) <= SHARED_FRAMES:
-                    frames.append((label, post, tr))
-                if not proof.invariant(post):
-                    return tr.narrate() + [f"then: {move} -> {game.describe_state(tr.after)}",
-                                           f"the invariant fails on the frame{tag}: {_frame_text(post)}"
-                                           ], counts, ""
+                return tr.narrate() + [then, f"the projection{tag} disappears"], counts, ""
+            problem = run.frame_problem(label, post)
+            if problem:
+                return tr.narrate() + [then, problem], counts, ""
+            if bound is None:     # a proof without a binding: any relation, any parameters
+                if pre == post:
+                    counts["stutters"] += 1
+                    continue
+                if not run.explain(pre, post):
+                    return tr.narrate() + [then, f"frame before{tag}: {_frame_text(pre)}",
+                                           f"frame after{tag}:  {_frame_text(post)}",
+                                           "no action relation of the proof allows this step ("
+                                           + ", ".join(a.name for a in proof.actions) + ")"], counts, ""
+                counts["steps"] += 1
+                continue
+            problem = run.step_problem(bound, actor, pre, post)
+            if problem:
+                others = [e for e in run.explain({**pre, "actor": actor}, post) if e != bound.text()]
+                hint = (f"the step would be {' or '.join(others[:3])}" if others else
+                        "no action of the proof's model allows this step")
+                return tr.narrate() + [then, f"frame before{tag}: {_frame_text(pre)}",
+                                       f"frame after{tag}:  {_frame_text(post)}",
+                                       f"{problem}; {hint}"], counts, ""
             if pre == post:
                 counts["stutters"] += 1
-                continue
-            if matcher.step(pre, post) is None:
-                return done(tr.narrate() + [
-                    f"then: {move} -> {game.describe_state(tr.after)}",
-                    f"frame before{tag}: {_frame_text(pre)}",
-                    f"frame after{tag}:  {_frame_text(post)}",
-                    "no action relation of the proof allows this step ("
-                    + ", ".join(a.name for a in proof.actions) + ")"])
-            counts["steps"] += 1
-    return done(None)
+            else:
+                counts["steps"] += 1
+        if bound is not None:
+            run.by_action[bound.action] = run.by_action.get(bound.action, 0) + 1
+    counts["by_action"] = dict(sorted(run.by_action.items()))
+    return None, counts, ""
 
 
-def check_rule_proof(proof: RuleProof, game: Game, *, exploration=None, plays: int = 0, seed: int = 0,
-                     max_moves: int = 2_000, scope: str = "", limits: Limits | None = None,
-                     timeout_ms: int = 20_000) -> PropertyResult:
-    """The Z3 proof and its refinement check (on ``exploration`` when it is complete, else on
-    ``plays`` seeded random plays); see the module docstring."""
-    limits = limits or NO_LIMITS
+def _exit_problem(proof: RuleProof, bound: Bound | None, before: Mapping[str, Values], after_state: Any,
+                  actor: int) -> str | None:
+    if not proof.exits:
+        return "this move leaves the proof's frame, and the proof declares no exit"
+    end = proof.ending(after_state) if proof.ending else {}
+    for pre in before.values():
+        if bound is not None:
+            ex = next((e for e in proof.exits if e.name == bound.action), None)
+            if ex is None:
+                return (f"this move, {bound.text()}, leaves the proof's frame (the game ends: "
+                        f"{_frame_text(end) or 'no ending read'}), but it is not an exit of the proof")
+            if not ex.relation({**pre, **bound.params, "actor": actor}, end):
+                return (f"the exit {bound.text()} does not allow this ending from {_frame_text(pre)}: "
+                        f"{_frame_text(end) or '(outside the frame)'}")
+            continue
+        if not any(e.relation({**pre, **params, "actor": actor}, end)
+                   for e in proof.exits for params in _bindings(e.params)):
+            return ("this move leaves the proof's frame, but no exit of the proof allows it from "
+                    + _frame_text(pre))
+    return None
+
+
+# ---- the property --------------------------------------------------------------------------------------
+
+def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> PropertyResult:
+    """The Z3 proof and its refinement check on the context's evidence (see the module docstring)."""
+    limits = ctx.limits
     if limits.expired():
         return limits.not_run(proof.name, "z3")
     start = time.perf_counter()
+    scope = ctx.scope
     symbolic = check_inductive(proof.name, proof.frame, proof.init, proof.invariant, proof.actions,
                                assumptions=proof.assumptions, timeout_ms=timeout_ms, limits=limits)
     if symbolic.status != HOLDS:
@@ -343,29 +403,28 @@ def check_rule_proof(proof: RuleProof, game: Game, *, exploration=None, plays: i
         if stepped is not None:
             stepped.scope = scope
             return stepped
-    if exploration is not None and exploration.complete:
-        transitions = explored_transitions(exploration)
-        how = f"every transition of the {exploration.num_states:,} explored states"
-        mode = "exhaustive"
-        source: tuple | None = ("explored", exploration)
-    elif plays > 0:
-        counter: dict[str, int] = {}
-        transitions = sampled_transitions(game, plays, seed, max_moves, limits, counter)
-        how, mode = None, "sampled"
-        source = None  # the sample stops at the time limit: each proof maps its own
-    else:
+    abstract = (f"{proof.claim} -- Z3: initially and preserved by {', '.join(a.name for a in proof.actions)}"
+                + (f"; the ranking drops by >= {proof.decrease} on " + ", ".join(proof.decreasing)
+                   if proof.ranking else "")
+                + "".join(f"; every step of {', '.join(c.actions) or 'every action'}: {c.text}"
+                          for c in proof.step_claims))
+    if ctx.source not in (EXPLORATION, SAMPLES):
         return PropertyResult(proof.name, UNKNOWN,
-                              "the abstract proof holds (Z3), but its mapping to the model was not "
-                              "checked: the configuration was not explored completely and no plays "
-                              "were sampled", kind="z3", seconds=time.perf_counter() - start, scope=scope)
-    failure, counts, stop = refinement_check(proof, game, transitions, limits, shared=source)
+                              f"{abstract}; but its mapping to the model was not checked (no state of "
+                              f"this configuration was explored or sampled), so it is not yet about the code",
+                              kind="z3", seconds=time.perf_counter() - start, scope=scope)
+    failure, counts, stop = refinement_check(proof, ctx)
     seconds = time.perf_counter() - start
-    data = {"refinement": dict(counts, mode=mode), "abstraction": proof.abstraction_doc,
-            "actions": [a.name for a in proof.actions]}
-    if mode == "sampled":
-        data["refinement"]["plays"] = counter.get("plays", 0)
-        how = (f"{counter.get('plays', 0):,} sampled plays (seed {seed}; {counts['transitions']:,} "
-               f"transitions; sampling is not a proof of the mapping)")
+    mode = "exhaustive" if ctx.source == EXPLORATION else "sampled"
+    data = {"refinement": dict(counts, mode=mode, bound=proof.bind is not None,
+                               chance_law=proof.chance is not None, options=proof.options is not None),
+            "abstraction": proof.abstraction_doc, "actions": [a.name for a in proof.actions]}
+    if ctx.source == EXPLORATION:
+        how = f"every transition of the {ctx.exploration.num_states:,} explored states"
+    else:
+        data["refinement"]["plays"] = len(ctx.plays)
+        how = (f"{len(ctx.plays):,} sampled plays (seed {ctx.seed}; {counts['transitions']:,} transitions; "
+               f"sampling is not a proof of the mapping)")
     if failure is not None:
         return PropertyResult(proof.name, FAILS,
                               "the model's rules leave the proof's model (refinement check): the "
@@ -375,17 +434,46 @@ def check_rule_proof(proof: RuleProof, game: Game, *, exploration=None, plays: i
         return PropertyResult(proof.name, UNKNOWN, f"the abstract proof holds (Z3); the refinement "
                               f"check stopped ({stop}) after {counts['transitions']:,} transitions",
                               kind="z3", seconds=seconds, data=data, scope=scope)
+    bound = ("each move bound to one action and its parameters" if proof.bind else
+             "moves matched to any action (this proof binds no move)")
+    law = ("; chance nodes equal to the rules' law" if proof.chance else "") + \
+        ("; legal moves exactly the rules' options" if proof.options else "")
     return PropertyResult(proof.name, HOLDS,
-                          f"{proof.claim} -- Z3: initially and preserved by "
-                          f"{', '.join(a.name for a in proof.actions)}"
-                          + (f"; the ranking drops by >= {proof.decrease} on " + ", ".join(proof.decreasing)
-                             if proof.ranking else "")
-                          + "".join(f"; every step of {', '.join(c.actions) or 'every action'}: {c.text}"
-                                    for c in proof.step_claims)
-                          + f"; mapping checked on {how}: {counts['steps']:,} steps, "
-                            f"{counts['stutters']:,} stutters, {counts['exits']:,} exits",
+                          f"{abstract}; mapping checked on {how} ({bound}{law}): {counts['steps']:,} steps, "
+                          f"{counts['stutters']:,} stutters, {counts['exits']:,} exits, "
+                          f"{counts['chance_nodes']:,} chance nodes, {counts['decision_nodes']:,} decision nodes",
                           kind="z3" if mode == "exhaustive" else "sampled", seconds=seconds, data=data,
                           scope=scope)
+
+
+def proof_property(proof: RuleProof) -> Property:
+    """A rule proof as a property: read on the exploration, else on sampled plays."""
+    return Property(proof.name, proof.sentence or proof.claim, (EXPLORATION, SAMPLES),
+                    lambda ctx: check_proof(proof, ctx))
+
+
+def check_rule_proof(proof: RuleProof, game: Game, *, exploration=None, plays: int = 0, seed: int = 0,
+                     max_moves: int = 2_000, scope: str = "", limits: Limits | None = None,
+                     timeout_ms: int = 20_000) -> PropertyResult:
+    """``check_proof`` on an exploration or on ``plays`` seeded plays of ``game`` (for tests and
+    one-off checks; ``verify`` builds the context itself)."""
+    limits = limits or NO_LIMITS
+    ctx = Context(spec=None, ruleset=None, game=game, label=scope or game.name, limits=limits, seed=seed)
+    if exploration is not None and exploration.complete:
+        ctx.source, ctx.exploration = EXPLORATION, exploration
+    elif plays > 0:
+        ctx.source, ctx.plays = SAMPLES, draw_plays(game, plays, seed, limits)
+    res = check_proof(proof, ctx, timeout_ms)
+    if scope:
+        res.scope = scope
+    return res
+
+
+# ---- Z3 side checks ---------------------------------------------------------------------------------------
+
+def _z3_counterexample(proof: RuleProof, model, pre, post) -> list[str]:
+    return [f"{lab}: " + ", ".join(f"{k}={model.eval(v, model_completion=True)}" for k, v in fr.items())
+            for lab, fr in (("before", pre), ("after", post))]
 
 
 def _check_ranking(proof: RuleProof, timeout_ms: int, limits: Limits) -> PropertyResult | None:
@@ -400,7 +488,8 @@ def _check_ranking(proof: RuleProof, timeout_ms: int, limits: Limits) -> Propert
         drops = action.name in proof.decreasing
         s = z3.Solver()
         s.set("timeout", limits.z3_timeout_ms(timeout_ms))
-        s.add(And(assume(pre), assume(post), proof.invariant(pre), action.relation(pre, post)))
+        s.add(And(assume(pre), assume(post), proof.invariant(pre), param_ranges(action, pre),
+                  action.relation(pre, post)))
         if drops:
             s.add(z3.Not(And(proof.ranking(post) <= proof.ranking(pre) - proof.decrease,
                              proof.ranking(post) >= 0)))
@@ -408,11 +497,9 @@ def _check_ranking(proof: RuleProof, timeout_ms: int, limits: Limits) -> Propert
             s.add(z3.Not(proof.ranking(post) <= proof.ranking(pre)))
         verdict = s.check()
         if verdict == z3.sat:
-            m = s.model()
-            frames = [f"{lab}: " + ", ".join(f"{k}={m.eval(v, model_completion=True)}" for k, v in fr.items())
-                      for lab, fr in (("before", pre), ("after", post))]
             what = "does not decrease" if drops else "rises"
-            return PropertyResult(proof.name, FAILS, f"the ranking {what} on {action.name}", frames, "z3")
+            return PropertyResult(proof.name, FAILS, f"the ranking {what} on {action.name}",
+                                  _z3_counterexample(proof, s.model(), pre, post), "z3")
         if verdict != z3.unsat:
             return PropertyResult(proof.name, UNKNOWN, f"ranking on {action.name}: z3 {s.reason_unknown()}",
                                   kind="z3")
@@ -430,16 +517,19 @@ def _check_step_claim(proof: RuleProof, step_claim: StepClaim, timeout_ms: int,
             continue
         s = z3.Solver()
         s.set("timeout", limits.z3_timeout_ms(timeout_ms))
-        s.add(And(assume(pre), assume(post), proof.invariant(pre), action.relation(pre, post)))
+        s.add(And(assume(pre), assume(post), proof.invariant(pre), param_ranges(action, pre),
+                  action.relation(pre, post)))
         s.add(z3.Not(step_claim.claim(pre, post)))
         verdict = s.check()
         if verdict == z3.sat:
-            m = s.model()
-            frames = [f"{lab}: " + ", ".join(f"{k}={m.eval(v, model_completion=True)}" for k, v in fr.items())
-                      for lab, fr in (("before", pre), ("after", post))]
             return PropertyResult(proof.name, FAILS, f"the abstract proof: a step of {action.name} breaks "
-                                  f"'{step_claim.text}'", frames, "z3", data={"action": action.name})
+                                  f"'{step_claim.text}'", _z3_counterexample(proof, s.model(), pre, post),
+                                  "z3", data={"action": action.name})
         if verdict != z3.unsat:
             return PropertyResult(proof.name, UNKNOWN, f"step claim on {action.name}: z3 {s.reason_unknown()}",
                                   kind="z3")
     return None
+
+
+__all__ = ["Bound", "STUTTER", "Exit", "StepClaim", "RuleProof", "check_proof", "check_rule_proof",
+           "proof_property", "refinement_check", "PROVED"]

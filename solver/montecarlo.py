@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 from ruleproof.model.protocol import CHANCE, TERMINAL, Game
 from ruleproof.model.ruleset import RulesetError
+from ruleproof.model.sampling import sample_outcome
 from ruleproof.model.seams import Metric, Play, Simulation
 
 from .runtime import check_alarm
@@ -42,17 +43,6 @@ def mean_ci(total: float, total_sq: float, n: int) -> Estimate:
 
 def uniform_random_policy(game: Game, rng: random.Random) -> Policy:
     return lambda state: rng.choice(list(game.legal_actions(state)))
-
-
-def sample_outcome(outcomes, rng: random.Random):
-    """Draw one chance outcome by its probabilities (the last one absorbs float rounding)."""
-    r = rng.random()
-    acc = 0.0
-    for outcome, p in outcomes:
-        acc += float(p)
-        if r < acc:
-            return outcome
-    return outcomes[-1][0]
 
 
 def wilson(successes: int, n: int) -> Estimate:

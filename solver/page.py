@@ -20,7 +20,7 @@ from typing import Any, Callable
 from ruleproof.model.registry import get_spec
 from ruleproof.model.ruleset import Ruleset
 
-from .report import FAILS, HOLDS, UNKNOWN
+from ruleproof.model.results import FAILS, HOLDS, UNKNOWN
 
 #: without ``--rank-timeout``, ranking the rulings gets this many seconds; the rest are named unranked
 RANK_BUDGET = 60.0

@@ -31,8 +31,8 @@ from ruleproof.model.protocol import CHANCE, TERMINAL
 from ruleproof.model.registry import get_spec
 from ruleproof.model.ruleset import Ruleset, RulesetError
 
-from .limits import Limits
-from .montecarlo import sample_outcome
+from ruleproof.model.limits import Limits
+from ruleproof.model.sampling import sample_outcome
 
 #: breadth-first states compared per configuration, then random plays
 DIFF_STATES = 100_000

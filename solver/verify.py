@@ -1,25 +1,35 @@
-"""``verify``: exhaustive invariant checks on a small configuration, graph properties, and the
-game's own proofs (Z3), gathered as :class:`PropertyResult` objects."""
+"""``verify``: one scheduler over a game's properties (``model.properties``).
+
+Every property says what evidence it can read; ``verify`` decides what to give it:
+
+* a configuration that fits the limits is explored exhaustively, and every property reads that
+  exploration (or, for a proof on the parameters alone, nothing);
+* a configuration too big to explore gets (a) seeded sampled plays, read by every property that
+  can run on samples (its evidence is then ``sampled``), (b) the properties that need nothing but
+  the parameters, and (c) the game's derived configurations (smaller ones that keep the edit),
+  each explored and given every property again, named ``[label]``.
+
+Besides the game's own properties (``GameSpec.properties``), every game gets the core ones built
+here: each invariant, the protocol's rules (legal moves, chance distributions, utility bounds),
+termination, and the agreement of every fast path with the model's ``successors``. A property
+whose check raises is reported ``unknown`` with the error, and never hides another's result.
+"""
 from __future__ import annotations
 
 import time
-from collections import deque
-from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
 
-import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components
-
+from ruleproof.model.limits import Limits
+from ruleproof.model.properties import (EXPLORATION, NOTHING, SAMPLES, Context, Property, draw_plays)
 from ruleproof.model.protocol import CHANCE, TERMINAL
+from ruleproof.model.results import FAILS, HOLDS, UNKNOWN, PropertyResult
 from ruleproof.model.ruleset import Ruleset
 from ruleproof.model.spec import GameSpec
-from ruleproof.proofs.refinement import check_rule_proof
 
 from .explore import Exploration, _distribution_problem, explore
-from .limits import Limits
-from .report import FAILS, HOLDS, UNKNOWN, PropertyResult
-from .solve import scc_levels
+from .fastpaths import fast_path_property
+from .termination import shortest_lasso, termination_property  # noqa: F401  (re-exported)
 
 #: properties the explorer itself checks on every game, whatever its invariants
 PROTOCOL_PROPERTIES = {
@@ -28,6 +38,16 @@ PROTOCOL_PROPERTIES = {
     "utility-bounds": "terminal utilities lie within the declared bounds (and add up to the "
                       "declared constant, for constant-sum games)",
 }
+
+#: without a user --timeout, a ruleset too big to explore gets this many seconds in all: the direct
+#: exploration gets a share, then the sampled plays, the properties and the derived configurations
+DEFAULT_BUDGET = 110.0
+#: the share of the budget the direct exploration may use before verify switches to that path
+DIRECT_SHARE = 0.25
+#: sampled plays at full size (each checks every invariant at every visited state)
+DEFAULT_PLAYS = 2_000
+#: of those, the plays the game's own properties (proofs' mappings, state checks) read
+PROPERTY_PLAYS = 300
 
 
 @dataclass
@@ -47,6 +67,8 @@ class VerifyReport:
         statuses = {p.status for p in self.properties}
         return FAILS if FAILS in statuses else UNKNOWN if UNKNOWN in statuses else HOLDS
 
+
+# ---- the core properties -------------------------------------------------------------------------------
 
 def exploration_properties(ex: Exploration) -> list[PropertyResult]:
     """One result per invariant and protocol rule, with the shortest failing trace."""
@@ -70,121 +92,95 @@ def exploration_properties(ex: Exploration) -> list[PropertyResult]:
     return results
 
 
-def termination_property(ex: Exploration) -> PropertyResult:
-    """Acyclic graphs: every play ends, within the longest path. Cyclic ones: an end is reachable
-    from every reachable state (for chance-only cycles that is termination with probability 1)."""
+def _state_rules(ctx: Context) -> list[PropertyResult]:
+    if ctx.source == EXPLORATION:
+        out = exploration_properties(ctx.exploration)
+        for p in out:
+            p.scope = ctx.scope
+        return out
+    return sample_properties(ctx)
+
+
+def _termination(ctx: Context) -> PropertyResult:
+    if ctx.source == EXPLORATION:
+        return termination_property(ctx.exploration)
+    plays = ctx.plays
+    max_moves = ctx.game.max_game_length or 100_000
+    unfinished = sum(1 for steps in plays if not steps or ctx.game.current_player(steps[-1][2]) != TERMINAL)
+    done = len(plays)
+    ended = done - unfinished
+    ok = done and not unfinished
+    return ctx.result("termination", HOLDS if ok else UNKNOWN,
+                      f"{ended:,} of {done:,} sampled plays ended (within {max_moves:,} moves each)"
+                      + (" -- sampled, not a proof" if ok else
+                         "; a play that does not end may loop: explore a derived configuration"),
+                      data={"plays": done, "unfinished": unfinished})
+
+
+def core_properties() -> list[Property]:
+    """What every game is checked for, whatever it declares."""
+    return [
+        Property("state rules", "the game's invariants and the protocol's rules, at every state",
+                 (EXPLORATION, SAMPLES), _state_rules),
+        Property("termination", "every play ends (an end is reachable from every state; no seat "
+                 "alone can prolong play for ever)", (EXPLORATION, SAMPLES), _termination),
+        fast_path_property(),
+    ]
+
+
+def sample_properties(ctx: Context) -> list[PropertyResult]:
+    """Every invariant and protocol rule at every state of the context's sampled plays. Not a
+    proof: the results say so."""
+    from ruleproof.model.sampling import narrate_play
     start = time.perf_counter()
-    n = ex.num_states
-    if not ex.complete:
-        return PropertyResult("termination", UNKNOWN, f"graph incomplete ({ex.stop_reason})", kind="graph")
-    offsets = np.frombuffer(ex.offsets, dtype=np.int64)
-    child = np.frombuffer(ex.child, dtype=np.int64)
-    source = np.repeat(np.arange(n), np.diff(offsets))
-    graph = csr_matrix((np.ones(len(child), np.int8), (source, child)), shape=(n, n))
-    n_comp, label = connected_components(graph, directed=True, connection="strong")
-    acyclic = n_comp == n and not (source == child).any()
-    # reverse reachability from the terminal states
-    reverse = graph.T.tocsr()
-    can_end = np.zeros(n, dtype=bool)
-    queue = deque(int(v) for v in np.flatnonzero(np.frombuffer(ex.kind, np.int8) == TERMINAL))
-    can_end[list(queue)] = True
-    while queue:
-        v = queue.popleft()
-        for u in reverse.indices[reverse.indptr[v]:reverse.indptr[v + 1]]:
-            if not can_end[u]:
-                can_end[u] = True
-                queue.append(int(u))
-    stuck = np.flatnonzero(~can_end)
+    game = ctx.game
+    invariants = list(game.invariants())
+    failures: dict[str, list[str]] = {}
+    states = 0
+
+    def trace(steps, j, i) -> list[str]:
+        return narrate_play(game, steps, j, f"sampled play {i + 1} (seed {ctx.seed})")
+
+    for i, steps in enumerate(ctx.plays):
+        visited = [game.initial_state()] + [t for _, _, t in steps]
+        states += len(visited)
+        for j, state in enumerate(visited):
+            for inv in invariants:
+                if inv.name in failures:
+                    continue
+                reason = inv.check(state)
+                if reason is not None:
+                    failures[inv.name] = trace(steps, j, i) + [f"violated: {reason}"]
+            seat = game.current_player(state)
+            if seat == TERMINAL:
+                ret = game.returns(state)
+                if any(not game.min_utility <= r <= game.max_utility for r in ret) or (
+                        game.constant_sum is not None and sum(ret) != game.constant_sum):
+                    failures.setdefault("utility-bounds", trace(steps, j, i) + [f"returns {tuple(map(str, ret))}"])
+            elif seat == CHANCE:
+                problem = _distribution_problem(tuple(p for _, p in game.chance_outcomes(state)))
+                if problem:
+                    failures.setdefault("chance-distribution", trace(steps, j, i) + [problem])
+            elif not game.legal_actions(state):
+                failures.setdefault("legal-actions", trace(steps, j, i) + ["no legal move"])
     seconds = time.perf_counter() - start
-    if stuck.size:
-        node = int(stuck[np.argmin(np.frombuffer(ex.depth, np.int64)[stuck])])
-        return PropertyResult("termination", FAILS, f"{stuck.size} reachable states cannot reach an end",
-                              ex.narrate(node, "from here no sequence of moves ends the game"),
-                              "graph", seconds)
-    if acyclic:
-        _, height, _ = scc_levels(n, source, child)   # the heights solve orders its levels by
-        longest = int(height[label[0]])
-        return PropertyResult("termination", HOLDS, f"acyclic: every play ends within {longest} moves",
-                              kind="graph", seconds=seconds, data={"longest_play": longest})
-    only_chance_cycles = True
-    cyclic_nodes = np.flatnonzero(np.bincount(label, minlength=n_comp)[label] > 1)
-    kinds = np.frombuffer(ex.kind, np.int8)
-    if (kinds[cyclic_nodes] >= 0).any():
-        only_chance_cycles = False
-    detail = ("cycles exist; an end is reachable from every reachable state"
-              + (" (cycles pass only through chance, so play ends with probability 1)"
-                 if only_chance_cycles else
-                 " (players can prolong play around cycles; with chance, optimal play ends with "
-                 "probability 1 whenever every cycle loses value)"))
-    return PropertyResult("termination", HOLDS, detail, kind="graph", seconds=seconds,
-                          data={"cyclic_states": int(cyclic_nodes.size)})
+    done = len(ctx.plays)
+    named = [(inv.name, inv.description) for inv in invariants] + list(PROTOCOL_PROPERTIES.items())
+    out = []
+    for name, description in named:
+        if name in failures:
+            out.append(ctx.result(name, FAILS, description, failures[name], seconds=seconds,
+                                  data={"plays": done}))
+        elif done == 0:
+            out.append(ctx.result(name, UNKNOWN, f"{description}: no play sampled before the time limit"))
+        else:
+            out.append(ctx.result(name, HOLDS, f"{description}: no violation in {done:,} plays "
+                                  f"({states:,} states) -- sampled, not a proof", seconds=seconds,
+                                  data={"plays": done, "states": states}))
+    return out
 
 
-def shortest_lasso(ex: Exploration, final_note: str = "") -> list[str] | None:
-    """A play that can go on for ever: the shortest path from the start to a reachable cycle, then
-    the shortest cycle through that state, narrated move by move; None when the explored graph has
-    no cycle. (A cycle never contains an end: terminal states have no moves.)"""
-    if not ex.complete:
-        return None
-    n = ex.num_states
-    offsets = np.frombuffer(ex.offsets, dtype=np.int64)
-    child = np.frombuffer(ex.child, dtype=np.int64)
-    source = np.repeat(np.arange(n), np.diff(offsets))
-    graph = csr_matrix((np.ones(len(child), np.int8), (source, child)), shape=(n, n))
-    _, label = connected_components(graph, directed=True, connection="strong")
-    sizes = np.bincount(label)
-    on_cycle = (sizes[label] > 1)
-    on_cycle[source[source == child]] = True
-    if not on_cycle.any():
-        return None
-    depth = np.frombuffer(ex.depth, np.int64)
-    candidates = np.flatnonzero(on_cycle)
-    entry = int(candidates[np.argmin(depth[candidates])])
-    # BFS inside the entry's component, back to the entry
-    comp = label[entry]
-    back: dict[int, int] = {}
-    queue, found = deque([entry]), None
-    while queue and found is None:
-        v = queue.popleft()
-        for e in range(int(offsets[v]), int(offsets[v + 1])):
-            c = int(child[e])
-            if label[c] != comp:
-                continue
-            if c == entry:
-                found = e
-                break
-            if c not in back:
-                back[c] = e
-                queue.append(c)
-    cycle = [found]
-    v = ex.source_of(found)
-    while v != entry:
-        e = back[v]
-        cycle.append(e)
-        v = ex.source_of(e)
-    cycle.reverse()
-    lines = ex.narrate(entry)
-    lines.append(f"-- from here the play can repeat for ever ({len(cycle)} moves per lap):")
-    game = ex.game
-    for step, e in enumerate(cycle, 1):
-        src = ex.source_of(e)
-        move = game.describe_action(ex.state(src), ex.action[e])
-        if ex.prob[e] is not None:
-            move += f" (probability {ex.prob[e]})"
-        lines.append(f"  {step}. {game.seat_name(int(ex.kind[src]))}: {move} -> "
-                     f"{game.describe_state(ex.state(int(child[e])))}")
-    lines.append(final_note or "-- back at the state the lap started from")
-    return lines
-
-
-#: without a user --timeout, a ruleset too big to explore gets this many seconds in all: the direct
-#: exploration gets a share, then the Z3 proofs, the derived configurations and sampled plays
-DEFAULT_BUDGET = 110.0
-#: the share of the budget the direct exploration may use before verify switches to that path
-DIRECT_SHARE = 0.25
-#: sampled plays at full size (each checks every invariant at every visited state)
-DEFAULT_PLAYS = 2_000
-
+# ---- the scheduler ---------------------------------------------------------------------------------------
 
 def config_label(spec: GameSpec, ruleset: Ruleset) -> str:
     """The configuration a result is about: ruleset name and the parameters that differ from the
@@ -201,21 +197,78 @@ def _short(value: Any) -> str:
     return str(value)
 
 
+def game_properties(spec: GameSpec, ruleset: Ruleset, game) -> list[Property]:
+    """The core properties and the game's own, in the order verify reports them."""
+    own = list(spec.properties(ruleset, game)) if spec.properties is not None else []
+    return core_properties() + own
+
+
+def _run(prop: Property, ctx: Context) -> list[PropertyResult]:
+    """One property's results on one context; a check that raises is reported, not propagated."""
+    if ctx.limits.expired():
+        res = ctx.limits.not_run(prop.name)
+        res.data["property"], res.scope = prop.name, ctx.scope
+        return [res]
+    start = time.perf_counter()
+    try:
+        got = prop.check(ctx)
+    except (KeyboardInterrupt, MemoryError):
+        raise
+    except Exception as exc:   # noqa: BLE001 -- a crash in one check never hides the others
+        return [PropertyResult(prop.name, UNKNOWN, f"the check could not finish: {type(exc).__name__}: "
+                               f"{exc} (an internal error: please report it)", kind="error",
+                               seconds=time.perf_counter() - start, scope=ctx.scope)]
+    results = [got] if isinstance(got, PropertyResult) else list(got)
+    for r in results:
+        r.scope = r.scope or ctx.scope
+        r.data.setdefault("property", prop.name)
+    return results
+
+
+def run_properties(props: Sequence[Property], ctx: Context, *, tag: str = "",
+                   full_size: bool = False) -> list[PropertyResult]:
+    """Every property that can read the context's evidence (or nothing), in order. On a complete
+    exploration each gets it (or nothing, for a proof on the parameters); at full size a property
+    that can read samples gets them, one that needs nothing runs, and one that needs a complete
+    exploration is left to the derived configurations."""
+    out = []
+    for i, prop in enumerate(props):
+        ctx.limits.report(f"{prop.name}{tag}", i, len(props))
+        if ctx.source in prop.needs:
+            sub = ctx
+        elif NOTHING in prop.needs:
+            sub = Context(ctx.spec, ctx.ruleset, ctx.game, ctx.label, NOTHING, seed=ctx.seed,
+                          limits=ctx.limits, derived=ctx.derived, cache=ctx.cache)
+        elif full_size:
+            continue
+        else:   # e.g. a property that reads samples only: a complete exploration is at least as good
+            sub = ctx
+        for r in _run(prop, sub):
+            if tag:
+                r.name = f"{r.name} {tag}"
+            out.append(r)
+    return out
+
+
+def check_exploration(spec: GameSpec, ruleset: Ruleset, ex: Exploration, *, own_only: bool = False,
+                      limits: Limits | None = None, seed: int = 0) -> dict[str, PropertyResult]:
+    """Every property (only the game's own with ``own_only``) on a complete exploration of
+    ``ruleset``, by name: what verify reports for an explored configuration."""
+    game = ex.game
+    props = list(spec.properties(ruleset, game)) if own_only else game_properties(spec, ruleset, game)
+    ctx = Context(spec, ruleset, game, config_label(spec, ruleset), EXPLORATION, exploration=ex, seed=seed,
+                  limits=limits or Limits())
+    return {r.name: r for r in run_properties(props, ctx)}
+
+
 def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
            timeout: float | None = None, progress: Callable | None = None,
            plays: int | None = None, seed: int = 0,
            phase: Callable[[str, int, int | None], None] | None = None) -> VerifyReport:
-    """Every property of ``ruleset`` with its evidence.
-
-    The configuration is explored exhaustively when it fits (the state cap, and a share of the time
-    budget). When it does not, the ruleset still gets a verdict: (a) the Z3 proofs on its own
-    parameters, their mapping checked on sampled plays; (b) exhaustive checks on the smaller
-    configurations the game derives from it while keeping the edit (``GameSpec.shrink``), each
-    named; (c) ``plays`` sampled full-size plays with every invariant checked at every state.
+    """Every property of ``ruleset`` with its evidence (see the module docstring).
 
     ``progress(states, pending, seconds)`` follows each exploration; ``phase(what, done, total)``
-    every later step (each proof, the game checks that report through ``Limits.report``, the
-    sampled plays), so a progress bar moves in every phase.
+    every later step, so a progress bar moves in every phase.
     """
     start = time.perf_counter()
     limits = Limits.starting_now(max_states, timeout, phase)
@@ -225,174 +278,145 @@ def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
     # with both a time and a state limit from the user, the state limit says when to stop exploring
     share = 1.0 if timeout is not None and max_states else DIRECT_SHARE
     direct_time = (timeout if timeout is not None else DEFAULT_BUDGET) * share
-    ex = explore(game, max_states=limit, timeout=direct_time, progress=progress)
     report = VerifyReport(ruleset, dict(ruleset.params))
+    ex, crash = _explore_guarded(game, limit, direct_time, progress)
+    if crash is not None:
+        report.properties.append(PropertyResult("model-runs", FAILS, "every move of every reachable state "
+                                                "can be computed by the model", crash, "exhaustive", scope=label))
+        report.seconds = time.perf_counter() - start
+        return report
     report.states = ex.num_states
+    props = game_properties(spec, ruleset, game)
     if ex.complete:
-        _verify_explored(spec, ruleset, game, ex, label, limits, report)
+        ctx = Context(spec, ruleset, game, label, EXPLORATION, exploration=ex, seed=seed, limits=limits)
+        report.properties.extend(run_properties(props, ctx))
+        companions = [d for d in derived_of(spec, ruleset) if d.always]
+        _derived_configs(spec, ruleset, companions, limits, report, seed, progress, set())
     else:
         rest = (limits if timeout is not None else
                 Limits.starting_now(max_states, DEFAULT_BUDGET - (time.perf_counter() - start), phase))
-        _verify_too_big(spec, ruleset, game, ex, label, rest, report, plays or DEFAULT_PLAYS, seed, progress)
+        _verify_too_big(spec, ruleset, game, ex, label, props, rest, report, plays or DEFAULT_PLAYS, seed, progress)
     report.seconds = time.perf_counter() - start
     return report
 
 
-def _verify_explored(spec, ruleset, game, ex, label, limits, report) -> None:
-    scope = f"{label}: {ex.num_states:,} states"
-    for prop in exploration_properties(ex) + [termination_property(ex)]:
-        prop.scope = prop.scope or scope
-        report.properties.append(prop)
-    proofs = list(spec.proofs(ruleset, game) if spec.proofs else ())
-    for i, proof in enumerate(proofs):
-        limits.report(f"proof {proof.name}", i, len(proofs))
-        report.properties.append(check_rule_proof(proof, game, exploration=ex, scope=scope, limits=limits))
-    limits.report("game checks", 0, None)
-    if spec.explored_checks is not None:   # game checks that read this very exploration
-        for prop in spec.explored_checks(ruleset, ex, limits):
-            prop.scope = prop.scope or scope
-            report.properties.append(prop)
-    if spec.checks is not None:
-        for prop in spec.checks(ruleset, limits=limits):
-            prop.scope = prop.scope or label
-            report.properties.append(prop)
+def derived_of(spec: GameSpec, ruleset: Ruleset) -> list:
+    """The game's derived configurations of ``ruleset`` (none when it declares none)."""
+    return list(spec.derived(ruleset)) if spec.derived is not None else []
 
 
-def _verify_too_big(spec, ruleset, game, ex, label, limits, report, plays, seed, progress) -> None:
-    """(a) proofs on the ruleset's own parameters, (b) derived configurations, (c) sampled plays.
-    The time left is split: a third for the derived configurations, the rest for the plays (the
-    proofs take seconds)."""
+def _explore_guarded(game, limit, timeout, progress) -> tuple[Exploration | None, list[str] | None]:
+    """The exploration, or (when the model itself raises on some reachable state) the shortest
+    play to that state and the error, found by a plain breadth-first search."""
+    try:
+        return explore(game, max_states=limit, timeout=timeout, progress=progress), None
+    except (KeyboardInterrupt, MemoryError):
+        raise
+    except Exception:   # noqa: BLE001 -- the model's own error, narrated below
+        return None, crash_trace(game)
+
+
+def crash_trace(game, budget: int = 2_000_000) -> list[str]:
+    """A shortest play to a state where the model raises, and the error."""
+    from collections import deque
+    start = game.initial_state()
+    parent: dict[Any, tuple[Any, Any] | None] = {}
+    try:
+        parent[game.key(start)] = None
+    except Exception as exc:   # noqa: BLE001
+        return [f"start: the model cannot key its initial state: {type(exc).__name__}: {exc}"]
+    queue = deque([start])
+    while queue and len(parent) < budget:
+        state = queue.popleft()
+        try:
+            if game.current_player(state) == TERMINAL:
+                game.returns(state)
+                continue
+            moves = game.successors(state)
+            nexts = [(a, t, game.key(t)) for a, _p, t in moves]
+        except Exception as exc:   # noqa: BLE001
+            return _path(game, parent, state) + [f"here the model raises {type(exc).__name__}: {exc}"]
+        for a, t, k in nexts:
+            if k not in parent:
+                parent[k] = (state, a)
+                queue.append(t)
+    return ["the model raised during the exploration, but a plain search did not meet the error again"]
+
+
+def _path(game, parent, state) -> list[str]:
+    steps = []
+    key = game.key(state)
+    while parent.get(key) is not None:
+        prev, move = parent[key]
+        steps.append((prev, move, state))
+        state, key = prev, game.key(prev)
+    steps.reverse()
+    lines = [f"start: {game.describe_state(game.initial_state())}"]
+    for i, (s, a, t) in enumerate(steps, 1):
+        lines.append(f"{i}. {game.seat_name(game.current_player(s))}: {game.describe_action(s, a)} -> "
+                     f"{game.describe_state(t)}")
+    return lines
+
+
+def _verify_too_big(spec, ruleset, game, ex, label, props, limits, report, plays, seed, progress) -> None:
+    """(a) sampled plays, (b) the properties that read samples or nothing, (c) derived
+    configurations. The time left is split: 45% for drawing the plays, then the properties within
+    40% of what is left, then the derived configurations."""
     why = f"{label} is too big to explore within the limits ({ex.num_states:,} states explored, {ex.stop_reason})"
     report.notes.append(why)
-    # (c) first builds the sample the proofs' mappings are checked on
     left = limits.remaining()
     sample_limits = Limits.starting_now(None, None if left is None else left * 0.45, limits.progress)
-    sampled = sample_properties(game, plays, seed, sample_limits, label)
-    report.properties.extend(sampled)
-    n_plays = next((p.data.get("plays", 0) for p in sampled), 0)
-    proofs = list(spec.proofs(ruleset, game) if spec.proofs else ())
-    for i, proof in enumerate(proofs):
-        limits.report(f"proof {proof.name} (full size)", i, len(proofs))
-        report.properties.append(check_rule_proof(proof, game, plays=max(1, min(n_plays, 300)), seed=seed,
-                                                  scope=f"{label}: Z3 on its own parameters", limits=limits))
-    # the game's own checks at full size, within a share of the time: those that need no complete
-    # exploration answer, the others say they could not (unknown), so no property is dropped
+    drawn = draw_plays(game, plays, seed, sample_limits,
+                       lambda done, total: limits.report("sampled plays", done, total))
+    ctx = Context(spec, ruleset, game, label, SAMPLES, plays=drawn, seed=seed, limits=limits)
+    core, own = props[:len(core_properties())], props[len(core_properties()):]
+    report.properties.extend(run_properties(core, ctx, full_size=True))
+    # the game's own properties read fewer plays (a proof's mapping costs more per transition)
     left = limits.remaining()
-    check_limits = replace(limits, deadline=None if left is None else time.perf_counter() + left * 0.4)
-    limits.report("game checks (full size)", 0, None)
-    if spec.full_size_checks is not None:
-        report.properties.extend(spec.full_size_checks(ruleset, game, label, check_limits,
-                                                                max(1, min(n_plays, 300)), seed))
-    elif spec.checks is not None:
-        for prop in spec.checks(ruleset, limits=check_limits):
-            prop.scope = prop.scope or label
-            report.properties.append(prop)
-    if spec.shrink is None:
+    own_limits = Limits(limits.max_states, None if left is None else time.perf_counter() + left * 0.4,
+                        limits.progress)
+    own_ctx = Context(spec, ruleset, game, label, SAMPLES, plays=drawn[:PROPERTY_PLAYS], seed=seed,
+                      limits=own_limits)
+    report.properties.extend(run_properties(own, own_ctx, full_size=True))
+    derived = derived_of(spec, ruleset)
+    # the properties that need every state: only a derived configuration can give them one
+    waiting = {p.name for p in props if EXPLORATION in p.needs and SAMPLES not in p.needs
+               and NOTHING not in p.needs}
+    _derived_configs(spec, ruleset, derived, limits, report, seed, progress, waiting)
+    for name in sorted(waiting):
+        report.properties.append(PropertyResult(
+            name, UNKNOWN, "needs every state of a configuration: this one is too big to explore and no "
+            "derived configuration was explored within the limits", kind="exhaustive", scope=label,
+            data={"property": name}))
+    if not derived:
         report.notes.append(f"{spec.name} derives no smaller configurations; evidence is proofs and sampling")
-        return
-    shrunk = list(spec.shrink(ruleset))
-    for k, (derived_label, derived) in enumerate(shrunk):
-        limits.report(f"derived {derived_label}", k, len(shrunk))
+
+
+def _derived_configs(spec, ruleset, derived, limits, report, seed, progress, waiting: set[str]) -> None:
+    """Each derived configuration explored and given every property again, named ``[label]``;
+    ``waiting`` loses the names of the properties that ran on one."""
+    for k, d in enumerate(derived):
+        limits.report(f"derived {d.label}", k, len(derived))
         if limits.expired():
-            report.notes.append(f"derived configuration {derived_label!r} not explored: time limit")
+            report.notes.append(f"derived configuration {d.label!r} not explored: time limit")
             continue
         sub = Limits.starting_now(limits.max_states, limits.remaining(), limits.progress)
-        dgame = spec.build(derived)
-        dex = explore(dgame, max_states=sub.states(spec.verify_max_states), timeout=sub.remaining(),
-                      progress=progress)
-        dlabel = f"derived: {derived_label}"
-        if not dex.complete:
-            report.notes.append(f"{dlabel}: not explored completely ({dex.stop_reason})")
+        dgame = spec.build(d.ruleset)
+        dex, crash = _explore_guarded(dgame, sub.states(spec.verify_max_states), sub.remaining(), progress)
+        if crash is not None:
+            report.properties.append(PropertyResult(f"model-runs [{d.label}]", FAILS, "every move of every "
+                                                    "reachable state can be computed by the model", crash,
+                                                    "exhaustive", scope=f"derived: {d.label}"))
             continue
-        report.derived.append({"label": derived_label, "config": derived.as_dict(), "states": dex.num_states})
-        scope = f"{dlabel}: {dex.num_states:,} states"
-        for prop in exploration_properties(dex) + [termination_property(dex)]:
-            prop.name, prop.scope = f"{prop.name} [{derived_label}]", scope
-            report.properties.append(prop)
-        for proof in (spec.proofs(derived, dgame) if spec.proofs else ()):
-            res = check_rule_proof(proof, dgame, exploration=dex, scope=scope, limits=sub)
-            res.name = f"{res.name} [{derived_label}]"
-            report.properties.append(res)
-        for prop in (spec.explored_checks(derived, dex, sub) if spec.explored_checks is not None else ()):
-            prop.name, prop.scope = f"{prop.name} [{derived_label}]", prop.scope or scope
-            report.properties.append(prop)
-        if spec.checks is not None:
-            for prop in spec.checks(derived, limits=sub):
-                prop.name, prop.scope = f"{prop.name} [{derived_label}]", prop.scope or dlabel
-                report.properties.append(prop)
-
-
-def sample_properties(game, plays: int, seed: int, limits: Limits, label: str) -> list[PropertyResult]:
-    """Every invariant and protocol rule at every state of ``plays`` seeded random plays (uniform
-    decisions, chance by its probabilities). Not a proof: the results say so."""
-    from ruleproof.proofs.refinement import random_play
-    import random
-    start = time.perf_counter()
-    rng = random.Random(seed)
-    invariants = list(game.invariants())
-    failures: dict[str, list[str]] = {}
-    states = done = unfinished = 0
-    max_moves = game.max_game_length or 100_000
-    for done in range(1, plays + 1):
-        if limits.expired():
-            done -= 1
-            break
-        if done % 50 == 1:
-            limits.report("sampled plays", done - 1, plays)
-        steps = random_play(game, rng, max_moves)
-        visited = [game.initial_state()] + [t for _, _, t in steps]
-        states += len(visited)
-        last = visited[-1]
-        if game.current_player(last) != TERMINAL:
-            unfinished += 1
-        for j, state in enumerate(visited):
-            for inv in invariants:
-                if inv.name in failures:
-                    continue
-                reason = inv.check(state)
-                if reason is not None:
-                    failures[inv.name] = _sample_trace(game, steps, j, done, seed) + [f"violated: {reason}"]
-            seat = game.current_player(state)
-            if seat == TERMINAL:
-                ret = game.returns(state)
-                if any(not game.min_utility <= r <= game.max_utility for r in ret) or (
-                        game.constant_sum is not None and sum(ret) != game.constant_sum):
-                    failures.setdefault("utility-bounds", _sample_trace(game, steps, j, done, seed)
-                                        + [f"returns {tuple(map(str, ret))}"])
-            elif seat == CHANCE:
-                problem = _distribution_problem(tuple(p for _, p in game.chance_outcomes(state)))
-                if problem:
-                    failures.setdefault("chance-distribution", _sample_trace(game, steps, j, done, seed) + [problem])
-            elif not game.legal_actions(state):
-                failures.setdefault("legal-actions", _sample_trace(game, steps, j, done, seed) + ["no legal move"])
-    seconds = time.perf_counter() - start
-    scope = f"{label}: {done:,} sampled plays (seed {seed}), {states:,} states visited"
-    named = [(inv.name, inv.description) for inv in invariants] + list(PROTOCOL_PROPERTIES.items())
-    out = []
-    for name, description in named:
-        if name in failures:
-            out.append(PropertyResult(name, FAILS, description, failures[name], "sampled", seconds,
-                                      {"plays": done}, scope))
-        elif done == 0:
-            out.append(PropertyResult(name, UNKNOWN, f"{description}: no play sampled before the time limit",
-                                      kind="sampled", scope=scope))
-        else:
-            out.append(PropertyResult(name, HOLDS, f"{description}: no violation in {done:,} plays "
-                                      f"({states:,} states) -- sampled, not a proof", kind="sampled",
-                                      seconds=seconds, data={"plays": done, "states": states}, scope=scope))
-    ended = done - unfinished
-    out.append(PropertyResult("termination", HOLDS if done and not unfinished else UNKNOWN,
-                              f"{ended:,} of {done:,} sampled plays ended (within {max_moves:,} moves each)"
-                              + (" -- sampled, not a proof" if done and not unfinished else
-                                 "; a play that does not end may loop: explore a derived configuration"),
-                              kind="sampled", seconds=seconds, data={"plays": done, "unfinished": unfinished},
-                              scope=scope))
-    return out
-
-
-def _sample_trace(game, steps, upto: int, play: int, seed: int) -> list[str]:
-    from ruleproof.proofs.refinement import narrate_play
-    return narrate_play(game, steps, upto, f"sampled play {play} (seed {seed})")
+        if not dex.complete:
+            report.notes.append(f"derived: {d.label}: not explored completely ({dex.stop_reason})")
+            continue
+        report.derived.append({"label": d.label, "config": d.ruleset.as_dict(), "states": dex.num_states})
+        dctx = Context(spec, d.ruleset, dgame, config_label(spec, d.ruleset), EXPLORATION, exploration=dex,
+                       seed=seed, limits=sub, derived=d.label)
+        results = run_properties(game_properties(spec, d.ruleset, dgame), dctx, tag=f"[{d.label}]")
+        report.properties.extend(results)
+        waiting -= {r.data.get("property") for r in results if r.status != UNKNOWN}
 
 
 # ---- the verdict of several reports -----------------------------------------------------------

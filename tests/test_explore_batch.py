@@ -44,8 +44,7 @@ class Capped(Pig):
             return "banked 5+" if max(s[:2]) >= 5 else None
 
         def check_keys(keys):
-            return np.maximum((keys >> self._score_shift[0]) & self._field,
-                              (keys >> self._score_shift[1]) & self._field) >= 5
+            return np.maximum(self.record.column(keys, "score0"), self.record.column(keys, "score1")) >= 5
         return (Invariant("score-below-5", "no banked score reaches 5", check,
                           check_keys if self.vectorised else None),)
 

@@ -19,8 +19,8 @@ from ruleproof.model.loira.state import STOP_ACT, TURN
 from ruleproof.model.loira.table import features
 from ruleproof.model.protocol import CHANCE, TERMINAL
 from ruleproof.model.registry import load_ruleset
-from ruleproof.solver.limits import Limits
-from ruleproof.solver.montecarlo import sample_outcome
+from ruleproof.model.limits import Limits
+from ruleproof.model.sampling import sample_outcome
 
 #: configurations whose exact regret takes seconds (the 8- and 10-card rungs take minutes)
 FAST = ["bench rung, 4 cards", "bench rung, 6 cards", "loira-mini", "tiny example",

@@ -14,7 +14,7 @@ from ruleproof.model.loira.game import LoiraGame
 from ruleproof.model.loira.state import CROLLS, STOP, TURN
 from ruleproof.proofs.loira import (card_conservation, centre_belief, deck_never_empty, loira_proofs,
                           match_termination, roll_conservation, round_termination)
-from ruleproof.proofs.loira_checks import explored_checks
+from ruleproof.solver.verify import check_exploration
 from ruleproof.proofs.refinement import check_rule_proof
 from ruleproof.solver.explore import explore
 
@@ -73,7 +73,7 @@ class DescargaLosesTheCard(LoiraGame):
 
 def test_a_vanishing_card_turns_card_conservation_red():
     text = _red(_check(card_conservation, SMALL, DescargaLosesTheCard))
-    assert "then: flushes" in text and "invariant fails on the frame [F1]" in text
+    assert "then: seat 1: flushes" in text and "invariant fails on the frame [F1]" in text
 
 
 # ---- rolls ---------------------------------------------------------------------------------------------
@@ -155,7 +155,7 @@ def test_a_tied_round_that_records_no_win_turns_match_termination_red(monkeypatc
 def _explored(deck, **params):
     rs, game = _game(deck, **params)
     ex = explore(game, check_invariants=False)
-    return {p.name: p for p in explored_checks(rs, ex)}
+    return check_exploration(SPEC, rs, ex, own_only=True)
 
 
 def test_a_bathroom_card_scoring_one_more_turns_score_bounds_red(monkeypatch):

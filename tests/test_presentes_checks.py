@@ -20,7 +20,7 @@ def test_every_check_holds_on_the_small_configuration():
 
 
 def test_the_official_board_sweep_runs_for_a_ruleset_on_an_official_board_only():
-    from ruleproof.solver.limits import Limits
+    from ruleproof.model.limits import Limits
     stopped = Limits(deadline=0.0)  # every graph reported not run: only the names matter here
     sweep = [r.name for r in checks(SPEC.default(), limits=stopped) if "2 players" in r.name]
     assert len(sweep) >= 6

@@ -6,6 +6,7 @@ turn red with the concrete transition narrated, while an unchanged model keeps e
 from __future__ import annotations
 
 import dataclasses
+from fractions import Fraction
 
 import pytest
 import z3
@@ -52,31 +53,33 @@ class _StateOnly(Pig):
 
 
 @pytest.mark.parametrize("players", [2, 3])
-def test_pig_proofs_hold_on_the_real_model_with_every_transition_mapped(players):
+def test_pig_proofs_hold_on_the_real_model_with_every_move_bound(players):
     props = _verify_pig(Pig, goal=12, players=players)
     for name in ("pig-state-invariant", "pig-turn-progress"):
         p = props[name]
         assert p.status == "holds" and p.evidence == "proved", p.detail
         ref = p.data["refinement"]
-        assert ref["mode"] == "exhaustive" and ref["steps"] > 1000 and ref["exits"] > 0
+        assert ref["mode"] == "exhaustive" and ref["bound"] and ref["chance_law"]
+        assert ref["steps"] > 1000 and ref["chance_nodes"] > 100
+        assert set(ref["by_action"]) == {"roll", "hold", "score", "bust"}
 
 
 class BustKeepsTurnTotal(_StateOnly):
-    def _land(self, s, face):
-        t = super()._land(s, face)
+    def land(self, s, face):
+        t = super().land(s, face)
         return t[:self._turn] + (s[self._turn],) + t[self._turn + 1:] if face == 1 else t
 
 
 class HoldBanksNothing(_StateOnly):
-    def _hold(self, s):
-        t = super()._hold(s)
+    def hold(self, s):
+        t = super().hold(s)
         mover = s[self._mover]
         return t[:mover] + (s[mover],) + t[mover + 1:]
 
 
 class ScoringRollAddsOneMore(_StateOnly):
-    def _land(self, s, face):
-        t = super()._land(s, face)
+    def land(self, s, face):
+        t = super().land(s, face)
         if face >= 2 and t[self._winner] < 0 and t[s[self._mover]] + t[self._turn] + 1 < self.goal:
             return t[:self._turn] + (t[self._turn] + 1,) + t[self._turn + 1:]
         return t
@@ -84,26 +87,73 @@ class ScoringRollAddsOneMore(_StateOnly):
 
 class WinOnlyAboveTheGoal(_StateOnly):
     """The end trigger moves: reaching the goal exactly no longer wins (the score stays banked)."""
-    def _land(self, s, face):
+    def land(self, s, face):
         mover, turn = s[self._mover], s[self._turn]
         if face >= 2 and s[mover] + turn + face == self.goal:
             return s[:self._turn] + (turn + face, 0, -1)
-        return super()._land(s, face)
+        return super().land(s, face)
 
 
-@pytest.mark.parametrize("mutant, proof", [
-    (BustKeepsTurnTotal, "pig-state-invariant"),
-    (HoldBanksNothing, "pig-state-invariant"),
-    (ScoringRollAddsOneMore, "pig-turn-progress"),
-    (WinOnlyAboveTheGoal, "pig-state-invariant"),
-])
-def test_a_broken_pig_rule_turns_its_proof_red_with_the_transition_narrated(mutant, proof):
+class SixAlsoBusts(_StateOnly):
+    """Which outcome triggers what: a 6 passes the die like a 1 (issue #21's example)."""
+    def land(self, s, face):
+        return super().land(s, 1 if face == 6 else face)
+
+
+class LoadedDie(_StateOnly):
+    """A chance weight: the 6 comes up twice as often as the other faces."""
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        f = self.faces
+        self._outcomes = tuple((o, Fraction(2 if o == f else 1, f + 1)) for o, _ in self._outcomes)
+
+
+class WinnerIsTheNextSeat(_StateOnly):
+    """Who benefits: the seat after the one that reached the goal is declared the winner."""
+    def land(self, s, face):
+        t = super().land(s, face)
+        w = t[self._winner]
+        return t if w < 0 else t[:self._winner] + ((w + 1) % self.num_players,)
+
+
+class HoldKeepsTheDie(_StateOnly):
+    """Who acts: a hold banks the turn total but the same seat moves again."""
+    def hold(self, s):
+        t = super().hold(s)
+        return t[:self._mover] + (s[self._mover],) + t[self._mover + 1:]
+
+
+@pytest.mark.parametrize("mutant", [BustKeepsTurnTotal, HoldBanksNothing, ScoringRollAddsOneMore,
+                                    SixAlsoBusts, LoadedDie, WinnerIsTheNextSeat, HoldKeepsTheDie])
+def test_a_broken_pig_rule_fails_its_proof_by_refinement_with_the_transition_narrated(mutant):
     props = _verify_pig(mutant)
-    p = props[proof]
+    p = props["pig-state-invariant"]
     assert p.status == "fails" and p.kind == "refinement", p.detail
     text = "\n".join(p.counterexample)
-    assert "start:" in text and "then:" in text
-    assert "frame before" in text or "invariant fails" in text or "no exit" in text
+    assert "start:" in text
+    assert ("then:" in text and "the proof's model:" in text) or "chance node" in text, text
+    assert ("frame before" in text or "invariant fails" in text or "law" in text), text
+
+
+def test_a_model_that_raises_is_reported_with_the_play_that_reaches_the_error():
+    """Reaching the goal no longer wins: the turn total grows past the record's range, the key
+    cannot be packed, and verify narrates the shortest play to that state (no exit 3)."""
+    p = _verify_pig(WinOnlyAboveTheGoal)["model-runs"]
+    assert p.status == "fails" and "does not fit its key's fields" in p.counterexample[-1]
+    assert p.counterexample[0].startswith("start:")
+
+
+def test_six_also_busts_is_narrated_as_a_score_the_relation_does_not_allow():
+    p = _verify_pig(SixAlsoBusts)["pig-state-invariant"]
+    text = "\n".join(p.counterexample)
+    assert "the die shows 6 (the proof's model: score(pts=6))" in text
+    assert "the relation of score(pts=6) does not allow this step; the step would be bust()" in text
+
+
+def test_a_loaded_die_fails_the_chance_law_outcome_by_outcome():
+    p = _verify_pig(LoadedDie)["pig-state-invariant"]
+    text = "\n".join(p.counterexample)
+    assert "score(pts=6): the model 2/7, the rules 1/6" in text
 
 
 def test_the_mapping_is_checked_on_sampled_plays_when_not_explored():

@@ -13,8 +13,8 @@ from ruleproof.model.loira.summary import summary as loira_summary
 from ruleproof.model.loira.summary import turn_choices
 from ruleproof.model.loira.table import _decisions
 from ruleproof.model.pig.game import Pig
-from ruleproof.model.pig.summary import hold_grid
-from ruleproof.model.pig.summary import summary as pig_summary
+from ruleproof.model.kits.dice_race_policy import hold_grid
+from ruleproof.model.kits.dice_race_policy import summary as pig_summary
 from ruleproof.solver.engines import write_solution_files
 from ruleproof.solver.explore import explore
 from ruleproof.solver.graph import policy_table
@@ -104,7 +104,7 @@ def test_pig_goal_10_never_holds_and_the_picture_says_so(tmp_path):
     sol = solve(explore(Pig(goal=10)), exact=True)
     made = pig_summary(sol, occupancy(sol))
     assert made.constant and "never holds" in made.constant and "never holds" in made.text.lower()
-    from ruleproof.model.pig.picture import draw_policy
+    from ruleproof.model.kits.dice_race_policy import draw_policy
     path = draw_policy(sol.exploration.game, sol, tmp_path / "policy.png")
     assert picture_is_not_blank(path)
 

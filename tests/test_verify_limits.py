@@ -14,8 +14,8 @@ from ruleproof.model.presentes.board import OFFICIAL
 from ruleproof.model.registry import get_spec
 from ruleproof.proofs.harness import Action, check_inductive, optimize_bound, prove
 from ruleproof.solver.explore import explore
-from ruleproof.solver.limits import NO_LIMITS, Limits
-from ruleproof.solver.report import FAILS, HOLDS, UNKNOWN
+from ruleproof.model.limits import NO_LIMITS, Limits
+from ruleproof.model.results import FAILS, HOLDS, UNKNOWN
 from ruleproof.solver.verify import verify
 
 #: the machine is shared: a run may overshoot its limit by this much and still pass
@@ -109,7 +109,7 @@ def test_a_time_limit_keeps_every_property_name():
     full = verify(spec, rs)
     assert full.status == HOLDS
     cut = verify(spec, rs, timeout=0.5)
-    assert {p.name for p in full.properties} <= {p.name for p in cut.properties}
+    assert {p.data["property"] for p in full.properties} <= {p.data["property"] for p in cut.properties}
     assert all(p.status in (HOLDS, UNKNOWN) for p in cut.properties)
     assert any(p.status == UNKNOWN for p in cut.properties)  # the deadline stopped something
 
@@ -156,13 +156,13 @@ def test_bomb_busters_max_states_makes_its_missions_unknown():
 def test_loira_searches_of_a_partial_graph_never_hold():
     from ruleproof.model.loira.game import LoiraGame
     from ruleproof.model.loira.config import config_from
-    from ruleproof.proofs.loira_checks import deck_never_empty_failure, l04_readings
+    from ruleproof.proofs.loira_checks import deck_never_empty_failure
     _, rs = small("loira")
     game = LoiraGame(config_from(rs), symmetry=False)
     ex = explore(game, max_states=10, check_invariants=False)
     assert not ex.complete
-    for res in (l04_readings(ex), deck_never_empty_failure(game, ex, "", NO_LIMITS)):
-        assert res.status == UNKNOWN and "state limit 10" in res.detail, res
+    res = deck_never_empty_failure(game, ex, "", NO_LIMITS)
+    assert res.status == UNKNOWN and "state limit 10" in res.detail, res
 
 
 # ---- the command line -------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from typer.testing import CliRunner
 
 from ruleproof.cli import app
 from ruleproof.model.registry import get_spec
-from ruleproof.solver.limits import Limits
+from ruleproof.model.limits import Limits
 from ruleproof.solver.verify import verify
 
 runner = CliRunner()
@@ -16,11 +16,11 @@ def test_verify_text_ends_with_one_line_per_property_then_the_verdict():
     assert result.exit_code == 0, result.stdout
     lines = result.stdout.rstrip("\n").splitlines()
     assert lines[-1] == "verify: holds"
-    assert lines[-2].startswith("pig: holds — 2 proved, 6 exhaustive;")
-    summary = lines[-10:-2]
-    assert lines[-11].startswith("summary of pig (pig)") and "about pig (goal=8): 602 states unless named:" in lines[-11]
+    assert lines[-2].startswith("pig: holds — 2 proved, 7 exhaustive;")
+    summary = lines[-11:-2]
+    assert lines[-12].startswith("summary of pig (pig)") and "about pig (goal=8): 602 states unless named:" in lines[-12]
     names = ["scores-below-goal", "turn-total-bounded", "legal-actions", "chance-distribution",
-             "utility-bounds", "termination", "pig-state-invariant", "pig-turn-progress"]
+             "utility-bounds", "termination", "fast-paths", "pig-state-invariant", "pig-turn-progress"]
     for line, name in zip(summary, names):
         assert line.startswith(f"✓ {name} ") and "goal=8" not in line   # the scope is the header's
     assert "proved" in summary[-1] and "exhaustive" in summary[0]
@@ -42,8 +42,9 @@ def test_verify_reports_every_phase():
     verify(spec, rs, progress=lambda n, p, s: explored.append(n),
            phase=lambda what, done, total: phases.append((what, done, total)))
     assert explored and explored[-1] > 0
-    assert [p[0] for p in phases] == ["proof pig-state-invariant", "proof pig-turn-progress", "game checks"]
-    assert [p[1:] for p in phases[:2]] == [(0, 2), (1, 2)]
+    assert [p[0] for p in phases] == ["state rules", "termination", "fast-paths", "pig-state-invariant",
+                                      "pig-turn-progress"]
+    assert [p[1:] for p in phases] == [(i, 5) for i in range(5)]
     # too big to explore: the sampled plays report as they go
     sampled = []
     verify(spec, rs, max_states=20, plays=120, phase=lambda what, done, total: sampled.append((what, done, total)))

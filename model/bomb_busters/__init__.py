@@ -25,21 +25,6 @@ def build(ruleset) -> BombBusters:
     return BombBusters(Mission.from_ruleset(ruleset))
 
 
-def _checks(ruleset, limits=None):
-    from ruleproof.proofs.bomb_busters_checks import checks
-    return checks(ruleset, limits=limits)
-
-
-def _proofs(ruleset, game):
-    from ruleproof.proofs.bomb_busters import bomb_busters_proofs
-    return bomb_busters_proofs(ruleset, game)
-
-
-def _shrink(ruleset):
-    from .shrink import shrink
-    return shrink(ruleset)
-
-
 #: the default small configuration ``verify`` explores exhaustively (5,169 states, about a second):
 #: 2 experts with 2 racks each, blue 1-2 twice each, '1 de 2' red, all three equipment items
 VERIFY_OVERRIDES = {
@@ -64,9 +49,8 @@ SPEC = GameSpec(
     default_ruleset="bomb-busters",
     build=build,
     verify_overrides=VERIFY_OVERRIDES,
-    checks=_checks,
-    proofs=_proofs,
-    shrink=_shrink,
+    properties="ruleproof.proofs.bomb_busters:properties",
+    derived="ruleproof.proofs.bomb_busters:derived",
     # the tiny missions have at most tens of thousands of states; a full-size mission never fits, so
     # verify stops trying early and spends its time on proofs, derived missions and sampled plays
     verify_max_states=100_000,

@@ -39,31 +39,6 @@ def summary(sol, visits):
     return summary(sol, visits)
 
 
-def _checks(ruleset: Ruleset, limits=None):
-    from ruleproof.proofs.loira_checks import checks
-    return checks(ruleset, limits=limits)
-
-
-def _proofs(ruleset: Ruleset, game: LoiraGame):
-    from ruleproof.proofs.loira import loira_proofs
-    return loira_proofs(ruleset, game)
-
-
-def _shrink(ruleset: Ruleset):
-    from ruleproof.proofs.loira_checks import shrink
-    return shrink(ruleset)
-
-
-def _explored_checks(ruleset: Ruleset, ex, limits=None):
-    from ruleproof.proofs.loira_checks import explored_checks
-    return explored_checks(ruleset, ex, limits)
-
-
-def _full_size_checks(ruleset: Ruleset, game: LoiraGame, label: str, limits, plays: int, seed: int):
-    from ruleproof.proofs.loira_checks import full_size_checks
-    return full_size_checks(ruleset, game, label, limits, plays, seed)
-
-
 SPEC = GameSpec(
     name="loira",
     title="Loira do Banheiro",
@@ -74,9 +49,8 @@ SPEC = GameSpec(
     build=build,
     verify_overrides={"players": 2, "deck": ("F1", "F2", "M1", "grito", "toc-toc", "descarga", "fios"),
                       "stalls": (2, 4), "centre_rolls": 1},
-    checks=_checks,
-    proofs=_proofs,
-    shrink=_shrink,
+    properties="ruleproof.proofs.loira_checks:properties",
+    derived="ruleproof.proofs.loira_checks:derived",
     # the generic explorer visits about 7,000 Loira states a second: beyond this many, verify
     # switches to proofs on the ruleset's own parameters, derived configurations and sampling
     verify_max_states=150_000,
@@ -97,8 +71,6 @@ SPEC = GameSpec(
     metrics=METRICS,
     picture=draw_policy,
     policy_summary=summary,
-    explored_checks=_explored_checks,
-    full_size_checks=_full_size_checks,
 )
 
 __all__ = ["SPEC", "LoiraGame", "build"]

@@ -195,7 +195,7 @@ def _near_optimal_solve(ruleset, options: SolveOptions, progress) -> SolveResult
     exactly on every configuration the exact solver reaches, and seeded self-play against the
     simple rules; the values are its own self-play (sampled, not exact)."""
     from .nearopt_play import answer_text, solve_near_optimal
-    from ruleproof.solver.limits import Limits
+    from ruleproof.model.limits import Limits
     res = solve_near_optimal(ruleset, Limits(deadline=options.deadline),
                              (lambda what, done, total: progress(what, done, total)) if progress else None)
     mirror = [r for r in res["self_play_round"] if r["opponent"] == "near-optimal"]

@@ -129,7 +129,7 @@ def solve_near_optimal(ruleset, limits=None, progress: Callable | None = None,
                        seed: int = 1) -> dict[str, Any]:
     """The near-optimal policy's play table, its measured regret bound and self-play comparisons.
 
-    ``limits``: a ``solver.limits.Limits``; its deadline bounds the Monte Carlo (else
+    ``limits``: a ``model.limits.Limits``; its deadline bounds the Monte Carlo (else
     ``DEFAULT_SECONDS``); every match-up plays at least 20 games, so a deadline of a few seconds
     is overrun. ``progress(what, done, total)`` is told how far the self-play is."""
     from . import SPEC, build

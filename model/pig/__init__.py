@@ -1,19 +1,16 @@
 """Pig (Neller and Presser, 2004): the reference game that proves the solver.
 
-This folder is the worked example of adding a game: ``game.py`` implements the protocol,
-``rulesets/pig.toml`` is the built-in ruleset, ``picture.py`` draws the policy, and ``SPEC`` below
-gathers them; ``model/registry.py`` has one line for it.
+This folder is the worked example of adding a game (docs/adding-a-game.md): ``game.py`` declares
+Pig on the dice-race kit, ``rulesets/pig.toml`` is the built-in ruleset, ``proofs/pig.py`` states
+its rules as an abstract model bound to the code, and ``SPEC`` below gathers them, naming each
+part as a ``"module:attr"`` string imported on first use.
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ruleproof.model.ruleset import Param, RulesSchema, int_in
 from ruleproof.model.spec import GameSpec
-
-if TYPE_CHECKING:
-    from .game import Pig
 
 SCHEMA = RulesSchema(
     game="pig",
@@ -26,24 +23,9 @@ SCHEMA = RulesSchema(
 )
 
 
-def build(ruleset) -> Pig:
+def build(ruleset):
     from .game import Pig  # numpy: imported when a game is built, not when the CLI starts
     return Pig(goal=ruleset["goal"], faces=ruleset["faces"], players=ruleset["players"])
-
-
-def draw_policy(game, sol, path):
-    from .picture import draw_policy
-    return draw_policy(game, sol, path)
-
-
-def summary(sol, visits):
-    from .summary import summary
-    return summary(sol, visits)
-
-
-def proofs(ruleset, game):
-    from ruleproof.proofs.pig import pig_proofs
-    return pig_proofs(game)
 
 
 SPEC = GameSpec(
@@ -55,7 +37,7 @@ SPEC = GameSpec(
     default_ruleset="pig",
     build=build,
     verify_overrides={"goal": 20},
-    proofs=proofs,
-    picture=draw_policy,
-    policy_summary=summary,
+    properties="ruleproof.proofs.pig:properties",
+    picture="ruleproof.model.kits.dice_race_policy:draw_policy",
+    policy_summary="ruleproof.model.kits.dice_race_policy:summary",
 )

@@ -12,7 +12,6 @@ from ruleproof.model.seams import Engine
 
 from .config import SCHEMA, build
 from .policies import POLICIES
-from .shrink import shrink
 
 
 def solve_chain(ruleset, options, progress):
@@ -25,22 +24,10 @@ def solve_chain(ruleset, options, progress):
 ENGINE = Engine("markov-chain", lambda ruleset, options: None, solve_chain)
 
 
-def checks(ruleset, all_boards=None, limits=None):
-    """``checks.checks``, imported on use (not at CLI start-up)."""
-    from .checks import checks
-    return checks(ruleset, all_boards, limits)
-
-
 def simulate_playouts(*args, **kwargs):
     """``simulate.simulate_playouts``, imported on use (numpy: not at CLI start-up)."""
     from .simulate import simulate_playouts
     return simulate_playouts(*args, **kwargs)
-
-
-def proofs(ruleset, game):
-    """The Z3 proofs bound to the model (``proofs.presentes``), on this configuration's rules."""
-    from ruleproof.proofs.presentes import presentes_proofs
-    return presentes_proofs(game.rules)
 
 
 SPEC = GameSpec(
@@ -54,9 +41,8 @@ SPEC = GameSpec(
     build=build,
     verify_overrides={"players": 2, "board": "mini", "dice": 1},
     verify_max_states=2_000_000,
-    checks=checks,
-    proofs=proofs,
-    shrink=shrink,
+    properties="ruleproof.proofs.presentes:properties",
+    derived="ruleproof.proofs.presentes:derived",
     engines=(ENGINE,),
     simulator=simulate_playouts,
     policies=POLICIES,

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from ruleproof.model.ruleset import Ruleset
 from ruleproof.model.seams import SolveOptions, SolveResult
-from ruleproof.solver.limits import Limits
+from ruleproof.model.limits import Limits
 
 from .config import build
 from .exact import GameHangs, LimitReached, analyse

@@ -14,8 +14,8 @@ import time
 from typing import Sequence
 
 from ruleproof.model.ruleset import Ruleset
-from ruleproof.solver.limits import NO_LIMITS, Limits
-from ruleproof.solver.report import PropertyResult
+from ruleproof.model.limits import NO_LIMITS, Limits
+from ruleproof.model.results import PropertyResult
 
 from .board import OFFICIAL
 from .config import SCHEMA, build, rules_of

@@ -25,7 +25,7 @@ from flint import fmpq
 
 from ruleproof.model.protocol import CHANCE
 from ruleproof.model.ruleset import RulesetError
-from ruleproof.solver.limits import NO_LIMITS, Limits
+from ruleproof.model.limits import NO_LIMITS, Limits
 from ruleproof.solver.rational import components_in_order, solve_sparse_fmpq, to_fmpq, walk_absorptions
 
 from .policies import POLICY_DISTS

@@ -19,8 +19,8 @@ import time
 from collections import deque
 
 from ruleproof.model.protocol import CHANCE, TERMINAL
-from ruleproof.solver.limits import NO_LIMITS, Limits
-from ruleproof.solver.report import FAILS, HOLDS, UNKNOWN, PropertyResult
+from ruleproof.model.limits import NO_LIMITS, Limits
+from ruleproof.model.results import FAILS, HOLDS, UNKNOWN, PropertyResult
 
 from .board import Square
 from .rules import Effect, Phase, St

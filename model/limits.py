@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .report import UNKNOWN, PropertyResult
+from .results import UNKNOWN, PropertyResult
 
 
 @dataclass(frozen=True)

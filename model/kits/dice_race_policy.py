@@ -1,4 +1,4 @@
-"""Pig's printable policy: hold at N, by (my score, opponent's score).
+"""A dice race's printable policy and picture: hold at N, by (my score, opponent's score).
 
 "Hold at N" means: roll while the turn total is below N, hold once it reaches N. The optimal policy
 is almost, not exactly, of that form; the summary counts the situations where it departs from the
@@ -7,23 +7,24 @@ rule (weighted by how often optimal play reaches them), so the rule is never cla
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 
-from ruleproof.solver.tables import PolicySummary
+from ruleproof.solver.tables import PolicySummary, occupancy
 
-from .game import HOLD
+from .dice_race import HOLD
 
 
 def hold_grid(sol, visits: np.ndarray) -> dict[str, np.ndarray]:
-    """Per (my score i, opponent score j) of two-player Pig:
+    """Per (my score i, opponent score j) of a two-player race:
 
     ``hold_at[i, j]`` the smallest turn total k >= 1 at which the optimal mover holds (NaN: never,
     it rolls on to the goal); ``seen[i, j]`` whether any decision state has these scores;
     ``starts[i, j]`` expected turn starts at these scores under optimal play; ``off[i, j]`` the
     expected visits of states where "hold at hold_at[i, j]" disagrees with the optimal action.
     """
-    cached = getattr(sol, "_pig_hold_grid", None)
+    cached = getattr(sol, "_race_hold_grid", None)
     if cached is not None:
         return cached
     ex = sol.exploration
@@ -31,13 +32,14 @@ def hold_grid(sol, visits: np.ndarray) -> dict[str, np.ndarray]:
     g = game.goal
     kind = np.frombuffer(ex.kind, dtype=np.int8)
     nodes = np.flatnonzero(kind >= 0)
-    # the coordinates straight from the int keys' bit fields (see Pig.key), a million at a time
+    # the features (my score, the opponent's, the turn total) read off the keys through the state
+    # record, a million at a time
     keys = np.array(ex.keys, dtype=np.int64)[nodes]
-    field = game._field
-    mover = (keys >> game._mover_shift) & 7
-    s0, s1 = ((keys >> shift) & field for shift in game._score_shift)
+    column = game.record.column
+    mover = column(keys, "mover")
+    s0, s1 = column(keys, "score0"), column(keys, "score1")
     i, j = np.where(mover == 0, s0, s1), np.where(mover == 0, s1, s0)
-    k = (keys >> 4) & field
+    k = column(keys, "turn")
     holds = np.asarray(ex.action)[np.asarray(sol.choice)[nodes]] == HOLD
     v = visits[nodes]
     seen = np.zeros((g, g), dtype=bool)
@@ -52,8 +54,8 @@ def hold_grid(sol, visits: np.ndarray) -> dict[str, np.ndarray]:
     wrong = (k >= 1) & (holds != rule)
     off = np.zeros((g, g))
     np.add.at(off, (i[wrong], j[wrong]), v[wrong])
-    sol._pig_hold_grid = {"hold_at": hold_at, "seen": seen, "starts": starts, "off": off}
-    return sol._pig_hold_grid
+    sol._race_hold_grid = {"hold_at": hold_at, "seen": seen, "starts": starts, "off": off}
+    return sol._race_hold_grid
 
 
 def _band_value(grid: np.ndarray, weight: np.ndarray, seen: np.ndarray) -> str:
@@ -76,7 +78,7 @@ def summary(sol, visits: np.ndarray) -> PolicySummary | None:
     grid = hold_grid(sol, visits)
     hold_at, seen, starts, off = grid["hold_at"], grid["seen"], grid["starts"], grid["off"]
     g = game.goal
-    title = (f"Pig to {g} with a d{game.faces}, 2 players: when the optimal player holds "
+    title = (f"{game.title} to {g} with {game.dice_text()}, 2 players: when the optimal player holds "
              f"(value = {game.value_meaning})")
     holds_somewhere = bool(np.isfinite(hold_at[seen]).any())
     constant = None
@@ -114,3 +116,41 @@ def summary(sol, visits: np.ndarray) -> PolicySummary | None:
                  "'hold at N' rule of its cell.")
     columns = ["my_score", "opponent_score", "hold_at", "rule", "turn_starts", "visits_off_rule"]
     return PolicySummary(title, "\n".join(lines), columns, rows, constant)
+
+
+def hold_thresholds(sol) -> np.ndarray:
+    """``t[i, j]``: the smallest turn total k >= 1 at which the mover holds with own score i and
+    opponent score j (NaN where the mover never holds, rolling on to the goal)."""
+    return hold_grid(sol, occupancy(sol))["hold_at"]
+
+
+def draw_policy(game, sol, path: Path) -> Path:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+
+    grid = hold_grid(sol, occupancy(sol))
+    t, seen = grid["hold_at"], grid["seen"]
+    fig, ax = plt.subplots(figsize=(6.4, 5.4), dpi=110)
+    # cells where the player never holds are drawn in their own colour, not left blank
+    never = np.where(seen & np.isnan(t), 1.0, np.nan)
+    ax.imshow(never, origin="lower", cmap=ListedColormap(["#d9d9d9"]), vmin=0, vmax=1,
+              interpolation="nearest")
+    title = f"{game.title}, goal {game.goal}, {game.dice_text()}: optimal hold threshold"
+    if np.isfinite(t).any():
+        image = ax.imshow(t, origin="lower", cmap="viridis", interpolation="nearest")
+        fig.colorbar(image, ax=ax, label="hold once the turn total reaches")
+        title += "\n(grey: never holds, rolls on to the goal; white: scores never met)"
+    else:
+        ax.text(0.5, 0.5, "the optimal player never holds:\nit rolls on to the goal at every score",
+                transform=ax.transAxes, ha="center", va="center", fontsize=12,
+                bbox={"facecolor": "white", "edgecolor": "black"})
+        title += "\n(grey: never holds; white: scores never met)"
+    ax.set_xlabel("opponent's score")
+    ax.set_ylabel("player's score")
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path

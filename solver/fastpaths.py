@@ -1,0 +1,36 @@
+"""The fast paths property: every fast copy of a move rule agrees with the reference moves, on
+every state ``verify`` explores (``model.conformance`` holds the checks; the games' own engines --
+a C solver, a vectorised simulator -- declare their own agreement properties)."""
+from __future__ import annotations
+
+from ruleproof.model.conformance import batch_problem, state_problem
+from ruleproof.model.properties import EXPLORATION, Context, Property
+from ruleproof.model.results import FAILS, HOLDS, PropertyResult
+
+
+def _check(ctx: Context) -> PropertyResult:
+    ex, game = ctx.exploration, ctx.game
+    name = "fast-paths"
+    for node in range(ex.num_states):
+        if node & 1023 == 0 and ctx.limits.expired():
+            return ctx.limits.not_run(name)
+        problem = state_problem(game, ex.state(node))
+        if problem:
+            return ctx.result(name, FAILS, "a fast copy of a move rule disagrees with the reference moves",
+                              ex.narrate(node, f"here: {problem}"))
+    keys = ex.keys if ex.keys and isinstance(ex.keys[0], int) else None
+    if keys is not None:
+        found = batch_problem(game, keys)
+        if found is not None:
+            node, problem = found
+            return ctx.result(name, FAILS, "the batch expansion disagrees with the model's moves",
+                              ex.narrate(node, f"here: {problem}"))
+    return ctx.result(name, HOLDS, f"successors, successor_lists, canonical_successors"
+                      f"{', expand_keys' if keys is not None and game.expand_keys is not None else ''} and the "
+                      f"key round trip agree with legal_actions/chance_outcomes/apply at every one of the "
+                      f"{ex.num_states:,} states")
+
+
+def fast_path_property() -> Property:
+    return Property("fast-paths", "one copy of each rule: every fast path gives the reference moves",
+                    (EXPLORATION,), _check)
