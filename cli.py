@@ -960,14 +960,14 @@ def rulings_rank(ctx: typer.Context,
 def rulings_check(game: Optional[str] = typer.Argument(None, help="game; omitted: every game"),
                   record: bool = typer.Option(False, "--record", help="store current results as expected"),
                   as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
-    """Re-run the stored ruling regression scenarios (scenarios/<game>.json); exit 1 on any change."""
+    """Re-run the stored ruling regression scenarios (model/<game>/scenarios.json); exit 1 on any change."""
     from ruleproof.solver.analysis import check_games, record_scenarios
 
     def body():
         start = time.perf_counter()
         if game is not None and game not in GAMES:
             fail_input(f"command line: GAME: rulings check takes a game name ({', '.join(GAMES)}), "
-                       f"not {game!r}; the scenarios are stored per game in scenarios/")
+                       f"not {game!r}; the scenarios are stored in each game's folder")
         names = [game] if game else list(GAMES)
         if record:
             paths = [str(record_scenarios(n)) for n in names]

@@ -164,32 +164,37 @@ def _bindings(params: Mapping[str, Sequence[int]]) -> Iterator[dict[str, Any]]:
 
 
 class _Refinement:
-    """One pass of the mapping over the evidence, with caches (most steps repeat)."""
+    """One pass of the mapping over the evidence, with caches (most steps repeat). It checks every
+    move's binding, relation, the typing of every frame, chance laws and legal-move sets, and
+    records each distinct frame met with the first transition reaching it: proofs that share the
+    abstraction, bindings and relations (several claims about one abstract model) share the pass,
+    and each checks its own invariant on the recorded frames."""
 
     def __init__(self, proof: RuleProof, game: Game):
         self.proof, self.game = proof, game
         self.actions = {a.name: a for a in proof.actions}
-        self.exits = {e.name: e for e in proof.exits}
         self.counts = {"transitions": 0, "steps": 0, "stutters": 0, "exits": 0, "chance_nodes": 0,
                        "decision_nodes": 0}
         self.steps_ok: set = set()
-        self.frames_ok: set = set()
-        self.chance_ok: set = set()
+        self.typed: set = set()
+        self.options_ok: set = set()
+        self.laws: dict[int, dict] = {}
         self.by_action: dict[str, int] = {}
+        #: (transition index, label, frame, transition) per distinct frame, in the order met
+        self.frames: list[tuple[int, str, Values, Any]] = []
 
     # -- frames --
-    def frame_problem(self, label: str, f: Values) -> str | None:
-        """None when a mapped frame meets the typing assumptions and the invariant."""
+    def typing_problem(self, label: str, f: Values, index: int, tr: Any) -> str | None:
+        """None when a mapped frame meets the typing assumptions (it is then recorded)."""
         key = (label, tuple(f.items()))
-        if key in self.frames_ok:
+        if key in self.typed:
             return None
-        tag = f" [{label}]" if label else ""
         # (a proof that binds its moves types its frame alone; older ones type their parameters too)
         if self.proof.assumptions is not None and self.proof.bind is not None and not self.proof.assumptions(f):
+            tag = f" [{label}]" if label else ""
             return f"the frame{tag} breaks the proof's typing assumptions: {_frame_text(f)}"
-        if not self.proof.invariant(f):
-            return f"the invariant fails on the frame{tag}: {_frame_text(f)}"
-        self.frames_ok.add(key)
+        self.typed.add(key)
+        self.frames.append((index, label, f, tr))
         return None
 
     # -- one step --
@@ -227,7 +232,7 @@ class _Refinement:
         proof, game = self.proof, self.game
         legal = {proof.bind(state, a, actor): a for a in game.legal_actions(state)}
         key = (actor, tuple(tuple(f.items()) for f in frames.values()), tuple(b.key() for b in legal))
-        if key in self.chance_ok:
+        if key in self.options_ok:
             return None
         allowed = set(proof.options(frames if proof.projected else frames[""]))
         self.counts["decision_nodes"] += 1
@@ -238,104 +243,115 @@ class _Refinement:
                     + (f"offered but not allowed: {', '.join(sorted(extra))}" if extra else "")
                     + ("; " if extra and missing else "")
                     + (f"allowed but not offered: {', '.join(sorted(missing))}" if missing else ""))
-        self.chance_ok.add(key)
+        self.options_ok.add(key)
         return None
 
     # -- chance nodes --
     def chance_problem(self, state: Any, frames: Mapping[str, Values]) -> str | None:
         """The model's chance outcomes summed by bound move, against the proof's law."""
         proof, game = self.proof, self.game
-        law = proof.chance(frames if proof.projected else frames[""])
-        outcomes = game.chance_outcomes(state)
-        key = (tuple(tuple(f.items()) for f in frames.values()),
-               tuple((proof.bind(state, o, CHANCE).key(), p) for o, p in outcomes))
-        if key in self.chance_ok:
-            return None
         self.counts["chance_nodes"] += 1
-        model: dict[tuple, Fraction] = {}
-        names: dict[tuple, str] = {}
-        for outcome, p in outcomes:
+        law = proof.chance(frames if proof.projected else frames[""])
+        stated = self.laws.get(id(law))
+        if stated is None or stated[0] is not law:
+            stated = (law, {b.key(): Fraction(p) for b, p in law.items() if p})
+            if len(self.laws) < 4096:
+                self.laws[id(law)] = stated
+        stated = stated[1]
+        model: dict[tuple, Any] = {}
+        bound_of = {}
+        for outcome, p in game.chance_outcomes(state):
             b = proof.bind(state, outcome, CHANCE)
-            model[b.key()] = model.get(b.key(), Fraction(0)) + Fraction(p)
-            names[b.key()] = b.text()
-        stated = {b.key(): Fraction(p) for b, p in law.items() if p}
-        names.update({b.key(): b.text() for b in law})
-        if model != stated:
-            diff = [f"{names[k]}: the model {model.get(k, 0)}, the rules {stated.get(k, 0)}"
-                    for k in sorted(set(model) | set(stated), key=str) if model.get(k, 0) != stated.get(k, 0)]
-            return "the chance outcomes' probabilities differ from the rules' law: " + "; ".join(diff)
-        self.chance_ok.add(key)
-        return None
+            k = b.key()
+            bound_of[k] = b
+            model[k] = model[k] + p if k in model else p
+        if model == stated:
+            return None
+        names = {k: b.text() for k, b in bound_of.items()} | {b.key(): b.text() for b in law}
+        diff = [f"{names[k]}: the model {model.get(k, 0)}, the rules {stated.get(k, 0)}"
+                for k in sorted(set(model) | set(stated), key=str) if model.get(k, 0) != stated.get(k, 0)]
+        return "the chance outcomes' probabilities differ from the rules' law: " + "; ".join(diff)
 
 
-def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, dict[str, int], str]:
-    """Check the mapping on every transition of the context's evidence; returns (failure trace or
-    None, counts, why it stopped early or "")."""
+def _share_key(proof: RuleProof) -> tuple:
+    """What a mapping pass depends on (all but the invariant), by identity."""
+    return (id(proof.abstraction), id(proof.bind), id(proof.chance), id(proof.options), id(proof.assumptions),
+            id(proof.ending), tuple(id(e) for e in proof.exits), proof.projected,
+            tuple((a.name, id(a.relation), tuple((k, tuple(v)) for k, v in a.params.items())) for a in proof.actions))
+
+
+def _mapping_pass(proof: RuleProof, ctx: Context) -> dict[str, Any]:
+    """Every transition of the evidence through the proof's mapping (see :class:`_Refinement`):
+    the first problem met, as (transition index, narration), the frames met, the counts."""
     game, limits = ctx.game, ctx.limits
     run = _Refinement(proof, game)
     counts = run.counts
-    init_frames = _frames(proof, game.initial_state())
-    if init_frames is None:
-        return ["the model's initial state lies outside the proof's frame"], counts, ""
-    for label, f in init_frames.items():
-        problem = run.frame_problem(label, f)
-        if problem:
-            return [f"in the model's initial state {game.describe_state(game.initial_state())}: {problem}"], counts, ""
-        if not proof.init(f):
-            return [f"the model's initial state is not an Init state of the proof"
-                    f"{' (' + label + ')' if label else ''}: {_frame_text(f)}"], counts, ""
-    chance_seen: set = set()
+    out: dict[str, Any] = {"failure": None, "stop": "", "run": run, "counts": counts,
+                           "keep": (proof.abstraction, proof.bind, proof.chance, proof.options, list(proof.actions))}
+    seen_nodes: set = set()
+    last: Any = object()
+    before: Any = None
+    actor, fresh = CHANCE, False
+
+    def fail(n: int, lines: list[str]) -> dict[str, Any]:
+        out["failure"] = (n, lines)
+        return out
     for n, tr in enumerate(ctx.transitions()):
         if n & 1023 == 0 and limits.expired():
-            return None, counts, "time limit reached"
+            out["stop"] = "time limit reached"
+            return out
         counts["transitions"] += 1
-        before = _frames(proof, tr.before)
+        if tr.before is not last:   # the moves of one state come together: map it once
+            last, before, actor = tr.before, _frames(proof, tr.before), game.current_player(tr.before)
+            fresh = True
         if before is None:
             continue   # a state outside the frame (after the game ended): nothing to relate
-        actor = game.current_player(tr.before)
         bound = proof.bind(tr.before, tr.move, actor) if proof.bind else None
-        move = game.describe_action(tr.before, tr.move)
-        called = f" (the proof's model: {bound.text()})" if bound else ""
-        then = f"then: {game.seat_name(actor)}: {move}{called} -> {game.describe_state(tr.after)}"
-        if actor >= 0 and proof.options is not None and proof.bind is not None:
+
+        def then() -> str:
+            called = f" (the proof's model: {bound.text()})" if bound else ""
+            return (f"then: {game.seat_name(actor)}: {game.describe_action(tr.before, tr.move)}{called} -> "
+                    f"{game.describe_state(tr.after)}")
+        if fresh and bound is not None and ((actor >= 0 and proof.options is not None) or
+                                            (actor == CHANCE and proof.chance is not None)):
+            fresh = False
             state_key = game.key(tr.before)
-            if state_key not in chance_seen:
-                chance_seen.add(state_key)
-                problem = run.options_problem(tr.before, before, actor)
-                if problem:
-                    return tr.narrate() + [f"at this decision ({game.seat_name(actor)} to move in "
-                                           f"{game.describe_state(tr.before)}): {problem}"], counts, ""
-        if actor == CHANCE and proof.chance is not None and proof.bind is not None:
-            state_key = game.key(tr.before)
-            if state_key not in chance_seen:
-                chance_seen.add(state_key)
-                problem = run.chance_problem(tr.before, before)
-                if problem:
-                    return tr.narrate() + [f"at this chance node ({game.describe_state(tr.before)}): {problem}"], counts, ""
+            if state_key not in seen_nodes:
+                seen_nodes.add(state_key)
+                if actor >= 0:
+                    problem = run.options_problem(tr.before, before, actor)
+                    if problem:
+                        return fail(n, tr.narrate() + [f"at this decision ({game.seat_name(actor)} to move in "
+                                                        f"{game.describe_state(tr.before)}): {problem}"])
+                else:
+                    problem = run.chance_problem(tr.before, before)
+                    if problem:
+                        return fail(n, tr.narrate() + [f"at this chance node ({game.describe_state(tr.before)}): "
+                                                        f"{problem}"])
         after = _frames(proof, tr.after)
         if after is None:
             problem = _exit_problem(proof, bound, before, tr.after, actor)
             if problem:
-                return tr.narrate() + [then, problem], counts, ""
+                return fail(n, tr.narrate() + [then(), problem])
             counts["exits"] += 1
             continue
         for label, pre in before.items():
             post = after.get(label)
             tag = f" [{label}]" if label else ""
             if post is None:
-                return tr.narrate() + [then, f"the projection{tag} disappears"], counts, ""
-            problem = run.frame_problem(label, post)
+                return fail(n, tr.narrate() + [then(), f"the projection{tag} disappears"])
+            problem = run.typing_problem(label, post, n, tr)
             if problem:
-                return tr.narrate() + [then, problem], counts, ""
+                return fail(n, tr.narrate() + [then(), problem])
             if bound is None:     # a proof without a binding: any relation, any parameters
                 if pre == post:
                     counts["stutters"] += 1
                     continue
                 if not run.explain(pre, post):
-                    return tr.narrate() + [then, f"frame before{tag}: {_frame_text(pre)}",
-                                           f"frame after{tag}:  {_frame_text(post)}",
-                                           "no action relation of the proof allows this step ("
-                                           + ", ".join(a.name for a in proof.actions) + ")"], counts, ""
+                    return fail(n, tr.narrate() + [then(), f"frame before{tag}: {_frame_text(pre)}",
+                                                   f"frame after{tag}:  {_frame_text(post)}",
+                                                   "no action relation of the proof allows this step ("
+                                                   + ", ".join(a.name for a in proof.actions) + ")"])
                 counts["steps"] += 1
                 continue
             problem = run.step_problem(bound, actor, pre, post)
@@ -343,9 +359,8 @@ def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, 
                 others = [e for e in run.explain({**pre, "actor": actor}, post) if e != bound.text()]
                 hint = (f"the step would be {' or '.join(others[:3])}" if others else
                         "no action of the proof's model allows this step")
-                return tr.narrate() + [then, f"frame before{tag}: {_frame_text(pre)}",
-                                       f"frame after{tag}:  {_frame_text(post)}",
-                                       f"{problem}; {hint}"], counts, ""
+                return fail(n, tr.narrate() + [then(), f"frame before{tag}: {_frame_text(pre)}",
+                                               f"frame after{tag}:  {_frame_text(post)}", f"{problem}; {hint}"])
             if pre == post:
                 counts["stutters"] += 1
             else:
@@ -353,7 +368,45 @@ def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, 
         if bound is not None:
             run.by_action[bound.action] = run.by_action.get(bound.action, 0) + 1
     counts["by_action"] = dict(sorted(run.by_action.items()))
-    return None, counts, ""
+    return out
+
+
+def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, dict[str, int], str]:
+    """Check the mapping on every transition of the context's evidence; returns (failure trace or
+    None, counts, why it stopped early or ""). A pass is shared by the proofs of one abstract model
+    (see :class:`_Refinement`); each checks its own invariant on the frames met."""
+    game = ctx.game
+    init_frames = _frames(proof, game.initial_state())
+    if init_frames is None:
+        return ["the model's initial state lies outside the proof's frame"], {}, ""
+    for label, f in init_frames.items():
+        tag = f" ({label})" if label else ""
+        if proof.assumptions is not None and proof.bind is not None and not proof.assumptions(f):
+            return [f"the model's initial state{tag} breaks the proof's typing assumptions: {_frame_text(f)}"], {}, ""
+        if not proof.init(f):
+            return [f"the model's initial state is not an Init state of the proof{tag}: {_frame_text(f)}"], {}, ""
+        if not proof.invariant(f):
+            return [f"the invariant fails in the model's initial state{tag}: {_frame_text(f)}"], {}, ""
+    passes = ctx.cache.setdefault("refinement passes", {})
+    key = _share_key(proof)
+    record = passes.get(key)
+    if record is None:   # (a pass a time limit stopped is not run again: the scheduler falls back)
+        record = passes[key] = _mapping_pass(proof, ctx)
+    counts = dict(record["counts"])
+    failure = record["failure"]
+    for index, label, f, tr in record["run"].frames:
+        if failure is not None and index > failure[0]:
+            break
+        if not proof.invariant(f):
+            tag = f" [{label}]" if label else ""
+            actor = game.current_player(tr.before)
+            called = f" (the proof's model: {proof.bind(tr.before, tr.move, actor).text()})" if proof.bind else ""
+            return tr.narrate() + [f"then: {game.seat_name(actor)}: {game.describe_action(tr.before, tr.move)}"
+                                   f"{called} -> {game.describe_state(tr.after)}",
+                                   f"the invariant fails on the frame{tag}: {_frame_text(f)}"], counts, ""
+    if failure is not None:
+        return failure[1], counts, ""
+    return None, counts, record["stop"]
 
 
 def _exit_problem(proof: RuleProof, bound: Bound | None, before: Mapping[str, Values], after_state: Any,
@@ -446,10 +499,15 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
                           scope=scope)
 
 
+#: a proof's mapping is checked on every transition of explorations up to this many states (about
+#: 2 million transitions, a minute of Python); beyond it, on sampled plays (and the result says so)
+MAP_STATES = 300_000
+
+
 def proof_property(proof: RuleProof) -> Property:
     """A rule proof as a property: read on the exploration, else on sampled plays."""
     return Property(proof.name, proof.sentence or proof.claim, (EXPLORATION, SAMPLES),
-                    lambda ctx: check_proof(proof, ctx))
+                    lambda ctx: check_proof(proof, ctx), max_states=MAP_STATES)
 
 
 def check_rule_proof(proof: RuleProof, game: Game, *, exploration=None, plays: int = 0, seed: int = 0,

@@ -137,7 +137,16 @@ def solve_ruleset(ruleset: Ruleset, *, exact: bool | None = None, max_states: in
 # ---- regression scenarios ------------------------------------------------------------------------
 
 #: the stored scenarios, shipped as package data (``ruleproof/scenarios`` in an installed wheel)
-SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
+#: where the scenarios are read and written: each game's own folder (``model/<game>/scenarios.json``)
+#: unless a test points this at a folder of its own (``<game>.json`` there)
+SCENARIO_DIR: Path | None = None
+
+
+def scenario_file(game: str) -> Path:
+    """The game's stored scenarios (the fingerprints beside it: ``solver.digest.prints_path``)."""
+    if SCENARIO_DIR is not None:
+        return SCENARIO_DIR / f"{game}.json"
+    return get_spec(game).folder / "scenarios.json"
 
 
 def scenario_configs(game: str) -> list[tuple[str, dict[str, Any], dict[str, str]]]:
@@ -250,7 +259,7 @@ def _run_jobs(jobs: list[tuple], processes: int | None, done: Callable[[str, str
 
 
 def _stored(game: str) -> tuple[Path, dict[str, Any]]:
-    path = SCENARIO_DIR / f"{game}.json"
+    path = scenario_file(game)
     if not path.exists():
         return path, {}
     try:
@@ -261,7 +270,6 @@ def _stored(game: str) -> tuple[Path, dict[str, Any]]:
 
 def record_scenarios(game: str, processes: int | None = None) -> Path:
     from .digest import dump_prints, prints_path
-    SCENARIO_DIR.mkdir(exist_ok=True)
     jobs = [(game, name, params, rulings, f"scenario {name}", None, 0)
             for name, params, rulings in scenario_configs(game)]
     data = {name: {"params": params, "rulings": rulings} for _, name, params, rulings, _, _, _ in jobs}
@@ -274,7 +282,8 @@ def record_scenarios(game: str, processes: int | None = None) -> Path:
         prints[name] = got.pop("_prints")
         data[name]["expect"] = got
     _run_jobs(jobs, processes, done)
-    path = SCENARIO_DIR / f"{game}.json"
+    path = scenario_file(game)
+    path.parent.mkdir(exist_ok=True)
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     prints_path(path).write_bytes(dump_prints(prints))
     return path

@@ -77,9 +77,10 @@ def first_difference(stored: bytes, now: bytes) -> int | None:
     return None if len(stored) == len(now) else min(len(stored), len(now))
 
 
-# ---- the fingerprints file beside scenarios/<game>.json --------------------------------------------------
+# ---- the fingerprints file beside a game's scenarios.json --------------------------------------------------
 
 def prints_path(scenarios_file: Path) -> Path:
+    """``scenarios.json`` -> ``scenarios.states.xz`` (``pig.json`` -> ``pig.states.xz``)."""
     return scenarios_file.with_suffix(".states.xz")
 
 
