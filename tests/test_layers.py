@@ -26,9 +26,6 @@ PENDING = [
     {"ruleproof.model.bomb_busters", "ruleproof.model.bomb_busters.engines"},
     {"ruleproof.proofs.bomb_busters", "ruleproof.proofs.bomb_busters_checks"},
     {"ruleproof.model.loira.effects", "ruleproof.model.loira.expansions"},
-    {"ruleproof.model.loira", "ruleproof.model.loira.engines", "ruleproof.model.loira.nearopt",
-     "ruleproof.model.loira.nearopt_play", "ruleproof.model.loira.nearopt_regret",
-     "ruleproof.model.loira.policies", "ruleproof.model.loira.table"},
 ]
 
 

@@ -132,12 +132,13 @@ def solve_near_optimal(ruleset, limits=None, progress: Callable | None = None,
     ``limits``: a ``model.limits.Limits``; its deadline bounds the Monte Carlo (else
     ``DEFAULT_SECONDS``); every match-up plays at least 20 games, so a deadline of a few seconds
     is overrun. ``progress(what, done, total)`` is told how far the self-play is."""
-    from . import SPEC, build
+    from .config import SCHEMA
+    from .game import build
     start = time.perf_counter()
     left = limits.remaining() if limits is not None else None
     budget = DEFAULT_SECONDS if left is None else max(left - 1.0, 0.0)
-    game = build(ruleset.with_overrides({"objective": "round"}, spec=SPEC.schema))
-    match = build(ruleset.with_overrides({"objective": "match"}, spec=SPEC.schema))
+    game = build(ruleset.with_overrides({"objective": "round"}, spec=SCHEMA))
+    match = build(ruleset.with_overrides({"objective": "match"}, spec=SCHEMA))
     regret = stored()
     table, escort = stop_table(), escort_summary()
     res: dict[str, Any] = {
