@@ -174,17 +174,19 @@ def _private(path: Path, kind: str) -> str | None:
     return None
 
 
-def _flags(players: int) -> tuple[str, ...]:
-    return (*CFLAGS, f"-DNP={players}")
+def _flags(players: int, evaluation: bool = False) -> tuple[str, ...]:
+    return (*CFLAGS, f"-DNP={players}", *(("-DEVAL",) if evaluation else ()))
 
 
-def library_path(folder: Path | None = None, players: int = 2) -> Path:
-    """Where the compiled library for ``players`` seats lives: keyed by the source and the flags."""
-    digest = hashlib.sha256(SOURCE.read_bytes() + b"\0" + " ".join(_flags(players)).encode()).hexdigest()
+def library_path(folder: Path | None = None, players: int = 2, evaluation: bool = False) -> Path:
+    """Where the compiled library for ``players`` seats lives (``evaluation``: the build that
+    evaluates the near-optimal policy, :func:`evaluate`): keyed by the source and the flags."""
+    flags = " ".join(_flags(players, evaluation)).encode()
+    digest = hashlib.sha256(SOURCE.read_bytes() + b"\0" + flags).hexdigest()
     return (folder or cache_dir()) / f"loira-fast-{digest[:24]}.so"
 
 
-def _build(lib: Path, players: int) -> None:
+def _build(lib: Path, players: int, evaluation: bool = False) -> None:
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         raise FastUnavailable("no C compiler (cc/gcc) found")
@@ -198,7 +200,7 @@ def _build(lib: Path, players: int) -> None:
         raise FastUnavailable(why)
     tmp = lib.with_name(f"{lib.name}.{os.getpid()}.tmp")
     try:
-        proc = subprocess.run([compiler, *_flags(players), "-o", str(tmp), str(SOURCE)],
+        proc = subprocess.run([compiler, *_flags(players, evaluation), "-o", str(tmp), str(SOURCE)],
                               capture_output=True, text=True)
         if proc.returncode != 0:
             raise FastUnavailable(f"compiling {SOURCE.name} failed: {proc.stderr.strip()[:300]}")
@@ -211,11 +213,11 @@ def _build(lib: Path, players: int) -> None:
 
 
 @cache
-def _library(players: int = 2) -> ctypes.CDLL:
+def _library(players: int = 2, evaluation: bool = False) -> ctypes.CDLL:
     """The engine compiled for ``players`` seats (built on first use, then loaded from the cache)."""
-    lib = library_path(players=players)
+    lib = library_path(players=players, evaluation=evaluation)
     if not lib.exists():
-        _build(lib, players)
+        _build(lib, players, evaluation)
     why = _private(lib.parent, "cache folder") or _private(lib, "compiled library")
     if why:
         raise FastUnavailable(f"not loading the C engine: {why}")
@@ -431,7 +433,7 @@ def solve_match(cfg: Config, max_states: int | None = None, timeout: float | Non
 
     v = value(0, 0, cfg.rolls[0], cfg.rolls[1], cfg.first_seat)
     seconds = time.perf_counter() - start
-    out = {"value": v, "states": tally["states"], "visits": tally["visits"], "seconds": seconds,
+    out = {"value": v, "values": (v, -v), "states": tally["states"], "visits": tally["visits"], "seconds": seconds,
            "table_bytes": tally["table_bytes"], "bytes_per_state": tally["table_bytes"] / max(tally["states"], 1),
            "states_per_second": tally["states"] / seconds if seconds else float("inf"),
            "round_solves": tally["rounds"]}
@@ -714,3 +716,52 @@ def forget_states() -> None:
     with _CALL_LOCK:
         for players in sorted(_KEPT | {2}):
             _library(players).loira_sub_reset()
+
+
+def evaluate(cfg: Config, seat: int, cards: int, stopped_cards: int, reduce_to: int,
+             known: tuple | None = None, reserve: int = 0, max_states: int | None = None) -> dict:
+    """Every seat's value of the round when ``seat`` follows the near-optimal policy and the others
+    best-respond, in C (``loira_eval``; nearopt.near_optimal is the same policy in Python): the
+    optimum inside the endgame region (at most ``cards`` cards left, or ``stopped_cards`` with every
+    other seat stopped), above it one turn of look-ahead with next states valued by their optimum
+    (in the region) or by the optimum of the same state with its deck cut to ``reduce_to`` cards.
+
+    ``known``: (keys, values) of optimal values known already (the out-of-core layers at the
+    region's edge: 2 players, the 2-player engine's keys and the mover's values as NumPy arrays),
+    so that their subtrees are not searched again. Returns ``"values"`` (per seat), ``"states"``."""
+    reason = supports(cfg) or ("L25 reshuffle's cycles" if cyclic(cfg) else None)
+    if reason:
+        raise FastUnavailable(f"the policy evaluation does not take this round: {reason}")
+    dll = _library(cfg.players, evaluation=True)
+    value, states = (ctypes.c_double * _values(cfg))(), ctypes.c_double()
+    keys = vals = None
+    n_known = 0
+    if known is not None:
+        import numpy as np
+        keys = np.ascontiguousarray(known[0]).view(np.uint64)
+        vals = np.ascontiguousarray(known[1], dtype=np.float64)
+        n_known = len(vals)
+    ptr = (lambda a: None if a is None else a.ctypes.data_as(ctypes.c_void_p))   # noqa: E731
+    stop_flag = ctypes.c_int.in_dll(dll, "loira_stop_requested")
+    start = time.perf_counter()
+
+    def call() -> int:
+        with _CALL_LOCK:
+            _configure(dll, cfg)
+            return dll.loira_eval(*_args(cfg), cfg.first_seat, seat, cards, stopped_cards, reduce_to,
+                                  ptr(keys), ptr(vals), ctypes.c_int64(n_known),
+                                  ctypes.c_double(max_states or 0), ctypes.c_double(reserve), value,
+                                  ctypes.byref(states))
+
+    def stop() -> None:
+        stop_flag.value = 1
+    rc = run_interruptible(call, stop)
+    if rc == -1:
+        raise FastUnavailable("the configuration does not fit the 128-bit state key")
+    if rc == -3:
+        raise FastLimit(f"state limit {max_states:,} turn states reached")
+    if rc:
+        raise FastUnavailable({-2: "out of memory", -5: "stopped",
+                               -9: "known values are for 2 players"}.get(rc, f"error {rc}"))
+    return {"values": _seats(cfg, list(value)), "states": int(states.value),
+            "seconds": time.perf_counter() - start}

@@ -61,7 +61,14 @@ typedef struct {
 #else
 #define NV NP              /* each seat's share */
 #endif
-typedef struct { double v[NV]; } Val;
+#ifdef EVAL
+/* the policy evaluation (loira_eval, below): the true value of the seats under the evaluated policy,
+ * then the policy's own look-ahead value */
+#define NVAL (2 * NV)
+#else
+#define NVAL NV
+#endif
+typedef struct { double v[NVAL]; } Val;
 static inline double vseat(Val x, int seat) {
 #if NP == 2
     return seat ? -x.v[0] : x.v[0];
@@ -69,32 +76,39 @@ static inline double vseat(Val x, int seat) {
     return x.v[seat];
 #endif
 }
-static inline Val vzero(void) { Val z; for (int i = 0; i < NV; i++) z.v[i] = 0.0; return z; }
-static inline void vadd(Val *acc, double w, Val x) { for (int i = 0; i < NV; i++) acc->v[i] += w * x.v[i]; }
+static inline Val vzero(void) { Val z; for (int i = 0; i < NVAL; i++) z.v[i] = 0.0; return z; }
+static inline void vadd(Val *acc, double w, Val x) { for (int i = 0; i < NVAL; i++) acc->v[i] += w * x.v[i]; }
 /* the table keeps a state's value with its mover as seat 0 (rot: the mover, in the search's seats) */
 static inline Val to_stored(Val x, int rot) {
 #if NP == 2
-    if (rot) x.v[0] = -x.v[0];
+    if (rot) for (int h = 0; h < NVAL; h++) x.v[h] = -x.v[h];
     return x;
 #else
     Val y;
-    for (int i = 0; i < NP; i++) y.v[i] = x.v[(i + rot) % NP];
+    for (int h = 0; h < NVAL; h += NV)
+        for (int i = 0; i < NP; i++) y.v[h + i] = x.v[h + (i + rot) % NP];
     return y;
 #endif
 }
 static inline Val from_stored(Val y, int rot) {
 #if NP == 2
-    if (rot) y.v[0] = -y.v[0];
+    if (rot) for (int h = 0; h < NVAL; h++) y.v[h] = -y.v[h];
     return y;
 #else
     Val x;
-    for (int i = 0; i < NP; i++) x.v[(i + rot) % NP] = y.v[i];
+    for (int h = 0; h < NVAL; h += NV)
+        for (int i = 0; i < NP; i++) x.v[h + (i + rot) % NP] = y.v[h + i];
     return x;
 #endif
 }
 
 static int S_n, S_val[NS], S_cnt[NS], R_total;
 static int w_deck[NK], w_bath[9], w_stall[NS], w_esp, w_sw, w_rolls, w_phys, w_grit = 2, w_ralo, w_dir, w_turn;
+#ifdef EVAL
+static const int w_opt = 1;  /* the policy evaluation: the key says whether its value is the optimum */
+#else
+static const int w_opt = 0;
+#endif
 static int deck_start[NK];   /* the round's deck: cards drawn = deck_start - deck (out-of-core layers) */
 static int total_bits;
 static int R_start[NP];      /* rolls each seat held when the round started (L09 round-rolls) */
@@ -172,7 +186,7 @@ static inline void put(Packer *p, int value, int width) {   /* widths are below 
  * the key in a few shifts -- most of the 24 deck kinds, say, are not in a given deck */
 typedef struct { int idx; uint64_t mask; int pos; } Field;
 static Field plan[NP][NK + NP * (9 + NS + 4) + NS + NX + 4];
-static int plan_n, stop_pos[NP], dir_pos, turn_pos;
+static int plan_n, stop_pos[NP], dir_pos, turn_pos, opt_pos;
 #define AT(field) ((int)(offsetof(St, field) / sizeof(int)))
 static void plan_add(Field *f, int *n, int *pos, int idx, int width) {
     if (width) f[(*n)++] = (Field){idx, (1ULL << width) - 1, *pos};
@@ -198,11 +212,14 @@ static void make_plan(void) {
         plan_add(f, &n, &pos, AT(gritos), w_grit); plan_add(f, &n, &pos, AT(phys), w_phys);
         plan_add(f, &n, &pos, AT(slots), w_phys);
         dir_pos = pos; pos += w_dir;
-        turn_pos = pos;
+        turn_pos = pos; pos += w_turn;
+        opt_pos = pos;
         plan_n = n;
     }
 }
-static void pack(const St *s, int rot, uint64_t *lo, uint64_t *hi) {
+/* opt: the policy evaluation's flag (an optimal value); the turn field is the mover's seat in the
+ * rotated layout (0 once rotated) */
+static void pack(const St *s, int rot, int opt, uint64_t *lo, uint64_t *hi) {
     if (keep_seats) rot = 0;
     const int *a = (const int *)s;
     const Field *f = plan[rot];
@@ -210,11 +227,12 @@ static void pack(const St *s, int rot, uint64_t *lo, uint64_t *hi) {
     for (int i = 0; i < plan_n; i++) key |= (u128)((uint64_t)a[f[i].idx] & f[i].mask) << f[i].pos;
     for (int i = 0; i < NP; i++) key |= (u128)((s->stopped >> ((i + rot) % NP)) & 1) << stop_pos[i];
     if (w_dir) key |= (u128)(s->dir & 1) << dir_pos;
-    if (keep_seats) key |= (u128)s->turn << turn_pos;
+    if (w_turn) key |= (u128)((s->turn - rot + NP) % NP) << turn_pos;
+    if (w_opt) key |= (u128)(opt & 1) << opt_pos;
     *lo = (uint64_t)key; *hi = (uint64_t)(key >> 64) + 1;  /* hi never 0: 0 marks an empty slot */
 }
 /* the key field by field (the layout's definition; pack must give the same bits) */
-static void pack_slow(const St *s, int rot, uint64_t *lo, uint64_t *hi) {
+static void pack_slow(const St *s, int rot, int opt, uint64_t *lo, uint64_t *hi) {
     Packer p = {0, 0};
     if (keep_seats) rot = 0;
     for (int k = 0; k < NK; k++) put(&p, s->deck[k], w_deck[k]);
@@ -230,7 +248,8 @@ static void pack_slow(const St *s, int rot, uint64_t *lo, uint64_t *hi) {
     for (int x = 0; x < NX; x++) put(&p, s->aside[x], w_deck[RAPAGOTE + x]);
     put(&p, s->gritos, w_grit); put(&p, s->phys, w_phys); put(&p, s->slots, w_phys);
     put(&p, s->dir, w_dir);
-    if (keep_seats) put(&p, s->turn, w_turn);
+    put(&p, (s->turn - rot + NP) % NP, w_turn);
+    put(&p, opt, w_opt);
     *lo = (uint64_t)p.bits; *hi = (uint64_t)(p.bits >> 64) + 1;
 }
 
@@ -323,7 +342,8 @@ static int push(Term **buf, size_t *n, size_t *capacity, Term t) {
 #if NP == 2
 static Val leaf(double v) {
     if (forms_on && v != 0.0) push(&fs, &fs_n, &fs_cap, (Term){0, 0, (int64_t)v, 1, v, 0});
-    Val x = {{v}};
+    Val x;
+    for (int h = 0; h < NVAL; h++) x.v[h] = v;
     return x;
 }
 #else
@@ -331,7 +351,8 @@ static Val leaf(double v) {
 static Val leaf_shares(unsigned mask) {
     Val x = vzero();
     int n = __builtin_popcount(mask);
-    for (int i = 0; i < NP; i++) if ((mask >> i) & 1) x.v[i] = 1.0 / n;
+    for (int h = 0; h < NVAL; h += NV)
+        for (int i = 0; i < NP; i++) if ((mask >> i) & 1) x.v[h + i] = 1.0 / n;
     if (forms_on) push(&fs, &fs_n, &fs_cap, (Term){mask, 0, 1, 1, 0.0, 0});
     return x;
 }
@@ -355,6 +376,33 @@ static void scale(size_t from, int64_t num, int64_t den) {
 /* the mover's choice between a (stack [m0, m1)) and b (stack [m1, top)), a first in legal order.
  * Two players: the better for the mover (a tie changes no value). More: b only when better for the
  * mover by more than TIE (the first of the best, as exact.py and the generic solver break ties). */
+#ifdef EVAL
+static int eval_seat;
+/* the policy evaluation: the evaluated seat takes the first action of the best look-ahead value; the
+ * others best-respond by the true value, and the look-ahead assumes they do by its own values */
+static Val choose(int mover, Val a, Val b, size_t m0, size_t m1) {
+    (void)m0; (void)m1;
+    if (mover == eval_seat) {
+#if NP == 2
+        double x = mover ? -a.v[1] : a.v[1], y = mover ? -b.v[1] : b.v[1];
+#else
+        double x = a.v[NV + mover], y = b.v[NV + mover];
+#endif
+        return y > x + TIE ? b : a;
+    }
+    Val r;
+    for (int h = 0; h < NVAL; h += NV) {
+#if NP == 2
+        double x = a.v[h], y = b.v[h];
+        r.v[h] = (mover == 0 ? !(x > y) : !(x < y)) ? y : x;
+#else
+        int take_b = b.v[h + mover] > a.v[h + mover] + TIE;
+        for (int i = 0; i < NV; i++) r.v[h + i] = take_b ? b.v[h + i] : a.v[h + i];
+#endif
+    }
+    return r;
+}
+#else
 static Val choose(int mover, Val a, Val b, size_t m0, size_t m1) {
 #if NP == 2
     double x = a.v[0], y = b.v[0];
@@ -380,6 +428,7 @@ static Val choose(int mover, Val a, Val b, size_t m0, size_t m1) {
     }
     return take_b ? b : a;
 }
+#endif
 /* the running choice of a decision over alternatives tried in legal order: the first one is taken
  * as it is, each later one through choose */
 #define PICK(mover, best, any, m0, value) do { size_t m1_ = fs_n; Val x_ = (value); \
@@ -875,11 +924,65 @@ static Val turn_body(const St *s) {
     }
     return v;
 }
+#ifdef EVAL
+/* ---- the near-optimal policy's evaluation (loira_eval) ------------------------------------------
+ * One seat (eval_seat) follows the policy of model/loira/nearopt.py, every other seat best-responds.
+ * The policy: inside its endgame region (region: at most eval_k cards left, or at most
+ * eval_stopped_k with every other seat stopped) the optimum; above it, each decision looks one turn
+ * ahead -- the rest of the turn searched with every seat choosing by the look-ahead values (max^n,
+ * first of the best), each next turn-start state valued by its optimum if in the region, else by
+ * the optimum of the same state with its deck cut to eval_m cards (reduce_deck). States of the
+ * region, and every state below a reduced one, are searched for their optimum (opt: the key's flag,
+ * the mover rotated to seat 0); the others for the evaluated seat's value (no rotation: the key
+ * keeps the turn). A Val carries both: the true value, then the look-ahead value (the optimum's is
+ * the same; above the region, a state's look-ahead value is its reduced deck's optimum). */
+static int cur_opt, eval_k, eval_stopped_k, eval_m;
+static int region(const St *s) {
+    int left = deck_total(s);
+    if (left <= eval_k) return 1;
+    if (left > eval_stopped_k) return 0;
+    for (int i = 0; i < NP; i++) if (i != s->turn && !is_stopped(s, i)) return 0;
+    return 1;
+}
+/* the deck cut to m cards in proportion (largest remainders first, then the lower kind): the same
+ * rounding as nearopt.reduce_deck */
+static void reduce_deck(int *deck, int m) {
+    int total = 0;
+    for (int k = 0; k < NK; k++) total += deck[k];
+    if (total <= m) return;
+    double rest[NK];
+    int kept = 0;
+    for (int k = 0; k < NK; k++) {
+        double raw = (double)(deck[k] * m) / total;
+        deck[k] = (int)raw; rest[k] = raw - deck[k]; kept += deck[k];
+    }
+    for (; kept < m; kept++) {
+        int best = -1;
+        for (int k = 0; k < NK; k++) if (rest[k] >= 0 && (best < 0 || rest[k] > rest[best])) best = k;
+        deck[best]++; rest[best] = -1;
+    }
+}
+static Val vhat(const St *s) {
+    St r = *s;
+    reduce_deck(r.deck, eval_m);
+    int saved = cur_opt;
+    cur_opt = 1;
+    Val w = turn_value(&r);
+    cur_opt = saved;
+    return w;
+}
+#endif
 static Val turn_value(const St *s) {
     if (probe_on) return probe_leaf(s);
+#ifdef EVAL
+    int opt = cur_opt || region(s);
+    int rot = keep_seats || !opt ? 0 : s->turn;
+#else
+    int opt = 0;
     int rot = keep_seats ? 0 : s->turn;
+#endif
     uint64_t lo, hi;
-    pack(s, rot, &lo, &hi);
+    pack(s, rot, opt, &lo, &hi);
     Slot *slot = find(lo, hi);
     /* forms: this state is a leaf of the turn that reached it (stored values are the mover's) */
 #if NP == 2
@@ -924,7 +1027,18 @@ static Val turn_value(const St *s) {
         low_before = cyc_low; cyc_low = at; cyc_cur = at;
     }
     size_t m0 = fs_n;
+#ifdef EVAL
+    int saved_opt = cur_opt;
+    cur_opt = opt;
     Val v = turn_body(s);
+    cur_opt = saved_opt;
+    if (!opt) {   /* as a next state, valued by the look-ahead at its reduced deck's optimum */
+        Val e = vhat(s);
+        for (int i = 0; i < NV; i++) v.v[NV + i] = e.v[i];
+    }
+#else
+    Val v = turn_body(s);
+#endif
     if (forms_on) {   /* write this state's form, then stand for it */
         /* header: the term count (two players: negative when the form gives minus the mover's
          * value; more: rot says which seat the stored vector starts at) */
@@ -982,8 +1096,12 @@ static int set_config(const int *deck, int S, const int *vals, const int *cnts, 
     per_seat += w_esp + w_sw + w_rolls + w_ralo + 1;
     for (int x = 0; x < NX; x++) total_bits += w_deck[RAPAGOTE + x];   /* set aside */
     keep_seats = IN_MATCH || (RF[R_ROUND_ROLLS] && !equal);
+#ifdef EVAL
+    w_turn = bits(NP - 1);   /* the evaluated seat's states keep the seats apart */
+#else
     w_turn = keep_seats ? bits(NP - 1) : 0;
-    total_bits += NP * per_seat + w_grit + 2 * w_phys + w_dir + w_turn;
+#endif
+    total_bits += NP * per_seat + w_grit + 2 * w_phys + w_dir + w_turn + w_opt;
     for (int v = 0; v < S; v++) total_bits += w_stall[v];
     make_plan();
     return total_bits > 127;
@@ -1062,7 +1180,7 @@ int loira_turn(const int *deck, int S, const int *vals, const int *cnts, const i
     St s; memcpy(&s, state, sizeof s);
     for (int rot = 0; rot < NP; rot++) {
         uint64_t a, b, c, d;
-        pack(&s, rot, &a, &b); pack_slow(&s, rot, &c, &d);
+        pack(&s, rot, 0, &a, &b); pack_slow(&s, rot, 0, &c, &d);
         if (a != c || b != d) return -2;
     }
     probe_on = 1; probe_n = 0; probe_cap = cap_out; probe_out = (St *)succ; probe_vals = succ_vals;
@@ -1093,7 +1211,7 @@ static void unpack(uint64_t lo, uint64_t hi, St *s) {
     for (int x = 0; x < NX; x++) s->aside[x] = get(&p, w_deck[RAPAGOTE + x]);
     s->gritos = get(&p, w_grit); s->phys = get(&p, w_phys); s->slots = get(&p, w_phys);
     s->dir = get(&p, w_dir);
-    if (keep_seats) s->turn = get(&p, w_turn);
+    s->turn = get(&p, w_turn);   /* 0 once rotated: the mover is seat 0 */
 }
 
 /* ---- out of core: one turn at a time (two players) ---------------------------------------------- */
@@ -1147,7 +1265,7 @@ int64_t loira_expand(const int *deck, int S, const int *vals, const int *cnts, c
     St s;
     if (configure(&s, deck, S, vals, cnts, rolls, crolls)) return -1;
     oom = 0; loira_stop_requested = 0; limit = 0; deadline = 0; ooc_error = 0;
-    if (mode == 0) { pack(&s, first, &out[0], &out[1]); *out_n = 1; return 0; }
+    if (mode == 0) { pack(&s, first, 0, &out[0], &out[1]); *out_n = 1; return 0; }
     if (fresh_table(mode == 2 ? n_succ : 0)) return -2;
     if (mode == 2)
         for (int64_t i = 0; i < n_succ; i++) {
@@ -1404,6 +1522,49 @@ int loira_sub_value(const int *deck, int S, const int *vals, const int *cnts, co
     *states = (double)sub_used;
     return rc;
 }
+
+#ifdef EVAL
+/* The policy evaluation (see "the near-optimal policy's evaluation" above): the value of the round
+ * for every seat when seat `seat` follows the policy and the others best-respond (NV doubles, as
+ * loira_solve); k, stopped_k: the endgame region; m: the reduced deck. Optimal values known already
+ * (the out-of-core solver's layers) may be given: n_known keys (lo, hi pairs of the 2-player engine's
+ * layout: the mover as seat 0) with the mover's value, taken as they are. reserve: size the table
+ * at once for that many states (filled to 3/4). Returns 0, -1 (key too wide), -2 (out of memory),
+ * -3 (max_states reached), -5 (stopped), -9 (known values for more than 2 players). */
+int loira_eval(const int *deck, int S, const int *vals, const int *cnts, const int *rolls, int crolls,
+               int first, int seat, int k, int stopped_k, int m, const uint64_t *known,
+               const double *known_val, int64_t n_known, double max_states, double reserve,
+               double *value, double *states) {
+    St s;
+    if (configure(&s, deck, S, vals, cnts, rolls, crolls)) return -1;
+    if (n_known && NP != 2) return -9;
+    s.turn = first;
+    eval_seat = seat; eval_k = k; eval_stopped_k = stopped_k; eval_m = m; cur_opt = 0;
+    free(table); table = NULL; cap = used = visits = 0; oom = 0; loira_stop_requested = 0;
+    limit = (uint64_t)max_states; deadline = 0; dense = reserve > 0;
+    uint64_t want = 1 << 16;
+    while (3 * want < 4 * (uint64_t)(reserve + n_known) + 4) want *= 2;
+    table = calloc(want, sizeof(Slot));
+    if (!table) { dense = 0; return -2; }
+    cap = want;
+    for (int64_t i = 0; i < n_known; i++) {   /* the same state's key with the optimum's flag */
+        u128 key = ((u128)(known[2 * i + 1] - 1) << 64 | known[2 * i]) | (u128)1 << opt_pos;
+        uint64_t lo = (uint64_t)key, hi = (uint64_t)(key >> 64) + 1;
+        if (full() && grow()) { dense = 0; return -2; }
+        Slot *slot = find(lo, hi);
+        if (!slot->hi) used++;
+        slot->lo = lo; slot->hi = hi;
+        for (int h = 0; h < NVAL; h++) slot->v.v[h] = known_val[i];
+    }
+    Val v = turn_value(&s);
+    for (int i = 0; i < NV; i++) value[i] = v.v[i];
+    *states = (double)used;
+    free(table); table = NULL; cap = 0; dense = 0;
+    int rc = oom == 3 ? -3 : oom == 5 ? -5 : oom ? -2 : 0;
+    oom = 0;
+    return rc;
+}
+#endif
 
 /* ---- 128-bit keys for the out-of-core solver (ooc.py) ------------------------------------------
  * Keys are 16 raw bytes ordered as memcmp orders them, which is the order NumPy gives a "V16"

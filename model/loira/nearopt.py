@@ -183,15 +183,23 @@ def choose(g, s) -> int:
     return yes if adv > 0 else no
 
 
-def near_optimal(g, endgame_cards: int | None = None):
+def near_optimal(g, endgame_cards: int | None = None, reduce_to: int | None = None,
+                 lookahead: bool = False):
     """Policy factory (the ``POLICIES`` protocol): ``near_optimal(game)(state) -> action``: the exact
     endgame (``endgame.py``) where it applies, else the learned tables (:func:`choose`).
-    ``endgame_cards``: cards left in the deck from which the endgame plays (default: its own)."""
+    ``endgame_cards``: cards left in the deck from which the endgame plays (default: its own).
+    ``lookahead`` (a candidate, not the shipped policy: a C sub-solve per decision above the
+    endgame): above the endgame, one turn of look-ahead whose next turn-start states are valued by
+    exact sub-solves (the endgame's optimum, else the optimum of the same state with its deck cut
+    to ``reduce_to`` cards: ``Endgame.lookahead``); the tables only where that outgrows its budget.
+    ``fast.evaluate`` measures that policy in C."""
     from .endgame import Endgame
-    end = Endgame(g, endgame_cards)
+    end = Endgame(g, endgame_cards, reduce_to)
 
     def act(s) -> int:
         a = end.choose(s)
+        if a is None and lookahead:
+            a = end.lookahead(s)
         return choose(g, s) if a is None else a
     act.endgame = end
     return act
