@@ -47,3 +47,40 @@ def test_reduce_deck_keeps_proportions():
     assert reduce_deck([3, 1], 6) == [3, 1]                  # already small enough
     assert sum(reduce_deck([5, 3, 2, 1, 1], 5)) == 5
 
+
+
+@pytest.mark.parametrize("name", ["3 players, 7 cards, endgame from 6", "3 players, 8 cards, endgame from 6"])
+def test_stored_ladder_row_is_what_the_candidate_gets(name):
+    """The ladder (``nearopt_ladder.json``) re-measured on its cheap rows (seconds)."""
+    from ruleproof.model.loira.nearopt_ladder import ROWS, measure_row, stored
+    row = next(r for r in stored()["rows"] if r["configuration"] == name)
+    _, players, cards, k = next(r for r in ROWS if r[0] == name)
+    got = measure_row(players, cards, k)
+    assert got["eval_states"] == row["eval_states"] and got["optimum_states"] == row["optimum_states"]
+    for mine, theirs in zip(got["seats"], row["seats"]):
+        assert mine["optimal"] == pytest.approx(theirs["optimal"], abs=1e-12)
+        assert mine["policy"] == pytest.approx(theirs["policy"], abs=1e-12)
+
+
+def test_stored_ladder_meets_the_target_on_every_row_measured():
+    from ruleproof.model.loira.nearopt import training_configs
+    from ruleproof.model.loira.nearopt_ladder import ROWS, TARGET, overrides, stored, worst
+    from ruleproof.model.loira.nearopt_regret import _shape
+    rows = stored()["rows"]
+    assert {r["players"] for r in rows} == {2, 3} and stored()["worst"] == worst(rows)
+    assert all(-1e-9 <= s["regret"] <= TARGET for r in rows for s in r["seats"])
+    trained = {_shape(build_config(None, p)) for p in training_configs()}
+    assert not trained & {_shape(build_config(None, overrides(p, n))) for _, p, n, _ in ROWS}
+
+
+def test_evaluation_from_out_of_core_layers_is_the_same(tmp_path):
+    """The optimal values at the endgame's edge taken from the out-of-core solver's kept layers
+    (``known``): the same values, bit for bit, with fewer states searched."""
+    from ruleproof.model.loira import ooc
+    cfg = ooc.config_from({"deck": ",".join(ORDER[:8]), "stalls": "2,3,4", "centre_rolls": 1})
+    ooc.solve(cfg, tmp_path / "run", partitions=2, keep_cards=3)
+    known = ooc.layer_values(tmp_path / "run", ooc.kept_layers(ooc.Job.of(cfg, 2), 3))
+    for seat in (0, 1):
+        plain = fast.evaluate(cfg, seat, 3, STOPPED_CARDS, 2)
+        started = fast.evaluate(cfg, seat, 3, STOPPED_CARDS, 2, known=known)
+        assert started["values"] == plain["values"] and started["states"] < plain["states"]
