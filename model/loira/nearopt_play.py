@@ -36,7 +36,7 @@ OPPONENTS = ("stop-at-5", "stop-at-7", "stop-at-10", "never-before-grito", "look
 #: 2-player deck (docs/loira.md: a round of self-play costs about 0.2 s on average, most of it in
 #: the exact endgame's sub-solves; a match far less)
 SELF_PLAY_GAMES = 150
-#: ... where no exact endgame plays (a match, 3 or more players) a game costs a few milliseconds
+#: ... where no exact endgame plays (a match, no C engine) a game costs a few milliseconds
 CHEAP_SELF_PLAY_GAMES = 1_000
 #: games per opponent and seat in the comparison with the simple rules (solve's table only)
 OPPONENT_GAMES = 30
@@ -244,7 +244,7 @@ def solve_near_optimal(ruleset, limits=None, progress: Callable | None = None,
     seed = DEFAULT_SEED if seed is None else seed
     game = build(ruleset)
     if games is None:   # a fixed count chosen by the configuration, never by the clock
-        games = SELF_PLAY_GAMES if Endgame(game).two else CHEAP_SELF_PLAY_GAMES
+        games = SELF_PLAY_GAMES if Endgame(game).c else CHEAP_SELF_PLAY_GAMES
     res: dict[str, Any] = {
         "engine": "near-optimal",
         "exact": False,
