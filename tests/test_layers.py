@@ -24,7 +24,6 @@ PENDING = [
     {"ruleproof.model.bomb_busters.deduce", "ruleproof.model.bomb_busters.duplo"},
     {"ruleproof.model.bomb_busters", "ruleproof.model.bomb_busters.engines"},
     {"ruleproof.proofs.bomb_busters", "ruleproof.proofs.bomb_busters_checks"},
-    {"ruleproof.model.loira.effects", "ruleproof.model.loira.expansions"},
 ]
 
 

@@ -253,7 +253,7 @@ def test_solve_answers_a_three_player_round_of_ten_cards_exactly_with_the_c_engi
     from ruleproof.solver.analysis import solve_ruleset
     from pathlib import Path
     from ruleproof.model.registry import load_ruleset
-    rs = load_ruleset(str(Path(__file__).resolve().parents[1] / "examples/loira/three-players-ten-cards.toml"))
+    rs = load_ruleset(str(Path(__file__).resolve().parents[1] / "model/loira/examples/three-players-ten-cards.toml"))
     res = solve_ruleset(rs, exact=True).doc()
     assert res["engine"] == "c-solver" and res["exact"] and not res["partial"]
     assert res["states"] == 4_415_924

@@ -35,7 +35,7 @@ def optimal_policy(game):
     except _TooLarge:
         raise RulesetError("command line", "--policy",
                            f"'optimal' needs an exact solve and this configuration has more than "
-                           f"{OPTIMAL_STATES:,} states; use a smaller deck (e.g. examples/loira/tiny.toml) "
+                           f"{OPTIMAL_STATES:,} states; use a smaller deck (e.g. model/loira/examples/tiny.toml) "
                            f"or a practical policy such as lookahead") from None
     return sol.best_action
 
@@ -59,7 +59,7 @@ METRICS = (
 #: generic-exploration limit when the specialised solver does not apply
 GENERIC_STATES = 400_000
 #: turn states the specialised solver may store when no --max-states is given (about 1 GiB and
-#: under a minute; the full base round needs far more, see docs/loira.md)
+#: under a minute; the full base round needs far more, see model/loira/README.md)
 FAST_STATES = 12_000_000
 #: the generic pipeline takes a configuration the C solver covers when the C solver counts at most
 #: this many turn-start states (measured: about 6 generic states each, so at most ~120,000 states
@@ -73,7 +73,7 @@ FAST_EXACT_STATES = 50_000
 #: terms, peaked at 3.2 GiB and took ~300 CPU s on a loaded machine)
 FAST_EXACT_MAX = 5_000_000
 #: the largest deck the exact engines finish within their default limits (the C engine's 12 million
-#: turn states), measured on the bench ladder's decks (docs/loira.md): 13 cards for 2 players (10.2
+#: turn states), measured on the bench ladder's decks (model/loira/README.md): 13 cards for 2 players (10.2
 #: million turn states; 14 cards need 30 million), 10 for 3 (4.4 million; 11 cards 15 million), 9 for
 #: 4 (6.9 million), 8 for 5 (4.3 million), 7 beyond. Bigger rounds get the near-optimal policy
 #: unless the user names an engine or gives --max-states / --exact.

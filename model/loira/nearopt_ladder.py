@@ -72,7 +72,7 @@ def worst(rows: list[dict]) -> dict | None:
 
 
 def markdown(rows: list[dict]) -> str:
-    """The ladder as docs/loira.md prints it (one line per row, the seats' regrets together)."""
+    """The ladder as model/loira/README.md prints it (one line per row, the seats' regrets together)."""
     out = ["| configuration | endgame / cut | optimum states | evaluation states | seconds | optimal U (seat 0) | regret per seat |",
            "|---|---|---|---|---|---|---|"]
     for r in rows:
