@@ -24,9 +24,6 @@ PENDING = [
     {"ruleproof.model.bomb_busters.deduce", "ruleproof.model.bomb_busters.duplo"},
     {"ruleproof.model.bomb_busters", "ruleproof.model.bomb_busters.engines"},
     {"ruleproof.proofs.bomb_busters", "ruleproof.proofs.bomb_busters_checks"},
-    {"ruleproof.model.loira", "ruleproof.model.loira.engines", "ruleproof.model.loira.nearopt",
-     "ruleproof.model.loira.nearopt_play", "ruleproof.model.loira.nearopt_regret",
-     "ruleproof.model.loira.policies", "ruleproof.model.loira.table"},
 ]
 
 

@@ -235,7 +235,7 @@ def test_compare_identical_rulesets_do_not_regress():
 def test_a_refused_c_cache_does_not_advise_more_states(monkeypatch):
     from ruleproof.model.loira import fast
 
-    def refused():
+    def refused(*_):
         raise fast.FastUnavailable("the cache folder /tmp/x is writable by others; refusing to load code from it")
     monkeypatch.setattr(fast, "_library", refused)
     res = cli("solve", "model/loira/examples/twelve-cards.toml", "--engine", "c-solver", "--no-files")

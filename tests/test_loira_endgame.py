@@ -61,7 +61,7 @@ def test_endgame_decisions_are_optimal():
     g = game(CONFIGS[3])
     sol = solve(g)
     end = Endgame(g)
-    assert end.two and end.applies(g.initial_state())
+    assert end.c and end.applies(g.initial_state())
     checked = 0
     for s in list(sol.values):
         seat = g.current_player(s)

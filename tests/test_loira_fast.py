@@ -52,7 +52,9 @@ def test_fast_solver_random_small_decks():
 
 
 def test_unsupported_configurations_are_refused():
-    assert fast.supports(game({"players": 3}).cfg)
+    assert fast.supports(game({"players": 3}).cfg) is None   # 3+ players: max^n (stop 20)
+    assert fast.supports(game({"players": 3, "objective": "match"}).cfg) == (
+        "the C engine's match is for 2 players, not 3 (a round it solves)")
     assert fast.supports(game(rulings={"L04": "bathroom-cards"}).cfg) is None
     # the key keeps the seats apart there (stop 19; refused before)
     assert fast.supports(game({"deck": ["F1", "grito"], "rolls": [1, 0]},

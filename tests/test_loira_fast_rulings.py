@@ -233,7 +233,9 @@ def test_options_the_scope_cannot_exercise_keep_the_c_engine():
     assert fast.applies(ruleset({}, {"L36": "no-effect"})) is None
     # L25 reshuffle with three Gritos: the third ends the round before the deck can run out
     assert fast.applies(ruleset({}, {"L25": "reshuffle"})) is None
-    assert fast.applies(ruleset({"players": 3}, {})) == "the C engine handles 2 players, not 3"
+    assert fast.applies(ruleset({"players": 3}, {})) is None   # 3+ players: tests/test_loira_fast_multi.py
+    assert fast.applies(ruleset({"players": 3, "objective": "match"}, {})) == (
+        "the C engine's match is for 2 players, not 3 (a round it solves)")
 
 
 def test_solve_under_l36_answers_with_the_c_engine_and_the_same_value():

@@ -77,6 +77,30 @@ def test_layers_and_disk_figures(tmp_path):
     assert "value" not in part and [r["states"] for r in part["layers"]] == [r["states"] for r in layers[:7]]
 
 
+@pytest.mark.parametrize("cards_left", [2, 3])
+def test_kept_layers_hold_the_optimal_values(tmp_path, cards_left):
+    """``keep_cards``: the turn-start states with that many cards left keep their keys and values,
+    which are the exact solver's optimal values for the mover (Fractions; the C key folds the seats,
+    so the sets of values are compared); without it those layers are released."""
+    from ruleproof.model.loira.endgame import deck_left
+    from ruleproof.model.loira.exact import solve
+    from ruleproof.model.loira.game import LoiraGame
+    from ruleproof.model.loira.state import PH, Phase
+    cfg = ooc.config_from(params(6))
+    res = ooc.solve(cfg, tmp_path / "run", partitions=2, keep_cards=cards_left)
+    layers = ooc.kept_layers(ooc.Job.of(cfg, 2), cards_left)
+    keys, values = ooc.layer_values(tmp_path / "run", layers)
+    assert len(keys) == len(values) == sum(res["layers"][layer]["states"] for layer in layers)
+    game = LoiraGame(cfg)
+    sol = solve(game)
+    want = {round(float(v[game.current_player(s)]), 12) for s, v in sol.values.items()
+            if s[PH] == Phase.TURN and deck_left(game, s) == cards_left and game.current_player(s) >= 0}
+    assert len(want) > 10 and {round(float(v), 12) for v in values} == want
+    ooc.solve(cfg, tmp_path / "plain", partitions=2)
+    with pytest.raises(ooc.OocError, match="missing|no kept layer"):
+        ooc.layer_values(tmp_path / "plain", layers)
+
+
 @pytest.mark.parametrize("when", ["L012/*.fwd.done", "L009/*.bwd.done"])
 def test_resumes_after_kill_9(tmp_path, when):
     """A solve killed mid-way (forward, or backward after files were released) resumes from its

@@ -59,11 +59,21 @@ def compiled():
     (["--timeout", "1e300"], "--timeout"),
     (["--set", "=x"], "KEY=VALUE"),
     (["--bogus"], "unrecognized"),
+    (["--keep-cards", "25"], "--keep-cards"),
+    (["--keep-cards", "x"], "--keep-cards"),
 ])
 def test_settings_it_does_not_solve_are_refused(tmp_path, args, needle):
     line = one_line(run(tmp_path / "run", *SMALL, *args))
     assert needle in line, line
     assert not (tmp_path / "run").exists()   # refused before the folder is made
+
+
+def test_keep_cards_leaves_those_layers_readable(tmp_path):
+    proc = run(tmp_path / "run", *SMALL, "--partitions", "2", "--keep-cards", "2", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    cfg = ooc.config_from({"deck": "F1,F2,M1,grito", "stalls": "2,4", "centre_rolls": "1"})
+    keys, values = ooc.layer_values(tmp_path / "run", ooc.kept_layers(ooc.Job.of(cfg, 2), 2))
+    assert len(keys) == len(values) > 0
 
 
 def test_folders_it_cannot_resume_are_refused(tmp_path):

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from ruleproof.model.ruleset import Ruleset
 from ruleproof.model.spec import GameSpec
 
-from .config import SCHEMA, config_from
+from .config import SCHEMA
 from .engines import DEFAULT_POLICY, ENGINES, METRICS, optimal_policy
 from .policies import POLICIES
 
@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 
 
 def build(ruleset: Ruleset) -> LoiraGame:
-    from .game import LoiraGame  # imported on use, not at CLI start-up
-    return LoiraGame(config_from(ruleset))
+    from .game import build as build_game  # imported on use, not at CLI start-up
+    return build_game(ruleset)
 
 
 def __getattr__(name: str):

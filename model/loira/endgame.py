@@ -1,18 +1,17 @@
 """The near-optimal policy's exact endgame: the optimal decision once few cards are left.
 
-Two players, round objective, a configuration the C engine takes (``fast.supports``): the value of
-every turn-start state comes from ``fast.state_value`` (the C engine solves the round on from that
-state and keeps its table, so a game's later turns are lookups); a decision inside a turn (go/stop,
+A round (not a match) the C engine takes (``fast.supports``; 2 to 10 players): the value of every
+turn-start state comes from ``fast.state_value`` (the C engine solves the round on from that state
+and keeps its table, so a game's later turns are lookups); a decision inside a turn (go/stop,
 escort, escape, whom to flush...) is decided by expanding the Python model down to the next
-turn-start states or the round's end: from :data:`C_CARDS` cards left (:data:`C_CARDS_LARGE` on
-decks of more than :data:`SMALL_DECK` cards), and from :data:`STOPPED_CARDS` once every other seat
-has stopped. Three or more players (the C engine does not apply): the Python exact solver from the
-decision state, max^n with its tie rule, from :data:`PY_CARDS` cards left, on small decks only. A
-match, or a decision whose sub-solves outgrow their state budget, gets ``None`` (the caller plays
-its learned tables).
+turn-start states or the round's end: from :data:`CARDS` cards left (per player count; fewer on
+decks of more than :data:`SMALL_DECK` cards, where each sub-solve is larger), and from
+:data:`STOPPED_CARDS` once every other seat has stopped. A match, or a decision whose sub-solves
+outgrow their state budget, gets ``None`` (the caller plays its learned tables).
 
-Values here are seat 0's (two players: U = P(seat 0 wins) - P(seat 1 wins), zero-sum); ties between
-actions within :data:`TIE` go to the first legal action, as the exact solver breaks them.
+Values here are every seat's (two players: U = P(seat 0 wins) - P(seat 1 wins), zero-sum; more:
+max^n shares); among actions within :data:`TIE` of the best for the mover the first legal one is
+taken, as the exact solvers break ties.
 """
 from __future__ import annotations
 
@@ -20,11 +19,12 @@ from ruleproof.model.protocol import CHANCE, TERMINAL
 
 from .state import PH, Phase
 
-#: two players: play exactly when at most this many cards are left in the deck; on decks of more than
-#: SMALL_DECK cards from C_CARDS_LARGE (the real deck: a sub-solve from 10 cards left needs 4,000 to
-#: 9 million turn states at ~200,000 a second, from 8 cards mostly under 200,000)
-C_CARDS = 10
-C_CARDS_LARGE = 8
+#: cards left in the deck from which the endgame plays: (decks of at most SMALL_DECK cards, larger
+#: decks). Two players on the real deck: a sub-solve from 10 cards left needs 4,000 to 9 million
+#: turn states at ~200,000 a second, from 8 mostly under 200,000. Three players on the real deck:
+#: from 8 cards left 13,000 to 1.2 million (up to 15 s on a loaded machine), from 6 about 1,100.
+CARDS = {2: (10, 8), 3: (8, 6)}
+MORE_PLAYERS_CARDS = (6, 5)
 SMALL_DECK = 16
 #: ... and, once every other seat has stopped (only the mover draws: far fewer states), from this many
 STOPPED_CARDS = 16
@@ -35,15 +35,13 @@ C_STATES = 1_000_000
 #: measurement raises it (``keep``) to keep a whole rung's table
 C_KEEP = 12_000_000
 keep_limit = C_KEEP
-#: three or more players: the Python exact solver from this many cards left (every other seat stopped:
-#: PY_STOPPED_CARDS), on decks of at most SMALL_DECK cards only (on the real 3-player deck even 3-5
-#: cards left overran 60,000 states, 4-7 s a decision: the tables play there)
-PY_CARDS = 5
-PY_STOPPED_CARDS = 8
-#: new Python states one decision may add (about 2 s), and the most the solver's memo keeps
-PY_STATES = 60_000
-PY_KEEP = 400_000
-#: Python states whose values the two-player endgame remembers
+#: above the region the policy looks one turn ahead and values a next turn-start state by the optimum
+#: of the same state with its deck cut to this many cards (``reduce_deck``), per player count: on the
+#: real deck two players decide in ~0.04 s (median; 0.2 s for 9 decisions in 10) with 6, 0.17 s
+#: with 7, 1.6 s with 8; three players ~0.07 s with 5, 0.45 s with 6 (a loaded machine)
+REDUCE = {2: 6, 3: 5}
+MORE_PLAYERS_REDUCE = 4
+#: Python states whose values the endgame remembers
 MEMO_MAX = 1_000_000
 TIE = 1e-12
 
@@ -60,23 +58,25 @@ def default_cards(g) -> int:
 class Endgame:
     """Exact decisions for one game (a ``LoiraGame``) near the end of its round."""
 
-    def __init__(self, g, cards: int | None = None):
+    def __init__(self, g, cards: int | None = None, reduce_to: int | None = None):
         from . import fast
         self.g = g
-        self.two = g.num_players == 2 and g.cfg.objective == "round" and fast.supports(g.cfg) is None
-        large = sum(g.cfg.deck) > SMALL_DECK
-        self.cards = cards if cards is not None else (
-            (C_CARDS_LARGE if large else C_CARDS) if self.two else -1 if large else PY_CARDS)
-        self.stopped_cards = max(self.cards, STOPPED_CARDS if self.two else -1 if large else PY_STOPPED_CARDS)
-        if g.cfg.objective != "round":
-            self.cards = self.stopped_cards = -1    # a match: the round's end is not the game's end
+        self.n = g.num_players
+        self.c = g.cfg.objective == "round" and fast.supports(g.cfg) is None
+        small, large = CARDS.get(self.n, MORE_PLAYERS_CARDS)
+        self.cards = cards if cards is not None else (large if sum(g.cfg.deck) > SMALL_DECK else small)
+        self.stopped_cards = max(self.cards, STOPPED_CARDS)
+        if not self.c:
+            self.cards = self.stopped_cards = -1    # a match (the round's end is not the game's end)
         self.memo: dict = {}
         self.too_big = 1 << 30                  # fewest cards left at which a sub-solve overran
         self.last_left = 1 << 30                # cards left at the last decision (more: a new game)
         self.overruns = 0
         self.budget = C_STATES                  # new C turn states this decision may still add
         self.kept = None                        # turn states in the C engine's kept table (None: unknown)
-        self.solution = None                    # 3+ players: the Python exact solver's memo
+        self.reduce_to = reduce_to if reduce_to is not None else REDUCE.get(self.n, MORE_PLAYERS_REDUCE)
+        self.ahead: dict = {}                   # look-ahead values (above the region)
+        self.lookahead_overruns = 0
 
     def applies(self, s) -> bool:
         left = deck_left(self.g, s)
@@ -85,6 +85,12 @@ class Endgame:
         self.last_left = left
         if left >= self.too_big:
             return False
+        return self.covers(s)
+
+    def covers(self, s) -> bool:
+        """Whether ``s`` lies in the endgame's region (closed under play: the deck only shrinks and
+        a stopped seat stays stopped)."""
+        left = deck_left(self.g, s)
         return left <= self.cards or (left <= self.stopped_cards and self.others_stopped(s))
 
     def others_stopped(self, s) -> bool:
@@ -100,7 +106,7 @@ class Endgame:
         from .fast import FastLimit, FastUnavailable
         self.budget = C_STATES
         try:
-            return self._choose_two(s) if self.two else self._choose_python(s)
+            return self.best(s, self.value)
         except FastUnavailable:                 # no C compiler, out of memory: the tables play on
             self.cards = self.stopped_cards = -1
             return None
@@ -111,9 +117,8 @@ class Endgame:
             self.memo.clear()
             return None
 
-    # -- two players: C values at turn starts, the Python model inside the turn
-    def value(self, s) -> float:
-        """Seat 0's optimal value of ``s`` (floats; the C engine's doubles)."""
+    def value(self, s) -> tuple[float, ...]:
+        """Every seat's optimal value of ``s`` (floats; the C engine's doubles)."""
         from . import fast
         v = self.memo.get(s)
         if v is not None:
@@ -123,11 +128,11 @@ class Endgame:
         g = self.g
         seat = g.current_player(s)
         if seat == TERMINAL:
-            v = float(g.returns(s)[0])
+            v = tuple(float(x) for x in g.returns(s))
         elif s[PH] == Phase.TURN:
-            key = fast.c_state(g, s)
             before = self.kept
-            v, self.kept = fast.state_value(g.cfg, key, max(self.budget, 1))
+            got, self.kept = fast.state_value(g.cfg, fast.c_state(g, s), max(self.budget, 1))
+            v = (got, -got) if self.n == 2 else got
             if before is not None:
                 self.budget -= max(self.kept - before, 0)
             if self.kept > keep_limit:
@@ -135,36 +140,98 @@ class Endgame:
                 fast.forget_states()
                 self.memo.clear()
         elif seat == CHANCE:
-            v = sum(float(p) * self.value(g.apply(s, o)) for o, p in g.chance_outcomes(s))
+            acc = [0.0] * self.n
+            for o, p in g.chance_outcomes(s):
+                for i, x in enumerate(self.value(g.apply(s, o))):
+                    acc[i] += float(p) * x
+            v = tuple(acc)
         else:
-            vals = [self.value(g.apply(s, a)) for a in g.legal_actions(s)]
-            v = max(vals) if seat == 0 else min(vals)
+            v = self.value(g.apply(s, self.best(s, self.value)))
         self.memo[s] = v
         return v
 
-    def _choose_two(self, s) -> int:
+    def best(self, s, value) -> int:
+        """The mover's first action whose ``value`` for it is within TIE of the best (max^n's tie
+        rule; with two players a tie changes no value)."""
         g = self.g
-        sign = 1.0 if g.current_player(s) == 0 else -1.0
-        acts = list(g.legal_actions(s))
-        vals = [sign * self.value(g.apply(s, a)) for a in acts]
-        best = max(vals)
-        return next(a for a, v in zip(acts, vals) if v >= best - TIE)
-
-    # -- three or more players: the Python exact solver (max^n)
-    def _choose_python(self, s) -> int:
-        from .exact import Solution, solve_state
-        from .fast import FastLimit
-        g = self.g
-        if self.solution is None or len(self.solution.values) > PY_KEEP:
-            self.solution = Solution(g)
-        sol = self.solution
-        start = len(sol.values)
-
-        def guard(states: int) -> None:
-            if states - start > PY_STATES:      # values stored so far are complete: they stay
-                raise FastLimit(f"more than {PY_STATES:,} new states")
         seat = g.current_player(s)
         acts = list(g.legal_actions(s))
-        vals = [solve_state(sol, g.apply(s, a), guard, 2_000)[seat] for a in acts]
-        best = max(vals)
-        return acts[vals.index(best)]           # the first best, as exact.Solution.best_action
+        vals = [value(g.apply(s, a))[seat] for a in acts]
+        top = max(vals)
+        return next(a for a, v in zip(acts, vals) if v >= top - TIE)
+
+    # -- above the region: one turn of look-ahead
+    def lookahead(self, s) -> int | None:
+        """The first action whose look-ahead value is within TIE of the best for the mover: the
+        rest of the turn searched (every seat choosing by these values), next turn-start states
+        valued by their optimum in the region, else by :meth:`reduced_value`. None when a sub-solve
+        outgrew the decision's state budget (the caller's tables decide)."""
+        from .fast import FastLimit, FastUnavailable
+        if not self.c or self.cards < 0:
+            return None
+        self.budget = C_STATES
+        try:
+            return self.best(s, self.ahead_value)
+        except FastUnavailable:
+            self.cards = self.stopped_cards = -1
+            return None
+        except FastLimit:
+            self.kept = 0
+            self.lookahead_overruns += 1
+            self.memo.clear()
+            self.ahead.clear()
+            return None
+
+    def ahead_value(self, x) -> tuple[float, ...]:
+        v = self.ahead.get(x)
+        if v is not None:
+            return v
+        if len(self.ahead) > MEMO_MAX:
+            self.ahead.clear()
+        g = self.g
+        seat = g.current_player(x)
+        if seat == TERMINAL or (x[PH] == Phase.TURN and self.covers(x)):
+            v = self.value(x)
+        elif x[PH] == Phase.TURN:
+            v = self.reduced_value(x)
+        elif seat == CHANCE:
+            acc = [0.0] * self.n
+            for o, p in g.chance_outcomes(x):
+                for i, y in enumerate(self.ahead_value(g.apply(x, o))):
+                    acc[i] += float(p) * y
+            v = tuple(acc)
+        else:
+            v = self.ahead_value(g.apply(x, self.best(x, self.ahead_value)))
+        self.ahead[x] = v
+        return v
+
+    def reduced_value(self, x) -> tuple[float, ...]:
+        """The optimum of the turn-start state ``x`` with its deck cut to ``reduce_to`` cards."""
+        from . import fast
+        c = list(fast.c_state(self.g, x))
+        c[:24] = reduce_deck(c[:24], self.reduce_to)
+        before = self.kept
+        got, self.kept = fast.state_value(self.g.cfg, c, max(self.budget, 1))
+        if before is not None:
+            self.budget -= max(self.kept - before, 0)
+        if self.kept > keep_limit:
+            self.kept = 0
+            fast.forget_states()
+            self.memo.clear()
+            self.ahead.clear()
+        return (got, -got) if self.n == 2 else got
+
+
+def reduce_deck(deck, m: int) -> list[int]:
+    """The deck's counts per kind cut to ``m`` cards in proportion: each kind ``floor(count * m /
+    total)``, then one more for the largest remainders (the lower kind first among equal ones).
+    fast_solver.c's reduce_deck rounds the same way."""
+    total = sum(deck)
+    if total <= m:
+        return list(deck)
+    raw = [c * m / total for c in deck]
+    out = [int(x) for x in raw]
+    rest = [x - o for x, o in zip(raw, out)]
+    for k in sorted(range(len(deck)), key=lambda i: (-rest[i], i))[:m - sum(out)]:
+        out[k] += 1
+    return out

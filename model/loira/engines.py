@@ -68,14 +68,16 @@ GENERIC_TURN_STATES = 20_000
 #: C turn states up to which the answer is exact fractions unless --exact/--float says otherwise
 #: (the exact forms cost about 30 us and 1 KiB per turn state; --exact lifts the bound)
 FAST_EXACT_STATES = 50_000
-#: turn states beyond which even --exact does not build the exact forms (memory: about 1.7 KiB a
-#: turn state at the peak, forms and their Python rows; 1,138,711 turn states peaked at 1.9 GiB)
-FAST_EXACT_MAX = 1_000_000
-#: the largest deck the exact engines finish within their default limits: 13 cards for 2 players
-#: (10.2 million C turn states, model/loira/README.md bench ladder; 14 cards need 30 million), 7 for 3 or
-#: more (257,429 generic states on the verify deck). Bigger rounds get the near-optimal policy
+#: turn states beyond which even --exact does not build the exact forms (memory: the forms are
+#: summed a block of rows at a time; the 3-player 10-card round, 4,415,924 turn states and 21 million
+#: terms, peaked at 3.2 GiB and took ~300 CPU s on a loaded machine)
+FAST_EXACT_MAX = 5_000_000
+#: the largest deck the exact engines finish within their default limits (the C engine's 12 million
+#: turn states), measured on the bench ladder's decks (model/loira/README.md): 13 cards for 2 players (10.2
+#: million turn states; 14 cards need 30 million), 10 for 3 (4.4 million; 11 cards 15 million), 9 for
+#: 4 (6.9 million), 8 for 5 (4.3 million), 7 beyond. Bigger rounds get the near-optimal policy
 #: unless the user names an engine or gives --max-states / --exact.
-EXACT_REACH_CARDS = {2: 13}
+EXACT_REACH_CARDS = {2: 13, 3: 10, 4: 9, 5: 8}
 EXACT_REACH_CARDS_MORE_PLAYERS = 7
 
 
@@ -126,8 +128,8 @@ def _fast_check(ruleset, sol) -> dict:
         check = fast.solve(config_from(ruleset))
     except fast.FastUnavailable as exc:
         return {"fast_check": {"unavailable": str(exc)}}
-    return {"fast_check": {"value": check["value"], "turn_states": check["states"],
-                           "agrees": abs(check["value"] - sol.initial[0]) < 1e-9}}
+    agrees = all(abs(c - float(v)) < 1e-9 for c, v in zip(check["values"], sol.initial))
+    return {"fast_check": {"value": check["value"], "turn_states": check["states"], "agrees": agrees}}
 
 
 def _c_unavailable(ruleset) -> str | None:
@@ -146,8 +148,9 @@ def _c_applies(ruleset, options: SolveOptions) -> str | None:
 
 
 def _c_solve(ruleset, options: SolveOptions, progress) -> SolveResult:
-    """Seat 0's optimal value by the C solver (turn-start states; no play table): exact fractions
-    from its linear forms when the turn states are few or --exact asks, else its float value."""
+    """Every seat's optimal value by the C solver (turn-start states; no play table; 3+ players
+    max^n with the first-best tie rule): exact fractions from its linear forms when the turn states
+    are few or --exact asks, else its float values."""
     method = "specialised C solver (turn-start states"
     fast_states = options.states(FAST_STATES)
     cfg = config_from(ruleset)
@@ -173,16 +176,14 @@ def _c_solve(ruleset, options: SolveOptions, progress) -> SolveResult:
                 raise fast.FastUnavailable(f"{out['states']:,} turn states: the exact forms stop at "
                                            f"{FAST_EXACT_MAX:,} (memory)")
             exact = fast.solve_exact(cfg, max_states=fast_states, timeout=options.remaining())
-            v = exact["fraction"]
-            return SolveResult((v, -v), "optimal", True, exact["states"], method + ", exact forms)",
+            return SolveResult(exact["fractions"], "optimal", True, exact["states"], method + ", exact forms)",
                                extras={**extras, "ties_decided": exact["ties_decided"]})
         except (fast.FastUnavailable, fast.FastLimit) as exc:
             if options.exact:   # --exact is never answered in floats
                 return SolveResult.stopped(f"specialised C solver, exact forms: {exc}", out["states"],
                                            method + ", exact forms)")
             extras["note"] += f"; float value: exact forms not available ({exc})"
-    v = out["value"]
-    return SolveResult((v, -v), "optimal", False, out["states"], method + ")", extras=extras)
+    return SolveResult(out["values"], "optimal", False, out["states"], method + ")", extras=extras)
 
 
 def _near_optimal_applies(ruleset, options: SolveOptions) -> str | None:
@@ -234,7 +235,7 @@ def _near_optimal_solve(ruleset, options: SolveOptions, progress) -> SolveResult
 
 
 def build_game(ruleset):
-    from . import build
+    from .game import build
     return build(ruleset)
 
 

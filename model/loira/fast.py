@@ -1,17 +1,21 @@
-"""The specialised fast solver (``fast_solver.c``) for 2-player rounds and matches, via ctypes.
+"""The specialised fast solver (``fast_solver.c``) for Loira rounds (2 to 10 players) and 2-player
+matches, via ctypes.
 
-Scope: 2 players, a round or the match (:func:`solve_match`: L15 and L16 any), the base
-cards and the mini-expansion cards but Professora (3+ players), at most 8 distinct stall values,
-under every ruling option that can arise there (:data:`FLAGS` are the alternatives the C code
-implements; :data:`SAME_IN_SCOPE` those that change nothing in its scope). :func:`applies` says,
-in one line naming the ruling or card, why a ruleset is outside that scope; callers then use the
-generic pipeline. ``tests/test_loira_fast_rulings.py`` ties the C rules to the Python model turn by
-turn (:func:`turn`) for every option claimed here.
+Scope: a round of 2 to 10 players, or the 2-player match (:func:`solve_match`: L15 and L16 any),
+the base cards and every mini-expansion card (the Professora is for 3+ players), at most 8 distinct
+stall values, under every ruling option that can arise there (:data:`FLAGS` are the alternatives the
+C code implements; :data:`SAME_IN_SCOPE` those that change nothing in its scope). Two players:
+zero-sum, seat 0's value. Three or more: max^n, each seat's share, ties to the first legal action
+(the project's tie rule). :func:`applies` says, in one line naming the ruling or card, why a ruleset
+is outside that scope; callers then use the generic pipeline. ``tests/test_loira_fast_rulings.py``
+(2 players) and ``tests/test_loira_fast_multi.py`` (3 to 5) tie the C rules to the Python model
+turn by turn (:func:`turn`) for every option claimed here.
 
-The C file is compiled once with the system C compiler into a per-user cache folder (see
-:func:`cache_dir`), under a name keyed by the SHA-256 of the source and the compiler flags; a file
-there is loaded only when it belongs to this user and nobody else can write it or its folder. Any
-failure to build or load raises :class:`FastUnavailable` (one line), never a crash.
+The C file is compiled with the system C compiler once per player count (``-DNP=n`` sizes its
+per-seat arrays) into a per-user cache folder (see :func:`cache_dir`), under a name keyed by the
+SHA-256 of the source and the compiler flags; a file there is loaded only when it belongs to this
+user and nobody else can write it or its folder. Any failure to build or load raises
+:class:`FastUnavailable` (one line), never a crash.
 """
 from __future__ import annotations
 
@@ -27,8 +31,9 @@ import time
 from dataclasses import replace
 from fractions import Fraction
 from functools import cache
+from itertools import islice
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from ruleproof.solver.runtime import run_interruptible
 
@@ -48,7 +53,7 @@ FLAGS: tuple[tuple[str, str], ...] = (
     ("L10", "self"), ("L11", "bathroom-only"), ("L12", "bathroom-only"), ("L13", "also-stopped"),
     ("L17", "rolls-returned"), ("L18", "opener"), ("L21", "yes"), ("L27", "opening-continues"),
     ("L28", "no"), ("L29", "optional"), ("L30", "also-when-drawn"), ("L33", "invitee"),
-    ("L14", "merendeira-resets"), ("L25", "reshuffle"),
+    ("L14", "merendeira-resets"), ("L25", "reshuffle"), ("L36", "no-effect"),
 )
 #: alternatives with no effect in the C engine's scope, and why (the resolved deck and stalls
 #: carry L01/L02/L34/L35; the model reads L23 nowhere, the uniform pick makes the two the same)
@@ -57,8 +62,8 @@ SAME_IN_SCOPE: dict[str, str] = {
     "L34": "resolved into the stalls", "L35": "resolved into the deck",
     "L23": "the pick is uniform either way",
     "L19": "the two differ only after the round",
-    "L36": "with 2 players the direction of play does not matter (L24)",
-    "L37": "with 2 players the direction of play does not matter (L24)",
+    "L37": "the direction a round starts with: the two differ from a match's second round (2 players: "
+           "the direction of play does not matter, L24)",
 }
 #: alternatives that need something outside the scope (checked first by :func:`supports`)
 #: the match's rulings: solve_match implements L15's and L16's alternatives
@@ -71,12 +76,12 @@ class FastUnavailable(RuntimeError):
 
 
 def _scope(cfg: Config) -> str | None:
-    if cfg.players != 2:
-        return f"the C engine handles 2 players, not {cfg.players}"
+    if not 2 <= cfg.players <= 10:
+        return f"the C engine handles 2 to 10 players, not {cfg.players}"
     if cfg.objective == "match":
+        if cfg.players != 2:
+            return f"the C engine's match is for 2 players, not {cfg.players} (a round it solves)"
         return _match_scope(cfg)
-    if cfg.deck[Kind.PROFESSORA]:
-        return "the C engine does not handle the Professora mini-expansion card"
     if len(cfg.stalls) > 8:
         return f"the C engine handles 8 distinct stall values at most, not {len(cfg.stalls)}"
     return None
@@ -123,10 +128,11 @@ def supports(cfg: Config) -> str | None:
 
 
 def keeps_seats(cfg: Config) -> bool:
-    """Whether the C search keeps the seats apart in a round (no seat swap: the key carries the
-    turn, stored values are seat 0's): L09 round-rolls with unequal starting rolls, where the
-    Loira leaves each seat the rolls it started with (a match's rounds keep them apart too)."""
-    return cfg.rulings.get("L09") == "round-rolls" and cfg.rolls[0] != cfg.rolls[1]
+    """Whether the C search keeps the seats apart in a round (no seat rotation: the key carries the
+    turn, stored values are in the seats' own order): L09 round-rolls with unequal starting rolls,
+    where the Loira leaves each seat the rolls it started with (a match's rounds keep them apart
+    too)."""
+    return cfg.rulings.get("L09") == "round-rolls" and len(set(cfg.rolls)) > 1
 
 
 def cyclic(cfg: Config) -> bool:
@@ -168,13 +174,19 @@ def _private(path: Path, kind: str) -> str | None:
     return None
 
 
-def library_path(folder: Path | None = None) -> Path:
-    """Where the compiled library lives: keyed by the source and the compiler flags."""
-    digest = hashlib.sha256(SOURCE.read_bytes() + b"\0" + " ".join(CFLAGS).encode()).hexdigest()
+def _flags(players: int, evaluation: bool = False) -> tuple[str, ...]:
+    return (*CFLAGS, f"-DNP={players}", *(("-DEVAL",) if evaluation else ()))
+
+
+def library_path(folder: Path | None = None, players: int = 2, evaluation: bool = False) -> Path:
+    """Where the compiled library for ``players`` seats lives (``evaluation``: the build that
+    evaluates the near-optimal policy, :func:`evaluate`): keyed by the source and the flags."""
+    flags = " ".join(_flags(players, evaluation)).encode()
+    digest = hashlib.sha256(SOURCE.read_bytes() + b"\0" + flags).hexdigest()
     return (folder or cache_dir()) / f"loira-fast-{digest[:24]}.so"
 
 
-def _build(lib: Path) -> None:
+def _build(lib: Path, players: int, evaluation: bool = False) -> None:
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         raise FastUnavailable("no C compiler (cc/gcc) found")
@@ -188,7 +200,7 @@ def _build(lib: Path) -> None:
         raise FastUnavailable(why)
     tmp = lib.with_name(f"{lib.name}.{os.getpid()}.tmp")
     try:
-        proc = subprocess.run([compiler, *CFLAGS, "-o", str(tmp), str(SOURCE)],
+        proc = subprocess.run([compiler, *_flags(players, evaluation), "-o", str(tmp), str(SOURCE)],
                               capture_output=True, text=True)
         if proc.returncode != 0:
             raise FastUnavailable(f"compiling {SOURCE.name} failed: {proc.stderr.strip()[:300]}")
@@ -201,10 +213,11 @@ def _build(lib: Path) -> None:
 
 
 @cache
-def _library() -> ctypes.CDLL:
-    lib = library_path()
+def _library(players: int = 2, evaluation: bool = False) -> ctypes.CDLL:
+    """The engine compiled for ``players`` seats (built on first use, then loaded from the cache)."""
+    lib = library_path(players=players, evaluation=evaluation)
     if not lib.exists():
-        _build(lib)
+        _build(lib, players, evaluation)
     why = _private(lib.parent, "cache folder") or _private(lib, "compiled library")
     if why:
         raise FastUnavailable(f"not loading the C engine: {why}")
@@ -221,9 +234,30 @@ def _library() -> ctypes.CDLL:
         dll.loira_match_seen.restype = ctypes.c_int
         dll.loira_tape_fallbacks.restype = ctypes.c_double
         dll.loira_tape_limit.restype = None
+        dll.loira_players.restype = ctypes.c_int
     except (OSError, AttributeError) as exc:
         raise FastUnavailable(f"cannot load {lib} ({str(exc).splitlines()[0][:200]})") from None
+    if dll.loira_players() != players:
+        raise FastUnavailable(f"{lib} was built for {dll.loira_players()} players, not {players}")
     return dll
+
+
+def _values(cfg: Config) -> int:
+    """Doubles per value in C: seat 0's (two players, zero-sum), else each seat's share."""
+    return 1 if cfg.players == 2 else cfg.players
+
+
+def _args(cfg: Config) -> tuple:
+    """The C arguments that describe the round: deck, stall values and counts, rolls per seat,
+    rolls in the centre."""
+    return ((ctypes.c_int * 24)(*cfg.deck[:24]), len(cfg.stalls), (ctypes.c_int * 8)(*cfg.stalls),
+            (ctypes.c_int * 8)(*cfg.stall_counts), (ctypes.c_int * cfg.players)(*cfg.rolls),
+            cfg.centre_rolls)
+
+
+def _seats(cfg: Config, raw: Sequence[float]) -> tuple[float, ...]:
+    """Each seat's value from the C doubles (two players: seat 0's, the other its negation)."""
+    return (raw[0], -raw[0]) if cfg.players == 2 else tuple(raw[:cfg.players])
 
 
 def _configure(dll: ctypes.CDLL, cfg: Config) -> None:
@@ -244,9 +278,9 @@ class FastLimit(RuntimeError):
 
 def solve(cfg: Config, max_states: int | None = None, timeout: float | None = None,
           forms: bool = False, _terminals: list[float] | None = None) -> dict:
-    """Seat 0's optimal value (float), turn states stored, nodes visited, seconds, table bytes;
-    with ``forms``, also ``"forms"``: the exact linear forms (an int64 array, see
-    :func:`solve_exact`) and ``"near_ties"``.
+    """Seat 0's optimal value (``"value"``, float) and every seat's (``"values"``), turn states
+    stored, nodes visited, seconds, table bytes; with ``forms``, also ``"forms"``: the exact linear
+    forms (an int64 array, see :func:`solve_exact`) and ``"near_ties"``.
 
     Raises :class:`FastLimit` when ``max_states`` turn states are stored or ``timeout`` seconds
     pass before the value is known. A match goes to :func:`solve_match`."""
@@ -258,13 +292,10 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
         raise FastUnavailable(reason)
     if forms and (why := no_exact_forms(cfg)):
         raise FastUnavailable(why)
-    dll = _library()
-    IntArr = ctypes.c_int * 24
-    deck = IntArr(*cfg.deck[:24])
-    S = len(cfg.stalls)
-    vals = (ctypes.c_int * 8)(*cfg.stalls)
-    cnts = (ctypes.c_int * 8)(*cfg.stall_counts)
-    out = [ctypes.c_double() for _ in range(4)]
+    dll = _library(cfg.players)
+    args = _args(cfg)
+    value = (ctypes.c_double * _values(cfg))()
+    out = [ctypes.c_double() for _ in range(3)]
     start = time.perf_counter()
     stop_flag = ctypes.c_int.in_dll(dll, "loira_stop_requested")
     taken: dict[str, Any] = {}
@@ -277,9 +308,8 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
                 if dll.loira_match_terminals((ctypes.c_double * len(_terminals))(*_terminals), cfg.total_rolls):
                     return -2
             try:
-                rc = dll.loira_solve(deck, S, vals, cnts, cfg.rolls[0], cfg.rolls[1], cfg.centre_rolls,
-                                     cfg.first_seat, ctypes.c_double(max_states or 0),
-                                     ctypes.c_double(timeout or 0), *[ctypes.byref(o) for o in out])
+                rc = dll.loira_solve(*args, cfg.first_seat, ctypes.c_double(max_states or 0),
+                                     ctypes.c_double(timeout or 0), value, *[ctypes.byref(o) for o in out])
                 if _terminals is not None:   # which round ends the search met (L15 replay)
                     seen = (ctypes.c_ubyte * len(_terminals))()
                     dll.loira_match_seen(seen)
@@ -294,7 +324,7 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
                 taken["tape_fallbacks"] = int(dll.loira_tape_fallbacks())
             if forms:
                 import numpy as np
-                arr = np.empty((int(dll.loira_forms_size()), 4), dtype=np.int64)
+                arr = np.empty((int(dll.loira_forms_size()), 5), dtype=np.int64)
                 taken["near_ties"] = int(dll.loira_forms_take(arr.ctypes.data_as(ctypes.POINTER(ctypes.c_int64))))
                 taken["forms"] = arr
             return rc
@@ -322,8 +352,9 @@ def solve(cfg: Config, max_states: int | None = None, timeout: float | None = No
     if rc == -8:
         raise FastLimit(f"the value-iteration sweeps did not settle (largest change "
                         f"{taken.get('residual', float('nan')):.1e}) after {taken.get('sweeps', 0):,} sweeps")
-    value, states, visits, table = (o.value for o in out)
-    return {"value": value, "states": int(states), "visits": int(visits), "seconds": seconds,
+    states, visits, table = (o.value for o in out)
+    seats = _seats(cfg, list(value))
+    return {"value": seats[0], "values": seats, "states": int(states), "visits": int(visits), "seconds": seconds,
             "table_bytes": int(table), "bytes_per_state": table / max(states, 1),
             "states_per_second": states / seconds if seconds else float("inf"), **taken}
 
@@ -402,7 +433,7 @@ def solve_match(cfg: Config, max_states: int | None = None, timeout: float | Non
 
     v = value(0, 0, cfg.rolls[0], cfg.rolls[1], cfg.first_seat)
     seconds = time.perf_counter() - start
-    out = {"value": v, "states": tally["states"], "visits": tally["visits"], "seconds": seconds,
+    out = {"value": v, "values": (v, -v), "states": tally["states"], "visits": tally["visits"], "seconds": seconds,
            "table_bytes": tally["table_bytes"], "bytes_per_state": tally["table_bytes"] / max(tally["states"], 1),
            "states_per_second": tally["states"] / seconds if seconds else float("inf"),
            "round_solves": tally["rounds"]}
@@ -452,7 +483,8 @@ def _settle(entry: tuple, table_for, round_solve, memo: dict, dim: int, tally: d
 
 
 def solve_exact(cfg: Config, max_states: int | None = None, timeout: float | None = None) -> dict:
-    """:func:`solve` plus seat 0's value as an exact Fraction (``"fraction"``).
+    """:func:`solve` plus seat 0's value as an exact Fraction (``"fraction"``) and every seat's
+    (``"fractions"``).
 
     The C search writes, for every turn state it stores, its value as an exact linear form over the
     next turn states' values under the decisions the double search took (rational coefficients:
@@ -460,37 +492,55 @@ def solve_exact(cfg: Config, max_states: int | None = None, timeout: float | Non
     in an order where every state follows those it refers to, so one pass of exact sums gives
     every value. A decision whose two values lie within 1e-9 (``"near_ties"``; far above the
     doubles' rounding, about 1e-15) is not trusted to the doubles: both alternatives come with a
-    marker and are compared here exactly (``"ties_decided"``: how many differed)."""
+    marker and are compared here exactly (``"ties_decided"``: how many differed). Three or more
+    players: a near tie the exact values decide against the double search's choice is refused
+    (FastUnavailable): the other seats' values, which the choice moves, fed the search's later
+    decisions."""
     res = solve(cfg, max_states, timeout, forms=True)
     start = time.perf_counter()
-    rows = res.pop("forms").tolist()
-    # values as (numerator, denominator) pairs: one lcm and one gcd per state instead of a
-    # Fraction normalisation per term (the denominators stay small: a few digits)
-    values: dict[tuple[int, int], tuple[int, int]] = {}
-    i, key, n, decided = 0, None, len(rows), [0]
-    while i < n:
-        lo, hi, count, _ = rows[i]
-        form = rows[i + 1:i + 1 + abs(count)]
-        num, den = _form_value(form, values, decided)
-        key = (lo, hi)
-        values[key] = (-num if count < 0 else num, den)
-        i += 1 + abs(count)
-    if key is None:
-        raise FastUnavailable("the C search wrote no exact forms")
-    # the root's form is the mover's value, or seat 0's where the seats are kept apart
-    value = Fraction(*values[key]) * (1 if cfg.first_seat == 0 or keeps_seats(cfg) else -1)
-    if abs(float(value) - res["value"]) > 1e-9:
-        raise FastUnavailable(f"the exact value {value} disagrees with the double {res['value']!r}")
-    res.update(fraction=value, exact_seconds=time.perf_counter() - start, ties_decided=decided[0])
+    rows = _rows(res.pop("forms"))
+    decided = [0]
+    if cfg.players == 2:
+        value = _exact_two(cfg, rows, decided)
+        fractions: tuple[Fraction, ...] = (value, -value)
+    else:
+        fractions = _exact_seats(cfg, rows, decided)
+    if max(abs(float(f) - v) for f, v in zip(fractions, res["values"])) > 1e-9:
+        raise FastUnavailable(f"the exact values {fractions} disagree with the doubles {res['values']!r}")
+    res.update(fraction=fractions[0], fractions=fractions, exact_seconds=time.perf_counter() - start,
+               ties_decided=decided[0])
     return res
 
 
+def _rows(arr) -> Iterator[list[int]]:
+    """The forms' rows as lists of ints, converted a block at a time (a whole ``tolist`` of a few
+    million rows would hold ~100 bytes a row at once)."""
+    for start in range(0, len(arr), 1 << 16):
+        yield from arr[start:start + (1 << 16)].tolist()
+
+
+def _exact_two(cfg: Config, rows: Iterator[list[int]], decided: list) -> Fraction:
+    # values as (numerator, denominator) pairs: one lcm and one gcd per state instead of a
+    # Fraction normalisation per term (the denominators stay small: a few digits)
+    values: dict[tuple[int, int], tuple[int, int]] = {}
+    key = None
+    for lo, hi, count, _, _ in rows:
+        form = list(islice(rows, abs(count)))
+        num, den = _form_value(form, values, decided)
+        key = (lo, hi)
+        values[key] = (-num if count < 0 else num, den)
+    if key is None:
+        raise FastUnavailable("the C search wrote no exact forms")
+    # the root's form is the mover's value, or seat 0's where the seats are kept apart
+    return Fraction(*values[key]) * (1 if cfg.first_seat == 0 or keeps_seats(cfg) else -1)
+
+
 def _form_value(form: list, values: dict, decided: list) -> tuple[int, int]:
-    """Sum a form (see fast_solver.c, "exact forms") as a reduced (numerator, denominator)."""
+    """Sum a 2-player form (see fast_solver.c, "exact forms") as a reduced (numerator, denominator)."""
     terms = []
     i = 0
     while i < len(form):
-        lo, hi, num, den = form[i]
+        lo, hi, num, den, _ = form[i]
         if hi:
             a, b = values[(lo, hi)]
             terms.append((num * a, den * b))
@@ -504,6 +554,10 @@ def _form_value(form: list, values: dict, decided: list) -> tuple[int, int]:
             terms.append((a, b) if first else (c, d))
             i += num + lo
         i += 1
+    return _sum(terms)
+
+
+def _sum(terms: list[tuple[int, int]]) -> tuple[int, int]:
     if not terms:
         return 0, 1
     common = math.lcm(*(b for _, b in terms))
@@ -512,93 +566,202 @@ def _form_value(form: list, values: dict, decided: list) -> tuple[int, int]:
     return top // g, common // g
 
 
+def _exact_seats(cfg: Config, rows: Iterator[list[int]], decided: list) -> tuple[Fraction, ...]:
+    """Three or more players: every state's vector of shares, stored with its mover first (the
+    header's rot is the mover in the form's seats), as (numerator, denominator) pairs."""
+    n = cfg.players
+    values: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
+    key, rot = None, 0
+    for lo, hi, count, _, rot in rows:
+        vec = _form_vector(list(islice(rows, count)), values, n, decided)
+        key = (lo, hi)
+        values[key] = tuple(vec[(j + rot) % n] for j in range(n))
+    if key is None:
+        raise FastUnavailable("the C search wrote no exact forms")
+    stored = values[key]
+    return tuple(Fraction(*stored[(j - rot) % n]) for j in range(n))
+
+
+def _form_vector(form: list, values: dict, n: int, decided: list) -> list[tuple[int, int]]:
+    """Sum a form of 3+ players: each seat's share as a reduced (numerator, denominator)."""
+    terms: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+    i = 0
+    while i < len(form):
+        lo, hi, num, den, rot = form[i]
+        if hi:   # a next state; its stored vector starts at its mover, seat rot here
+            stored = values[(lo, hi)]
+            for j in range(n):
+                a, b = stored[(j - rot) % n]
+                terms[j].append((num * a, den * b))
+        elif den > 0:   # a round's end: the winners in the mask lo share 1
+            share = den * bin(lo).count("1")
+            for j in range(n):
+                if lo >> j & 1:
+                    terms[j].append((num, share))
+        else:   # a near tie: the first unless the second is better for the mover, exactly
+            mover = -den - 1
+            first = _form_vector(form[i + 1:i + 1 + num], values, n, decided)
+            second = _form_vector(form[i + 1 + num:i + 1 + num + lo], values, n, decided)
+            (a, b), (c, d) = first[mover], second[mover]
+            take_second = c * b > a * d
+            decided[0] += take_second
+            if take_second != bool(rot):
+                raise FastUnavailable("exact forms: a near tie (within 1e-9) goes the other way in "
+                                      "exact values than in the double search, whose later choices "
+                                      "relied on it (3+ players: the other seats' values move)")
+            for j, t in enumerate(second if take_second else first):
+                terms[j].append(t)
+            i += num + lo
+        i += 1
+    return [_sum(t) for t in terms]
+
+
 def c_state(game: Any, s: Sequence[int]) -> tuple[int, ...]:
     """A turn-start state of the Python model in fast_solver.c's ``St`` field order (the fields the
-    C engine keeps: no discard pile, no direction, centre rolls derived from the seats')."""
-    from .state import GRITOS, PHYS, SLOTS, STOP, TURN
+    C engine keeps: no discard pile, centre rolls derived from the seats', the direction of play
+    with 3+ players only)."""
+    from .state import DIR, GRITOS, PHYS, SLOTS, STOP, TURN
     from .cards import EXPANSION_KINDS
+    n = game.num_players
     deck = [s[game.deck_index(k)] if k in game.kind_index else 0 for k in range(24)]
     bath, stall, esp, sw, ralo = [], [], [], [], []
-    for seat in range(2):
+    for seat in range(n):
         hand = game.hand(s, seat)
         bath += hand[:9]
         stall += list(hand[game.h_stall:game.h_esp]) + [0] * (8 - game.num_stall_values)
         esp.append(hand[game.h_esp])
         sw.append(hand[game.h_int])
         ralo.append(hand[game.h_ralo])
-    rolls = [s[game.o_rolls], s[game.o_rolls + 1]]
+    rolls = list(s[game.o_rolls:game.o_rolls + n])
     out = list(s[game.o_out:game.o_out + game.num_stall_values]) + [0] * (8 - game.num_stall_values)
     aside = list(s[game.o_aside:game.o_aside + len(EXPANSION_KINDS)])
     return tuple(deck + bath + stall + esp + sw + rolls + out + [s[STOP], s[TURN], s[GRITOS], s[PHYS], s[SLOTS]]
-                 + ralo + aside)
+                 + ralo + aside + [s[DIR] if n > 2 else 0])
 
 
 def _state_call(cfg: Config, state: Sequence[int]) -> tuple:
-    """The library and the C arguments for a call on one turn-start ``state``."""
+    """The library, a C state's width and the call's arguments for one turn-start ``state``."""
     reason = supports(cfg)
     if reason:
         raise FastUnavailable(reason)
-    dll = _library()
+    dll = _library(cfg.players)
     width = dll.loira_state_ints()
     if len(state) != width:
         raise ValueError(f"a C state has {width} ints, not {len(state)}")
-    deck = (ctypes.c_int * 24)(*cfg.deck[:24])
-    vals = (ctypes.c_int * 8)(*cfg.stalls)
-    cnts = (ctypes.c_int * 8)(*cfg.stall_counts)
-    return dll, width, deck, vals, cnts, (ctypes.c_int * width)(*state)
+    return dll, width, _args(cfg), (ctypes.c_int * width)(*state)
 
 
-def turn(cfg: Config, state: Sequence[int], values: Sequence[float] | None = None
-         ) -> tuple[list[tuple[int, ...]], float]:
+def _given(cfg: Config, value) -> list[float]:
+    """A value as the C engine takes it (two players: seat 0's float; more: a tuple per seat)."""
+    return [float(value)] if cfg.players == 2 else [float(v) for v in value]
+
+
+def turn(cfg: Config, state: Sequence[int], values: Sequence | None = None) -> tuple[list[tuple[int, ...]], Any]:
     """One turn in C from a turn-start ``state`` (:func:`c_state`): the next turn-start states it
-    can reach, in the order met, and seat 0's value of the turn when ``values`` gives seat 0's value
-    of each of those (else with 0 for each). For the differential test."""
-    dll, width, deck, vals, cnts, st = _state_call(cfg, state)
-    cap = 4096
-    out = (ctypes.c_int * (cap * width))()
-    given = None if values is None else (ctypes.c_double * max(1, len(values)))(*values)
-    value = ctypes.c_double()
-    with _CALL_LOCK:
-        _configure(dll, cfg)
-        n = dll.loira_turn(deck, len(cfg.stalls), vals, cnts, cfg.rolls[0], cfg.rolls[1],
-                           cfg.centre_rolls, st, cap, out, given, ctypes.byref(value))
+    can reach, in the order met, and the value of the turn when ``values`` gives the value of each
+    of those (else with 0 for each): two players seat 0's value (floats), more each seat's (a tuple
+    per state). For the differential test."""
+    dll, width, args, st = _state_call(cfg, state)
+    flat = [] if values is None else [x for v in values for x in _given(cfg, v)]
+    given = None if values is None else (ctypes.c_double * max(1, len(flat)))(*flat)
+    value = (ctypes.c_double * _values(cfg))()
+    cap = n = 4096
+    while n >= cap:   # a turn with more next states than the buffer holds: again, with room
+        cap = max(cap, n) * 2
+        out = (ctypes.c_int * (cap * width))()
+        with _CALL_LOCK:
+            _configure(dll, cfg)
+            n = dll.loira_turn(*args, st, cap, out, given, value)
     if n == -2:
         raise FastUnavailable("internal error: the fast key packing disagrees with the field-by-field one")
     if n < 0:
         raise FastUnavailable("the configuration does not fit the 128-bit state key")
-    if n > cap:
-        raise FastUnavailable(f"more than {cap} next turn states")
     succ = [tuple(out[i * width:(i + 1) * width]) for i in range(n)]
-    return succ, value.value
+    return succ, (value[0] if cfg.players == 2 else tuple(value))
 
 
 def state_value(cfg: Config, state: Sequence[int], max_states: int | None = None,
-                reserve: int = 0) -> tuple[float, int]:
-    """Seat 0's optimal value of the round on from a turn-start ``state`` (:func:`c_state`), and the
-    turn states the kept table holds after the call.
+                reserve: int = 0) -> tuple[Any, int]:
+    """The optimal value of the round on from a turn-start ``state`` (:func:`c_state`): seat 0's
+    (two players, a float) or each seat's (a tuple); and the turn states the kept table holds after
+    the call.
 
     The C engine keeps the table between calls for the same configuration (``loira_sub_value``), so
     the later turns of a game are lookups; :func:`forget_states` frees it. Raises :class:`FastLimit`
     when more than ``max_states`` new turn states would be needed (the kept table is then dropped).
     ``reserve``: size an empty kept table for that many states at once (a whole 16-card rung: 6 GiB
     instead of the 9.2 GiB peak of doubling)."""
-    dll, width, deck, vals, cnts, st = _state_call(cfg, state)
-    value, kept = ctypes.c_double(), ctypes.c_double()
+    dll, width, args, st = _state_call(cfg, state)
+    value, kept = (ctypes.c_double * _values(cfg))(), ctypes.c_double()
     with _CALL_LOCK:
         _configure(dll, cfg)
-        rc = dll.loira_sub_value(deck, len(cfg.stalls), vals, cnts, cfg.rolls[0], cfg.rolls[1],
-                                 cfg.centre_rolls, st, ctypes.c_double(max_states or 0),
-                                 ctypes.c_double(reserve), ctypes.byref(value), ctypes.byref(kept))
+        _KEPT.add(cfg.players)
+        rc = dll.loira_sub_value(*args, st, ctypes.c_double(max_states or 0),
+                                 ctypes.c_double(reserve), value, ctypes.byref(kept))
     if rc == -1:
         raise FastUnavailable("the configuration does not fit the 128-bit state key")
     if rc == -3:
         raise FastLimit(f"state limit {max_states:,} new turn states reached")
     if rc:
         raise FastUnavailable("out of memory" if rc == -2 else "stopped")
-    return value.value, int(kept.value)
+    return (value[0] if cfg.players == 2 else tuple(value)), int(kept.value)
+
+
+#: player counts whose engine may hold a kept table (state_value)
+_KEPT: set[int] = set()
 
 
 def forget_states() -> None:
-    """Free the table :func:`state_value` keeps."""
+    """Free the tables :func:`state_value` keeps."""
     with _CALL_LOCK:
-        _library().loira_sub_reset()
+        for players in sorted(_KEPT | {2}):
+            _library(players).loira_sub_reset()
+
+
+def evaluate(cfg: Config, seat: int, cards: int, stopped_cards: int, reduce_to: int,
+             known: tuple | None = None, reserve: int = 0, max_states: int | None = None) -> dict:
+    """Every seat's value of the round when ``seat`` follows the near-optimal policy and the others
+    best-respond, in C (``loira_eval``; nearopt.near_optimal is the same policy in Python): the
+    optimum inside the endgame region (at most ``cards`` cards left, or ``stopped_cards`` with every
+    other seat stopped), above it one turn of look-ahead with next states valued by their optimum
+    (in the region) or by the optimum of the same state with its deck cut to ``reduce_to`` cards.
+
+    ``known``: (keys, values) of optimal values known already (the out-of-core layers at the
+    region's edge: 2 players, the 2-player engine's keys and the mover's values as NumPy arrays),
+    so that their subtrees are not searched again. Returns ``"values"`` (per seat), ``"states"``."""
+    reason = supports(cfg) or ("L25 reshuffle's cycles" if cyclic(cfg) else None)
+    if reason:
+        raise FastUnavailable(f"the policy evaluation does not take this round: {reason}")
+    dll = _library(cfg.players, evaluation=True)
+    value, states = (ctypes.c_double * _values(cfg))(), ctypes.c_double()
+    keys = vals = None
+    n_known = 0
+    if known is not None:
+        import numpy as np
+        keys = np.ascontiguousarray(known[0]).view(np.uint64)
+        vals = np.ascontiguousarray(known[1], dtype=np.float64)
+        n_known = len(vals)
+    ptr = (lambda a: None if a is None else a.ctypes.data_as(ctypes.c_void_p))   # noqa: E731
+    stop_flag = ctypes.c_int.in_dll(dll, "loira_stop_requested")
+    start = time.perf_counter()
+
+    def call() -> int:
+        with _CALL_LOCK:
+            _configure(dll, cfg)
+            return dll.loira_eval(*_args(cfg), cfg.first_seat, seat, cards, stopped_cards, reduce_to,
+                                  ptr(keys), ptr(vals), ctypes.c_int64(n_known),
+                                  ctypes.c_double(max_states or 0), ctypes.c_double(reserve), value,
+                                  ctypes.byref(states))
+
+    def stop() -> None:
+        stop_flag.value = 1
+    rc = run_interruptible(call, stop)
+    if rc == -1:
+        raise FastUnavailable("the configuration does not fit the 128-bit state key")
+    if rc == -3:
+        raise FastLimit(f"state limit {max_states:,} turn states reached")
+    if rc:
+        raise FastUnavailable({-2: "out of memory", -5: "stopped",
+                               -9: "known values are for 2 players"}.get(rc, f"error {rc}"))
+    return {"values": _seats(cfg, list(value)), "states": int(states.value),
+            "seconds": time.perf_counter() - start}

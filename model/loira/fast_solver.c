@@ -1,12 +1,21 @@
-/* A specialised exact solver for the 2-player Loira round (base cards and the mini-expansion cards
- * but Professora; every ruling option that can arise there: the flags R_* below, set from Python
- * by loira_configure).
+/* A specialised exact solver for the Loira round, 2 to 10 players (base cards and the mini-expansion
+ * cards; every ruling option that can arise there: the flags R_* below, set from Python by
+ * loira_configure). Compiled once per player count: NP (-DNP=3 ...; 2 by default) sizes every
+ * per-seat array, so the 2-player search copies no more than it needs.
  *
  * The same rules as model/loira/effects.py, written for speed: only turn-start states are stored
- * (a 128-bit packed key -> the mover's value, open addressing); everything inside a turn (the draw,
- * the card's choices, escorts, reveals, the escape) is expanded by recursion. Seat swap symmetry:
- * keys are stored with the mover as seat 0. Values are doubles (cross-checked against the exact
- * rational solver in tests/test_loira_fast.py).
+ * (a 128-bit packed key -> the value, open addressing); everything inside a turn (the draw, the
+ * card's choices, escorts, reveals, the escape) is expanded by recursion. Seat rotation symmetry:
+ * keys are stored with the mover as seat 0 (the rules never name a seat; offsets are clockwise).
+ *
+ * Values: two players, zero-sum, one double per state (seat 0's value inside the search, the
+ * mover's in the table); the mover of a decision maximises its own value, so seat 0 takes the max
+ * and seat 1 the min. Three or more: max^n, a vector of NP shares (the winners share 1); each mover
+ * maximises its own share and, among actions of maximal value for it (within TIE), takes the first
+ * in legal-action order -- the project's tie rule, the generic solver's and exact.py's. Every
+ * decision below therefore tries its alternatives in the Python model's legal-action order
+ * (effects.legal_actions: ascending action codes). Values are doubles (cross-checked against the
+ * exact rational solver in tests/test_loira_fast.py and tests/test_loira_fast_multi.py).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -15,34 +24,99 @@
 #include <math.h>
 #include <time.h>
 
+#ifndef NP
+#define NP 2       /* players */
+#endif
+#if NP < 2 || NP > 10
+#error "NP must be 2..10"
+#endif
 #define NK 24      /* main-deck kinds: 0-8 bathroom, 9 grito .. 15 espelho, 16-23 mini-expansions */
 #define NS 8       /* distinct stall values at most */
 #define NX 8       /* mini-expansion kinds (set aside: kind - RAPAGOTE) */
+#define QMAX 32    /* picks of one opening: its own (Diretora: up to NP) and escorts' */
+#define ALL_STOPPED ((1 << NP) - 1)
+/* max^n: values of the mover within this count as tied (the generic solver's float tie tolerance) */
+#define TIE 1e-12
 enum { GRITO = 9, TOCTOC = 10, INTERRUPTOR = 11, CHUTE = 12, DESCARGA = 13, FIOS = 14, ESPELHO = 15,
-       RAPAGOTE = 16, ZELADOR = 17, DIRETORA = 18, TIA = 19, ALUNA = 20, MERENDEIRA = 22, RALO = 23 };
+       RAPAGOTE = 16, ZELADOR = 17, DIRETORA = 18, TIA = 19, ALUNA = 20, PROFESSORA = 21,
+       MERENDEIRA = 22, RALO = 23 };
 
 typedef struct {
     int deck[NK];
-    int bath[2][9];
-    int stall[2][NS];
-    int esp[2], sw[2];       /* Espelho, Interruptor held */
-    int rolls[2];
-    int out[NS];             /* stalls out of the round */
-    int stopped;             /* bit per seat */
+    int bath[NP][9];
+    int stall[NP][NS];
+    int esp[NP], sw[NP];       /* Espelho, Interruptor held */
+    int rolls[NP];
+    int out[NS];               /* stalls out of the round */
+    int stopped;               /* bit per seat */
     int turn, gritos, phys, slots;
-    int ralo[2];             /* Ralo held (L20: protects, -2) */
-    int aside[NX];           /* mini-expansion cards set aside, openable instead of drawing (L19) */
+    int ralo[NP];              /* Ralo held (L20: protects, -2) */
+    int aside[NX];             /* mini-expansion cards set aside, openable instead of drawing (L19) */
+    int dir;                   /* 3+ players: 1 when the play goes counter-clockwise (Toc-Toc) */
 } St;
 
+/* ---- values ------------------------------------------------------------------------------- */
+#if NP == 2
+#define NV 1               /* seat 0's value (seat 1's is its negation) */
+#else
+#define NV NP              /* each seat's share */
+#endif
+#ifdef EVAL
+/* the policy evaluation (loira_eval, below): the true value of the seats under the evaluated policy,
+ * then the policy's own look-ahead value */
+#define NVAL (2 * NV)
+#else
+#define NVAL NV
+#endif
+typedef struct { double v[NVAL]; } Val;
+static inline double vseat(Val x, int seat) {
+#if NP == 2
+    return seat ? -x.v[0] : x.v[0];
+#else
+    return x.v[seat];
+#endif
+}
+static inline Val vzero(void) { Val z; for (int i = 0; i < NVAL; i++) z.v[i] = 0.0; return z; }
+static inline void vadd(Val *acc, double w, Val x) { for (int i = 0; i < NVAL; i++) acc->v[i] += w * x.v[i]; }
+/* the table keeps a state's value with its mover as seat 0 (rot: the mover, in the search's seats) */
+static inline Val to_stored(Val x, int rot) {
+#if NP == 2
+    if (rot) for (int h = 0; h < NVAL; h++) x.v[h] = -x.v[h];
+    return x;
+#else
+    Val y;
+    for (int h = 0; h < NVAL; h += NV)
+        for (int i = 0; i < NP; i++) y.v[h + i] = x.v[h + (i + rot) % NP];
+    return y;
+#endif
+}
+static inline Val from_stored(Val y, int rot) {
+#if NP == 2
+    if (rot) for (int h = 0; h < NVAL; h++) y.v[h] = -y.v[h];
+    return y;
+#else
+    Val x;
+    for (int h = 0; h < NVAL; h += NV)
+        for (int i = 0; i < NP; i++) x.v[h + (i + rot) % NP] = y.v[h + i];
+    return x;
+#endif
+}
+
 static int S_n, S_val[NS], S_cnt[NS], R_total;
-static int w_deck[NK], w_bath[9], w_stall[NS], w_esp, w_sw, w_rolls, w_phys, w_grit = 2, w_ralo;
+static int w_deck[NK], w_bath[9], w_stall[NS], w_esp, w_sw, w_rolls, w_phys, w_grit = 2, w_ralo, w_dir, w_turn;
+#ifdef EVAL
+static const int w_opt = 1;  /* the policy evaluation: the key says whether its value is the optimum */
+#else
+static const int w_opt = 0;
+#endif
 static int deck_start[NK];   /* the round's deck: cards drawn = deck_start - deck (out-of-core layers) */
 static int total_bits;
-static int R_start[2];       /* rolls each seat held when the round started (L09 round-rolls) */
+static int R_start[NP];      /* rolls each seat held when the round started (L09 round-rolls) */
 /* seats not interchangeable: a match's round (below), or L09 round-rolls with unequal starting
- * rolls (the Loira leaves each seat its own). Then no seat swap, the key carries the turn, and
- * stored values are seat 0's (set_config) */
+ * rolls (the Loira leaves each seat its own). Then no rotation, the key carries the turn, and
+ * stored values are in the seats' own order (set_config) */
 static int keep_seats;
+#if NP == 2
 /* a round of a match (loira_match_terminals): seat 0's value of the rest of the match after the
  * round, per (outcome: 0 seat 0 wins, 1 seat 1 wins, 2 shared; seat 0's rolls; seat 1's rolls).
  * The wins so far make the seats unequal: no seat swap then, and the key carries the turn. */
@@ -71,12 +145,20 @@ static double match_value(int outcome, int r0, int r1) {
     match_seen[at] = 1;
     return match_vals[at];
 }
+#define IN_MATCH (match_vals != NULL)
+#else
+#define IN_MATCH 0   /* the match is solved for 2 players only (fast.solve_match) */
+int loira_match_terminals(const double *vals, int total_rolls) { (void)total_rolls; return vals ? -1 : 0; }
+int loira_match_seen(unsigned char *out) { (void)out; return -1; }
+#endif
+int loira_players(void) { return NP; }
 
 /* ruling alternatives (model/loira/rulings.py; fast.py FLAGS lists them in this order); 0: default */
 enum { R_GRITO_ONLY, R_TIE_BATHROOM, R_TIE_WITH_INT, R_TIE_NO_NULLS, R_EMPTY_GOES_ON, R_NO_ESCAPE,
        R_ROUND_ROLLS, R_SELF_TARGET, R_FLUSH_BATHROOM_ONLY, R_ESPELHO_BATHROOM_ONLY, R_ALSO_STOPPED,
        R_ROLLS_RETURNED, R_OPENER_KEEPS, R_STOPPED_ESCORT, R_OPENING_CONTINUES, R_VICTIM_LOSES,
-       R_OPTIONAL, R_SWITCH_WHEN_DRAWN, R_INVITEE_KEEPS, R_MERENDEIRA_RESETS, R_RESHUFFLE, R_COUNT };
+       R_OPTIONAL, R_SWITCH_WHEN_DRAWN, R_INVITEE_KEEPS, R_MERENDEIRA_RESETS, R_RESHUFFLE,
+       R_TOCTOC_NO_REVERSE, R_COUNT };
 static int RF[R_COUNT];
 int loira_configure(const int *flags, int n) {
     if (n != R_COUNT) return -1;
@@ -84,7 +166,7 @@ int loira_configure(const int *flags, int n) {
     return 0;
 }
 
-typedef struct { uint64_t lo, hi; double v; } Slot;
+typedef struct { uint64_t lo, hi; Val v; } Slot;
 static Slot *table;
 static uint64_t cap, used;
 static uint64_t visits;
@@ -100,55 +182,62 @@ static inline void put(Packer *p, int value, int width) {   /* widths are below 
     p->bits |= (u128)((uint64_t)value & ((1ULL << width) - 1)) << p->pos;
     p->pos += width;
 }
-/* pack's fields of nonzero width, as (St int index, mask, bit position), per swap (set_config):
+/* pack's fields of nonzero width, as (St int index, mask, bit position), per rotation (set_config):
  * the key in a few shifts -- most of the 24 deck kinds, say, are not in a given deck */
 typedef struct { int idx; uint64_t mask; int pos; } Field;
-static Field plan[2][128];
-static int plan_n, stop_pos[2], turn_pos;
+static Field plan[NP][NK + NP * (9 + NS + 4) + NS + NX + 4];
+static int plan_n, stop_pos[NP], dir_pos, turn_pos, opt_pos;
 #define AT(field) ((int)(offsetof(St, field) / sizeof(int)))
 static void plan_add(Field *f, int *n, int *pos, int idx, int width) {
     if (width) f[(*n)++] = (Field){idx, (1ULL << width) - 1, *pos};
     *pos += width;
 }
-/* the same layout as pack_slow below (tests: test_loira_fast.py's keys agree) */
+/* the same layout as pack_slow below (tests: test_loira_fast.py's keys agree); rotation r puts
+ * seat (i + r) % NP in the key's seat i, so the mover r is the key's seat 0 */
 static void make_plan(void) {
-    for (int swap = 0; swap < 2; swap++) {
-        Field *f = plan[swap];
+    for (int rot = 0; rot < NP; rot++) {
+        Field *f = plan[rot];
         int n = 0, pos = 0;
         for (int k = 0; k < NK; k++) plan_add(f, &n, &pos, AT(deck[k]), w_deck[k]);
-        for (int i = 0; i < 2; i++) {
-            int seat = swap ? 1 - i : i;
+        for (int i = 0; i < NP; i++) {
+            int seat = (i + rot) % NP;
             for (int k = 0; k < 9; k++) plan_add(f, &n, &pos, AT(bath[seat][k]), w_bath[k]);
             for (int v = 0; v < S_n; v++) plan_add(f, &n, &pos, AT(stall[seat][v]), w_stall[v]);
             plan_add(f, &n, &pos, AT(esp[seat]), w_esp); plan_add(f, &n, &pos, AT(sw[seat]), w_sw);
             plan_add(f, &n, &pos, AT(rolls[seat]), w_rolls); plan_add(f, &n, &pos, AT(ralo[seat]), w_ralo);
-            stop_pos[i] = pos++;   /* the same for both swaps */
+            stop_pos[i] = pos++;   /* the same for every rotation */
         }
         for (int v = 0; v < S_n; v++) plan_add(f, &n, &pos, AT(out[v]), w_stall[v]);
         for (int x = 0; x < NX; x++) plan_add(f, &n, &pos, AT(aside[x]), w_deck[RAPAGOTE + x]);
         plan_add(f, &n, &pos, AT(gritos), w_grit); plan_add(f, &n, &pos, AT(phys), w_phys);
         plan_add(f, &n, &pos, AT(slots), w_phys);
-        turn_pos = pos;
+        dir_pos = pos; pos += w_dir;
+        turn_pos = pos; pos += w_turn;
+        opt_pos = pos;
         plan_n = n;
     }
 }
-static void pack(const St *s, int swap, uint64_t *lo, uint64_t *hi) {
-    if (keep_seats) swap = 0;
+/* opt: the policy evaluation's flag (an optimal value); the turn field is the mover's seat in the
+ * rotated layout (0 once rotated) */
+static void pack(const St *s, int rot, int opt, uint64_t *lo, uint64_t *hi) {
+    if (keep_seats) rot = 0;
     const int *a = (const int *)s;
-    const Field *f = plan[swap];
+    const Field *f = plan[rot];
     u128 key = 0;
     for (int i = 0; i < plan_n; i++) key |= (u128)((uint64_t)a[f[i].idx] & f[i].mask) << f[i].pos;
-    for (int i = 0; i < 2; i++) key |= (u128)((s->stopped >> (swap ? 1 - i : i)) & 1) << stop_pos[i];
-    if (keep_seats) key |= (u128)(s->turn & 1) << turn_pos;
+    for (int i = 0; i < NP; i++) key |= (u128)((s->stopped >> ((i + rot) % NP)) & 1) << stop_pos[i];
+    if (w_dir) key |= (u128)(s->dir & 1) << dir_pos;
+    if (w_turn) key |= (u128)((s->turn - rot + NP) % NP) << turn_pos;
+    if (w_opt) key |= (u128)(opt & 1) << opt_pos;
     *lo = (uint64_t)key; *hi = (uint64_t)(key >> 64) + 1;  /* hi never 0: 0 marks an empty slot */
 }
 /* the key field by field (the layout's definition; pack must give the same bits) */
-static void pack_slow(const St *s, int swap, uint64_t *lo, uint64_t *hi) {
+static void pack_slow(const St *s, int rot, int opt, uint64_t *lo, uint64_t *hi) {
     Packer p = {0, 0};
-    if (keep_seats) swap = 0;
+    if (keep_seats) rot = 0;
     for (int k = 0; k < NK; k++) put(&p, s->deck[k], w_deck[k]);
-    for (int i = 0; i < 2; i++) {
-        int seat = swap ? 1 - i : i;
+    for (int i = 0; i < NP; i++) {
+        int seat = (i + rot) % NP;
         for (int k = 0; k < 9; k++) put(&p, s->bath[seat][k], w_bath[k]);
         for (int v = 0; v < S_n; v++) put(&p, s->stall[seat][v], w_stall[v]);
         put(&p, s->esp[seat], w_esp); put(&p, s->sw[seat], w_sw); put(&p, s->rolls[seat], w_rolls);
@@ -158,7 +247,9 @@ static void pack_slow(const St *s, int swap, uint64_t *lo, uint64_t *hi) {
     for (int v = 0; v < S_n; v++) put(&p, s->out[v], w_stall[v]);
     for (int x = 0; x < NX; x++) put(&p, s->aside[x], w_deck[RAPAGOTE + x]);
     put(&p, s->gritos, w_grit); put(&p, s->phys, w_phys); put(&p, s->slots, w_phys);
-    if (keep_seats) put(&p, s->turn, 1);
+    put(&p, s->dir, w_dir);
+    put(&p, (s->turn - rot + NP) % NP, w_turn);
+    put(&p, opt, w_opt);
     *lo = (uint64_t)p.bits; *hi = (uint64_t)(p.bits >> 64) + 1;
 }
 
@@ -203,7 +294,7 @@ static double now_seconds(void) {
 /* ---- scoring ------------------------------------------------------------------------------ */
 static int espelho_value(const St *s) {
     int best = 0;
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < NP; i++) {
         for (int k = 0; k < 9; k++) if (s->bath[i][k] && k % 3 > best) best = k % 3;
         if (!RF[R_ESPELHO_BATHROOM_ONLY])                             /* L12 */
             for (int v = 0; v < S_n; v++) if (s->stall[i][v] && S_val[v] > best) best = S_val[v];
@@ -219,11 +310,15 @@ static int espelho_value(const St *s) {
  * 1e-9 (then the doubles cannot be trusted to order them): both stretches stay behind a choice
  * marker and Python decides exactly. Python sums the forms in order (fast.solve_exact): a state's
  * form is written after those of the states it refers to.
- * Terms: a next state (hi != 0: key, coefficient num/den); a constant (hi == 0, den > 0); a choice
- * marker (hi == 0, den = -(mover + 1), num = terms of the first alternative, lo = of the second).
- * forms_on 2 (tapes, for settling a cycle; see close_component): the same stack, but coefficients
- * are doubles (c; num/den stay 1) and every decision keeps both stretches behind a marker. */
-typedef struct { uint64_t lo, hi; int64_t num, den; double c; } Term;
+ * Terms: a next state (hi != 0: key, coefficient num/den; two players: num's sign says whether the
+ * stored value is seat 0's or seat 1's; more: rot is the next state's mover, the seat its stored
+ * vector starts at); a constant (hi == 0, den > 0: two players the value num/den; more: the
+ * coefficient num/den of the shares of the winners in the bit mask lo); a choice marker (hi == 0,
+ * den = -(mover + 1), num = terms of the first alternative, lo = of the second).
+ * forms_on 2 (tapes, for settling a cycle with two players; see close_component): the same stack,
+ * but coefficients are doubles (c; num/den stay 1) and every decision keeps both stretches behind a
+ * marker. */
+typedef struct { uint64_t lo, hi; int64_t num, den; double c; int64_t rot; } Term;
 static int forms_on, forms_overflow;
 static Term *fs, *fx;             /* the stack; the forms written (a header Term {lo, hi, n, 0} each) */
 static size_t fs_n, fs_cap, fx_n, fx_cap;
@@ -244,10 +339,24 @@ static int push(Term **buf, size_t *n, size_t *capacity, Term t) {
     (*buf)[(*n)++] = t;
     return 0;
 }
-static double leaf(double v) {
-    if (forms_on && v != 0.0) push(&fs, &fs_n, &fs_cap, (Term){0, 0, (int64_t)v, 1, v});
-    return v;
+#if NP == 2
+static Val leaf(double v) {
+    if (forms_on && v != 0.0) push(&fs, &fs_n, &fs_cap, (Term){0, 0, (int64_t)v, 1, v, 0});
+    Val x;
+    for (int h = 0; h < NVAL; h++) x.v[h] = v;
+    return x;
 }
+#else
+/* a round end: the winners in `mask` share 1 */
+static Val leaf_shares(unsigned mask) {
+    Val x = vzero();
+    int n = __builtin_popcount(mask);
+    for (int h = 0; h < NVAL; h += NV)
+        for (int i = 0; i < NP; i++) if ((mask >> i) & 1) x.v[h + i] = 1.0 / n;
+    if (forms_on) push(&fs, &fs_n, &fs_cap, (Term){mask, 0, 1, 1, 0.0, 0});
+    return x;
+}
+#endif
 /* multiply the stack from `from` on by num/den (a chance outcome's probability) */
 static void scale(size_t from, int64_t num, int64_t den) {
     if (!forms_on) return;
@@ -264,17 +373,52 @@ static void scale(size_t from, int64_t num, int64_t den) {
         fs[i].num = a; fs[i].den = b;
     }
 }
-/* the mover's choice between a (stack [m0, m1)) and b (stack [m1, top)); as best() */
-static double choose(int mover, double a, double b, size_t m0, size_t m1) {
-    int take_b = mover == 0 ? !(a > b) : !(a < b);
-    int near = a - b < 1e-9 && b - a < 1e-9;
+/* the mover's choice between a (stack [m0, m1)) and b (stack [m1, top)), a first in legal order.
+ * Two players: the better for the mover (a tie changes no value). More: b only when better for the
+ * mover by more than TIE (the first of the best, as exact.py and the generic solver break ties). */
+#ifdef EVAL
+static int eval_seat;
+/* the policy evaluation: the evaluated seat takes the first action of the best look-ahead value; the
+ * others best-respond by the true value, and the look-ahead assumes they do by its own values */
+static Val choose(int mover, Val a, Val b, size_t m0, size_t m1) {
+    (void)m0; (void)m1;
+    if (mover == eval_seat) {
+#if NP == 2
+        double x = mover ? -a.v[1] : a.v[1], y = mover ? -b.v[1] : b.v[1];
+#else
+        double x = a.v[NV + mover], y = b.v[NV + mover];
+#endif
+        return y > x + TIE ? b : a;
+    }
+    Val r;
+    for (int h = 0; h < NVAL; h += NV) {
+#if NP == 2
+        double x = a.v[h], y = b.v[h];
+        r.v[h] = (mover == 0 ? !(x > y) : !(x < y)) ? y : x;
+#else
+        int take_b = b.v[h + mover] > a.v[h + mover] + TIE;
+        for (int i = 0; i < NV; i++) r.v[h + i] = take_b ? b.v[h + i] : a.v[h + i];
+#endif
+    }
+    return r;
+}
+#else
+static Val choose(int mover, Val a, Val b, size_t m0, size_t m1) {
+#if NP == 2
+    double x = a.v[0], y = b.v[0];
+    int take_b = mover == 0 ? !(x > y) : !(x < y);
+#else
+    double x = a.v[mover], y = b.v[mover];
+    int take_b = y > x + TIE;
+#endif
+    int near = x - y < 1e-9 && y - x < 1e-9;
     if (near && forms_on != 2) near_ties++;
     if (forms_on == 2) near = 1;   /* a tape: the choice may turn as the values settle */
     if (forms_on && near && fs_n - m1 == m1 - m0
         && !memcmp(fs + m0, fs + m1, (m1 - m0) * sizeof(Term))) {
         fs_n = m1;            /* the same form twice (e.g. two equal cards to flush): keep one */
     } else if (forms_on && near) {   /* keep both behind a marker */
-        Term mark = {fs_n - m1, 0, (int64_t)(m1 - m0), -(int64_t)(mover + 1), 0};
+        Term mark = {fs_n - m1, 0, (int64_t)(m1 - m0), -(int64_t)(mover + 1), 0, take_b};   /* rot: the double search's choice */
         if (push(&fs, &fs_n, &fs_cap, mark)) return take_b ? b : a;
         memmove(fs + m0 + 1, fs + m0, (fs_n - 1 - m0) * sizeof(Term));
         fs[m0] = mark;
@@ -284,10 +428,17 @@ static double choose(int mover, double a, double b, size_t m0, size_t m1) {
     }
     return take_b ? b : a;
 }
+#endif
+/* the running choice of a decision over alternatives tried in legal order: the first one is taken
+ * as it is, each later one through choose */
+#define PICK(mover, best, any, m0, value) do { size_t m1_ = fs_n; Val x_ = (value); \
+    (best) = (any) ? choose((mover), (best), x_, (m0), m1_) : x_; (any) = 1; } while (0)
 
-static double terminal(const St *s) {
-    int sc[2], cards[2], ev = espelho_value(s);
-    for (int i = 0; i < 2; i++) {
+/* the end of the round: scores, the tie-break (L04, L05), shared wins; `excluded` cannot win (L28
+ * no: the Loira's victim; -1 none) */
+static Val terminal_x(const St *s, int excluded) {
+    int sc[NP], cards[NP], ev = espelho_value(s);
+    for (int i = 0; i < NP; i++) {
         int t = 0, c = 0, stalls = 0;
         for (int k = 0; k < 9; k++) {
             t += (k % 3) * s->bath[i][k];
@@ -299,22 +450,37 @@ static double terminal(const St *s) {
             c += stalls + s->esp[i] + (RF[R_TIE_WITH_INT] ? s->sw[i] : 0);
         sc[i] = t; cards[i] = c;
     }
+#if NP == 2
+    if (excluded >= 0) {                                   /* L28: the other seat wins */
+        if (IN_MATCH) return leaf(match_value(1 - excluded, s->rolls[0], s->rolls[1]));
+        return leaf(excluded == 0 ? -1.0 : 1.0);
+    }
     int outcome = sc[0] != sc[1] ? (sc[0] > sc[1] ? 0 : 1) : cards[0] != cards[1] ? (cards[0] < cards[1] ? 0 : 1) : 2;
-    if (match_vals) return leaf(match_value(outcome, s->rolls[0], s->rolls[1]));
-    return outcome == 2 ? 0.0 : leaf(outcome == 0 ? 1.0 : -1.0);
+    if (IN_MATCH) return leaf(match_value(outcome, s->rolls[0], s->rolls[1]));
+    return outcome == 2 ? vzero() : leaf(outcome == 0 ? 1.0 : -1.0);
+#else
+    unsigned mask = 0;
+    int best = -1;
+    for (int i = 0; i < NP; i++) {
+        if (i == excluded) continue;
+        if (best < 0 || sc[i] > sc[best] || (sc[i] == sc[best] && cards[i] < cards[best])) { best = i; mask = 0; }
+        if (sc[i] == sc[best] && cards[i] == cards[best]) mask |= 1u << i;
+    }
+    return leaf_shares(mask);
+#endif
 }
+static Val terminal(const St *s) { return terminal_x(s, -1); }
 
 /* ---- the round ---------------------------------------------------------------------------- */
-static double turn_value(const St *s);
+static Val turn_value(const St *s);
 /* the out-of-core hook (end of the file): while ooc_mode is set, every turn state but the first
  * one of a call is handed to ooc_successor instead of being searched */
 static int ooc_mode, ooc_root;
-/* L25 reshuffle: the value-iteration sweeps (cyclic_sweeps) look successors up, never search */
 /* L25 reshuffle (the turn graph may cycle; see "cycles" at the end of the file): the states of
  * components not yet closed wait on a stack; their slots hold ON_STACK + their position (values
  * proper lie in [-1, 1]) and the stack their value so far */
 #define ON_STACK 1e9
-typedef struct { uint64_t lo, hi; double v; int loop; } Pending;   /* loop: it reads itself */
+typedef struct { uint64_t lo, hi; Val v; int loop; } Pending;   /* loop: it reads itself */
 static Pending *cyc_stack;
 static uint64_t cyc_n, cyc_cap, cyc_low;   /* cyc_low: the lowest stack position the current turn reached */
 static uint64_t cyc_cur = UINT64_MAX;      /* the position of the state whose turn is searched */
@@ -322,62 +488,87 @@ static int sweep_mode;                     /* sweeping a component: successors a
 static uint64_t cyc_hits;                  /* reads of a state of a component not yet closed */
 static uint64_t tape_fallbacks;            /* components swept without tapes (their memory bound) */
 static double cyc_sweeps, cyc_residual, cyc_states;   /* sweeps in all, the largest last change, states swept */
-static double close_component(uint64_t root);
+static Val close_component(uint64_t root);
 static void tape_free(void);
-static double ooc_successor(const St *s, uint64_t lo, uint64_t hi);
+static Val ooc_successor(const St *s, uint64_t lo, uint64_t hi);
 
 static int deck_total(const St *s) { int t = 0; for (int k = 0; k < NK; k++) t += s->deck[k]; return t; }
-static int centre(const St *s, int v) { return S_cnt[v] - s->stall[0][v] - s->stall[1][v] - s->out[v]; }
+static int centre(const St *s, int v) {
+    int c = S_cnt[v] - s->out[v];
+    for (int i = 0; i < NP; i++) c -= s->stall[i][v];
+    return c;
+}
+static int centre_rolls(const St *s) {
+    int c = R_total;
+    for (int i = 0; i < NP; i++) c -= s->rolls[i];
+    return c;
+}
+static int is_stopped(const St *s, int seat) { return (s->stopped >> seat) & 1; }
 /* may others' effects reach this seat: not stopped, no Ralo (000: "imune"; L20) */
-static int exposed(const St *s, int seat) { return !((s->stopped >> seat) & 1) && !s->ralo[seat]; }
+static int exposed(const St *s, int seat) { return !is_stopped(s, seat) && !s->ralo[seat]; }
+/* the seat `i` places from `seat` in the direction of play (effects._play_order) */
+static int along(const St *s, int seat, int i) {
+#if NP == 2
+    (void)s;
+    return (seat + i) % 2;
+#else
+    return s->dir ? (seat - i % NP + NP) % NP : (seat + i) % NP;
+#endif
+}
+/* the seat at clockwise offset `off` from `seat` (targets are offsets: effects._off) */
+static int seat_at(int seat, int off) { return (seat + off) % NP; }
 
 /* ---- the discard pile (Merendeira, L25 reshuffle) ------------------------------------------------
  * Not a field: every card of the round is in the deck, a holding, the set-aside row or the discard
  * (effects.py moves it between them and nowhere else), so the discard of a kind is what the others
  * do not hold. Shuffling it back refills the deck to deck_start - held - set aside. */
 static int held(const St *s, int k) {
-    if (k < 9) return s->bath[0][k] + s->bath[1][k];
-    if (k == ESPELHO) return s->esp[0] + s->esp[1];
-    if (k == INTERRUPTOR) return s->sw[0] + s->sw[1];
-    if (k == RALO) return s->ralo[0] + s->ralo[1];
-    return 0;
+    int h = 0;
+    for (int i = 0; i < NP; i++) {
+        if (k < 9) h += s->bath[i][k];
+        else if (k == ESPELHO) h += s->esp[i];
+        else if (k == INTERRUPTOR) h += s->sw[i];
+        else if (k == RALO) h += s->ralo[i];
+    }
+    return h;
 }
 static void reshuffle(St *s, int keep) {
     for (int k = 0; k < NK; k++) if (k != keep)
         s->deck[k] = deck_start[k] - held(s, k) - (k >= RAPAGOTE ? s->aside[k - RAPAGOTE] : 0);
 }
-static double end_turn(St *s) {
+/* the turn passes to the next seat in the direction of play that has not stopped (L13: or holds
+ * an Interruptor it may still use) */
+static Val end_turn(St *s) {
     if (deck_total(s) == 0 && RF[R_RESHUFFLE]) reshuffle(s, -1);       /* L25 reshuffle */
-    if (deck_total(s) == 0 || s->stopped == 3) return terminal(s);   /* L25, L06 */
-    int other = 1 - s->turn;
-    if (!((s->stopped >> other) & 1) || (RF[R_ALSO_STOPPED] && s->sw[other])) s->turn = other;  /* L13 */
+    if (deck_total(s) == 0 || s->stopped == ALL_STOPPED) return terminal(s);   /* L25, L06 */
+    for (int i = 1; i <= NP; i++) {
+        int seat = along(s, s->turn, i);
+        if (!is_stopped(s, seat) || (RF[R_ALSO_STOPPED] && s->sw[seat])) { s->turn = seat; break; }   /* L13 */
+    }
     return turn_value(s);
 }
-static double card_done(St *s) {
+static Val card_done(St *s) {
     if (s->phys == 0 && !RF[R_EMPTY_GOES_ON]) return terminal(s);     /* L07 */
     return end_turn(s);
 }
+static Val card_done_copy(const St *s) { St t = *s; return card_done(&t); }
 static int can_escape(const St *s, int seat) {
     for (int d = 0; d < 3; d++)
         if (s->bath[seat][3 * d] + s->bath[seat][3 * d + 1] + s->bath[seat][3 * d + 2] >= 2) return 1;
     return 0;
 }
-static double loira_takes(St *s, int victim) {
+static Val loira_takes(St *s, int victim) {
     for (int k = 0; k < 9; k++) s->bath[victim][k] = 0;
     for (int v = 0; v < S_n; v++) { s->out[v] += s->stall[victim][v]; s->stall[victim][v] = 0; }
     s->esp[victim] = s->sw[victim] = s->ralo[victim] = 0;
     /* L09: back to the centre (round-rolls: the carried-over ones stay) */
     if (RF[R_ROUND_ROLLS] && s->rolls[victim] > R_start[victim]) s->rolls[victim] = R_start[victim];
     else if (!RF[R_ROUND_ROLLS]) s->rolls[victim] = 0;
-    if (RF[R_VICTIM_LOSES]) {                                          /* L28: the other wins */
-        if (match_vals) return leaf(match_value(1 - victim, s->rolls[0], s->rolls[1]));
-        return leaf(victim == 0 ? -1.0 : 1.0);
-    }
-    return terminal(s);
+    return terminal_x(s, RF[R_VICTIM_LOSES] ? victim : -1);           /* L28 */
 }
 
 /* picks: picker[i], keeper[i] for i < n; next = index of the next reveal; card = the card */
-static double after_opening(St *s, int card) {
+static Val after_opening(St *s, int card) {
     if (card == GRITO) {
         s->gritos++;
         if (s->gritos >= 3) return terminal(s);
@@ -385,29 +576,29 @@ static double after_opening(St *s, int card) {
     return card_done(s);
 }
 /* own: the card's own picks (the first ones); the others are escorts' */
-static double reveal(const St *s, const int *picker, const int *keeper, int n, int own, int next, int card) {
+static Val reveal(const St *s, const int *picker, const int *keeper, int n, int own, int next, int card) {
     if (next == n) { St t = *s; return after_opening(&t, card); }
     visits++;
     int m = 0;
     for (int v = 0; v < S_n; v++) m += centre(s, v);
-    double pl = 1.0 / s->slots, acc = 0.0;
+    double pl = 1.0 / s->slots;
+    Val acc = vzero();
     for (int v = 0; v < S_n; v++) {
         int c = centre(s, v);
         if (!c) continue;
         St t = *s;
         t.phys--; t.slots--; t.stall[keeper[next]][v]++;
         size_t mv = fs_n;
-        acc += (1.0 - pl) * c / m * reveal(&t, picker, keeper, n, own, next + 1, card);
+        vadd(&acc, (1.0 - pl) * c / m, reveal(&t, picker, keeper, n, own, next + 1, card));
         scale(mv, (int64_t)(s->slots - 1) * c, (int64_t)s->slots * m);
     }
     /* the Loira */
     int victim = picker[next];
     St t = *s;
     t.phys--;
-    double lose;
     size_t ml = fs_n;
-    { St u = t; lose = loira_takes(&u, victim); }
-    double val = lose;
+    Val val;
+    { St u = t; val = loira_takes(&u, victim); }
     if (!RF[R_NO_ESCAPE] && can_escape(&t, victim)) {                 /* L08 */
         for (int d = 0; d < 3; d++) for (int v1 = 0; v1 < 3; v1++) for (int v2 = v1; v2 < 3; v2++) {
             int need = v1 == v2 ? 2 : 1;
@@ -415,7 +606,7 @@ static double reveal(const St *s, const int *picker, const int *keeper, int n, i
             St u = t;
             u.bath[victim][3 * d + v1]--; u.bath[victim][3 * d + v2]--;
             u.phys++; u.slots = u.phys;
-            double e;
+            Val e;
             size_t me_ = fs_n;
             if (RF[R_OPENING_CONTINUES]) e = reveal(&u, picker, keeper, n, own, next + 1, card);   /* L27 */
             else {                                                  /* L27: Susto, the turn goes on */
@@ -427,80 +618,139 @@ static double reveal(const St *s, const int *picker, const int *keeper, int n, i
         }
     }
     scale(ml, 1, s->slots);
-    return acc + pl * val;
+    vadd(&acc, pl, val);
+    return acc;
 }
-/* an opening of `own` picks (picker[i], keeper[i]); the other seat may escort if it picks none */
-static double opening_n(const St *s, const int *own_picker, const int *own_keeper, int own, int card) {
-    int picker[3] = {-1, -1, -1}, keeper[3] = {-1, -1, -1};
+/* L21, L26: may `seat` escort this opening (n picks queued so far) */
+static int escort_allowed(const St *s, int seat, const int *picker, int n) {
+    if (is_stopped(s, seat) && !RF[R_STOPPED_ESCORT]) return 0;
+    if (s->rolls[seat] == 0 || n >= s->phys) return 0;
+    for (int i = 0; i < n; i++) if (picker[i] == seat) return 0;
+    return 1;
+}
+/* L22: roll holders decide in clockwise seat order after the first picker, each seeing the earlier
+ * decisions (from: the next offset to ask); then the picks are revealed */
+static Val escorts(const St *s, int *picker, int *keeper, int n, int own, int card, int from) {
+    if (!(RF[R_GRITO_ONLY] && card != GRITO))                         /* L03 */
+        for (int off = from; off < NP; off++) {
+            int cand = seat_at(picker[0], off);
+            if (!escort_allowed(s, cand, picker, n)) continue;
+            size_t m0 = fs_n;
+            Val no = escorts(s, picker, keeper, n, own, card, off + 1);
+            St t = *s;
+            t.rolls[cand]--;
+            picker[n] = cand; keeper[n] = RF[R_OPENER_KEEPS] ? keeper[0] : cand;   /* L18 */
+            size_t m1 = fs_n;
+            Val yes = escorts(&t, picker, keeper, n + 1, own, card, off + 1);
+            return choose(cand, no, yes, m0, m1);
+        }
+    return reveal(s, picker, keeper, n, own, 0, card);
+}
+/* an opening of `own` picks (picker[i], keeper[i]) */
+static Val opening_n(const St *s, const int *own_picker, const int *own_keeper, int own, int card) {
+    int picker[QMAX], keeper[QMAX];
     for (int i = 0; i < own; i++) { picker[i] = own_picker[i]; keeper[i] = own_keeper[i]; }
-    int cand = 1 - picker[0];                                         /* L22: the only other seat */
-    size_t m0 = fs_n;
-    double no = reveal(s, picker, keeper, own, own, 0, card);
-    if (RF[R_GRITO_ONLY] && card != GRITO) return no;                 /* L03 */
-    for (int i = 0; i < own; i++) if (picker[i] == cand) return no;   /* already picking */
-    if ((((s->stopped >> cand) & 1) && !RF[R_STOPPED_ESCORT])         /* L21 */
-        || s->rolls[cand] == 0 || s->phys <= own) return no;          /* L26 */
-    St t = *s;
-    t.rolls[cand]--;
-    picker[own] = cand; keeper[own] = RF[R_OPENER_KEEPS] ? keeper[0] : cand;   /* L18 */
-    size_t m1 = fs_n;
-    double yes = reveal(&t, picker, keeper, own + 1, own, 0, card);
-    return choose(cand, no, yes, m0, m1);
+    return escorts(s, picker, keeper, own, own, card, 1);
 }
-static double opening(const St *s, int first_picker, int first_keeper, int card) {
+static Val opening(const St *s, int first_picker, int first_keeper, int card) {
     return opening_n(s, &first_picker, &first_keeper, 1, card);
 }
-/* Descarga on one seat's point cards (L11); any = whether it had one to flush */
-static double flush(const St *s, int me, int target, double val, int *any, size_t m0) {
-    for (int b = 0; b < 9; b++) if (s->bath[target][b]) {
-        St t = *s; t.bath[target][b]--;
-        size_t m1 = fs_n;
-        double v = card_done(&t); val = *any ? choose(me, val, v, m0, m1) : v; *any = 1;
+/* a point card of `seat` (bathroom kinds 0-8, then stalls 9 + value index: effects._point_slots)
+ * discarded: L11 bathroom-only leaves the stalls out */
+static int point_slots(const St *s, int seat) {
+    for (int b = 0; b < 9; b++) if (s->bath[seat][b]) return 1;
+    if (!RF[R_FLUSH_BATHROOM_ONLY]) for (int v = 0; v < S_n; v++) if (s->stall[seat][v]) return 1;
+    return 0;
+}
+static void discard_slot(St *t, int seat, int slot) {
+    if (slot < 9) t->bath[seat][slot]--;
+    else { t->stall[seat][slot - 9]--; t->out[slot - 9]++; }
+}
+static int slot_held(const St *s, int seat, int slot) {
+    return slot < 9 ? s->bath[seat][slot] : s->stall[seat][slot - 9];
+}
+static int slot_count(void) { return RF[R_FLUSH_BATHROOM_ONLY] ? 9 : 9 + S_n; }
+/* Descarga on one seat's point cards (L11), tried after `*any` earlier alternatives */
+static Val flush(const St *s, int me, int target, Val val, int *any, size_t m0) {
+    for (int slot = 0; slot < slot_count(); slot++) if (slot_held(s, target, slot)) {
+        St t = *s; discard_slot(&t, target, slot);
+        PICK(me, val, *any, m0, card_done(&t));
     }
-    if (!RF[R_FLUSH_BATHROOM_ONLY])
-        for (int v = 0; v < S_n; v++) if (s->stall[target][v]) {
-            St t = *s; t.stall[target][v]--; t.out[v]++;
-            size_t m1 = fs_n;
-            double x = card_done(&t); val = *any ? choose(me, val, x, m0, m1) : x; *any = 1;
-        }
     return val;
 }
-/* Zelador: from the revealer on, each exposed seat with a point card discards one of its choice */
-static double zelador(const St *s, int idx) {
-    if (idx == 2) { St t = *s; return card_done(&t); }
-    int seat = idx == 0 ? s->turn : 1 - s->turn;
-    if (idx == 1 && !exposed(s, seat)) return zelador(s, 2);
-    int any = 0; double val = 0; size_t m0 = fs_n;
-    for (int b = 0; b < 9; b++) if (s->bath[seat][b]) {
-        St t = *s; t.bath[seat][b]--;
-        size_t m1 = fs_n;
-        double v = zelador(&t, idx + 1); val = any ? choose(seat, val, v, m0, m1) : v; any = 1;
+/* Zelador: from the revealer on, in the direction of play, each exposed seat with a point card
+ * discards one of its choice (idx: the place in that order) */
+static Val zelador(const St *s, int idx) {
+    if (idx == NP) return card_done_copy(s);
+    int seat = along(s, s->turn, idx);
+    if (idx > 0 && !exposed(s, seat)) return zelador(s, idx + 1);
+    int any = 0; Val val = vzero(); size_t m0 = fs_n;
+    for (int slot = 0; slot < slot_count(); slot++) if (slot_held(s, seat, slot)) {
+        St t = *s; discard_slot(&t, seat, slot);
+        PICK(seat, val, any, m0, zelador(&t, idx + 1));
     }
-    if (!RF[R_FLUSH_BATHROOM_ONLY])                                   /* L11 */
-        for (int v = 0; v < S_n; v++) if (s->stall[seat][v]) {
-            St t = *s; t.stall[seat][v]--; t.out[v]++;
-            size_t m1 = fs_n;
-            double x = zelador(&t, idx + 1); val = any ? choose(seat, val, x, m0, m1) : x; any = 1;
-        }
     return any ? val : zelador(s, idx + 1);
 }
-static double toc_toc(St *s, int me, int other, int other_active) {
-    int centre_rolls = R_total - s->rolls[0] - s->rolls[1];
-    if (centre_rolls) s->rolls[me]++;
-    else if (other_active && s->rolls[other]) { s->rolls[other]--; s->rolls[me]++; }
-    return card_done(s);   /* L24, L36: the direction does not matter with 2 players */
+/* a roll taken from another exposed seat of the mover's choice (Toc-Toc, Tia); `rest` more to take
+ * (Tia: 2 in all, then the card is done); toc: the Toc-Toc reverses the direction after it */
+static int roll_targets(const St *s, int me) {
+    for (int off = 1; off < NP; off++) { int t = seat_at(me, off); if (exposed(s, t) && s->rolls[t]) return 1; }
+    return 0;
 }
-static double draw(const St *s);
-static double resolve(const St *s0, int k) {
+static Val steal(const St *s, int me, int rest, int toc) {
+    if (!rest || !roll_targets(s, me)) {
+        St t = *s;
+        if (toc && NP > 2) t.dir ^= 1;
+        return card_done(&t);
+    }
+    int any = 0; Val val = vzero(); size_t m0 = fs_n;
+    for (int off = 1; off < NP; off++) {
+        int target = seat_at(me, off);
+        if (!exposed(s, target) || !s->rolls[target]) continue;
+        St t = *s; t.rolls[target]--; t.rolls[me]++;
+        PICK(me, val, any, m0, steal(&t, me, toc ? 0 : rest - 1, toc));
+    }
+    return val;
+}
+static Val toc_toc(const St *s, int me) {
+    if (centre_rolls(s)) {
+        St t = *s; t.rolls[me]++;
+        if (NP > 2) t.dir ^= 1;
+        return card_done(&t);
+    }
+    if (roll_targets(s, me)) return steal(s, me, 1, 1);
+    St t = *s;
+    if (NP > 2 && !RF[R_TOCTOC_NO_REVERSE]) t.dir ^= 1;               /* L36 (L24: 2 players) */
+    return card_done(&t);
+}
+/* the seats Diretora makes open, in the direction of play from its revealer: the revealer and the
+ * exposed others (expansions._diretora_openers) */
+static int diretora_openers(const St *s, int *order) {
+    int n = 0;
+    for (int i = 0; i < NP; i++) {
+        int seat = along(s, s->turn, i);
+        if (i == 0 || exposed(s, seat)) order[n++] = seat;
+    }
+    return n;
+}
+static Val draw(const St *s);
+static Val resolve(const St *s0, int k) {
     St s = *s0;
-    int me = s.turn, other = 1 - me;
-    int other_active = exposed(&s, other);
+    int me = s.turn;
     if (k < 9) { s.bath[me][k]++; return card_done(&s); }
     switch (k) {
     case RALO: s.ralo[me]++; return card_done(&s);
-    case RAPAGOTE: {
-        int pk[2] = {me, other};
-        if (s.phys >= 2 && other_active) return opening_n(&s, pk, pk, 2, RAPAGOTE);
+    case RAPAGOTE: {                       /* the revealer opens and indicates another to open */
+        if (s.phys >= 2) {
+            int any = 0; Val val = vzero(); size_t m0 = fs_n;
+            for (int off = 1; off < NP; off++) {
+                int other = seat_at(me, off);
+                if (!exposed(&s, other)) continue;
+                int pk[2] = {me, other};
+                PICK(me, val, any, m0, opening_n(&s, pk, pk, 2, RAPAGOTE));
+            }
+            if (any) return val;
+        }
         return s.phys ? opening(&s, me, me, RAPAGOTE) : card_done(&s);
     }
     case ALUNA: {
@@ -509,20 +759,37 @@ static double resolve(const St *s0, int k) {
     }
     case DIRETORA: {
         if (!s.phys) return card_done(&s);
-        if (!other_active) return opening(&s, me, me, DIRETORA);
-        int pk[2] = {me, other};
-        if (s.phys >= 2) return opening_n(&s, pk, pk, 2, DIRETORA);
-        size_t m0 = fs_n;                   /* one stall for two openers: the revealer chooses */
-        double v = opening(&s, me, me, DIRETORA);
-        size_t m1 = fs_n;
-        return choose(me, v, opening(&s, other, other, DIRETORA), m0, m1);
+        int order[NP], n = diretora_openers(&s, order);
+        if (n <= s.phys) return opening_n(&s, order, order, n, DIRETORA);
+        /* too few stalls: the revealer chooses which of them open, as a set (offset bit masks,
+         * ascending), each set opening in the order of play */
+        unsigned can = 0;
+        for (int i = 0; i < n; i++) can |= 1u << ((order[i] - me + NP) % NP);
+        int any = 0; Val val = vzero(); size_t m0 = fs_n;
+        for (unsigned mask = 1; mask < (1u << NP); mask++) {
+            if ((mask & ~can) || __builtin_popcount(mask) != s.phys) continue;
+            int pk[NP], c = 0;
+            for (int i = 0; i < n; i++) if ((mask >> ((order[i] - me + NP) % NP)) & 1) pk[c++] = order[i];
+            PICK(me, val, any, m0, opening_n(&s, pk, pk, c, DIRETORA));
+        }
+        return val;
     }
-    case TIA: {
-        int centre_rolls = R_total - s.rolls[0] - s.rolls[1];
-        int take = centre_rolls < 2 ? centre_rolls : 2, rest = 2 - take;
+    case PROFESSORA: {                     /* 3+ players: two others invited, in order */
+        int targets[NP], nt = 0;
+        for (int off = 1; off < NP; off++) if (exposed(&s, seat_at(me, off))) targets[nt++] = seat_at(me, off);
+        if (!s.phys || !nt) return card_done(&s);
+        if (nt == 1) return opening(&s, targets[0], targets[0], PROFESSORA);
+        int any = 0; Val val = vzero(); size_t m0 = fs_n;
+        for (int a = 0; a < nt; a++) for (int b = 0; b < nt; b++) if (a != b) {
+            int pk[2] = {targets[a], targets[b]};
+            PICK(me, val, any, m0, opening_n(&s, pk, pk, s.phys < 2 ? 1 : 2, PROFESSORA));
+        }
+        return val;
+    }
+    case TIA: {                            /* 2 rolls: from the centre, else from others of one's choice */
+        int c = centre_rolls(&s), take = c < 2 ? c : 2;
         s.rolls[me] += take;
-        while (rest && other_active && s.rolls[other]) { s.rolls[other]--; s.rolls[me]++; rest--; }
-        return card_done(&s);
+        return steal(&s, me, 2 - take, 0);
     }
     case ZELADOR: return zelador(&s, 0);
     case MERENDEIRA:   /* the discard but Merendeiras back into the deck, then draw again (L14) */
@@ -533,8 +800,8 @@ static double resolve(const St *s0, int k) {
     case INTERRUPTOR: {
         s.sw[me]++;
         size_t m0 = fs_n;
-        double v = card_done(&s);
-        if (RF[R_SWITCH_WHEN_DRAWN]) {                               /* L30 */
+        Val v = card_done_copy(&s);
+        if (RF[R_SWITCH_WHEN_DRAWN]) {                               /* L30: no, then yes */
             St u = *s0; size_t m1 = fs_n;
             v = choose(me, v, terminal(&u), m0, m1);
         }
@@ -544,51 +811,65 @@ static double resolve(const St *s0, int k) {
         if (!s.phys) return after_opening(&s, GRITO);                /* L07 no: nothing to open */
         return opening(&s, me, me, GRITO);
     case TOCTOC: {
-        St u = s; size_t m0 = fs_n;
-        double v = toc_toc(&u, me, other, other_active);
-        if (RF[R_OPTIONAL]) { size_t m1 = fs_n; v = choose(me, v, card_done(&s), m0, m1); }   /* L29 */
-        return v;
+        if (!RF[R_OPTIONAL]) return toc_toc(&s, me);
+        size_t m0 = fs_n;                                            /* L29: decline, then apply */
+        Val v = card_done_copy(&s);
+        size_t m1 = fs_n;
+        return choose(me, v, toc_toc(&s, me), m0, m1);
     }
     case CHUTE: {
         if (!s.phys) return card_done(&s);
-        St u = s; u.phys--; size_t m0 = fs_n;
-        double v = card_done(&u);
-        if (RF[R_OPTIONAL]) { size_t m1 = fs_n; v = choose(me, v, card_done(&s), m0, m1); }   /* L29 */
-        return v;
+        St u = s; u.phys--;
+        if (!RF[R_OPTIONAL]) return card_done(&u);
+        size_t m0 = fs_n;                                            /* L29: keep, then kick */
+        Val v = card_done_copy(&s);
+        size_t m1 = fs_n;
+        return choose(me, v, card_done(&u), m0, m1);
     }
     case DESCARGA: {
-        int any = 0; double val = 0; size_t m0 = fs_n;
-        if (other_active) val = flush(&s, me, other, val, &any, m0);
-        if (!any && RF[R_SELF_TARGET]) val = flush(&s, me, me, val, &any, m0);   /* L10 */
-        if (!any) return card_done(&s);
-        if (RF[R_OPTIONAL]) { size_t m1 = fs_n; val = choose(me, val, card_done(&s), m0, m1); }   /* L29 */
+        int others = 0;
+        for (int off = 1; off < NP; off++) { int t = seat_at(me, off); others |= exposed(&s, t) && point_slots(&s, t); }
+        int self = !others && RF[R_SELF_TARGET] && point_slots(&s, me);   /* L10 */
+        if (!others && !self) return card_done(&s);
+        int any = 0; Val val = vzero(); size_t m0 = fs_n;
+        if (RF[R_OPTIONAL]) PICK(me, val, any, m0, card_done_copy(&s));   /* L29: decline first */
+        if (self) return flush(&s, me, me, val, &any, m0);
+        for (int off = 1; off < NP; off++) {
+            int t = seat_at(me, off);
+            if (exposed(&s, t)) val = flush(&s, me, t, val, &any, m0);
+        }
         return val;
     }
-    case FIOS:
+    case FIOS: {
         if (!s.phys) return card_done(&s);
-        if (!other_active)                                           /* L10 */
-            return RF[R_SELF_TARGET] ? opening(&s, me, me, FIOS) : card_done(&s);
-        return opening(&s, other, RF[R_INVITEE_KEEPS] ? other : me, FIOS);   /* L23, L33 */
+        int any = 0; Val val = vzero(); size_t m0 = fs_n;
+        for (int off = 1; off < NP; off++) {
+            int invitee = seat_at(me, off);
+            if (!exposed(&s, invitee)) continue;
+            PICK(me, val, any, m0, opening(&s, invitee, RF[R_INVITEE_KEEPS] ? invitee : me, FIOS));   /* L23, L33 */
+        }
+        if (any) return val;
+        return RF[R_SELF_TARGET] ? opening(&s, me, me, FIOS) : card_done(&s);   /* L10 */
+    }
     }
     return card_done(&s);
 }
-/* a card drawn: a mini-expansion card may be opened or set aside (then the next card is drawn) */
-static double drawn(const St *s, int k) {
-    if (k < RAPAGOTE) return resolve(s, k);
-    size_t m0 = fs_n;
-    double v = resolve(s, k);
-    if (deck_total(s) == 0) return v;
+/* a card drawn: a mini-expansion card may be set aside (then the next card is drawn) or opened */
+static Val drawn(const St *s, int k) {
+    if (k < RAPAGOTE || deck_total(s) == 0) return resolve(s, k);
     St u = *s; u.aside[k - RAPAGOTE]++;
+    size_t m0 = fs_n;
+    Val v = draw(&u);
     size_t m1 = fs_n;
-    return choose(s->turn, v, draw(&u), m0, m1);
+    return choose(s->turn, v, resolve(s, k), m0, m1);
 }
-static double draw(const St *s) {
+static Val draw(const St *s) {
     int total = deck_total(s);
-    double go = 0;
+    Val go = vzero();
     for (int k = 0; k < NK; k++) if (s->deck[k]) {
         St u = *s; u.deck[k]--;
         size_t mk = fs_n;
-        go += (double)s->deck[k] / total * drawn(&u, k);
+        vadd(&go, (double)s->deck[k] / total, drawn(&u, k));
         scale(mk, s->deck[k], total);
     }
     return go;
@@ -597,98 +878,175 @@ static double draw(const St *s) {
 /* ---- one turn alone, for the differential test (loira_turn) ------------------------------- */
 static int probe_on, probe_n, probe_cap;
 static St *probe_out;            /* the next turn-start states met, in order, without repeats */
-static const double *probe_vals; /* seat 0's value of each, or NULL (then 0) */
-static double probe_leaf(const St *s) {
-    for (int i = 0; i < probe_n; i++)
-        if (!memcmp(&probe_out[i], s, sizeof(St))) return probe_vals ? probe_vals[i] : 0.0;
+static const double *probe_vals; /* their values (NV doubles each, in the seats' own order), or NULL (0) */
+static Val probe_value(int i) {
+    Val x = vzero();
+    if (probe_vals) for (int j = 0; j < NV; j++) x.v[j] = probe_vals[NV * i + j];
+    return x;
+}
+static Val probe_leaf(const St *s) {
+    for (int i = 0; i < probe_n && i < probe_cap; i++)
+        if (!memcmp(&probe_out[i], s, sizeof(St))) return probe_value(i);
     /* met for the first time: the order is the same on every call, so its index is known */
-    if (probe_n >= probe_cap) { probe_n++; return 0.0; }
+    if (probe_n >= probe_cap) { probe_n++; return vzero(); }
     probe_out[probe_n] = *s;
-    return probe_vals ? probe_vals[probe_n++] : (probe_n++, 0.0);
+    return probe_value(probe_n++);
 }
 
-/* the value of a turn-start state from its moves: stop, the Interruptor, go */
-static double turn_body(const St *s) {
+/* the value of a turn-start state from its moves, in legal order: go, stop, the Interruptor, pass
+ * the Ralo (by offset), open a card set aside (by kind) */
+static Val turn_body(const St *s) {
     int me = s->turn;
-    if ((s->stopped >> me) & 1) {       /* L13 also-stopped: use the Interruptor or pass */
+    if (is_stopped(s, me)) {            /* L13 also-stopped: use the Interruptor, or pass */
         St t = *s, u = *s;
         u.sw[me]--;
         size_t m0 = fs_n;
-        double pass = end_turn(&t);
+        Val use = terminal(&u);
         size_t m1 = fs_n;
-        return choose(me, pass, terminal(&u), m0, m1);
+        return choose(me, use, end_turn(&t), m0, m1);
     }
-    /* stop */
-    St t = *s; t.stopped |= 1 << me;
     size_t m0 = fs_n;
-    double v = end_turn(&t);
-    /* use the Interruptor */
+    Val v = draw(s);                                                  /* go */
+    { St t = *s; t.stopped |= 1 << me; size_t m1 = fs_n; v = choose(me, v, end_turn(&t), m0, m1); }   /* stop */
     if (s->sw[me]) { St u = *s; u.sw[me]--; size_t m1 = fs_n; v = choose(me, v, terminal(&u), m0, m1); }
-    /* pass the Ralo to the other seat if active (L20: an action; the turn goes on) */
-    if (s->ralo[me] && !((s->stopped >> (1 - me)) & 1)) {
-        St u = *s; u.ralo[me]--; u.ralo[1 - me]++;
-        size_t m1 = fs_n; v = choose(me, v, turn_value(&u), m0, m1);
-    }
+    /* pass the Ralo to an active seat (L20: an action; the turn goes on) */
+    if (s->ralo[me])
+        for (int off = 1; off < NP; off++) {
+            int to = seat_at(me, off);
+            if (is_stopped(s, to)) continue;
+            St u = *s; u.ralo[me]--; u.ralo[to]++;
+            size_t m1 = fs_n; v = choose(me, v, turn_value(&u), m0, m1);
+        }
     /* open a card set aside instead of drawing (L19) */
     for (int x = 0; x < NX; x++) if (s->aside[x]) {
         St u = *s; u.aside[x]--;
         size_t m1 = fs_n; v = choose(me, v, resolve(&u, RAPAGOTE + x), m0, m1);
     }
-    /* go */
-    size_t mg = fs_n;
-    double go = draw(s);
-    return choose(me, v, go, m0, mg);   /* ties: go first (legal order: go < stop < switch) does not change v */
+    return v;
 }
-static double turn_value(const St *s) {
+#ifdef EVAL
+/* ---- the near-optimal policy's evaluation (loira_eval) ------------------------------------------
+ * One seat (eval_seat) follows the policy of model/loira/nearopt.py, every other seat best-responds.
+ * The policy: inside its endgame region (region: at most eval_k cards left, or at most
+ * eval_stopped_k with every other seat stopped) the optimum; above it, each decision looks one turn
+ * ahead -- the rest of the turn searched with every seat choosing by the look-ahead values (max^n,
+ * first of the best), each next turn-start state valued by its optimum if in the region, else by
+ * the optimum of the same state with its deck cut to eval_m cards (reduce_deck). States of the
+ * region, and every state below a reduced one, are searched for their optimum (opt: the key's flag,
+ * the mover rotated to seat 0); the others for the evaluated seat's value (no rotation: the key
+ * keeps the turn). A Val carries both: the true value, then the look-ahead value (the optimum's is
+ * the same; above the region, a state's look-ahead value is its reduced deck's optimum). */
+static int cur_opt, eval_k, eval_stopped_k, eval_m;
+static int region(const St *s) {
+    int left = deck_total(s);
+    if (left <= eval_k) return 1;
+    if (left > eval_stopped_k) return 0;
+    for (int i = 0; i < NP; i++) if (i != s->turn && !is_stopped(s, i)) return 0;
+    return 1;
+}
+/* the deck cut to m cards in proportion (largest remainders first, then the lower kind): the same
+ * rounding as nearopt.reduce_deck */
+static void reduce_deck(int *deck, int m) {
+    int total = 0;
+    for (int k = 0; k < NK; k++) total += deck[k];
+    if (total <= m) return;
+    double rest[NK];
+    int kept = 0;
+    for (int k = 0; k < NK; k++) {
+        double raw = (double)(deck[k] * m) / total;
+        deck[k] = (int)raw; rest[k] = raw - deck[k]; kept += deck[k];
+    }
+    for (; kept < m; kept++) {
+        int best = -1;
+        for (int k = 0; k < NK; k++) if (rest[k] >= 0 && (best < 0 || rest[k] > rest[best])) best = k;
+        deck[best]++; rest[best] = -1;
+    }
+}
+static Val vhat(const St *s) {
+    St r = *s;
+    reduce_deck(r.deck, eval_m);
+    int saved = cur_opt;
+    cur_opt = 1;
+    Val w = turn_value(&r);
+    cur_opt = saved;
+    return w;
+}
+#endif
+static Val turn_value(const St *s) {
     if (probe_on) return probe_leaf(s);
-    int swap = s->turn == 1 && !keep_seats;
+#ifdef EVAL
+    int opt = cur_opt || region(s);
+    int rot = keep_seats || !opt ? 0 : s->turn;
+#else
+    int opt = 0;
+    int rot = keep_seats ? 0 : s->turn;
+#endif
     uint64_t lo, hi;
-    pack(s, swap, &lo, &hi);
+    pack(s, rot, opt, &lo, &hi);
     Slot *slot = find(lo, hi);
     /* forms: this state is a leaf of the turn that reached it (stored values are the mover's) */
-    Term here = {lo, hi, swap ? -1 : 1, 1, swap ? -1.0 : 1.0};
+#if NP == 2
+    Term here = {lo, hi, rot ? -1 : 1, 1, rot ? -1.0 : 1.0, 0};
+#else
+    Term here = {lo, hi, 1, 1, 1.0, rot};
+#endif
     if (slot->hi) {
         if (forms_on == 2) {   /* a tape: resolved here (no second lookup) -- see tape_emit */
-            if (slot->v > 2) here = (Term){(uint64_t)(slot->v - ON_STACK), 1, 1, 1, here.c};
-            else here = (Term){0, 0, 0, 1, here.c * slot->v};
+            if (slot->v.v[0] > 2) here = (Term){(uint64_t)(slot->v.v[0] - ON_STACK), 1, 1, 1, here.c, 0};
+            else here = (Term){0, 0, 0, 1, here.c * slot->v.v[0], 0};
             if (here.hi || here.c != 0) push(&fs, &fs_n, &fs_cap, here);
         } else if (forms_on) push(&fs, &fs_n, &fs_cap, here);
-        if (slot->v > 2) {   /* a state of an open component: its value so far */
-            uint64_t at = (uint64_t)(slot->v - ON_STACK);
+        if (slot->v.v[0] > 2) {   /* a state of an open component: its value so far */
+            uint64_t at = (uint64_t)(slot->v.v[0] - ON_STACK);
             cyc_hits++;
             if (at < cyc_low) cyc_low = at;
             if (at == cyc_cur) cyc_stack[at].loop = 1;
-            double w = cyc_stack[at].v;
-            return swap ? -w : w;
+            return from_stored(cyc_stack[at].v, rot);
         }
-        return swap ? -slot->v : slot->v;
+        return from_stored(slot->v, rot);
     }
     if (ooc_mode) { if (ooc_root) ooc_root = 0; else return ooc_successor(s, lo, hi); }
     if (sweep_mode && !oom) oom = 7;   /* a sweep met a state the first pass did not: a bug */
     if (loira_stop_requested && !oom) oom = 5;
-    if (oom) return 0.0;   /* aborting: unwind without more work */
+    if (oom) return vzero();   /* aborting: unwind without more work */
     uint64_t at = 0, low_before = 0, cur_before = cyc_cur;
     if (RF[R_RESHUFFLE]) {   /* stored and stacked before its turn is searched: a cycle back reads 0 */
-        if (limit && used >= limit) { oom = 3; return 0.0; }
-        if (full() && grow()) { oom = 1; return 0.0; }
+        if (limit && used >= limit) { oom = 3; return vzero(); }
+        if (full() && grow()) { oom = 1; return vzero(); }
         if (cyc_n == cyc_cap) {
             uint64_t nc = cyc_cap ? 2 * cyc_cap : 1024;
             Pending *nb = realloc(cyc_stack, nc * sizeof(Pending));
-            if (!nb) { oom = 1; return 0.0; }
+            if (!nb) { oom = 1; return vzero(); }
             cyc_stack = nb; cyc_cap = nc;
         }
         at = cyc_n++;
-        cyc_stack[at] = (Pending){lo, hi, 0.0, 0};
+        cyc_stack[at] = (Pending){lo, hi, vzero(), 0};
         slot = find(lo, hi);
-        slot->lo = lo; slot->hi = hi; slot->v = ON_STACK + (double)at;
+        slot->lo = lo; slot->hi = hi; slot->v = vzero(); slot->v.v[0] = ON_STACK + (double)at;
         used++;
         low_before = cyc_low; cyc_low = at; cyc_cur = at;
     }
     size_t m0 = fs_n;
-    double v = turn_body(s);
-    if (forms_on) {   /* write this state's form (as the mover's value), then stand for it */
-        /* header: the term count, negative when the form gives minus the mover's value */
-        push(&fx, &fx_n, &fx_cap, (Term){lo, hi, here.num * (int64_t)(fs_n - m0), 0, 0});
+#ifdef EVAL
+    int saved_opt = cur_opt;
+    cur_opt = opt;
+    Val v = turn_body(s);
+    cur_opt = saved_opt;
+    if (!opt) {   /* as a next state, valued by the look-ahead at its reduced deck's optimum */
+        Val e = vhat(s);
+        for (int i = 0; i < NV; i++) v.v[NV + i] = e.v[i];
+    }
+#else
+    Val v = turn_body(s);
+#endif
+    if (forms_on) {   /* write this state's form, then stand for it */
+        /* header: the term count (two players: negative when the form gives minus the mover's
+         * value; more: rot says which seat the stored vector starts at) */
+#if NP == 2
+        push(&fx, &fx_n, &fx_cap, (Term){lo, hi, here.num * (int64_t)(fs_n - m0), 0, 0, 0});
+#else
+        push(&fx, &fx_n, &fx_cap, (Term){lo, hi, (int64_t)(fs_n - m0), 0, 0, rot});
+#endif
         for (size_t i = m0; i < fs_n; i++) push(&fx, &fx_n, &fx_cap, fs[i]);
         fs_n = m0;
         push(&fs, &fs_n, &fs_cap, here);
@@ -698,12 +1056,10 @@ static double turn_value(const St *s) {
     if (ooc_mode) return v;   /* out of core: the caller stores it */
     if (RF[R_RESHUFFLE]) {
         cyc_cur = cur_before;
-        cyc_stack[at].v = swap ? -v : v;
+        cyc_stack[at].v = to_stored(v, rot);
         uint64_t low = cyc_low;
-        if (low == at && !oom) {   /* the root of a component: settle it, then it is final */
-            double w = close_component(at);
-            v = swap ? -w : w;
-        }
+        if (low == at && !oom)   /* the root of a component: settle it, then it is final */
+            v = from_stored(close_component(at), rot);
         cyc_low = low < low_before ? low : low_before;
         if (deadline > 0 && (visits & 0x3FF) == 0 && now_seconds() > deadline && !oom) oom = 4;
         return v;
@@ -714,14 +1070,14 @@ static double turn_value(const St *s) {
         if (grow()) { oom = 1; return v; }
     }
     slot = find(lo, hi);
-    slot->lo = lo; slot->hi = hi; slot->v = swap ? -v : v;
+    slot->lo = lo; slot->hi = hi; slot->v = to_stored(v, rot);
     used++;
     return v;
 }
 
 /* ---- entry points -------------------------------------------------------------------------- */
 /* the configuration's constants and key field widths; nonzero when the key needs over 127 bits */
-static int set_config(const int *deck, int S, const int *vals, const int *cnts, int r0, int r1,
+static int set_config(const int *deck, int S, const int *vals, const int *cnts, const int *rolls,
                       int crolls) {
     S_n = S; total_bits = 0;
     for (int k = 0; k < NK; k++) { deck_start[k] = deck[k]; w_deck[k] = bits(deck[k]); total_bits += w_deck[k]; }
@@ -729,43 +1085,52 @@ static int set_config(const int *deck, int S, const int *vals, const int *cnts, 
     for (int v = 0; v < S; v++) { S_val[v] = vals[v]; S_cnt[v] = cnts[v]; w_stall[v] = bits(cnts[v]); m0 += cnts[v]; }
     for (int k = 0; k < 9; k++) w_bath[k] = bits(deck[k]);
     w_esp = bits(deck[ESPELHO]); w_sw = bits(deck[INTERRUPTOR]); w_ralo = bits(deck[RALO]);
-    R_total = r0 + r1 + crolls; w_rolls = bits(R_total); w_phys = bits(m0 + 1);
-    R_start[0] = r0; R_start[1] = r1;
+    R_total = crolls;
+    int equal = 1;
+    for (int i = 0; i < NP; i++) { R_start[i] = rolls[i]; R_total += rolls[i]; equal &= rolls[i] == rolls[0]; }
+    w_rolls = bits(R_total); w_phys = bits(m0 + 1);
+    w_dir = NP > 2 && deck[TOCTOC] > 0;       /* only a Toc-Toc turns the direction */
     int per_seat = 0;
     for (int k = 0; k < 9; k++) per_seat += w_bath[k];
     for (int v = 0; v < S; v++) per_seat += w_stall[v];
     per_seat += w_esp + w_sw + w_rolls + w_ralo + 1;
     for (int x = 0; x < NX; x++) total_bits += w_deck[RAPAGOTE + x];   /* set aside */
-    keep_seats = match_vals != NULL || (RF[R_ROUND_ROLLS] && r0 != r1);
-    total_bits += 2 * per_seat + w_grit + 2 * w_phys + keep_seats;
+    keep_seats = IN_MATCH || (RF[R_ROUND_ROLLS] && !equal);
+#ifdef EVAL
+    w_turn = bits(NP - 1);   /* the evaluated seat's states keep the seats apart */
+#else
+    w_turn = keep_seats ? bits(NP - 1) : 0;
+#endif
+    total_bits += NP * per_seat + w_grit + 2 * w_phys + w_dir + w_turn + w_opt;
     for (int v = 0; v < S; v++) total_bits += w_stall[v];
     make_plan();
     return total_bits > 127;
 }
 /* set_config and the round's initial state s (seat ``turn`` left 0) */
-static int configure(St *s, const int *deck, int S, const int *vals, const int *cnts, int r0, int r1,
+static int configure(St *s, const int *deck, int S, const int *vals, const int *cnts, const int *rolls,
                      int crolls) {
     memset(s, 0, sizeof *s);
-    if (set_config(deck, S, vals, cnts, r0, r1, crolls)) return -1;
+    if (set_config(deck, S, vals, cnts, rolls, crolls)) return -1;
     int m0 = 0;
     for (int k = 0; k < NK; k++) s->deck[k] = deck[k];
     for (int v = 0; v < S; v++) m0 += cnts[v];
-    s->rolls[0] = r0; s->rolls[1] = r1;
+    for (int i = 0; i < NP; i++) s->rolls[i] = rolls[i];
     s->phys = s->slots = m0 + 1;
     return 0;
 }
 
 /* ---- entry point ----------------------------------------------------------------------------- */
-/* cfg: deck[16], S, values[S], counts[S], rolls0, rolls1, crolls, first, max states (0: none),
+/* cfg: deck[24], S, values[S], counts[S], rolls[NP], crolls, first, max states (0: none),
  * max seconds (0: none).
- * out: value, states, visits, table bytes. Returns 0, or -1 (key too wide), -2 (out of memory),
- * -3 (state limit reached: no value), -4 (time limit reached: no value), -5 (stopped: no value),
- * -6 (exact forms: a coefficient outgrew 40 bits, or no memory for them). */
-int loira_solve(const int *deck, int S, const int *vals, const int *cnts, int r0, int r1, int crolls,
+ * out: value (NV doubles: two players seat 0's value, more each seat's), states, visits, table
+ * bytes. Returns 0, or -1 (key too wide), -2 (out of memory), -3 (state limit reached: no value),
+ * -4 (time limit reached: no value), -5 (stopped: no value), -6 (exact forms: a coefficient outgrew
+ * 40 bits, or no memory for them). */
+int loira_solve(const int *deck, int S, const int *vals, const int *cnts, const int *rolls, int crolls,
                 int first, double max_states, double max_seconds, double *value, double *states,
                 double *visit_count, double *bytes) {
     St s;
-    if (configure(&s, deck, S, vals, cnts, r0, r1, crolls)) return -1;
+    if (configure(&s, deck, S, vals, cnts, rolls, crolls)) return -1;
     s.turn = first;
     free(table); table = NULL; cap = used = visits = 0; oom = 0; loira_stop_requested = 0;
     limit = (uint64_t)max_states;
@@ -773,20 +1138,21 @@ int loira_solve(const int *deck, int S, const int *vals, const int *cnts, int r0
     if (grow()) return -2;
     cyc_n = 0; cyc_low = UINT64_MAX; cyc_hits = 0; cyc_sweeps = cyc_residual = cyc_states = 0;
     tape_fallbacks = 0;
-    double v = turn_value(&s);
+    Val v = turn_value(&s);
     free(cyc_stack); cyc_stack = NULL; cyc_n = cyc_cap = 0;
     tape_free();
     if (!forms_on) { free(fs); fs = NULL; fs_n = fs_cap = 0; }
-    *value = v; *states = (double)used; *visit_count = (double)visits; *bytes = (double)(cap * sizeof(Slot));
+    for (int i = 0; i < NV; i++) value[i] = v.v[i];
+    *states = (double)used; *visit_count = (double)visits; *bytes = (double)(cap * sizeof(Slot));
     free(table); table = NULL; cap = 0;
     return oom == 3 ? -3 : oom == 4 ? -4 : oom == 5 ? -5 : oom == 6 ? -6 : oom == 7 ? -7
          : oom == 8 ? -8 : oom ? -2 : 0;
 }
 
 /* Exact forms for the next loira_solve (on = 1) or none (0). After that solve, loira_forms_size
- * gives the number of Terms written and loira_forms_take copies them (4 int64 each: key lo, key hi,
- * numerator, denominator; a header has denominator 0 and the term count as numerator) and frees
- * them. Returns the number of near ties met (decisions between values within 1e-9). */
+ * gives the number of Terms written and loira_forms_take copies them (5 int64 each: key lo, key hi,
+ * numerator, denominator, rot; a header has denominator 0 and the term count as numerator) and
+ * frees them. Returns the number of near ties met (decisions between values within 1e-9). */
 void loira_forms(int on) {
     forms_on = on; forms_overflow = 0; near_ties = 0;
     free(fs); free(fx); fs = fx = NULL; fs_n = fs_cap = fx_n = fx_cap = 0;
@@ -794,8 +1160,8 @@ void loira_forms(int on) {
 double loira_forms_size(void) { return (double)fx_n; }
 double loira_forms_take(int64_t *out) {
     for (size_t i = 0; i < fx_n; i++) {
-        out[4 * i] = (int64_t)fx[i].lo; out[4 * i + 1] = (int64_t)fx[i].hi;
-        out[4 * i + 2] = fx[i].num; out[4 * i + 3] = fx[i].den;
+        out[5 * i] = (int64_t)fx[i].lo; out[5 * i + 1] = (int64_t)fx[i].hi;
+        out[5 * i + 2] = fx[i].num; out[5 * i + 3] = fx[i].den; out[5 * i + 4] = fx[i].rot;
     }
     double ties = (double)near_ties;
     loira_forms(0);
@@ -804,46 +1170,37 @@ double loira_forms_take(int64_t *out) {
 
 /* One turn of the state given as sizeof(St)/sizeof(int) ints in St's field order: the next turn-start
  * states it can reach (written to succ, cap of them; the count is returned) and, when vals gives
- * seat 0's value of each, seat 0's value of this turn (terminals scored here). For the
- * differential test against the Python model. Returns -1 when the key is too wide, -2 when pack
- * and pack_slow give the state different keys. */
+ * the value of each (NV doubles: two players seat 0's, more each seat's), the value of this turn
+ * (terminals scored here). For the differential test against the Python model. Returns -1 when
+ * the key is too wide, -2 when pack and pack_slow give the state different keys. */
 int loira_state_ints(void) { return (int)(sizeof(St) / sizeof(int)); }
-int loira_turn(const int *deck, int S, const int *vals, const int *cnts, int r0, int r1, int crolls,
+int loira_turn(const int *deck, int S, const int *vals, const int *cnts, const int *rolls, int crolls,
                const int *state, int cap_out, int *succ, const double *succ_vals, double *value) {
-    if (set_config(deck, S, vals, cnts, r0, r1, crolls)) return -1;
+    if (set_config(deck, S, vals, cnts, rolls, crolls)) return -1;
     St s; memcpy(&s, state, sizeof s);
-    for (int swap = 0; swap < 2; swap++) {
+    for (int rot = 0; rot < NP; rot++) {
         uint64_t a, b, c, d;
-        pack(&s, swap, &a, &b); pack_slow(&s, swap, &c, &d);
+        pack(&s, rot, 0, &a, &b); pack_slow(&s, rot, 0, &c, &d);
         if (a != c || b != d) return -2;
     }
     probe_on = 1; probe_n = 0; probe_cap = cap_out; probe_out = (St *)succ; probe_vals = succ_vals;
-    *value = turn_body(&s);
+    Val v = turn_body(&s);
+    for (int i = 0; i < NV; i++) value[i] = v.v[i];
     probe_on = 0; probe_out = NULL; probe_vals = NULL;
     return probe_n;
 }
 
-/* ---- out of core: one turn at a time ------------------------------------------------------------ */
-/* Layered solving (model/loira/ooc.py) stores turn-start keys on disk and asks this engine, for a
- * batch of keys, either for the successor turn-start keys each turn reaches (expand) or for the
- * mover's values once the successors' values are known (evaluate). Both run the search above on
- * the key's turn; the hook in turn_value stops it at the next turn state. */
-static uint64_t *ooc_out;          /* expand: successor keys (lo, hi pairs) */
-static int8_t *ooc_layer;          /* expand: their layers */
-static int64_t ooc_n, ooc_cap;
-static int ooc_error;              /* 1: expand buffer full, 2: evaluate met an unknown successor */
-
+/* the inverse of pack (rotation 0): the mover is seat 0, or (keep_seats) the key carries the turn */
 static inline int get(Packer *p, int width) {
     int v = (int)((uint64_t)(p->bits >> p->pos) & ((1ULL << width) - 1));
     p->pos += width;
     return v;
 }
-/* the inverse of pack (swap 0): the mover is seat 0, or (keep_seats) the key carries the turn */
 static void unpack(uint64_t lo, uint64_t hi, St *s) {
     Packer p = {(u128)(hi - 1) << 64 | lo, 0};
     memset(s, 0, sizeof *s);
     for (int k = 0; k < NK; k++) s->deck[k] = get(&p, w_deck[k]);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < NP; i++) {
         for (int k = 0; k < 9; k++) s->bath[i][k] = get(&p, w_bath[k]);
         for (int v = 0; v < S_n; v++) s->stall[i][v] = get(&p, w_stall[v]);
         s->esp[i] = get(&p, w_esp); s->sw[i] = get(&p, w_sw); s->rolls[i] = get(&p, w_rolls);
@@ -853,22 +1210,34 @@ static void unpack(uint64_t lo, uint64_t hi, St *s) {
     for (int v = 0; v < S_n; v++) s->out[v] = get(&p, w_stall[v]);
     for (int x = 0; x < NX; x++) s->aside[x] = get(&p, w_deck[RAPAGOTE + x]);
     s->gritos = get(&p, w_grit); s->phys = get(&p, w_phys); s->slots = get(&p, w_phys);
-    if (keep_seats) s->turn = get(&p, 1);
+    s->dir = get(&p, w_dir);
+    s->turn = get(&p, w_turn);   /* 0 once rotated: the mover is seat 0 */
 }
+
+/* ---- out of core: one turn at a time (two players) ---------------------------------------------- */
+/* Layered solving (model/loira/ooc.py) stores turn-start keys on disk and asks this engine, for a
+ * batch of keys, either for the successor turn-start keys each turn reaches (expand) or for the
+ * mover's values once the successors' values are known (evaluate). Both run the search above on
+ * the key's turn; the hook in turn_value stops it at the next turn state. */
+static uint64_t *ooc_out;          /* expand: successor keys (lo, hi pairs) */
+static int8_t *ooc_layer;          /* expand: their layers */
+static int64_t ooc_n, ooc_cap;
+static int ooc_error;              /* 1: expand buffer full, 2: evaluate met an unknown successor */
+
 /* layers: 2 * cards drawn + (a seat has stopped); every turn moves one or two layers on */
 static int layer_of(const St *s) {
     int drawn = 0;
     for (int k = 0; k < NK; k++) drawn += deck_start[k] - s->deck[k];
     return 2 * drawn + (s->stopped != 0);
 }
-static double ooc_successor(const St *s, uint64_t lo, uint64_t hi) {
+static Val ooc_successor(const St *s, uint64_t lo, uint64_t hi) {
     if (ooc_mode == 1) {
         if (ooc_n < ooc_cap) {
             ooc_out[2 * ooc_n] = lo; ooc_out[2 * ooc_n + 1] = hi;
             ooc_layer[ooc_n++] = (int8_t)layer_of(s);
         } else ooc_error = 1;
     } else ooc_error = 2;
-    return 0.0;
+    return vzero();
 }
 static int fresh_table(int64_t entries) {
     free(table); table = NULL; cap = used = 0;
@@ -887,20 +1256,21 @@ static int fresh_table(int64_t entries) {
  *   filled up: call again with the rest).
  * mode 2 (evaluate): succ/succ_val hold n_succ successor keys with their movers' values (every
  *   successor of every key); values[i] = the mover's optimal value at keys[i]; returns n.
- * Errors: -1 (key too wide), -2 (out of memory), -3 (a successor without a value). */
-int64_t loira_expand(const int *deck, int S, const int *vals, const int *cnts, int r0, int r1, int crolls,
+ * Errors: -1 (key too wide), -2 (out of memory), -3 (a successor without a value), -4 (not 2 players). */
+int64_t loira_expand(const int *deck, int S, const int *vals, const int *cnts, const int *rolls, int crolls,
                  int first, int mode, const uint64_t *keys, int64_t n, const uint64_t *succ,
                  const double *succ_val, int64_t n_succ, uint64_t *out, int8_t *out_layer,
                  int64_t out_cap, int64_t *out_n, double *values) {
+    if (NP != 2) return -4;
     St s;
-    if (configure(&s, deck, S, vals, cnts, r0, r1, crolls)) return -1;
+    if (configure(&s, deck, S, vals, cnts, rolls, crolls)) return -1;
     oom = 0; loira_stop_requested = 0; limit = 0; deadline = 0; ooc_error = 0;
-    if (mode == 0) { pack(&s, first == 1, &out[0], &out[1]); *out_n = 1; return 0; }
+    if (mode == 0) { pack(&s, first, 0, &out[0], &out[1]); *out_n = 1; return 0; }
     if (fresh_table(mode == 2 ? n_succ : 0)) return -2;
     if (mode == 2)
         for (int64_t i = 0; i < n_succ; i++) {
             Slot *slot = find(succ[2 * i], succ[2 * i + 1]);
-            slot->lo = succ[2 * i]; slot->hi = succ[2 * i + 1]; slot->v = succ_val[i];
+            slot->lo = succ[2 * i]; slot->hi = succ[2 * i + 1]; slot->v.v[0] = succ_val[i];
             used++;
         }
     ooc_out = out; ooc_layer = out_layer; ooc_n = 0; ooc_cap = out_cap;
@@ -910,10 +1280,10 @@ int64_t loira_expand(const int *deck, int S, const int *vals, const int *cnts, i
         int64_t mark = ooc_n;
         unpack(keys[2 * i], keys[2 * i + 1], &s);
         ooc_root = 1;
-        double v = turn_value(&s);
+        Val v = turn_value(&s);
         if (ooc_error == 1) { ooc_n = mark; break; }   /* this key again in the next call */
         if (ooc_error) break;
-        if (mode == 2) values[i] = v;
+        if (mode == 2) values[i] = v.v[0];
     }
     ooc_mode = 0;
     *out_n = ooc_n;
@@ -930,11 +1300,12 @@ int64_t loira_expand(const int *deck, int S, const int *vals, const int *cnts, i
  * component closes, its states are recomputed from each other's current values (Gauss-Seidel value
  * iteration, latest found first: successors mostly first) until no value moves by more than
  * CYC_TOLERANCE; everything it reaches outside is final by then, and so is it afterwards.
- * The turns are not searched again at every sweep: one search per state writes its tape (the exact
- * forms' stack with double coefficients and every decision kept, forms_on 2), whose terms are then
- * resolved once -- a state outside the component to its final value, one inside to its index -- and
- * folded (constants summed, a decision between constants made). A sweep only sums the tapes: the
- * 3.7M-state Merendeira round of stop 19 went from 124.6 s to a few seconds.
+ * Two players: the turns are not searched again at every sweep: one search per state writes its
+ * tape (the exact forms' stack with double coefficients and every decision kept, forms_on 2), whose
+ * terms are then resolved once -- a state outside the component to its final value, one inside to
+ * its index -- and folded (constants summed, a decision between constants made). A sweep only sums
+ * the tapes: the 3.7M-state Merendeira round of stop 19 went from 124.6 s to a few seconds. Three
+ * or more players sweep by searching the turns again (their values are vectors; no tapes).
  * oom 8: CYC_MAX_SWEEPS passed without settling. A component of one state that never reads itself
  * is final at once. */
 #define CYC_TOLERANCE 1e-14
@@ -1002,7 +1373,7 @@ static double tape_eval(const Op *o, int64_t n, const Pending *x) {
     double sum = 0;
     for (int64_t i = 0; i < n;) {
         const Op *p = o + i;
-        if (p->ref >= 0) sum += p->c * x[p->ref].v;
+        if (p->ref >= 0) sum += p->c * x[p->ref].v.v[0];
         else if (p->ref == -1) sum += p->c;
         else {
             double a = tape_eval(p + 1, p->la, x), b = tape_eval(p + 1 + p->la, p->lb, x);
@@ -1018,7 +1389,12 @@ static void tape_free(void) {
     free(tape); tape = NULL; tape_n = tape_cap = 0;
     free(tape_at); tape_at = NULL; tape_at_cap = 0;
 }
-static double close_component(uint64_t root) {
+static double vdiff(Val a, Val b) {
+    double d = 0;
+    for (int i = 0; i < NV; i++) { double e = fabs(a.v[i] - b.v[i]); if (e > d) d = e; }
+    return d;
+}
+static Val close_component(uint64_t root) {
     uint64_t n = cyc_n - root;
     if (n > 1 || cyc_stack[root].loop) {
         uint64_t saved_low = cyc_low, saved_cur = cyc_cur;
@@ -1031,17 +1407,17 @@ static double close_component(uint64_t root) {
             if (nb) { tape_at = nb; tape_at_cap = 2 * n; } else oom = 1;
         }
         /* the tapes, latest found first; the search's values make the first sweep */
-        tape_n = 0; tape_over = 0;
-        forms_on = 2;
+        tape_n = 0; tape_over = NP != 2;   /* vectors: no tapes, the sweeps search */
+        forms_on = NP == 2 ? 2 : 0;
         for (uint64_t i = cyc_n; i-- > root && !oom && !tape_over;) {
             St st;
             unpack(cyc_stack[i].lo, cyc_stack[i].hi, &st);   /* the mover is seat 0 */
             fs_n = 0; forms_overflow = 0;
-            double w = turn_body(&st);
+            Val w = turn_body(&st);
             tape_at[2 * (i - root)] = tape_n;
             if ((forms_overflow || tape_emit(fs, (int64_t)fs_n, root) < 0) && !tape_over && !oom) oom = 1;
             tape_at[2 * (i - root) + 1] = tape_n;
-            double d = fabs(w - cyc_stack[i].v);
+            double d = vdiff(w, cyc_stack[i].v);
             if (d > delta) delta = d;
             cyc_stack[i].v = w;
             visits++;
@@ -1049,14 +1425,16 @@ static double close_component(uint64_t root) {
         forms_on = saved_forms; fs_n = 0;
         cyc_sweeps++;
         Pending *x = cyc_stack + root;
-        if (tape_over) delta = 1;   /* tapes too big: the sweeps search the turns again */
+        if (tape_over) delta = 1;   /* tapes too big (or vectors): the sweeps search the turns again */
+        int sf = forms_on;
+        forms_on = 0;
         for (int it = 1; it < CYC_MAX_SWEEPS && !oom && delta >= CYC_TOLERANCE; it++) {
             delta = 0;
             for (uint64_t i = n; i-- > 0 && !oom;) {
-                double w;
+                Val w;
                 if (tape_over) { St st; unpack(x[i].lo, x[i].hi, &st); w = turn_body(&st); }
-                else w = tape_eval(tape + tape_at[2 * i], tape_at[2 * i + 1] - tape_at[2 * i], x);
-                double d = fabs(w - x[i].v);
+                else w.v[0] = tape_eval(tape + tape_at[2 * i], tape_at[2 * i + 1] - tape_at[2 * i], x);
+                double d = vdiff(w, x[i].v);
                 if (d > delta) delta = d;
                 x[i].v = w;
             }
@@ -1065,7 +1443,8 @@ static double close_component(uint64_t root) {
             if (loira_stop_requested && !oom) oom = 5;
             if (deadline > 0 && now_seconds() > deadline && !oom) oom = 4;
         }
-        tape_fallbacks += tape_over;
+        forms_on = sf;
+        tape_fallbacks += tape_over && NP == 2;
         if (delta > cyc_residual) cyc_residual = delta;
         if (!oom && delta >= CYC_TOLERANCE) oom = 8;
         cyc_states += (double)n;
@@ -1073,7 +1452,7 @@ static double close_component(uint64_t root) {
         cyc_low = saved_low; cyc_cur = saved_cur;
     }
     for (uint64_t i = root; i < cyc_n; i++) find(cyc_stack[i].lo, cyc_stack[i].hi)->v = cyc_stack[i].v;
-    double v = cyc_stack[root].v;
+    Val v = cyc_stack[root].v;
     cyc_n = root;
     return v;
 }
@@ -1094,26 +1473,29 @@ double loira_tape_fallbacks(void) { return (double)tape_fallbacks; }
 static Slot *sub_table;
 static uint64_t sub_cap, sub_used;
 static int sub_dense;   /* the kept table was sized at once (reserve): fill it to 3/4 */
-static int sub_key[NK + 2 * NS + 4 + R_COUNT], sub_has;
+#define SUB_KEY (NK + 2 * NS + 2 + NP + R_COUNT)
+static int sub_key[SUB_KEY], sub_has;
 
 void loira_sub_reset(void) { free(sub_table); sub_table = NULL; sub_cap = sub_used = 0; sub_has = 0; sub_dense = 0; }
 
 /* returns 0, -1 (key too wide), -2 (out of memory), -3 (max_states new states reached), -5 (stopped);
- * value: seat 0's optimal value; states: turn states kept after the call. reserve: when the kept table
- * is empty, size it at once for that many states (no doubling: the peak stays at the final size) */
-int loira_sub_value(const int *deck, int S, const int *vals, const int *cnts, int r0, int r1,
+ * value: the optimal value (NV doubles, as loira_solve); states: turn states kept after the call.
+ * reserve: when the kept table is empty, size it at once for that many states (no doubling: the
+ * peak stays at the final size) */
+int loira_sub_value(const int *deck, int S, const int *vals, const int *cnts, const int *rolls,
                     int crolls, const int *state, double max_states, double reserve, double *value,
                     double *states) {
-    int key[NK + 2 * NS + 4 + R_COUNT] = {0};
+    int key[SUB_KEY] = {0};
     memcpy(key, deck, NK * sizeof(int));
     for (int v = 0; v < S && v < NS; v++) { key[NK + v] = vals[v]; key[NK + NS + v] = cnts[v]; }
-    key[NK + 2 * NS] = S; key[NK + 2 * NS + 1] = r0; key[NK + 2 * NS + 2] = r1; key[NK + 2 * NS + 3] = crolls;
-    memcpy(key + NK + 2 * NS + 4, RF, sizeof RF);
+    key[NK + 2 * NS] = S; key[NK + 2 * NS + 1] = crolls;
+    memcpy(key + NK + 2 * NS + 2, rolls, NP * sizeof(int));
+    memcpy(key + NK + 2 * NS + 2 + NP, RF, sizeof RF);
     if (!sub_has || memcmp(key, sub_key, sizeof key)) {
         loira_sub_reset();
         memcpy(sub_key, key, sizeof key); sub_has = 1;
     }
-    if (set_config(deck, S, vals, cnts, r0, r1, crolls)) return -1;
+    if (set_config(deck, S, vals, cnts, rolls, crolls)) return -1;
     if (!sub_cap && reserve > 0) {
         /* sized to hold the reserve below 3/4 full, and filled that far before doubling: a 2.8e8
          * state round fits 2^29 slots (12 GiB) where the usual half-full rule would need 24 GiB */
@@ -1129,15 +1511,60 @@ int loira_sub_value(const int *deck, int S, const int *vals, const int *cnts, in
     oom = 0; loira_stop_requested = 0; deadline = 0;
     limit = max_states > 0 ? used + (uint64_t)max_states : 0;
     St s; memcpy(&s, state, sizeof s);
-    double v = (cap || !grow()) ? turn_value(&s) : (oom = 1, 0.0);
+    Val v = vzero();
+    if (cap || !grow()) v = turn_value(&s); else oom = 1;
     sub_table = table; sub_cap = cap; sub_used = used;
     table = t0; cap = c0; used = u0; forms_on = f0; limit = 0; dense = 0;
     int rc = oom == 3 ? -3 : oom == 5 ? -5 : oom ? -2 : 0;
     oom = 0;
     if (rc) loira_sub_reset();
-    *value = v; *states = (double)sub_used;
+    for (int i = 0; i < NV; i++) value[i] = v.v[i];
+    *states = (double)sub_used;
     return rc;
 }
+
+#ifdef EVAL
+/* The policy evaluation (see "the near-optimal policy's evaluation" above): the value of the round
+ * for every seat when seat `seat` follows the policy and the others best-respond (NV doubles, as
+ * loira_solve); k, stopped_k: the endgame region; m: the reduced deck. Optimal values known already
+ * (the out-of-core solver's layers) may be given: n_known keys (lo, hi pairs of the 2-player engine's
+ * layout: the mover as seat 0) with the mover's value, taken as they are. reserve: size the table
+ * at once for that many states (filled to 3/4). Returns 0, -1 (key too wide), -2 (out of memory),
+ * -3 (max_states reached), -5 (stopped), -9 (known values for more than 2 players). */
+int loira_eval(const int *deck, int S, const int *vals, const int *cnts, const int *rolls, int crolls,
+               int first, int seat, int k, int stopped_k, int m, const uint64_t *known,
+               const double *known_val, int64_t n_known, double max_states, double reserve,
+               double *value, double *states) {
+    St s;
+    if (configure(&s, deck, S, vals, cnts, rolls, crolls)) return -1;
+    if (n_known && NP != 2) return -9;
+    s.turn = first;
+    eval_seat = seat; eval_k = k; eval_stopped_k = stopped_k; eval_m = m; cur_opt = 0;
+    free(table); table = NULL; cap = used = visits = 0; oom = 0; loira_stop_requested = 0;
+    limit = (uint64_t)max_states; deadline = 0; dense = reserve > 0;
+    uint64_t want = 1 << 16;
+    while (3 * want < 4 * (uint64_t)(reserve + n_known) + 4) want *= 2;
+    table = calloc(want, sizeof(Slot));
+    if (!table) { dense = 0; return -2; }
+    cap = want;
+    for (int64_t i = 0; i < n_known; i++) {   /* the same state's key with the optimum's flag */
+        u128 key = ((u128)(known[2 * i + 1] - 1) << 64 | known[2 * i]) | (u128)1 << opt_pos;
+        uint64_t lo = (uint64_t)key, hi = (uint64_t)(key >> 64) + 1;
+        if (full() && grow()) { dense = 0; return -2; }
+        Slot *slot = find(lo, hi);
+        if (!slot->hi) used++;
+        slot->lo = lo; slot->hi = hi;
+        for (int h = 0; h < NVAL; h++) slot->v.v[h] = known_val[i];
+    }
+    Val v = turn_value(&s);
+    for (int i = 0; i < NV; i++) value[i] = v.v[i];
+    *states = (double)used;
+    free(table); table = NULL; cap = 0; dense = 0;
+    int rc = oom == 3 ? -3 : oom == 5 ? -5 : oom ? -2 : 0;
+    oom = 0;
+    return rc;
+}
+#endif
 
 /* ---- 128-bit keys for the out-of-core solver (ooc.py) ------------------------------------------
  * Keys are 16 raw bytes ordered as memcmp orders them, which is the order NumPy gives a "V16"

@@ -22,7 +22,7 @@ from ruleproof.model.protocol import CHANCE, TERMINAL, Game, Invariant
 from . import dispatch
 from .cards import BATHROOM_KINDS, EXPANSION_KINDS, NUM_KINDS, TOKENS, Kind
 from .centre import loira_present, reveal_distribution
-from .config import Config
+from .config import Config, config_from
 from .scoring import round_winners
 from .scoring import weights as scoring_weights
 from .state import (CARD, CROLLS, CUR, DECLINE, DIR, END, FIRST, GO, GRITOS, HEADER, LOIRA,
@@ -436,3 +436,9 @@ def utility(n: int, winners: Sequence[int]) -> tuple[Fraction, ...]:
 
 
 __all__ = ["LoiraGame", "utility"]
+
+
+def build(ruleset) -> LoiraGame:
+    """The game of a Loira ``Ruleset`` (``SPEC.build``; here for the package's own modules, which do
+    not import the package)."""
+    return LoiraGame(config_from(ruleset))

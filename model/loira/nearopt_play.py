@@ -36,7 +36,7 @@ OPPONENTS = ("stop-at-5", "stop-at-7", "stop-at-10", "never-before-grito", "look
 #: 2-player deck (model/loira/README.md: a round of self-play costs about 0.2 s on average, most of it in
 #: the exact endgame's sub-solves; a match far less)
 SELF_PLAY_GAMES = 150
-#: ... where no exact endgame plays (a match, 3 or more players) a game costs a few milliseconds
+#: ... where no exact endgame plays (a match, no C engine) a game costs a few milliseconds
 CHEAP_SELF_PLAY_GAMES = 1_000
 #: games per opponent and seat in the comparison with the simple rules (solve's table only)
 OPPONENT_GAMES = 30
@@ -237,13 +237,14 @@ def solve_near_optimal(ruleset, limits=None, progress: Callable | None = None,
     ``detail`` its play table and the self-play against the simple rules on the round and the
     match (``opponent_games`` each). ``limits``: a ``model.limits.Limits`` whose deadline stops
     the self-play (``Stopped``). ``progress(what, done, total)`` is told how far it is."""
-    from . import SPEC, build
+    from .config import SCHEMA
+    from .game import build
     start = time.perf_counter()
     from .endgame import Endgame
     seed = DEFAULT_SEED if seed is None else seed
     game = build(ruleset)
     if games is None:   # a fixed count chosen by the configuration, never by the clock
-        games = SELF_PLAY_GAMES if Endgame(game).two else CHEAP_SELF_PLAY_GAMES
+        games = SELF_PLAY_GAMES if Endgame(game).c else CHEAP_SELF_PLAY_GAMES
     res: dict[str, Any] = {
         "engine": "near-optimal",
         "exact": False,
@@ -261,8 +262,8 @@ def solve_near_optimal(ruleset, limits=None, progress: Callable | None = None,
     if detail:
         table, escort = stop_table(), escort_summary()
         res.update(stop_table=table, escort_table=escort, printable=render(table, escort))
-        round_game = build(ruleset.with_overrides({"objective": "round"}, spec=SPEC.schema))
-        match = build(ruleset.with_overrides({"objective": "match"}, spec=SPEC.schema))
+        round_game = build(ruleset.with_overrides({"objective": "round"}, spec=SCHEMA))
+        match = build(ruleset.with_overrides({"objective": "match"}, spec=SCHEMA))
         res["self_play_round"] = compare(round_game, OPPONENTS, opponent_games, seed, limits, progress)
         res["self_play_match"] = compare(match, OPPONENTS, opponent_games, seed + 1, limits, progress)
         res["target_wins"] = match.cfg.target_wins

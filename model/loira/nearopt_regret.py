@@ -62,12 +62,13 @@ _RESERVE = {16: 121_000_000}
 def build_config(ruleset: str | None, overrides: dict):
     from ruleproof.model.registry import load_ruleset
 
-    from . import SPEC, build
+    from .config import SCHEMA
+    from .game import build
     root = Path(__file__).resolve().parents[2]
     target = ruleset or "loira"
     if target.endswith(".toml"):
         target = str(root / target)
-    return build(load_ruleset(target).with_overrides(overrides, spec=SPEC.schema))
+    return build(load_ruleset(target).with_overrides(overrides, spec=SCHEMA))
 
 
 def _shape(game) -> tuple:

@@ -67,7 +67,7 @@ class Job:
 
     @classmethod
     def of(cls, cfg: Config, partitions: int) -> "Job":
-        reason = fast.supports(cfg)
+        reason = fast.supports(cfg) or (None if cfg.players == 2 else f"it solves 2 players, not {cfg.players}")
         if reason:
             raise OocError(f"out-of-core solving needs the fast solver's configurations: {reason}")
         if cfg.objective != "round":   # a job names no objective: it solves one round's value
@@ -115,7 +115,7 @@ def _call(job: Job, mode: int, keys: np.ndarray, succ: np.ndarray | None = None,
     with fast._CALL_LOCK:   # the engine keeps its table and ruling flags in globals
         fast._library().loira_configure(ints(flags, len(flags)), len(flags))
         rc = fn(ints(job.deck, 24), len(job.stalls), ints(job.stalls, 8), ints(job.counts, 8),
-                job.rolls[0], job.rolls[1], job.centre_rolls, job.first_seat, mode, ptr(keys),
+                ints(job.rolls, 2), job.centre_rolls, job.first_seat, mode, ptr(keys),
                 ctypes.c_int64(len(keys) // 2), ptr(succ_u), ptr(succ_v), ctypes.c_int64(len(succ_u) // 2),
                 ptr(out), ptr(layer), ctypes.c_int64(out_cap), ctypes.byref(out_n), ptr(values))
     if rc == -1:
@@ -317,14 +317,24 @@ def backward_task(root: str, job: Job, layer: int, part: int) -> dict:
     return {"cpu": time.process_time() - start, "peak": _peak()}
 
 
-def release(root: Path, job: Job, layer: int) -> None:
+def kept_layers(job: Job, cards: int | tuple[int, ...] | None) -> tuple[int, ...]:
+    """The layers of the turn-start states with ``cards`` cards left in the deck (nobody stopped,
+    someone stopped; one count or several): the edge of an endgame region, whose optimal values a
+    measurement of a policy above it reads (:func:`layer_values`)."""
+    if cards is None:
+        return ()
+    counts = (cards,) if isinstance(cards, int) else tuple(cards)
+    return tuple(layer for k in counts for layer in (2 * (sum(job.deck) - k), 2 * (sum(job.deck) - k) + 1))
+
+
+def release(root: Path, job: Job, layer: int, keep: tuple[int, ...] = ()) -> None:
     """Delete what only the valuing of ``layer`` needed: the positions of its requests, and the
     keys and values of ``layer + 2`` (layers ``layer`` and ``layer + 1``, the only ones that
-    read them, are valued). Idempotent: a resumed solve calls it again."""
+    read them, are valued), unless ``keep`` names it. Idempotent: a resumed solve calls it again."""
     for nxt in (layer + 1, layer + 2):
         for f in _layer_dir(root, nxt).glob(f"p*.from.L{layer:03d}p*.at.npy"):
             f.unlink(missing_ok=True)
-    if layer + 2 < job.layers:
+    if layer + 2 < job.layers and layer + 2 not in keep:
         for f in _layer_dir(root, layer + 2).glob("p*.*.npy"):
             if f.name.endswith((".keys.npy", ".values.npy")):
                 f.unlink(missing_ok=True)
@@ -429,12 +439,15 @@ def _disk(root: Path) -> int:
 
 
 def solve(cfg: Config, folder: str | Path, partitions: int = 8, workers: int = 0,
-          scheduler: str | None = None, progress=None, forward_only: int | None = None) -> dict:
+          scheduler: str | None = None, progress=None, forward_only: int | None = None,
+          keep_cards: int | tuple[int, ...] | None = None) -> dict:
     """Seat 0's optimal value of the round, solved out of core in ``folder`` (resumable).
 
     ``workers=0`` runs the tasks in this process; otherwise on a Dask LocalCluster of that many
     single-threaded worker processes, or on the Dask scheduler at ``scheduler``. With
-    ``forward_only=N`` only layers 0..N-1 are listed (their state counts, for sizing; no value)."""
+    ``forward_only=N`` only layers 0..N-1 are listed (their state counts, for sizing; no value).
+    ``keep_cards=K`` (or several): the keys and values of the turn-start states with K cards left
+    stay in the folder (:func:`kept_layers`; read them with :func:`layer_values`)."""
     job = Job.of(cfg, partitions)
     if workers < 0:
         raise OocError(f"workers: must be 0 (in this process) or more, not {workers}")
@@ -472,7 +485,7 @@ def solve(cfg: Config, folder: str | Path, partitions: int = 8, workers: int = 0
             row = rows[layer]
             row["backward_seconds"] = round(time.perf_counter() - t, 3)
             row["cpu_seconds"] = round(row["cpu_seconds"] + sum(r["cpu"] for r in res), 3)
-            release(root, job, layer)
+            release(root, job, layer, kept_layers(job, keep_cards))
             row["disk_after_backward"] = _disk(root)
             row["peak"] = max(row["peak"], *(r["peak"] for r in res))
             if progress:
@@ -493,6 +506,23 @@ def solve(cfg: Config, folder: str | Path, partitions: int = 8, workers: int = 0
             "peak": max(max(r["peak"] for r in rows), _peak())}
 
 
+def layer_values(folder: str | Path, layers: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The keys (``V16``) and the movers' optimal values of ``layers``, every partition, from a
+    solved folder (kept with ``keep_cards``)."""
+    root = Path(folder)
+    keys, values = [], []
+    for layer in layers:
+        for path in sorted(_layer_dir(root, layer).glob("p*.keys.npy")):
+            vals = path.with_name(path.name.replace(".keys.", ".values."))
+            if not vals.exists():
+                raise OocError(f"{vals}: missing (was the folder solved with these layers kept?)")
+            keys.append(_load_keys(path))
+            values.append(np.load(vals))
+    if not keys:
+        raise OocError(f"{root}: no kept layer among {list(layers)}")
+    return np.concatenate(keys), np.concatenate(values)
+
+
 # ---- command line -------------------------------------------------------------------------------
 def config_from(params: dict[str, str]) -> Config:
     """The configuration of the default Loira ruleset with ``params`` overridden (validated)."""
@@ -500,10 +530,11 @@ def config_from(params: dict[str, str]) -> Config:
 
     from ruleproof.model.ruleset import Ruleset
 
-    from . import SPEC, build
-    p, r = SPEC.schema.defaults()
+    from .config import SCHEMA
+    from .game import build
+    p, r = SCHEMA.defaults()
     rs = Ruleset("loira", "default", MappingProxyType(p), MappingProxyType(r), "defaults")
-    return build(rs.with_overrides(params, spec=SPEC.schema)).cfg
+    return build(rs.with_overrides(params, spec=SCHEMA)).cfg
 
 
 class _Parser:
@@ -541,6 +572,9 @@ class _Parser:
         ap.add_argument("--forward-only", metavar="N", help="list layers 0..N-1 only (state counts "
                         "for sizing; no value)", type=checked(arguments.integer, "--forward-only",
                                                               low=1, high=MAX_LAYERS))
+        ap.add_argument("--keep-cards", metavar="K", help="keep the keys and values of the turn-start "
+                        "states with K cards left (an endgame's edge; read them with layer_values)",
+                        type=checked(arguments.integer, "--keep-cards", low=0, high=24))
         ap.add_argument("--timeout", metavar="SECONDS", type=checked(arguments.seconds, "--timeout"),
                         help="stop after this many seconds (partial, exit 1; the folder resumes)")
         ap.add_argument("--quiet", action="store_true")
@@ -589,7 +623,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with watchdogs, runtime.time_limit(args.timeout, hard_stop), runtime.stops_surface():
             res = solve(config_from(params), args.folder, args.partitions, args.workers, args.scheduler,
-                        say, args.forward_only)
+                        say, args.forward_only, args.keep_cards)
     except runtime.TimeLimit as e:
         print(stopped(str(e)), flush=True)
         return runtime.EXIT_LIMIT

@@ -79,13 +79,14 @@ def train(configs=TRAINING) -> dict[str, list[float]]:
 
     from ruleproof.model.ruleset import Ruleset
 
-    from . import SPEC, build
+    from .config import SCHEMA
+    from .game import build
     from .exact import solve
-    p, r = SPEC.schema.defaults()
+    p, r = SCHEMA.defaults()
     base = Ruleset("loira", "train", MappingProxyType(p), MappingProxyType(r), "train")
     table: dict[str, list[float]] = {}
     for params in configs:
-        g = build(base.with_overrides(params, spec=SPEC.schema))
+        g = build(base.with_overrides(params, spec=SCHEMA))
         sol = solve(g)
         for s, a, w in _decisions(g, sol):
             seat = s[TURN]
@@ -105,7 +106,7 @@ def load_table() -> dict[str, list[float]]:
 def table_rule(g, s, seat) -> bool:
     cell = load_table().get(",".join(map(str, features(g, s))))
     if cell is None:
-        from .policies import expected_after_draw
+        from .greedy import expected_after_draw
         return expected_after_draw(g, s, seat) <= score(g, s, seat)
     return cell[1] > cell[0]
 
