@@ -233,7 +233,8 @@ def run_properties(props: Sequence[Property], ctx: Context, *, tag: str = "",
     that can read samples gets them, one that needs nothing runs, and one that needs a complete
     exploration is left to the derived configurations.
 
-    Under a deadline each property gets a fair share of the time left; one that its share stops
+    Under a deadline each property gets a share of the time left (an even share, or half of it when
+    that is more: the first proof of an abstract model maps the exploration for all); one that its share stops
     on a big exploration and that can read samples is run again on ``fallback()``'s sampled plays,
     and says so (its evidence is then ``sampled``)."""
     out = []
@@ -261,7 +262,9 @@ def run_properties(props: Sequence[Property], ctx: Context, *, tag: str = "",
         left = ctx.limits.remaining()
         shared = None
         if left is not None and fallback is not None and sub.source == EXPLORATION:
-            shared = replace(ctx.limits, deadline=time.perf_counter() + left / (len(props) - i))
+            # at least half of what is left: the first proof of an abstract model pays for the mapping
+            # pass the later ones read from the cache (an even share left it unknown under load)
+            shared = replace(ctx.limits, deadline=time.perf_counter() + max(left / (len(props) - i), left / 2))
             sub = replace(sub, limits=shared)
         results = _run(prop, sub)
         if shared is not None and SAMPLES in prop.needs and shared.expired() and \
