@@ -39,7 +39,7 @@ import itertools
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ruleproof.model.limits import NO_LIMITS, Limits
 from ruleproof.model.properties import EXPLORATION, SAMPLES, Context, Property, draw_plays
@@ -80,6 +80,11 @@ STUTTER = "stutter"
 Binding = Callable[[Any, Any, int], Bound]
 #: ``chance(frame) -> {Bound: probability}``: the rule text's distribution at a chance node
 ChanceLaw = Callable[[Any], Mapping[Bound, Fraction]]
+#: ``legal(frame, actor) -> {Bound}``: the moves the rule text allows at a decision state
+LegalMoves = Callable[[Any, int], Iterable[Bound]]
+#: on sampled plays, the legal-move sets are compared on this many decision states (a full-size
+#: state can have thousands of moves, each tried against the rules)
+LEGAL_SAMPLED_STATES = 100
 
 
 @dataclass(frozen=True)
@@ -119,6 +124,8 @@ class RuleProof:
     bind: Binding | None = None
     #: the rule text's chance law (None: the proof says nothing of chance nodes' weights)
     chance: ChanceLaw | None = None
+    #: the rule text's legal moves at a decision state (None: only each move taken is checked)
+    legal: LegalMoves | None = None
     exits: Sequence[Exit] = ()
     #: the abstraction of a state outside the frame (the game over), read by the exits
     ending: Callable[[Any], Values] | None = None
@@ -244,6 +251,29 @@ class _Refinement:
         return None
 
 
+    # -- decision nodes --
+    def legal_problem(self, state: Any, frames: Mapping[str, Values], actor: int) -> str | None:
+        """The model's legal actions, each bound, against the rules' legal moves."""
+        proof, game = self.proof, self.game
+        self.counts["decision_nodes"] = self.counts.get("decision_nodes", 0) + 1
+        model: dict[Bound, Any] = {}
+        for a in game.legal_actions(state):
+            model.setdefault(proof.bind(state, a, actor), a)
+        rules = set(proof.legal(frames if proof.projected else frames[""], actor))
+        extra = [f"{game.describe_action(state, a)} ({b.text()})" for b, a in model.items() if b not in rules]
+        missing = sorted(b.text() for b in rules if b not in model)
+        if not extra and not missing:
+            return None
+        parts = []
+        if extra:
+            parts.append(f"the model offers {len(extra)} move(s) the rules do not allow: " + "; ".join(extra[:4])
+                         + (" ..." if len(extra) > 4 else ""))
+        if missing:
+            parts.append(f"the rules allow {len(missing)} move(s) the model does not offer: "
+                         + "; ".join(missing[:4]) + (" ..." if len(missing) > 4 else ""))
+        return ", and ".join(parts)
+
+
 def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, dict[str, int], str]:
     """Check the mapping on every transition of the context's evidence; returns (failure trace or
     None, counts, why it stopped early or "")."""
@@ -261,6 +291,8 @@ def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, 
             return [f"the model's initial state is not an Init state of the proof"
                     f"{' (' + label + ')' if label else ''}: {_frame_text(f)}"], counts, ""
     chance_seen: set = set()
+    decisions_seen: set = set()
+    legal_budget = LEGAL_SAMPLED_STATES if ctx.source == SAMPLES else None
     for n, tr in enumerate(ctx.transitions()):
         if n & 1023 == 0 and limits.expired():
             return None, counts, "time limit reached"
@@ -270,9 +302,11 @@ def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, 
             continue   # a state outside the frame (after the game ended): nothing to relate
         actor = game.current_player(tr.before)
         bound = proof.bind(tr.before, tr.move, actor) if proof.bind else None
-        move = game.describe_action(tr.before, tr.move)
-        called = f" (the proof's model: {bound.text()})" if bound else ""
-        then = f"then: {game.seat_name(actor)}: {move}{called} -> {game.describe_state(tr.after)}"
+
+        def then(tr=tr, actor=actor, bound=bound) -> str:   # narrated only for a failure
+            called = f" (the proof's model: {bound.text()})" if bound else ""
+            return (f"then: {game.seat_name(actor)}: {game.describe_action(tr.before, tr.move)}{called} -> "
+                    f"{game.describe_state(tr.after)}")
         if actor == CHANCE and proof.chance is not None and proof.bind is not None:
             state_key = game.key(tr.before)
             if state_key not in chance_seen:
@@ -280,27 +314,37 @@ def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, 
                 problem = run.chance_problem(tr.before, before)
                 if problem:
                     return tr.narrate() + [f"at this chance node ({game.describe_state(tr.before)}): {problem}"], counts, ""
+        elif actor >= 0 and proof.legal is not None and proof.bind is not None and legal_budget != 0:
+            state_key = game.key(tr.before)
+            if state_key not in decisions_seen:
+                decisions_seen.add(state_key)
+                if legal_budget is not None:
+                    legal_budget -= 1
+                problem = run.legal_problem(tr.before, before, actor)
+                if problem:
+                    return tr.narrate() + [f"at this decision state ({game.describe_state(tr.before)}), "
+                                           f"{game.seat_name(actor)} to move: {problem}"], counts, ""
         after = _frames(proof, tr.after)
         if after is None:
             problem = _exit_problem(proof, bound, before, tr.after, actor)
             if problem:
-                return tr.narrate() + [then, problem], counts, ""
+                return tr.narrate() + [then(), problem], counts, ""
             counts["exits"] += 1
             continue
         for label, pre in before.items():
             post = after.get(label)
             tag = f" [{label}]" if label else ""
             if post is None:
-                return tr.narrate() + [then, f"the projection{tag} disappears"], counts, ""
+                return tr.narrate() + [then(), f"the projection{tag} disappears"], counts, ""
             problem = run.frame_problem(label, post)
             if problem:
-                return tr.narrate() + [then, problem], counts, ""
+                return tr.narrate() + [then(), problem], counts, ""
             if bound is None:     # a proof without a binding: any relation, any parameters
                 if pre == post:
                     counts["stutters"] += 1
                     continue
                 if not run.explain(pre, post):
-                    return tr.narrate() + [then, f"frame before{tag}: {_frame_text(pre)}",
+                    return tr.narrate() + [then(), f"frame before{tag}: {_frame_text(pre)}",
                                            f"frame after{tag}:  {_frame_text(post)}",
                                            "no action relation of the proof allows this step ("
                                            + ", ".join(a.name for a in proof.actions) + ")"], counts, ""
@@ -311,7 +355,7 @@ def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, 
                 others = [e for e in run.explain({**pre, "actor": actor}, post) if e != bound.text()]
                 hint = (f"the step would be {' or '.join(others[:3])}" if others else
                         "no action of the proof's model allows this step")
-                return tr.narrate() + [then, f"frame before{tag}: {_frame_text(pre)}",
+                return tr.narrate() + [then(), f"frame before{tag}: {_frame_text(pre)}",
                                        f"frame after{tag}:  {_frame_text(post)}",
                                        f"{problem}; {hint}"], counts, ""
             if pre == post:
@@ -385,7 +429,7 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
     seconds = time.perf_counter() - start
     mode = "exhaustive" if ctx.source == EXPLORATION else "sampled"
     data = {"refinement": dict(counts, mode=mode, bound=proof.bind is not None,
-                               chance_law=proof.chance is not None),
+                               chance_law=proof.chance is not None, legal_moves=proof.legal is not None),
             "abstraction": proof.abstraction_doc, "actions": [a.name for a in proof.actions]}
     if ctx.source == EXPLORATION:
         how = f"every transition of the {ctx.exploration.num_states:,} explored states"
@@ -405,6 +449,9 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
     bound = ("each move bound to one action and its parameters" if proof.bind else
              "moves matched to any action (this proof binds no move)")
     law = "; chance nodes equal to the rules' law" if proof.chance else ""
+    if proof.legal is not None:
+        law += (f"; the legal moves of {counts.get('decision_nodes', 0):,} decision states equal to the rules'"
+                + ("" if ctx.source == EXPLORATION else " (sampled)"))
     return PropertyResult(proof.name, HOLDS,
                           f"{abstract}; mapping checked on {how} ({bound}{law}): {counts['steps']:,} steps, "
                           f"{counts['stutters']:,} stutters, {counts['exits']:,} exits, "
