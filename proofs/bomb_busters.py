@@ -931,10 +931,10 @@ def kind_labels(m: Mission) -> list[str]:
             + (["red"] if m.red_in_play else []))
 
 
-def bomb_busters_proofs(ruleset, game) -> list[RuleProof]:
+def bomb_busters_proofs(ruleset, game, tm: TableModel | None = None) -> list[RuleProof]:
     """The proofs ``verify`` runs for a ruleset, on the game built from it."""
     m = game.mission
-    tm = make_table(m)
+    tm = tm or make_table(m)
     table = table_proof(game, tm)
     census = _Census(tm)
     read = _Reader(tm, kind_labels(m))
@@ -945,11 +945,12 @@ def bomb_busters_proofs(ruleset, game) -> list[RuleProof]:
 
 #: the companion missions verify explores beside every ruleset (``derived``)
 TINY = "bomb-busters-tiny"
-#: a yellow '2 de 3' mission: blue 1 twice, one red, two of three yellow candidates in play
-YELLOW_OVERRIDES = {
-    "players": 2, "blue_values": 1, "blue_copies": 2, "red_in_play": 1, "red_drawn": 1,
-    "red_values": [1], "yellow_in_play": 2, "yellow_drawn": 3, "yellow_values": [1, 2, 3],
-    "detonator": 2, "equipment": ["estabilizador@1", "comunicadores@1"], "detector_duplo": True,
+#: a companion mission with four copies of one value: 2 experts, blue 1 four times, '1 de 2' red
+#: (713 states)
+FOUR_OVERRIDES = {
+    "players": 2, "blue_values": 1, "blue_copies": 4, "red_in_play": 1, "red_drawn": 2, "red_values": [1, 2],
+    "yellow_in_play": 0, "yellow_drawn": 0, "yellow_values": [], "detonator": 2,
+    "equipment": ["estabilizador@1", "comunicadores@1"], "detector_duplo": True,
 }
 
 INFORMATION = ("seeds/004 'Comunicação': 'É Proibido: Falar sobre os fios que estão na sua mão'; step 7 (each "
@@ -964,23 +965,23 @@ def properties(ruleset, game) -> list:
     from ruleproof.proofs.information import information_property
     from ruleproof.proofs.refinement import proof_property
 
-    proofs = bomb_busters_proofs(ruleset, game)
-    view = _view_of(game)
+    tm = make_table(game.mission)
+    proofs = bomb_busters_proofs(ruleset, game, tm)
+    view = _view_of(tm)
     out = [proof_property(p) for p in proofs]
     out.append(information_property(
         "hidden-information", INFORMATION, view,
         "each seat sees its own wires, every cut wire, info token and exclusion, the rack sizes, the public "
         "facts and counts, never a teammate's uncut wire nor which candidates were set aside"))
     out.append(checks.policy_property(view, INFORMATION))
-    out.append(checks.deduction_property(_view_of(game, "wires_view")))
+    out.append(checks.deduction_property(_view_of(tm, "wires_view")))
     out.append(checks.turn_bound_property(termination_bound(game.mission)))
     return out
 
 
-def _view_of(game, part: str = "view") -> Callable[[State, int], Any]:
+def _view_of(tm: TableModel, part: str = "view") -> Callable[[State, int], Any]:
     """The rules' view of a state for a seat (``TableModel.view``, or its ``wires_view``),
     remembered per state."""
-    tm = make_table(game.mission)
     read = getattr(tm, part)
     seen: dict = {}
 
@@ -998,16 +999,17 @@ def _view_of(game, part: str = "view") -> Callable[[State, int], Any]:
 
 def derived(ruleset) -> list:
     """Smaller missions that keep the ruleset's edit (when it is too big to explore), and the
-    companions explored beside every ruleset: the tiny mission and a yellow '2 de 3' one."""
-    from ruleproof.model.bomb_busters import SPEC
+    companions explored beside every ruleset: the tiny mission, a yellow '2 de 3' one, and one with
+    four copies of a value (where "the last of the value", 3 left (B03), B07 and B10 can show)."""
+    from ruleproof.model.bomb_busters import SPEC, YELLOW_OVERRIDES
     from ruleproof.model.bomb_busters.shrink import shrink
     from ruleproof.model.properties import Derived
     out = [Derived(label, rs) for label, rs in shrink(ruleset)]
-    tiny = SPEC.ruleset(TINY)
-    yellow = SPEC.default().with_overrides(YELLOW_OVERRIDES, spec=SPEC.schema, source="yellow '2 de 3' mission")
-    for label, rs in ((f"{TINY} (companion)", tiny),
-                      ("yellow '2 de 3' mission (companion: 2 experts, blue 1 twice, red 1.5, yellow 2 of 1.1 "
-                       "2.1 3.1, skull at 2)", yellow)):
+    companions = [("companion: bomb-busters-tiny", SPEC.ruleset(TINY)),
+                  ("companion: yellow '2 de 3'", YELLOW_OVERRIDES), ("companion: four copies", FOUR_OVERRIDES)]
+    for label, rs in companions:
+        if isinstance(rs, dict):
+            rs = SPEC.default().with_overrides(rs, spec=SPEC.schema, source=label)
         if not _same_mission(rs, ruleset) and not any(_same_mission(rs, d.ruleset) for d in out):
             out.append(Derived(label, rs, always=True))
     return out

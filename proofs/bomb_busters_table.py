@@ -17,11 +17,12 @@ weighted by the tiles left, B09's random token) are stated in ``chance``; the ga
 exit of the family that ended it, whose ending (every seat's return, the detonator, the wires
 left) must be what the move's effect says.
 
-Z3 proves, on the mission's own parameters, that the relations keep the racks sorted with their
-wires a prefix, every info token truthful (B05: yellow shows "yellow"), cut wires on filled
-slots, validation tokens exactly where every copy is cut, cards unlocked exactly when two wires of
-their value are cut (B07), the Estabilizador flipped only once used, and the detonator below the
-skull.
+Z3 proves, on the mission's own parameters (missions of at most ``PROVE_UP_TO_WIRES`` wires; a
+full-size table is checked frame by frame only), that the relations keep the racks sorted with their
+wires a prefix, every info token truthful (B05: yellow shows "yellow"), cut wires on filled slots,
+nothing cut or tokened before the set-up tokens, the Estabilizador flipped only once used, and the
+detonator below the skull. Wire conservation, validation tokens and unlocks are the kind frames'
+proofs (``proofs.bomb_busters``).
 
 Every formula is written with ``proofs.logic``: on the plain values of a real state it evaluates
 at once, on Z3 constants it builds the formula Z3 proves.
@@ -65,6 +66,9 @@ NO_BLUE = 0
 PICK_CUT, PICK_TOKEN, PICK_RED = 1, 2, 3
 #: the game goes on / the bomb is defused / it explodes
 GOES_ON, DEFUSED, EXPLODES = 0, 1, 2
+#: Z3 proves the table's invariant for missions of at most this many wires (about a second); a
+#: full-size table (51 wires, 300 variables: some 25 CPU seconds) is checked frame by frame only
+PROVE_UP_TO_WIRES = 16
 
 
 # ---- values that may be Z3 terms ----------------------------------------------------------------------
@@ -92,6 +96,33 @@ def _b(x: Any) -> Any:
     return If(x, 1, 0) if _sym(x) else int(bool(x))
 
 
+def _plain(f: dict, *xs: Any) -> bool:
+    """A table of plain values (a real state's) and plain parameters: the fast path (Python's own
+    short-circuits) gives the same value as the formula."""
+    return not isinstance(f["ph"], z3.ExprRef) and not any(isinstance(x, z3.ExprRef) for x in xs)
+
+
+def _all(*parts: Any) -> Any:
+    """The conjunction of ``parts`` (values, or callables giving one), left to right: on plain
+    values it stops at the first false one, so a guard tests its cheap conditions first."""
+    terms = []
+    for part in parts:
+        value = part() if callable(part) else part
+        if value is False:
+            return False
+        if value is not True:
+            terms.append(value)
+    return And(terms) if terms else True
+
+
+def _conjunction(f: dict, terms) -> Any:
+    """The conjunction of the terms a generator yields: on a plain table it stops at the first
+    false one; on Z3 constants it is one formula."""
+    if _plain(f):
+        return all(terms)
+    return And(list(terms))
+
+
 def colour(code: Any) -> Any:
     """0 blue, 1 yellow, 5 red (B02: yellow sorts at v.1, red at v.5)."""
     return code % 10
@@ -99,16 +130,22 @@ def colour(code: Any) -> Any:
 
 def matches(code: Any, named: Any) -> Any:
     """A dual cut naming ``named`` is right on this wire: the same blue value, or any yellow."""
+    if type(code) is int and type(named) is int:
+        return code != 0 and (code % 10 == 1 if named == YELLOW else code == named)
     return And(code != 0, If(named == YELLOW, colour(code) == 1, code == named))
 
 
 def is_red(code: Any) -> Any:
+    if type(code) is int:
+        return code != 0 and code % 10 == 5
     return And(code != 0, colour(code) == 5)
 
 
 def token_of(code: Any) -> Any:
     """The info token that tells a wire's value: its blue value, 13 for yellow (B05); a red wire
     never gets one (99, outside every token's range)."""
+    if type(code) is int:
+        return code // 10 if code % 10 == 0 else 13 if code % 10 == 1 else 99
     return If(colour(code) == 0, _div(code, 10), If(colour(code) == 1, 13, 99))
 
 
@@ -159,7 +196,11 @@ class TableModel:
         self.codes = sorted([10 * v for v in range(1, self.V + 1)]
                             + [10 * v + off for _n, _x, _y, _f, off in self.colours for v in range(1, 12)])
         self.state_vars = self._state_vars()
+        self.flags = [n for n in self.state_vars
+                      if n[:1] in ("u", "k") and n[1:].isdigit() or n.startswith(("dd", "val", "cl"))]
+        self.candidates = [n for n in self.state_vars if n[1:2] == "c" and n[:1] in "ry" and n[2:].isdigit()]
         self._families: list | None = None
+        self._effects: dict = {}
         self.by_name: dict = {}
 
     # ---- the frame ----------------------------------------------------------------------------------
@@ -234,62 +275,82 @@ class TableModel:
     def typing(self, f) -> Any:
         """Each variable within its range; ``odd`` counts what of a real state the frame cannot
         hold (an extra rack, an unknown claim or card bit): none."""
+        return _conjunction(f, self._typing(f))
+
+    def _typing(self, f):
         codes = self.codes
-        parts = [f["odd"] == 0, f["ph"] >= 0, f["ph"] <= PLAY, f["sd"] >= 0, f["sd"] < self.P, f["det"] >= 0,
-                 Or(f["stab"] == 0, f["stab"] == 1), f["pk"] >= 0, f["pk"] <= 3]
+        yield from (f["odd"] == 0, f["ph"] >= 0, f["ph"] <= PLAY, f["sd"] >= 0, f["sd"] < self.P, f["det"] >= 0,
+                    Or(f["stab"] == 0, f["stab"] == 1), f["pk"] >= 0, f["pk"] <= 3)
         for g in range(self.N):
-            parts += [Or(f[f"c{g}"] == 0, *[f[f"c{g}"] == c for c in codes]) if _sym(f[f"c{g}"])
-                      else f[f"c{g}"] == 0 or f[f"c{g}"] in codes,
-                      Or(f[f"x{g}"] == 0, f[f"x{g}"] == 1), f[f"t{g}"] >= 0, f[f"t{g}"] <= 13,
-                      f[f"e{g}"] >= 0, f[f"e{g}"] < 1 << 13]
-        for name in self.state_vars:
-            if name[:1] in ("u", "k") and name[1:].isdigit() or name.startswith(("dd", "val", "cl")):
-                parts.append(Or(f[name] == 0, f[name] == 1))
-            elif name[1:2] == "c" and name[:1] in "ry" and name[2:].isdigit():
-                parts.append(And(f[name] >= 0, f[name] <= 2))
-        return And(parts)
+            c = f[f"c{g}"]
+            yield Or(c == 0, *[c == k for k in codes]) if _sym(c) else c == 0 or c in codes
+            yield from (Or(f[f"x{g}"] == 0, f[f"x{g}"] == 1), f[f"t{g}"] >= 0, f[f"t{g}"] <= 13,
+                        f[f"e{g}"] >= 0, f[f"e{g}"] < 1 << 13)
+        for name in self.flags:
+            yield Or(f[name] == 0, f[name] == 1)
+        for name in self.candidates:
+            yield And(f[name] >= 0, f[name] <= 2)
 
     # ---- reading a table ---------------------------------------------------------------------------
     def col(self, f, p: str) -> list:
         return [f[f"{p}{g}"] for g in range(self.N)]
 
     def uncut(self, f, g: int) -> Any:
-        return And(f[f"c{g}"] != 0, f[f"x{g}"] == 0)
+        c, x = f[f"c{g}"], f[f"x{g}"]
+        if type(c) is int and type(x) is int:
+            return c != 0 and x == 0
+        return And(c != 0, x == 0)
 
     def seat_is(self, seat: Any, s: int) -> Any:
         return seat == s
 
     def holds(self, f, seat: Any, named: Any) -> Any:
         """``seat`` holds an uncut wire a dual cut naming ``named`` would hit."""
+        if _plain(f, seat, named):
+            return 0 <= seat < self.P and any(self.uncut(f, g) and matches(f[f"c{g}"], named) for g in self.hand[seat])
         return Or([And(self.seat_is(seat, s), Or([And(self.uncut(f, g), matches(f[f"c{g}"], named))
                                                    for g in self.hand[s]])) for s in range(self.P)])
 
     def count(self, f, seat: Any, pred: Callable[[int], Any]) -> Any:
+        if _plain(f, seat):
+            return sum(1 for g in self.hand[seat] if pred(g)) if 0 <= seat < self.P else 0
         return Sum([If(self.seat_is(seat, s), Sum([_b(pred(g)) for g in self.hand[s]]), 0) for s in range(self.P)])
 
     def mine(self, f, seat: Any, named: Any) -> Any:
         return self.count(f, seat, lambda g: And(self.uncut(f, g), matches(f[f"c{g}"], named)))
 
     def remaining(self, f, named: Any) -> Any:
+        if _plain(f, named):
+            return sum(1 for g in range(self.N) if self.uncut(f, g) and matches(f[f"c{g}"], named))
         return Sum([_b(And(self.uncut(f, g), matches(f[f"c{g}"], named))) for g in range(self.N)])
 
     def has_wires(self, f, s: int) -> Any:
+        if _plain(f):
+            return any(self.uncut(f, g) for g in self.hand[s])
         return Or([self.uncut(f, g) for g in self.hand[s]])
 
     def nameable(self, f, seat: Any, named: Any) -> Any:
         """'o especialista ativo ... anuncia o valor': a blue value held, or 'yellow' when holding one."""
+        if _plain(f, seat, named):
+            return named in self.names and self.holds(f, seat, named)
         return And(Or([named == n for n in self.names]), self.holds(f, seat, named))
 
     def teammates_uncut(self, f, seat: Any) -> Any:
+        if _plain(f, seat):
+            return any(seat != self.owner_of[g] and self.uncut(f, g) for g in range(self.N))
         return Or([And(seat != self.owner_of[g], self.uncut(f, g)) for g in range(self.N)])
 
     def cut_count(self, f, code: int, x: list | None = None) -> Any:
         x = x if x is not None else self.col(f, "x")
+        if _plain(f, *x):
+            return sum(1 for g in range(self.N) if f[f"c{g}"] == code and x[g] == 1)
         return Sum([_b(And(f[f"c{g}"] == code, x[g] == 1)) for g in range(self.N)])
 
     def next_rack(self, f) -> Any:
         """The rack the next wire is dealt to: the first not yet full (the deal's order is ours;
         any order gives the same deals)."""
+        if _plain(f):
+            return next((r for r in range(self.R) if f[f"c{self.offset[r] + self.sizes[r] - 1}"] == 0), -1)
         out: Any = -1
         for r in range(self.R - 1, -1, -1):
             last = self.offset[r] + self.sizes[r] - 1
@@ -299,6 +360,11 @@ class TableModel:
     def left(self, f, code: int) -> Any:
         """Tiles of this code still to deal: 4 (or the mission's copies) of each blue value, the
         candidates in play once each."""
+        if _plain(f):
+            have = sum(1 for g in range(self.N) if f[f"c{g}"] == code)
+            if code % 10 == 0:
+                return self.K - have
+            return int(f[f"{'r' if code % 10 == 5 else 'y'}c{code // 10}"] == 1) - have
         have = Sum([_b(f[f"c{g}"] == code) for g in range(self.N)])
         if code % 10 == 0:
             return self.K - have
@@ -309,6 +375,11 @@ class TableModel:
     def _own_slot(self, f, seat: Any, named: Any) -> Any:
         """The active seat's own wire cut beside a right dual cut (B10): its leftmost uncut wire of
         the value, first rack first (or the rightmost)."""
+        if _plain(f, seat, named):
+            if not 0 <= seat < self.P:
+                return -1
+            order = self.hand[seat] if self.leftmost else self.hand[seat][::-1]
+            return next((g for g in order if self.uncut(f, g) and matches(f[f"c{g}"], named)), -1)
         out: Any = -1
         for s in range(self.P):
             order = self.hand[s] if self.leftmost else self.hand[s][::-1]
@@ -329,7 +400,10 @@ class TableModel:
             for n in self.claimable:
                 if n == NO_BLUE:
                     continue
-                gone = Or([And(now[g], matches(f[f"c{g}"], n)) for g in self.hand[s]])
+                if _plain(f, *now):
+                    gone = any(now[g] and matches(f[f"c{g}"], n) for g in self.hand[s])
+                else:
+                    gone = Or([And(now[g], matches(f[f"c{g}"], n)) for g in self.hand[s]])
                 key = f"cl{s}_{n}"
                 post[key] = If(gone, 0, post.get(key, f[key]))
         for v in range(1, self.V + 1):
@@ -340,6 +414,10 @@ class TableModel:
 
     def _claim(self, f, post: dict, seat: Any, named: Any) -> None:
         """A failed cut tells that the cutter holds the value named."""
+        if _plain(f, seat, named):
+            if 0 <= seat < self.P and named in self.names:
+                post[f"cl{seat}_{named}"] = 1
+            return
         for s in range(self.P):
             for n in self.names:
                 key = f"cl{s}_{n}"
@@ -371,11 +449,22 @@ class TableModel:
 
     def _token(self, f, post: dict, at: Callable[[int], Any]) -> None:
         """An info token in front of the wire(s) where ``at(g)``, showing its true value (B05)."""
+        if _plain(f):
+            for g in range(self.N):
+                if at(g):
+                    post[f"t{g}"] = token_of(f[f"c{g}"])
+            return
         for g in range(self.N):
             post[f"t{g}"] = If(at(g), token_of(f[f"c{g}"]), post.get(f"t{g}", f[f"t{g}"]))
 
     def _exclude(self, f, post: dict, at: Callable[[int], Any], named: Any) -> None:
         """The wire(s) where ``at(g)`` are publicly not ``named`` (a failed Detector Duplo)."""
+        if _plain(f, named):
+            bit = 1 << (12 if named == YELLOW else named // 10 - 1)
+            for g in range(self.N):
+                if at(g):
+                    post[f"e{g}"] = post.get(f"e{g}", f[f"e{g}"]) | bit
+            return
         for g in range(self.N):
             e = post.get(f"e{g}", f[f"e{g}"])
             added = e
@@ -384,27 +473,31 @@ class TableModel:
                 added = If(named == n, If(_div(e, bit) % 2 == 1, e, e + bit), added)
             post[f"e{g}"] = If(at(g), added, e)
 
-    def _kept(self, f, r: int, remove: Any) -> dict[str, list]:
+    def _kept(self, f, r: int, remove: Any, cols: str = "cxte") -> dict[str, list]:
         """Rack r's columns with the wire at local slot ``remove`` taken out (None: none)."""
         base, size = self.offset[r], self.sizes[r]
-        col = {p: [f[f"{p}{base + j}"] for j in range(size)] for p in "cxte"}
+        col = {p: [f[f"{p}{base + j}"] for j in range(size)] for p in cols}
         if remove is None:
             return col
+        if _plain(f, remove):
+            return {p: v[:remove] + v[remove + 1:] + [0] for p, v in col.items()}
         return {p: [If(j < remove, col[p][j], col[p][j + 1] if j + 1 < size else 0) for j in range(size)]
-                for p in "cxte"}
+                for p in cols}
 
     def sorted_place(self, f, r: int, remove: Any, code: Any, place: Any) -> Any:
         """``place`` is where a wire of ``code`` goes into rack r (once ``remove`` is out): after the
         wires of equal or lower value, before the higher ones (step 7 'ordenar seus fios em ordem
         crescente'; B13 for a swapped wire)."""
-        kept = self._kept(f, r, remove)["c"]
+        kept = self._kept(f, r, remove, "c")["c"]
+        if _plain(f, place, code):
+            return place == self.place_of(f, r, remove, code)
         at, before = _pick(kept, place), _pick(kept, place - 1)
         return And(place >= 0, place < self.sizes[r], Or(at == 0, at > code),
                    Or(place == 0, And(before != 0, before <= code)))
 
     def place_of(self, f, r: int, remove: int | None, code: int) -> int:
         """The sorted place on plain values (what ``sorted_place`` accepts)."""
-        kept = self._kept(f, r, remove)["c"]
+        kept = self._kept(f, r, remove, "c")["c"]
         return sum(1 for c in kept if c and c <= code)
 
     def _insert(self, f, post: dict, r: int, remove: Any, code: Any, place: Any) -> None:
@@ -413,6 +506,12 @@ class TableModel:
         base, size = self.offset[r], self.sizes[r]
         kept = self._kept(f, r, remove)
         new = {"c": code, "x": 0, "t": 0, "e": 0}
+        if _plain(f, code, place):
+            for p in "cxte":
+                row = kept[p][:place] + [new[p]] + kept[p][place:]
+                for j in range(size):
+                    post[f"{p}{base + j}"] = row[j]
+            return
         for p in "cxte":
             for j in range(size):
                 before = kept[p][j - 1] if j else 0
@@ -461,7 +560,8 @@ class TableModel:
     def families(self) -> list[tuple[str, dict, Callable, Callable]]:
         """(name, parameter ranges, guard(env), effect(env) -> (changes, end code)) per family."""
         if self._families is None:
-            self._families = self._make_families()
+            self._families = [(name, params, guard, self._remember(effect))
+                              for name, params, guard, effect in self._make_families()]
             self.by_name = {name: (params, guard, effect) for name, params, guard, effect in self._families}
         return self._families
 
@@ -593,8 +693,9 @@ class TableModel:
 
     def _token_guard(self, a):
         who = a["actor"] == (CHANCE if self.random_tokens else a["sd"])
-        return And(a["ph"] == TOKENS, who, _pick(self.owner_of, a["g"], -1) == a["sd"],
-                   self._at(a, "c", a["g"]) % 10 == 0, self._at(a, "c", a["g"]) != 0, self._at(a, "x", a["g"]) == 0)
+        return _all(a["ph"] == TOKENS, who, lambda: And(
+            _pick(self.owner_of, a["g"], -1) == a["sd"], self._at(a, "c", a["g"]) % 10 == 0,
+            self._at(a, "c", a["g"]) != 0, self._at(a, "x", a["g"]) == 0))
 
     def _place_token(self, a):
         """Step 9: 'coloca uma ficha de Informação ... na frente de um dos fios azuis da própria mão,
@@ -611,9 +712,10 @@ class TableModel:
         return And(a["ph"] == PLAY, a["pk"] == 0, a["actor"] == a["sd"])
 
     def _dual_guard(self, a):
-        return And(self._playing(a), _pick(self.owner_of, a["g"], -1) != a["sd"], a["g"] >= 0, a["g"] < self.N,
-                   self._at(a, "c", a["g"]) != 0, self._at(a, "x", a["g"]) == 0,
-                   self.nameable(a, a["sd"], a["n"]))
+        return _all(self._playing(a), lambda: And(_pick(self.owner_of, a["g"], -1) != a["sd"], a["g"] >= 0,
+                                                  a["g"] < self.N, self._at(a, "c", a["g"]) != 0,
+                                                  self._at(a, "x", a["g"]) == 0),
+                    lambda: self.nameable(a, a["sd"], a["n"]))
 
     def _dual(self, a):
         """Corte Duplo: right -> the teammate's wire and one of the cutter's own (B10) are cut face
@@ -635,9 +737,12 @@ class TableModel:
 
     def _solo_guard(self, a):
         n = a["n"]
+        return _all(self._playing(a), a["stab"] == 0, lambda: Or([n == k for k in self.names]),
+                    lambda: self._solo_count(a, n))
+
+    def _solo_count(self, a, n: Any) -> Any:
         mine = self.mine(a, a["sd"], n)
-        return And(self._playing(a), a["stab"] == 0, Or([n == k for k in self.names]),
-                   Or(mine == 2, mine == 4), mine == self.remaining(a, n))
+        return And(Or(mine == 2, mine == 4), mine == self.remaining(a, n))
 
     def _solo(self, a):
         """Corte Solo: the 2 or 4 last wires of a value, all in the cutter's hand, cut face up."""
@@ -648,9 +753,9 @@ class TableModel:
 
     def _reveal_guard(self, a):
         sd = a["sd"]
-        mine = self.count(a, sd, lambda g: self.uncut(a, g))
-        reds = self.count(a, sd, lambda g: And(self.uncut(a, g), is_red(a[f"c{g}"])))
-        return And(self._playing(a), a["stab"] == 0, mine >= 1, reds == mine)
+        mine = lambda: self.count(a, sd, lambda g: self.uncut(a, g))  # noqa: E731
+        reds = lambda: self.count(a, sd, lambda g: And(self.uncut(a, g), is_red(a[f"c{g}"])))  # noqa: E731
+        return _all(self._playing(a), a["stab"] == 0, lambda: mine() >= 1, lambda: reds() == mine())
 
     def _reveal(self, a):
         """Revelar: every uncut wire of the hand is red; they are shown (cut) safely."""
@@ -663,8 +768,9 @@ class TableModel:
         return Or([And(a["card"] == i, a[f"k{i}"] == 1, a[f"u{i}"] == 0) for i in cards])
 
     def _stab_guard(self, a):
-        return And(self._playing(a), a["stab"] == 0, self._card_ready(a, self.stab_cards),
-                   Or([self.nameable(a, a["sd"], n) for n in self.names]), self.teammates_uncut(a, a["sd"]))
+        return _all(self._playing(a), a["stab"] == 0, lambda: self._card_ready(a, self.stab_cards),
+                    lambda: Or([self.nameable(a, a["sd"], n) for n in self.names]),
+                    lambda: self.teammates_uncut(a, a["sd"]))
 
     def _stabilize(self, a):
         """Estabilizador: flipped before a dual cut (B14: by the active player, in their turn)."""
@@ -675,12 +781,12 @@ class TableModel:
     def _swap_guard_on(self, r1: int, r2: int) -> Callable:
         def guard(a):
             g, h = a["g"], a["h"]
-            return And(self._playing(a), a["stab"] == 0, self._card_ready(a, self.comm_cards),
-                       self._in(g, r1), self._in(h, r2), a["sd"] == self.owners[r1],
-                       self._at(a, "c", g) != 0, self._at(a, "x", g) == 0,
-                       self._at(a, "c", h) != 0, self._at(a, "x", h) == 0,
-                       self.sorted_place(a, r1, g - self.offset[r1], self._at(a, "c", h), a["q"]),
-                       self.sorted_place(a, r2, h - self.offset[r2], self._at(a, "c", g), a["w"]))
+            return _all(self._playing(a), a["stab"] == 0, a["sd"] == self.owners[r1],
+                        lambda: self._card_ready(a, self.comm_cards),
+                        lambda: And(self._in(g, r1), self._in(h, r2), self._at(a, "c", g) != 0,
+                                    self._at(a, "x", g) == 0, self._at(a, "c", h) != 0, self._at(a, "x", h) == 0),
+                        lambda: self.sorted_place(a, r1, g - self.offset[r1], self._at(a, "c", h), a["q"]),
+                        lambda: self.sorted_place(a, r2, h - self.offset[r2], self._at(a, "c", g), a["w"]))
         return guard
 
     def _swap_on(self, r1: int, r2: int) -> Callable:
@@ -705,10 +811,11 @@ class TableModel:
     def _duplo_guard(self, a):
         g, h, sd = a["g"], a["h"], a["sd"]
         same_rack = Or([And(g >= self.offset[r], h < self.offset[r] + self.sizes[r]) for r in range(self.R)])
-        return And(self._playing(a), Or([And(sd == s, a[f"dd{s}"] == 0) for s in range(self.P)]),
-                   g >= 0, g < h, h < self.N, same_rack, _pick(self.owner_of, g, -1) != sd,
-                   self._at(a, "c", g) != 0, self._at(a, "x", g) == 0,
-                   self._at(a, "c", h) != 0, self._at(a, "x", h) == 0, self.nameable(a, sd, a["n"]))
+        return _all(self._playing(a), lambda: Or([And(sd == s, a[f"dd{s}"] == 0) for s in range(self.P)]),
+                    lambda: And(g >= 0, g < h, h < self.N, same_rack, _pick(self.owner_of, g, -1) != sd,
+                                self._at(a, "c", g) != 0, self._at(a, "x", g) == 0,
+                                self._at(a, "c", h) != 0, self._at(a, "x", h) == 0),
+                    lambda: self.nameable(a, sd, a["n"]))
 
     def _duplo_use(self, a):
         """Detector Duplo (personal, once): two wires of one teammate rack (B16), one value named.
@@ -787,48 +894,26 @@ class TableModel:
         return And(parts)
 
     def invariant(self, f) -> Any:
+        return _conjunction(f, self._invariant(f))
+
+    def _invariant(self, f):
         c, x, t = self.col(f, "c"), self.col(f, "x"), self.col(f, "t")
-        parts = [f["det"] < self.D]
+        yield f["det"] < self.D
         for r in range(self.R):
             for j in range(self.sizes[r] - 1):
                 g = self.offset[r] + j
-                parts.append(Implies(c[g + 1] != 0, And(c[g] != 0, c[g] <= c[g + 1])))   # step 7, B02
+                yield Implies(c[g + 1] != 0, And(c[g] != 0, c[g] <= c[g + 1]))   # step 7, B02
         for g in range(self.N):
-            parts.append(Implies(t[g] != 0, And(c[g] != 0, t[g] == token_of(c[g]))))    # B05
-            parts.append(Implies(x[g] == 1, c[g] != 0))
-            parts.append(Implies(f["ph"] < TOKENS, And(x[g] == 0, t[g] == 0)))
-            parts.append(Implies(f["ph"] >= TOKENS, c[g] != 0))
-            parts.append(Implies(f["ph"] < DEAL, c[g] == 0))
-        parts.append(Implies(f["stab"] == 1, Or([f[f"u{i}"] == 1 for i in self.stab_cards])))
+            yield Implies(t[g] != 0, And(c[g] != 0, t[g] == token_of(c[g])))    # B05
+            yield Implies(x[g] == 1, c[g] != 0)
+            yield Implies(f["ph"] < TOKENS, And(x[g] == 0, t[g] == 0))
+            yield Implies(f["ph"] >= TOKENS, c[g] != 0)
+            yield Implies(f["ph"] < DEAL, c[g] == 0)
+        yield Implies(f["stab"] == 1, Or([f[f"u{i}"] == 1 for i in self.stab_cards]))
         before_play = [f["det"] == 0, f["stab"] == 0, f["pk"] == 0]
         before_play += [f[n] == 0 for n in self.state_vars if n[:1] == "u" or n.startswith("dd")]
-        parts.append(Implies(f["ph"] < PLAY, And(before_play)))
-        parts.append(Implies(f["ph"] < TOKENS, And([f[n] == 0 for n in self.state_vars if n.startswith("cl")])))
-        return And(parts)
-
-    def conservation(self, f) -> list:
-        """No wire is made or lost: each blue value has at most its copies on the racks, each red
-        or yellow tile at most once and only if it is a candidate in play; once dealt, exactly; the
-        candidates shown and set aside are the mission's counts (step 5)."""
-        played = f["ph"] >= TOKENS
-        parts = []
-        for code in self.codes:
-            on_racks = Sum([_b(f[f"c{g}"] == code) for g in range(self.N)])
-            if code % 10 == 0:
-                copies: Any = self.K
-            else:
-                copies = _b(f[f"{'r' if code % 10 == 5 else 'y'}c{code // 10}"] == 1)
-            parts += [on_racks <= copies, Implies(played, on_racks == copies)]
-        for name, x, y, fixed, _o in self.colours:
-            k = name[0]
-            drawn_at = DRAW_RED if name == "red" else DRAW_YELLOW
-            shown = Sum([_b(f[f"{k}c{v}"] != 0) for v in range(1, 12)])
-            aside = Sum([_b(f[f"{k}c{v}"] == 2) for v in range(1, 12)])
-            parts += [f[f"{k}c{v}"] == 0 for v in range(1, 12) if fixed and v not in fixed]
-            parts += [Implies(f["ph"] > drawn_at, shown == y), Implies(f["ph"] <= drawn_at, shown == 0)
-                      if not fixed else shown == y,
-                      Implies(f["ph"] > ASIDE, aside == y - x), Implies(f["ph"] <= ASIDE, aside == 0)]
-        return parts
+        yield Implies(f["ph"] < PLAY, And(before_play))
+        yield Implies(f["ph"] < TOKENS, And([f[n] == 0 for n in self.state_vars if n.startswith("cl")]))
 
     def _relation(self, guard, effect) -> Callable:
         names = self.state_vars
@@ -843,6 +928,23 @@ class TableModel:
                 return False
             return all(b[n] == post.get(n, a[n]) for n in names)
         return relation
+
+    def _remember(self, fn: Callable, cast: Callable = lambda x: x) -> Callable:
+        """A guard or an effect with its answers on plain tables kept (the legal moves, the relation,
+        its exit and the binding of the kind and turn frames all ask about the same move)."""
+        seen = self._effects
+
+        def remembered(env):
+            if not _plain(env):
+                return fn(env)
+            key = (fn, tuple(env.values()))
+            got = seen.get(key)
+            if got is None:
+                if len(seen) > 300_000:
+                    seen.clear()
+                got = seen[key] = cast(fn(env))
+            return got
+        return remembered
 
     def actions(self) -> list[Action]:
         return [Action(name, self._relation(guard, effect), params)
@@ -1008,8 +1110,9 @@ class TableModel:
     def wires_view(self, f: dict, seat: int) -> tuple:
         """The part of ``view`` that speaks of where the wires may be (what a deduction reads): the
         seat's own wires, the others' cut wires, tokens and exclusions (a hand that placed no set-up
-        token holds no blue wire: every blue value excluded), the claims about the others, the
-        candidates shown and how many were set aside."""
+        token holds no blue wire: every blue value excluded; a token tells the value, so the
+        exclusions of a tokened wire add nothing), the claims about the others, the candidates
+        shown and how many were set aside."""
         no_blue = {s for s in range(self.P) if f[f"cl{s}_{NO_BLUE}"]}
         all_blue = sum(1 << (v - 1) for v in range(1, self.V + 1))
         slots = []
@@ -1018,9 +1121,11 @@ class TableModel:
             owner = self.owner_of[g]
             if owner == seat or x:
                 slots.append((c, x))
+            elif f[f"t{g}"]:   # a token tells the value: what the wire is not adds nothing
+                slots.append((-1, f[f"t{g}"], 0))
             else:
                 e = f[f"e{g}"] | (all_blue if owner in no_blue else 0)
-                slots.append((-1 if c else 0, f[f"t{g}"], e))
+                slots.append((-1 if c else 0, 0, e))
         claims = tuple(f[f"cl{s}_{n}"] for s in range(self.P) if s != seat for n in self.names)
         _public, _slots, candidates, aside = self.view(f, seat)
         return tuple(slots), claims, candidates, aside
@@ -1080,7 +1185,8 @@ def table_proof(game, tm: TableModel | None = None) -> RuleProof:
                          "shown/in play/set aside, cl<s>_<n> = seat s known to hold n (0: no blue wire)"),
         abstraction=tm.of, init=tm.init, invariant=_remembered(tm.invariant), actions=tm.actions(),
         bind=tm.bind, chance=tm.chance, legal=tm.legal, exits=tm.exits(),
-        ending=lambda s: tm.ending(game, s), assumptions=_remembered(tm.typing), sentence=SENTENCE)
+        ending=lambda s: tm.ending(game, s), assumptions=_remembered(tm.typing), sentence=SENTENCE,
+        prove=tm.N <= PROVE_UP_TO_WIRES)
 
 
 def _remembered_bind(bind: Callable) -> Callable:

@@ -13,47 +13,62 @@ from typing import Any, Iterable
 import z3
 
 
-def _flat(args: Iterable[Any]) -> list[Any]:
-    out: list[Any] = []
+_EXPR = z3.ExprRef
+
+
+def _scan(args: Iterable[Any], out: list[Any]) -> bool:
+    """Flatten ``args`` into ``out`` (lists and tuples are spliced in); whether any is a Z3 term.
+    One pass: the refinement check evaluates these connectives on every real transition."""
+    symbolic = False
     for a in args:
         if isinstance(a, (list, tuple)):
-            out.extend(_flat(a))
+            symbolic = _scan(a, out) or symbolic
         else:
             out.append(a)
+            if not symbolic and isinstance(a, _EXPR):
+                symbolic = True
+    return symbolic
+
+
+def _flat(args: Iterable[Any]) -> list[Any]:
+    out: list[Any] = []
+    _scan(args, out)
     return out
 
 
 def _symbolic(args: Iterable[Any]) -> bool:
-    return any(isinstance(a, z3.ExprRef) for a in args)
+    return any(isinstance(a, _EXPR) for a in args)
 
 
 def And(*args: Any) -> Any:
-    xs = _flat(args)
-    return z3.And(xs) if _symbolic(xs) else all(xs)
+    xs: list[Any] = []
+    return z3.And(xs) if _scan(args, xs) else all(xs)
 
 
 def Or(*args: Any) -> Any:
-    xs = _flat(args)
-    return z3.Or(xs) if _symbolic(xs) else any(xs)
+    xs: list[Any] = []
+    return z3.Or(xs) if _scan(args, xs) else any(xs)
 
 
 def Not(x: Any) -> Any:
-    return z3.Not(x) if isinstance(x, z3.ExprRef) else not x
+    return z3.Not(x) if isinstance(x, _EXPR) else not x
 
 
 def Implies(a: Any, b: Any) -> Any:
-    return z3.Implies(a, b) if _symbolic((a, b)) else (not a) or bool(b)
+    if isinstance(a, _EXPR) or isinstance(b, _EXPR):
+        return z3.Implies(a, b)
+    return (not a) or bool(b)
 
 
 def If(c: Any, a: Any, b: Any) -> Any:
-    if _symbolic((c, a, b)):
+    if isinstance(c, _EXPR) or isinstance(a, _EXPR) or isinstance(b, _EXPR):
         return z3.If(c, a, b)
     return a if c else b
 
 
 def Sum(*args: Any) -> Any:
-    xs = _flat(args)
-    return z3.Sum(xs) if _symbolic(xs) else sum(xs)
+    xs: list[Any] = []
+    return z3.Sum(xs) if _scan(args, xs) else sum(xs)
 
 
 def Min(a: Any, b: Any) -> Any:

@@ -146,6 +146,10 @@ class RuleProof:
     step_claims: Sequence[StepClaim] = ()
     #: the rule sentence(s) the proof's model states, quoted with their source
     sentence: str = ""
+    #: False when the abstract model is too big for Z3 within verify's time (a full-size table):
+    #: Z3 is not asked, and the result says so; the mapping, the typing and the invariant on every
+    #: mapped frame, the chance laws and the legal moves are checked as always
+    prove: bool = True
 
 
 # ---- the check --------------------------------------------------------------------------------------
@@ -274,9 +278,52 @@ class _Refinement:
         return ", and ".join(parts)
 
 
+def _mapping_key(proof: RuleProof) -> tuple:
+    """What a proof's mapping depends on besides its invariant and typing: proofs sharing all of it
+    (one abstraction, binding, relations, laws, exits) map the evidence once."""
+    return (id(proof.abstraction), id(proof.bind), tuple(map(id, proof.actions)), id(proof.chance),
+            id(proof.legal), tuple(map(id, proof.exits)), id(proof.ending), proof.projected)
+
+
 def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, dict[str, int], str]:
     """Check the mapping on every transition of the context's evidence; returns (failure trace or
-    None, counts, why it stopped early or "")."""
+    None, counts, why it stopped early or ""). A proof that shares its mapping with one already
+    checked on this evidence (``_mapping_key``) checks only its own frames: every frame the first
+    one met, against its typing and invariant."""
+    shared = ctx.cache.setdefault("refinement", {})
+    key = _mapping_key(proof) if proof.bind is not None else None
+    hit = shared.get(key) if key is not None else None
+    if hit is not None:
+        return _frames_only(proof, ctx, hit)
+    met: dict = {}
+    failure, counts, stop = _map_evidence(proof, ctx, met)
+    if failure is None and not stop and key is not None:
+        shared[key] = (proof, dict(counts), list(met.values()))
+    return failure, counts, stop
+
+
+def _frames_only(proof: RuleProof, ctx: Context, hit: tuple) -> tuple[list[str] | None, dict[str, int], str]:
+    game = ctx.game
+    run = _Refinement(proof, game)
+    _first, counts, met = hit
+    init_frames = _frames(proof, game.initial_state())
+    for label, f in (init_frames or {}).items():
+        problem = run.frame_problem(label, f)
+        if problem:
+            return [f"in the model's initial state {game.describe_state(game.initial_state())}: {problem}"], counts, ""
+        if not proof.init(f):
+            return [f"the model's initial state is not an Init state of the proof"
+                    f"{' (' + label + ')' if label else ''}: {_frame_text(f)}"], dict(counts), ""
+    for n, (label, f, tr, line) in enumerate(met):
+        if n & 1023 == 0 and ctx.limits.expired():
+            return None, dict(counts), "time limit reached"
+        problem = run.frame_problem(label, f)
+        if problem:
+            return tr.narrate() + [line(), problem], dict(counts), ""
+    return None, dict(counts), ""
+
+
+def _map_evidence(proof: RuleProof, ctx: Context, met: dict) -> tuple[list[str] | None, dict[str, int], str]:
     game, limits = ctx.game, ctx.limits
     run = _Refinement(proof, game)
     counts = run.counts
@@ -339,6 +386,9 @@ def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, 
             problem = run.frame_problem(label, post)
             if problem:
                 return tr.narrate() + [then(), problem], counts, ""
+            seen_key = (label, id(post))
+            if seen_key not in met:
+                met[seen_key] = (label, post, tr, then)
             if bound is None:     # a proof without a binding: any relation, any parameters
                 if pre == post:
                     counts["stutters"] += 1
@@ -399,8 +449,20 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
         return limits.not_run(proof.name, "z3")
     start = time.perf_counter()
     scope = ctx.scope
-    symbolic = check_inductive(proof.name, proof.frame, proof.init, proof.invariant, proof.actions,
-                               assumptions=proof.assumptions, timeout_ms=timeout_ms, limits=limits)
+    # proofs that state the same abstract model and invariant (and differ in their ranking) prove
+    # it once per evidence
+    key = ("inductive", id(proof.frame), id(proof.init), id(proof.invariant), tuple(map(id, proof.actions)),
+           id(proof.assumptions))
+    known = ctx.cache.get(key)
+    if not proof.prove:
+        symbolic = PropertyResult(proof.name, HOLDS, "not asked of Z3", kind="z3")
+    elif known is not None:
+        symbolic = known[1]
+    else:
+        symbolic = check_inductive(proof.name, proof.frame, proof.init, proof.invariant, proof.actions,
+                                   assumptions=proof.assumptions, timeout_ms=timeout_ms, limits=limits)
+        if symbolic.status == HOLDS:
+            ctx.cache[key] = (proof, symbolic)
     if symbolic.status != HOLDS:
         symbolic.scope = scope
         symbolic.detail = f"the abstract proof: {symbolic.detail}"
@@ -420,6 +482,9 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
                    if proof.ranking else "")
                 + "".join(f"; every step of {', '.join(c.actions) or 'every action'}: {c.text}"
                           for c in proof.step_claims))
+    if not proof.prove:
+        abstract = (f"{proof.claim} -- not proved by Z3 (its abstract model is too big for verify's time "
+                    f"here): the invariant is checked on every mapped frame only")
     if ctx.source not in (EXPLORATION, SAMPLES):
         return PropertyResult(proof.name, UNKNOWN,
                               f"{abstract}; but its mapping to the model was not checked (no state of "
@@ -443,7 +508,7 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
                               "abstract proof no longer speaks about this code", failure, "refinement",
                               seconds, data, scope)
     if stop:
-        return PropertyResult(proof.name, UNKNOWN, f"the abstract proof holds (Z3); the refinement "
+        return PropertyResult(proof.name, UNKNOWN, f"the abstract proof {'holds (Z3)' if proof.prove else 'was not asked of Z3'}; the refinement "
                               f"check stopped ({stop}) after {counts['transitions']:,} transitions",
                               kind="z3", seconds=seconds, data=data, scope=scope)
     bound = ("each move bound to one action and its parameters" if proof.bind else
@@ -452,12 +517,12 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
     if proof.legal is not None:
         law += (f"; the legal moves of {counts.get('decision_nodes', 0):,} decision states equal to the rules'"
                 + ("" if ctx.source == EXPLORATION else " (sampled)"))
+    kind = ("z3" if proof.prove else "exhaustive") if mode == "exhaustive" else "sampled"
     return PropertyResult(proof.name, HOLDS,
                           f"{abstract}; mapping checked on {how} ({bound}{law}): {counts['steps']:,} steps, "
                           f"{counts['stutters']:,} stutters, {counts['exits']:,} exits, "
                           f"{counts['chance_nodes']:,} chance nodes",
-                          kind="z3" if mode == "exhaustive" else "sampled", seconds=seconds, data=data,
-                          scope=scope)
+                          kind=kind, seconds=seconds, data=data, scope=scope)
 
 
 def proof_property(proof: RuleProof) -> Property:

@@ -1,7 +1,8 @@
 """Bomb Busters (seeds/004_cf0d8baf3038c827.txt): a cooperative deduction game with hidden wires.
 
 What the tool offers for it: the protocol game (:mod:`game`), its invariants, Z3 proofs bound to
-the model (``proofs/bomb_busters.py``), smaller missions keeping an edit (:mod:`shrink`), the exact
+the model move by move (``proofs/bomb_busters.py``, ``proofs/bomb_busters_table.py``), the checks
+that are not proofs (:mod:`checks`), smaller missions keeping an edit (:mod:`shrink`), the exact
 deduction engine (:mod:`deduce`) reading position files (:mod:`view`), and play evaluation
 (:mod:`policy`).
 """
@@ -32,7 +33,8 @@ VERIFY_OVERRIDES = {
     "red_values": [1, 2], "yellow_in_play": 0, "yellow_drawn": 0, "detonator": 2,
     "equipment": ["estabilizador@1", "comunicadores@2"], "detector_duplo": True,
 }
-#: a second tiny mission the checks explore: yellow wires ('2 de 3'), blue 1 only
+#: a second tiny mission verify explores beside every ruleset (a companion configuration, see
+#: ``proofs/bomb_busters.py: derived``): yellow wires ('2 de 3'), blue 1 only
 YELLOW_OVERRIDES = {
     "players": 2, "blue_values": 1, "blue_copies": 2, "red_in_play": 1, "red_drawn": 1,
     "red_values": [1], "yellow_in_play": 2, "yellow_drawn": 3, "yellow_values": [1, 2, 3],

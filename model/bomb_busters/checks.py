@@ -24,7 +24,7 @@ from ruleproof.model.protocol import CHANCE, TERMINAL
 from ruleproof.model.results import FAILS, HOLDS
 
 from . import tiles as T
-from .brute import _consistent, _hand_racks, brute_force
+from .brute import brute_force, deal_allowed
 from .deduce import NoDeal, deduce
 from .duplo import duplo_plays
 from .rules import Kind
@@ -36,13 +36,15 @@ TURN_KINDS = (Kind.DUAL, Kind.SOLO, Kind.REVEAL, Kind.DUPLO)
 
 # ---- the longest play against the proved bound ---------------------------------------------------------
 
-def longest_turns(ex) -> list[int]:
-    """Per node, the most turns a play from it can still take (the game is acyclic)."""
+def longest_turns(ex, count: Callable[[Any, int], int] | None = None) -> list[int]:
+    """Per node, the most turns (or moves, with ``count`` = 1 per edge) a play from it can still
+    take (the game is acyclic)."""
+    count = count or _turn_step
     longest = [0] * ex.num_states
     for node in reversed(_topological(ex)):
         best = 0
         for e in ex.edges(node):
-            best = max(best, _turn_step(ex, e) + longest[ex.child[e]])
+            best = max(best, count(ex, e) + longest[ex.child[e]])
         longest[node] = best
     return longest
 
@@ -89,19 +91,23 @@ def _topological(ex) -> list[int]:
 
 
 def turn_bound_property(bound: int) -> Property:
-    """The longest play in turns is within the bound the turn proof proves (``termination-bound``)."""
+    """The longest play in turns is within the bound the turn proof proves (``termination-bound``),
+    and the longest in moves within the game's declared maximum length (what sampled plays and the
+    solvers trust)."""
     def check(ctx: Context):
-        ex = ctx.exploration
+        ex, game = ctx.exploration, ctx.game
         longest = longest_turns(ex)
-        m = ctx.game.mission
+        moves = longest_turns(ex, lambda _ex, _e: 1)[0]
+        m = game.mission
         detail = (f"longest play {longest[0]} turns; proved bound {bound}; the issue's wires/2 + skull = "
-                  f"{m.total_wires / 2 + m.skull:g}")
-        data = {"longest_turns": longest[0], "bound": bound, "longest_play": _longest_trace(ex, longest)}
-        if longest[0] > bound:
+                  f"{m.total_wires / 2 + m.skull:g}; {moves} moves, declared maximum {game.max_game_length}")
+        data = {"longest_turns": longest[0], "bound": bound, "longest_play": _longest_trace(ex, longest),
+                "longest_moves": moves, "max_game_length": game.max_game_length}
+        if longest[0] > bound or (game.max_game_length is not None and moves > game.max_game_length):
             return ctx.result("turn-bound", FAILS, detail, data["longest_play"], data=data)
         return ctx.result("turn-bound", HOLDS, detail, data=data)
     return Property("turn-bound", "the longest play, in turns (cuts and reveals), within the proved "
-                    "termination bound", (EXPLORATION,), check)
+                    "termination bound, and in moves within the declared maximum length", (EXPLORATION,), check)
 
 
 # ---- the policies -------------------------------------------------------------------------------------
@@ -110,10 +116,12 @@ def policy_property(view: View, sentence: str) -> Property:
     def check(ctx: Context):
         from .policy import POLICIES, EvaluationLimit, exact_win_probability
         out = []
+        cache: dict = {}   # the deductions both 'likely' policies read, by observation
         for name, make in POLICIES.items():
             if name == "random":    # a seeded random choice among the legal moves: nothing to tie
                 continue
-            out.append(_check_policy(ctx, name, make, view, exact_win_probability, EvaluationLimit))
+            out.append(_check_policy(ctx, name, lambda game: make(game, cache), view, exact_win_probability,
+                                     EvaluationLimit))
         return out
     return Property("policies", "a policy acts on its seat's view alone (" + sentence + "), and its exact "
                     "value is the game's", (EXPLORATION,), check)
@@ -204,10 +212,11 @@ def _check_deduction(ctx: Context, view: View):
             if back[0] != v:
                 return _two(ctx, name, ex, back[1], node, seat, "the rules tell these apart for the seat, but its "
                             "position for the deduction engine is the same (it drops what the seat was shown)")
-            if not _consistent(pos, _hand_racks(pos), _racks_of(game, state)):
+            if not deal_allowed(pos, _racks_of(game, state)):
                 return ctx.result(name, FAILS, "the real deal is not one the position allows (a fact in it is false)",
                                   ex.narrate(node, f"here, for {game.seat_name(seat)}: {pos}"))
-            if pos in done:
+            # the engine against the brute force: on the positions a seat decides from
+            if pos in done or seat != int(ex.kind[node]):
                 continue
             done.add(pos)
             checked += 1
@@ -215,10 +224,10 @@ def _check_deduction(ctx: Context, view: View):
             if problem:
                 return ctx.result(name, FAILS, "the deduction engine differs from the brute force",
                                   ex.narrate(node, f"here, for {game.seat_name(seat)}: {problem}"))
-    return ctx.result(name, HOLDS, f"{checked:,} distinct positions (every seat, every situation from the set-up "
-                      f"tokens on): the position is exactly the seat's view, the real deal is among those "
-                      f"counted, and the engine's deal counts, marginals and Detector Duplo table equal the brute "
-                      f"force's", data={"positions": checked})
+    return ctx.result(name, HOLDS, f"every seat in every situation from the set-up tokens on: the position is "
+                      f"exactly the seat's view and the real deal is among those counted; at the {checked:,} "
+                      f"distinct positions a seat decides from, the engine's deal counts, marginals and Detector "
+                      f"Duplo table equal the brute force's", data={"positions": checked})
 
 
 def _racks_of(game, state) -> list[list[int]]:
