@@ -960,14 +960,14 @@ def rulings_rank(ctx: typer.Context,
 def rulings_check(game: Optional[str] = typer.Argument(None, help="game; omitted: every game"),
                   record: bool = typer.Option(False, "--record", help="store current results as expected"),
                   as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
-    """Re-run the stored ruling regression scenarios (scenarios/<game>.json); exit 1 on any change."""
+    """Re-run the stored ruling regression scenarios (model/<game>/scenarios.json); exit 1 on any change."""
     from ruleproof.solver.analysis import check_games, record_scenarios
 
     def body():
         start = time.perf_counter()
         if game is not None and game not in GAMES:
             fail_input(f"command line: GAME: rulings check takes a game name ({', '.join(GAMES)}), "
-                       f"not {game!r}; the scenarios are stored per game in scenarios/")
+                       f"not {game!r}; the scenarios are stored in each game's folder")
         names = [game] if game else list(GAMES)
         if record:
             paths = [str(record_scenarios(n)) for n in names]
@@ -983,11 +983,24 @@ def rulings_check(game: Optional[str] = typer.Argument(None, help="game; omitted
             for n, rs in rows.items():
                 out.print(f"{n}: {len(rs)} scenarios, {sum(not r['same'] for r in rs)} changed")
             for n, r in changed:
-                out.print(f"  changed {n}:{r['scenario']}: expected {r['expected']}, got {r['got']}",
-                          markup=False)
+                out.print(f"  changed {n}:{r['scenario']}: {scenario_change_text(r)}", markup=False)
+                for line in r.get("first_change") or []:
+                    out.print(f"    {line}", markup=False)
         if changed:
             raise Exit(1)
     run(body)
+
+
+def scenario_change_text(row: dict[str, Any]) -> str:
+    """What changed in one scenario: the error, the values, the state count, or (the start alike)
+    some state's moves or value -- narrated below by its first differing state."""
+    want, got = row["expected"] or {}, row["got"] or {}
+    if "error" in got:
+        return f"the model now raises {got['error']}"
+    parts = [f"{k} {want.get(k)} -> {got.get(k)}" for k in ("values", "states") if want.get(k) != got.get(k)]
+    if not parts and want.get("digest") != got.get("digest"):
+        parts.append("the start is alike, but some state's moves, value or optimal move changed")
+    return "; ".join(parts) or f"expected {want}, got {got}"
 
 
 # ---- deduce / compare ---------------------------------------------------------------------------------

@@ -69,12 +69,12 @@ class Outcome:
 
 def load_mutants(games: list[str] | None = None) -> list[Mutant]:
     """Every mutant of every game folder (or of the games named)."""
-    from ruleproof.model.registry import GAMES
+    from ruleproof.model.registry import GAMES, get_spec
     out = []
-    for game, module in sorted(GAMES.items()):
+    for game in sorted(GAMES):
         if games and game not in games:
             continue
-        folder = ROOT.joinpath(*module.split(".")[1:]) / "mutants"
+        folder = get_spec(game).folder / "mutants"
         for path in sorted(folder.glob("*.toml")):
             data = tomllib.loads(path.read_text(encoding="utf-8"))
             unknown = set(data) - KEYS

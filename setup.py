@@ -1,12 +1,12 @@
 """The package list, found rather than listed: the checkout's root is the ``ruleproof`` package
-(``package-dir`` in pyproject.toml), and every folder under model/, solver/, proofs/, scenarios/
-and examples/ ships beneath it, so adding a game touches only its own folder. Everything else
+(``package-dir`` in pyproject.toml), and every folder under model/, solver/, proofs/ and examples/
+ships beneath it, so adding a game touches only its own folder. Everything else
 is in pyproject.toml."""
 from setuptools import find_namespace_packages, setup
 from setuptools.command.build_py import build_py
 
 FOUND = find_namespace_packages(include=["model", "model.*", "solver", "solver.*", "proofs", "proofs.*",
-                                         "scenarios", "examples", "examples.*"],
+                                         "examples", "examples.*"],
                                 exclude=["*.__pycache__", "*.__pycache__.*"])
 
 

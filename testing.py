@@ -125,7 +125,7 @@ def check_game(spec: GameSpec, *, plays: int = 25, seed: int = 0, run_verify: bo
             raise ConformanceError(f"{spec.name}: verify: {p.name} {p.status}: {p.detail}\n  {trace}")
     doc = json.loads(json.dumps(solve_ruleset(ruleset).doc()))
     from ruleproof.solver.analysis import SOLVE_KEYS
-    if tuple(doc) != SOLVE_KEYS or len(doc["values"] or []) != ruleset["players"]:
+    if tuple(doc) != SOLVE_KEYS or len(doc["values"] or []) != game.num_players:
         raise ConformanceError(f"{spec.name}: solve --json does not have the documented keys and one value per seat")
 
 

@@ -84,6 +84,9 @@ def batch_problem(game: Game, keys: Sequence[int]) -> tuple[int, str] | None:
         seat = game.current_player(state)
         if batch.kind[i] != seat:
             return i, f"expand_keys says {int(batch.kind[i])} is to move, the model {seat}"
+        if seat == TERMINAL and batch.returns is not None and \
+                game.batch_returns[batch.returns[i]] != game.returns(state):
+            return i, "expand_keys names other returns than the model's"
         moves = [] if seat == TERMINAL else game.canonical_successors(state)
         got = [(int(batch.action[e]), table[batch.prob[e]], int(batch.child[e]),
                 int(batch.perm[e]) if batch.perm is not None else 0) for e in range(starts[i], starts[i + 1])]

@@ -52,6 +52,9 @@ class Property:
     sentence: str
     needs: tuple[str, ...]
     check: Callable[["Context"], "PropertyResult | Sequence[PropertyResult]"]
+    #: the most explored states it reads one by one in Python; a bigger exploration gives it sampled
+    #: plays instead when it can read them (a fixed amount of work, whatever the machine's load)
+    max_states: int | None = None
 
     def __post_init__(self) -> None:
         if not self.needs or any(n not in SOURCES for n in self.needs):

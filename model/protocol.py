@@ -66,6 +66,9 @@ class KeyBatch:
     action: "np.ndarray"        #: per edge: the action or chance outcome (int64)
     prob: "np.ndarray"          #: per edge: 0 for a decision, else 1 + index into batch_probabilities
     perm: "np.ndarray | None"   #: per edge: the seat permutation index (symmetric games), else None
+    #: optional, per state: for a terminal, its returns as an index into ``Game.batch_returns``
+    #: (None: the explorer asks ``returns`` of each terminal)
+    returns: "np.ndarray | None" = None
 
 
 class Game(ABC):
@@ -175,6 +178,8 @@ class Game(ABC):
 
     #: the probabilities ``expand_keys`` refers to by index
     batch_probabilities: tuple[Fraction, ...] = ()
+    #: the returns ``expand_keys`` refers to by index (``KeyBatch.returns``)
+    batch_returns: tuple[tuple[Fraction, ...], ...] = ()
 
     def expand_keys(self, keys: "np.ndarray") -> KeyBatch | None:
         """Optional, for games whose keys are non-negative ints (int64): ``canonical_successors`` of

@@ -11,11 +11,10 @@ import importlib
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from .protocol import Game
-from .ruleset import RulesSchema, Ruleset, RulesetError, read_toml
+from .ruleset import RulesSchema, Ruleset, RulesetError
 from .seams import Deduction, Engine, Metric, Simulator
 
 if TYPE_CHECKING:
@@ -93,6 +92,27 @@ class GameSpec:
             return resolve(value)
         return value
 
+    @property
+    def folder(self) -> Path:
+        """The game's folder (its rules, rulesets, scenarios, mutants, manifest)."""
+        return self.rulesets_dir.parent
+
+    @property
+    def manifest(self) -> dict[str, Any]:
+        """``manifest.toml`` of the game's folder: the configuration each consumer (verify,
+        OpenSpiel, the fuzzer, the benches) runs and the results it expects; {} without one."""
+        return _manifest(self.folder / "manifest.toml")
+
+    def consumer_ruleset(self, consumer: str) -> Ruleset:
+        """The ruleset a consumer named in the manifest runs (the built-in one it names, else the
+        default, with its parameters); the default small configuration when the manifest is silent."""
+        entry = self.manifest.get(consumer)
+        if entry is None:
+            return self.default().with_overrides(dict(self.verify_overrides), spec=self.schema)
+        base = self.ruleset(entry["ruleset"]) if entry.get("ruleset") else self.default()
+        params = entry.get("params", {})
+        return base.with_overrides(params, spec=self.schema) if params else base
+
     def builtin_rulesets(self) -> list[str]:
         return sorted(p.stem for p in self.rulesets_dir.glob("*.toml"))
 
@@ -102,68 +122,16 @@ class GameSpec:
             raise RulesetError("command line", "ruleset",
                                f"no built-in ruleset {name!r} for {self.name} "
                                f"(built-in: {', '.join(self.builtin_rulesets())})")
+        from .registry import load_ruleset_file   # the registry resolves ``extends`` chains
         return load_ruleset_file(path)
 
     def default(self) -> Ruleset:
         return self.ruleset(self.default_ruleset)
 
 
-def load_ruleset_file(path: Path) -> Ruleset:
-    """Load and validate a ruleset TOML file, following ``extends`` chains (iteratively, so a
-    long chain of files costs no recursion depth)."""
-    from .registry import GAMES, builtin_rulesets, get_spec
-
-    chain: list[tuple[Path, dict[str, Any]]] = []   # the leaf first, up to the base
-    seen: set[Path] = set()
-    parent: Ruleset | None = None
-    spec = None
-    while True:
-        source = str(path)
-        data = read_toml(path)
-        resolved = path.resolve()
-        if resolved in seen:
-            raise RulesetError(source, "extends", "ruleset extends itself (cycle)")
-        seen.add(resolved)
-        if ("game" in data) == ("extends" in data):
-            raise RulesetError(source, "extends", "give exactly one of 'game' (a base ruleset) or 'extends'")
-        chain.append((path, data))
-        if "game" in data:
-            if data["game"] not in GAMES:
-                raise RulesetError(source, "game", f"unknown game {data['game']!r} (known: {', '.join(GAMES)})")
-            spec = get_spec(data["game"])
-            break
-        parent_ref = data["extends"]
-        if parent_ref.endswith(".toml"):
-            parent_path = path.parent / parent_ref
-            if not parent_path.exists():
-                raise RulesetError(source, "extends", f"no such ruleset file {str(parent_path)!r}")
-            path = parent_path
-            continue
-        owners = builtin_rulesets()
-        if parent_ref in owners:
-            parent = owners[parent_ref].ruleset(parent_ref)
-        elif parent_ref in GAMES:
-            parent = get_spec(parent_ref).default()
-        else:
-            raise RulesetError(source, "extends", f"unknown built-in ruleset {parent_ref!r} "
-                               f"(known: {', '.join(owners)})")
-        spec = get_spec(parent.game)
-        break
-    if parent is None:
-        params, rulings = spec.schema.defaults()
-        origins: dict[str, str] = {}
-    else:
-        params, rulings = dict(parent.params), dict(parent.rulings)
-        origins = {k: parent.origin(k) for k in parent.params}
-    for file_path, data in reversed(chain):   # from the base down to the file asked for
-        source = str(file_path)
-        own = spec.schema.parse_params(data.get("params", {}), source)
-        params.update(own)
-        origins.update({k: source for k in own})
-        rulings.update(spec.schema.parse_rulings(data.get("rulings", {}), source))
-        spec.schema.check_whole(params, source)
-    path, data = chain[0]
-    return Ruleset(game=spec.name, name=data.get("name", path.stem),
-                   params=MappingProxyType(params), rulings=MappingProxyType(rulings),
-                   source=str(path), description=data.get("description", ""),
-                   origins=MappingProxyType(origins))
+@cache
+def _manifest(path: Path) -> dict[str, Any]:
+    import tomllib
+    if not path.is_file():
+        return {}
+    return tomllib.loads(path.read_text(encoding="utf-8"))

@@ -11,7 +11,7 @@ relation is **functional**: ``effect`` computes the whole table after the move f
 before (seeds/004, quoted per family), so any difference in what the model does -- a wire cut at
 another place, a token showing another value, a detonator that moves on a right cut, the next
 seat -- fails the refinement check at the first transition where it shows. The same families'
-guards give the rules' legal moves at every decision state (``legal``), compared as sets with the
+guards give the rules' legal moves at every decision state (``options``), compared as sets with the
 model's; the chance laws (the draws of the candidates, the set-aside "X de Y" tiles, the deal
 weighted by the tiles left, B09's random token) are stated in ``chance``; the game over is an
 exit of the family that ended it, whose ending (every seat's return, the detonator, the wires
@@ -1058,6 +1058,11 @@ class TableModel:
             return {Bound("set-up info token (B09)", {"g": g}): Fraction(1, len(slots)) for g in slots}
         return {}
 
+    def options(self, f) -> set[Bound]:
+        """The moves the rules allow at a decision state: of the teammate whose pick is due, else of
+        the seat to act."""
+        return self.legal(f, f["pp"] if f["pk"] else f["sd"])
+
     def legal(self, f, actor: int) -> set[Bound]:
         """The moves the rules allow at a decision state: every family's guard, tried on every
         parameter the move could take (each guard is the relation's own)."""
@@ -1184,7 +1189,7 @@ def table_proof(game, tm: TableModel | None = None) -> RuleProof:
                          "used its Detector Duplo, val<v> = validation token, rc<v>/yc<v> = candidate not "
                          "shown/in play/set aside, cl<s>_<n> = seat s known to hold n (0: no blue wire)"),
         abstraction=tm.of, init=tm.init, invariant=_remembered(tm.invariant), actions=tm.actions(),
-        bind=tm.bind, chance=tm.chance, legal=tm.legal, exits=tm.exits(),
+        bind=tm.bind, chance=tm.chance, options=tm.options, exits=tm.exits(),
         ending=lambda s: tm.ending(game, s), assumptions=_remembered(tm.typing), sentence=SENTENCE,
         prove=tm.N <= PROVE_UP_TO_WIRES)
 

@@ -129,6 +129,12 @@ def race_proofs(rules: RaceRules, record, name: str) -> list[RuleProof]:
             return Bound(t.kind, {"pts": t.points} if t.kind == SCORE else {})
         return Bound({0: "roll", 1: "hold"}.get(move, f"a move the rules do not list ({move!r})"))
 
+    def options(f) -> set[Bound]:
+        """The mover's choices: roll, or hold (with an empty turn total only where the rules allow)."""
+        if f["winner"] != -1 or f["rolling"] != 0:
+            return set()
+        return {Bound("roll")} | ({Bound("hold")} if rules.hold_at_zero or f["turn"] >= 1 else set())
+
     law: dict[Bound, Fraction] = {}
     for t in rules.throws:
         b = Bound(t.kind, {"pts": t.points} if t.kind == SCORE else {})
@@ -139,7 +145,7 @@ def race_proofs(rules: RaceRules, record, name: str) -> list[RuleProof]:
         "(the winner once somebody won), turn = the turn total, rolling = the dice in the air, "
         "winner = the seat that reached the goal or -1"),
         abstraction=record.values, init=init, invariant=invariant, actions=actions, bind=bind,
-        chance=lambda _f: law, assumptions=typing, sentence=rules.sentence)
+        chance=lambda _f: law, options=options, assumptions=typing, sentence=rules.sentence)
     out = [RuleProof(f"{name}-state-invariant",
                      f"while nobody has won every score is below {goal} and score + turn total <= {reach}; "
                      f"once somebody has won, it is the mover and score + turn total >= {goal}", **common)]

@@ -27,9 +27,13 @@ def pig_rules(goal: int, faces: int, players: int) -> RaceRules:
     return RaceRules(goal, players, throws, sentence=SENTENCE)
 
 
-def pig_proofs(game) -> list:
-    return race_proofs(pig_rules(game.goal, game.faces, game.num_players), game.record, "pig")
+def pig_proofs(game, ruleset=None) -> list:
+    """The proofs of the rules the ruleset states (its goal, die and seats; without a ruleset, the
+    game's own parameters -- for tests that build a game directly)."""
+    goal, faces, players = ((ruleset["goal"], ruleset["faces"], ruleset["players"]) if ruleset is not None
+                            else (game.goal, game.faces, game.num_players))
+    return race_proofs(pig_rules(goal, faces, players), game.record, "pig")
 
 
 def properties(ruleset, game) -> list:
-    return [proof_property(p) for p in pig_proofs(game)]
+    return [proof_property(p) for p in pig_proofs(game, ruleset)]

@@ -39,7 +39,7 @@ import itertools
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from ruleproof.model.limits import NO_LIMITS, Limits
 from ruleproof.model.properties import EXPLORATION, SAMPLES, Context, Property, draw_plays
@@ -80,11 +80,6 @@ STUTTER = "stutter"
 Binding = Callable[[Any, Any, int], Bound]
 #: ``chance(frame) -> {Bound: probability}``: the rule text's distribution at a chance node
 ChanceLaw = Callable[[Any], Mapping[Bound, Fraction]]
-#: ``legal(frame, actor) -> {Bound}``: the moves the rule text allows at a decision state
-LegalMoves = Callable[[Any, int], Iterable[Bound]]
-#: on sampled plays, the legal-move sets are compared on this many decision states (a full-size
-#: state can have thousands of moves, each tried against the rules)
-LEGAL_SAMPLED_STATES = 100
 
 
 @dataclass(frozen=True)
@@ -108,6 +103,10 @@ class StepClaim:
     actions: Sequence[str] = ()
 
 
+#: on sampled plays the options (legal-move sets) are compared at this many decisions
+OPTIONS_SAMPLED = 100
+
+
 @dataclass(frozen=True)
 class RuleProof:
     name: str
@@ -124,8 +123,11 @@ class RuleProof:
     bind: Binding | None = None
     #: the rule text's chance law (None: the proof says nothing of chance nodes' weights)
     chance: ChanceLaw | None = None
-    #: the rule text's legal moves at a decision state (None: only each move taken is checked)
-    legal: LegalMoves | None = None
+    #: the moves the rules allow at a decision state, as bound moves (None: the proof says nothing
+    #: of eligibility): the model's legal actions, bound, must be exactly this set (at every decision
+    #: of an exploration; at the first ``OPTIONS_SAMPLED`` decisions of sampled plays, where a
+    #: full-size state may have thousands of moves)
+    options: Callable[[Any], "set[Bound] | frozenset[Bound]"] | None = None
     exits: Sequence[Exit] = ()
     #: the abstraction of a state outside the frame (the game over), read by the exits
     ending: Callable[[Any], Values] | None = None
@@ -148,7 +150,7 @@ class RuleProof:
     sentence: str = ""
     #: False when the abstract model is too big for Z3 within verify's time (a full-size table):
     #: Z3 is not asked, and the result says so; the mapping, the typing and the invariant on every
-    #: mapped frame, the chance laws and the legal moves are checked as always
+    #: mapped frame, the chance laws and the options are checked as always
     prove: bool = True
 
 
@@ -172,31 +174,37 @@ def _bindings(params: Mapping[str, Sequence[int]]) -> Iterator[dict[str, Any]]:
 
 
 class _Refinement:
-    """One pass of the mapping over the evidence, with caches (most steps repeat)."""
+    """One pass of the mapping over the evidence, with caches (most steps repeat). It checks every
+    move's binding, relation, the typing of every frame, chance laws and legal-move sets, and
+    records each distinct frame met with the first transition reaching it: proofs that share the
+    abstraction, bindings and relations (several claims about one abstract model) share the pass,
+    and each checks its own invariant on the recorded frames."""
 
     def __init__(self, proof: RuleProof, game: Game):
         self.proof, self.game = proof, game
         self.actions = {a.name: a for a in proof.actions}
-        self.exits = {e.name: e for e in proof.exits}
-        self.counts = {"transitions": 0, "steps": 0, "stutters": 0, "exits": 0, "chance_nodes": 0}
+        self.counts = {"transitions": 0, "steps": 0, "stutters": 0, "exits": 0, "chance_nodes": 0,
+                       "decision_nodes": 0}
         self.steps_ok: set = set()
-        self.frames_ok: set = set()
-        self.chance_ok: set = set()
+        self.typed: set = set()
+        self.options_ok: set = set()
+        self.laws: dict[int, dict] = {}
         self.by_action: dict[str, int] = {}
+        #: (transition index, label, frame, transition) per distinct frame, in the order met
+        self.frames: list[tuple[int, str, Values, Any]] = []
 
     # -- frames --
-    def frame_problem(self, label: str, f: Values) -> str | None:
-        """None when a mapped frame meets the typing assumptions and the invariant."""
+    def typing_problem(self, label: str, f: Values, index: int, tr: Any) -> str | None:
+        """None when a mapped frame meets the typing assumptions (it is then recorded)."""
         key = (label, tuple(f.items()))
-        if key in self.frames_ok:
+        if key in self.typed:
             return None
-        tag = f" [{label}]" if label else ""
         # (a proof that binds its moves types its frame alone; older ones type their parameters too)
         if self.proof.assumptions is not None and self.proof.bind is not None and not self.proof.assumptions(f):
+            tag = f" [{label}]" if label else ""
             return f"the frame{tag} breaks the proof's typing assumptions: {_frame_text(f)}"
-        if not self.proof.invariant(f):
-            return f"the invariant fails on the frame{tag}: {_frame_text(f)}"
-        self.frames_ok.add(key)
+        self.typed.add(key)
+        self.frames.append((index, label, f, tr))
         return None
 
     # -- one step --
@@ -228,176 +236,137 @@ class _Refinement:
         self.steps_ok.add(key)
         return None
 
+    # -- decision nodes --
+    def options_problem(self, state: Any, frames: Mapping[str, Values], actor: int) -> str | None:
+        """The model's legal actions, bound, against the moves the proof's rules allow."""
+        proof, game = self.proof, self.game
+        legal = {proof.bind(state, a, actor): a for a in game.legal_actions(state)}
+        key = (actor, tuple(tuple(f.items()) for f in frames.values()), tuple(b.key() for b in legal))
+        if key in self.options_ok:
+            return None
+        allowed = set(proof.options(frames if proof.projected else frames[""]))
+        self.counts["decision_nodes"] += 1
+        extra = [b.text() for b in legal if b not in allowed]
+        missing = [b.text() for b in allowed if b not in legal]
+        if extra or missing:
+            return ("the legal moves differ from those the rules allow: "
+                    + (f"offered but not allowed: {', '.join(sorted(extra))}" if extra else "")
+                    + ("; " if extra and missing else "")
+                    + (f"allowed but not offered: {', '.join(sorted(missing))}" if missing else ""))
+        self.options_ok.add(key)
+        return None
+
     # -- chance nodes --
     def chance_problem(self, state: Any, frames: Mapping[str, Values]) -> str | None:
         """The model's chance outcomes summed by bound move, against the proof's law."""
         proof, game = self.proof, self.game
-        law = proof.chance(frames if proof.projected else frames[""])
-        outcomes = game.chance_outcomes(state)
-        key = (tuple(tuple(f.items()) for f in frames.values()),
-               tuple((proof.bind(state, o, CHANCE).key(), p) for o, p in outcomes))
-        if key in self.chance_ok:
-            return None
         self.counts["chance_nodes"] += 1
-        model: dict[tuple, Fraction] = {}
-        names: dict[tuple, str] = {}
-        for outcome, p in outcomes:
+        law = proof.chance(frames if proof.projected else frames[""])
+        stated = self.laws.get(id(law))
+        if stated is None or stated[0] is not law:
+            stated = (law, {b.key(): Fraction(p) for b, p in law.items() if p})
+            if len(self.laws) < 4096:
+                self.laws[id(law)] = stated
+        stated = stated[1]
+        model: dict[tuple, Any] = {}
+        bound_of = {}
+        for outcome, p in game.chance_outcomes(state):
             b = proof.bind(state, outcome, CHANCE)
-            model[b.key()] = model.get(b.key(), Fraction(0)) + Fraction(p)
-            names[b.key()] = b.text()
-        stated = {b.key(): Fraction(p) for b, p in law.items() if p}
-        names.update({b.key(): b.text() for b in law})
-        if model != stated:
-            diff = [f"{names[k]}: the model {model.get(k, 0)}, the rules {stated.get(k, 0)}"
-                    for k in sorted(set(model) | set(stated), key=str) if model.get(k, 0) != stated.get(k, 0)]
-            return "the chance outcomes' probabilities differ from the rules' law: " + "; ".join(diff)
-        self.chance_ok.add(key)
-        return None
-
-
-    # -- decision nodes --
-    def legal_problem(self, state: Any, frames: Mapping[str, Values], actor: int) -> str | None:
-        """The model's legal actions, each bound, against the rules' legal moves."""
-        proof, game = self.proof, self.game
-        self.counts["decision_nodes"] = self.counts.get("decision_nodes", 0) + 1
-        model: dict[Bound, Any] = {}
-        for a in game.legal_actions(state):
-            model.setdefault(proof.bind(state, a, actor), a)
-        rules = set(proof.legal(frames if proof.projected else frames[""], actor))
-        extra = [f"{game.describe_action(state, a)} ({b.text()})" for b, a in model.items() if b not in rules]
-        missing = sorted(b.text() for b in rules if b not in model)
-        if not extra and not missing:
+            k = b.key()
+            bound_of[k] = b
+            model[k] = model[k] + p if k in model else p
+        if model == stated:
             return None
-        parts = []
-        if extra:
-            parts.append(f"the model offers {len(extra)} move(s) the rules do not allow: " + "; ".join(extra[:4])
-                         + (" ..." if len(extra) > 4 else ""))
-        if missing:
-            parts.append(f"the rules allow {len(missing)} move(s) the model does not offer: "
-                         + "; ".join(missing[:4]) + (" ..." if len(missing) > 4 else ""))
-        return ", and ".join(parts)
+        names = {k: b.text() for k, b in bound_of.items()} | {b.key(): b.text() for b in law}
+        diff = [f"{names[k]}: the model {model.get(k, 0)}, the rules {stated.get(k, 0)}"
+                for k in sorted(set(model) | set(stated), key=str) if model.get(k, 0) != stated.get(k, 0)]
+        return "the chance outcomes' probabilities differ from the rules' law: " + "; ".join(diff)
 
 
-def _mapping_key(proof: RuleProof) -> tuple:
-    """What a proof's mapping depends on besides its invariant and typing: proofs sharing all of it
-    (one abstraction, binding, relations, laws, exits) map the evidence once."""
-    return (id(proof.abstraction), id(proof.bind), tuple(map(id, proof.actions)), id(proof.chance),
-            id(proof.legal), tuple(map(id, proof.exits)), id(proof.ending), proof.projected)
+def _share_key(proof: RuleProof) -> tuple:
+    """What a mapping pass depends on (all but the invariant), by identity."""
+    return (id(proof.abstraction), id(proof.bind), id(proof.chance), id(proof.options), id(proof.assumptions),
+            id(proof.ending), tuple(id(e) for e in proof.exits), proof.projected,
+            tuple((a.name, id(a.relation), tuple((k, tuple(v)) for k, v in a.params.items())) for a in proof.actions))
 
 
-def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, dict[str, int], str]:
-    """Check the mapping on every transition of the context's evidence; returns (failure trace or
-    None, counts, why it stopped early or ""). A proof that shares its mapping with one already
-    checked on this evidence (``_mapping_key``) checks only its own frames: every frame the first
-    one met, against its typing and invariant."""
-    shared = ctx.cache.setdefault("refinement", {})
-    key = _mapping_key(proof) if proof.bind is not None else None
-    hit = shared.get(key) if key is not None else None
-    if hit is not None:
-        return _frames_only(proof, ctx, hit)
-    met: dict = {}
-    failure, counts, stop = _map_evidence(proof, ctx, met)
-    if failure is None and not stop and key is not None:
-        shared[key] = (proof, dict(counts), list(met.values()))
-    return failure, counts, stop
-
-
-def _frames_only(proof: RuleProof, ctx: Context, hit: tuple) -> tuple[list[str] | None, dict[str, int], str]:
-    game = ctx.game
-    run = _Refinement(proof, game)
-    _first, counts, met = hit
-    init_frames = _frames(proof, game.initial_state())
-    for label, f in (init_frames or {}).items():
-        problem = run.frame_problem(label, f)
-        if problem:
-            return [f"in the model's initial state {game.describe_state(game.initial_state())}: {problem}"], counts, ""
-        if not proof.init(f):
-            return [f"the model's initial state is not an Init state of the proof"
-                    f"{' (' + label + ')' if label else ''}: {_frame_text(f)}"], dict(counts), ""
-    for n, (label, f, tr, line) in enumerate(met):
-        if n & 1023 == 0 and ctx.limits.expired():
-            return None, dict(counts), "time limit reached"
-        problem = run.frame_problem(label, f)
-        if problem:
-            return tr.narrate() + [line(), problem], dict(counts), ""
-    return None, dict(counts), ""
-
-
-def _map_evidence(proof: RuleProof, ctx: Context, met: dict) -> tuple[list[str] | None, dict[str, int], str]:
+def _mapping_pass(proof: RuleProof, ctx: Context) -> dict[str, Any]:
+    """Every transition of the evidence through the proof's mapping (see :class:`_Refinement`):
+    the first problem met, as (transition index, narration), the frames met, the counts."""
     game, limits = ctx.game, ctx.limits
     run = _Refinement(proof, game)
     counts = run.counts
-    init_frames = _frames(proof, game.initial_state())
-    if init_frames is None:
-        return ["the model's initial state lies outside the proof's frame"], counts, ""
-    for label, f in init_frames.items():
-        problem = run.frame_problem(label, f)
-        if problem:
-            return [f"in the model's initial state {game.describe_state(game.initial_state())}: {problem}"], counts, ""
-        if not proof.init(f):
-            return [f"the model's initial state is not an Init state of the proof"
-                    f"{' (' + label + ')' if label else ''}: {_frame_text(f)}"], counts, ""
-    chance_seen: set = set()
-    decisions_seen: set = set()
-    legal_budget = LEGAL_SAMPLED_STATES if ctx.source == SAMPLES else None
+    out: dict[str, Any] = {"failure": None, "stop": "", "run": run, "counts": counts,
+                           "keep": (proof.abstraction, proof.bind, proof.chance, proof.options, list(proof.actions))}
+    seen_nodes: set = set()
+    options_left = OPTIONS_SAMPLED if ctx.source == SAMPLES else None
+    last: Any = object()
+    before: Any = None
+    actor, fresh = CHANCE, False
+
+    def fail(n: int, lines: list[str]) -> dict[str, Any]:
+        out["failure"] = (n, lines)
+        return out
     for n, tr in enumerate(ctx.transitions()):
         if n & 1023 == 0 and limits.expired():
-            return None, counts, "time limit reached"
+            out["stop"] = "time limit reached"
+            return out
         counts["transitions"] += 1
-        before = _frames(proof, tr.before)
+        if tr.before is not last:   # the moves of one state come together: map it once
+            last, before, actor = tr.before, _frames(proof, tr.before), game.current_player(tr.before)
+            fresh = True
         if before is None:
             continue   # a state outside the frame (after the game ended): nothing to relate
-        actor = game.current_player(tr.before)
         bound = proof.bind(tr.before, tr.move, actor) if proof.bind else None
 
-        def then(tr=tr, actor=actor, bound=bound) -> str:   # narrated only for a failure
+        def then() -> str:
             called = f" (the proof's model: {bound.text()})" if bound else ""
             return (f"then: {game.seat_name(actor)}: {game.describe_action(tr.before, tr.move)}{called} -> "
                     f"{game.describe_state(tr.after)}")
-        if actor == CHANCE and proof.chance is not None and proof.bind is not None:
+        if fresh and bound is not None and ((actor >= 0 and proof.options is not None) or
+                                            (actor == CHANCE and proof.chance is not None)):
+            fresh = False
             state_key = game.key(tr.before)
-            if state_key not in chance_seen:
-                chance_seen.add(state_key)
-                problem = run.chance_problem(tr.before, before)
-                if problem:
-                    return tr.narrate() + [f"at this chance node ({game.describe_state(tr.before)}): {problem}"], counts, ""
-        elif actor >= 0 and proof.legal is not None and proof.bind is not None and legal_budget != 0:
-            state_key = game.key(tr.before)
-            if state_key not in decisions_seen:
-                decisions_seen.add(state_key)
-                if legal_budget is not None:
-                    legal_budget -= 1
-                problem = run.legal_problem(tr.before, before, actor)
-                if problem:
-                    return tr.narrate() + [f"at this decision state ({game.describe_state(tr.before)}), "
-                                           f"{game.seat_name(actor)} to move: {problem}"], counts, ""
+            if state_key not in seen_nodes:
+                seen_nodes.add(state_key)
+                if actor >= 0 and options_left is not None and options_left <= 0:
+                    problem = None
+                elif actor >= 0:
+                    if options_left is not None:
+                        options_left -= 1
+                    problem = run.options_problem(tr.before, before, actor)
+                    if problem:
+                        return fail(n, tr.narrate() + [f"at this decision ({game.seat_name(actor)} to move in "
+                                                        f"{game.describe_state(tr.before)}): {problem}"])
+                else:
+                    problem = run.chance_problem(tr.before, before)
+                    if problem:
+                        return fail(n, tr.narrate() + [f"at this chance node ({game.describe_state(tr.before)}): "
+                                                        f"{problem}"])
         after = _frames(proof, tr.after)
         if after is None:
             problem = _exit_problem(proof, bound, before, tr.after, actor)
             if problem:
-                return tr.narrate() + [then(), problem], counts, ""
+                return fail(n, tr.narrate() + [then(), problem])
             counts["exits"] += 1
             continue
         for label, pre in before.items():
             post = after.get(label)
             tag = f" [{label}]" if label else ""
             if post is None:
-                return tr.narrate() + [then(), f"the projection{tag} disappears"], counts, ""
-            problem = run.frame_problem(label, post)
+                return fail(n, tr.narrate() + [then(), f"the projection{tag} disappears"])
+            problem = run.typing_problem(label, post, n, tr)
             if problem:
-                return tr.narrate() + [then(), problem], counts, ""
-            seen_key = (label, id(post))
-            if seen_key not in met:
-                met[seen_key] = (label, post, tr, then)
+                return fail(n, tr.narrate() + [then(), problem])
             if bound is None:     # a proof without a binding: any relation, any parameters
                 if pre == post:
                     counts["stutters"] += 1
                     continue
                 if not run.explain(pre, post):
-                    return tr.narrate() + [then(), f"frame before{tag}: {_frame_text(pre)}",
-                                           f"frame after{tag}:  {_frame_text(post)}",
-                                           "no action relation of the proof allows this step ("
-                                           + ", ".join(a.name for a in proof.actions) + ")"], counts, ""
+                    return fail(n, tr.narrate() + [then(), f"frame before{tag}: {_frame_text(pre)}",
+                                                   f"frame after{tag}:  {_frame_text(post)}",
+                                                   "no action relation of the proof allows this step ("
+                                                   + ", ".join(a.name for a in proof.actions) + ")"])
                 counts["steps"] += 1
                 continue
             problem = run.step_problem(bound, actor, pre, post)
@@ -405,9 +374,8 @@ def _map_evidence(proof: RuleProof, ctx: Context, met: dict) -> tuple[list[str] 
                 others = [e for e in run.explain({**pre, "actor": actor}, post) if e != bound.text()]
                 hint = (f"the step would be {' or '.join(others[:3])}" if others else
                         "no action of the proof's model allows this step")
-                return tr.narrate() + [then(), f"frame before{tag}: {_frame_text(pre)}",
-                                       f"frame after{tag}:  {_frame_text(post)}",
-                                       f"{problem}; {hint}"], counts, ""
+                return fail(n, tr.narrate() + [then(), f"frame before{tag}: {_frame_text(pre)}",
+                                               f"frame after{tag}:  {_frame_text(post)}", f"{problem}; {hint}"])
             if pre == post:
                 counts["stutters"] += 1
             else:
@@ -415,7 +383,45 @@ def _map_evidence(proof: RuleProof, ctx: Context, met: dict) -> tuple[list[str] 
         if bound is not None:
             run.by_action[bound.action] = run.by_action.get(bound.action, 0) + 1
     counts["by_action"] = dict(sorted(run.by_action.items()))
-    return None, counts, ""
+    return out
+
+
+def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, dict[str, int], str]:
+    """Check the mapping on every transition of the context's evidence; returns (failure trace or
+    None, counts, why it stopped early or ""). A pass is shared by the proofs of one abstract model
+    (see :class:`_Refinement`); each checks its own invariant on the frames met."""
+    game = ctx.game
+    init_frames = _frames(proof, game.initial_state())
+    if init_frames is None:
+        return ["the model's initial state lies outside the proof's frame"], {}, ""
+    for label, f in init_frames.items():
+        tag = f" ({label})" if label else ""
+        if proof.assumptions is not None and proof.bind is not None and not proof.assumptions(f):
+            return [f"the model's initial state{tag} breaks the proof's typing assumptions: {_frame_text(f)}"], {}, ""
+        if not proof.init(f):
+            return [f"the model's initial state is not an Init state of the proof{tag}: {_frame_text(f)}"], {}, ""
+        if not proof.invariant(f):
+            return [f"the invariant fails in the model's initial state{tag}: {_frame_text(f)}"], {}, ""
+    passes = ctx.cache.setdefault("refinement passes", {})
+    key = _share_key(proof)
+    record = passes.get(key)
+    if record is None:   # (a pass a time limit stopped is not run again: the scheduler falls back)
+        record = passes[key] = _mapping_pass(proof, ctx)
+    counts = dict(record["counts"])
+    failure = record["failure"]
+    for index, label, f, tr in record["run"].frames:
+        if failure is not None and index > failure[0]:
+            break
+        if not proof.invariant(f):
+            tag = f" [{label}]" if label else ""
+            actor = game.current_player(tr.before)
+            called = f" (the proof's model: {proof.bind(tr.before, tr.move, actor).text()})" if proof.bind else ""
+            return tr.narrate() + [f"then: {game.seat_name(actor)}: {game.describe_action(tr.before, tr.move)}"
+                                   f"{called} -> {game.describe_state(tr.after)}",
+                                   f"the invariant fails on the frame{tag}: {_frame_text(f)}"], counts, ""
+    if failure is not None:
+        return failure[1], counts, ""
+    return None, counts, record["stop"]
 
 
 def _exit_problem(proof: RuleProof, bound: Bound | None, before: Mapping[str, Values], after_state: Any,
@@ -494,7 +500,7 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
     seconds = time.perf_counter() - start
     mode = "exhaustive" if ctx.source == EXPLORATION else "sampled"
     data = {"refinement": dict(counts, mode=mode, bound=proof.bind is not None,
-                               chance_law=proof.chance is not None, legal_moves=proof.legal is not None),
+                               chance_law=proof.chance is not None, options=proof.options is not None),
             "abstraction": proof.abstraction_doc, "actions": [a.name for a in proof.actions]}
     if ctx.source == EXPLORATION:
         how = f"every transition of the {ctx.exploration.num_states:,} explored states"
@@ -513,22 +519,26 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
                               kind="z3", seconds=seconds, data=data, scope=scope)
     bound = ("each move bound to one action and its parameters" if proof.bind else
              "moves matched to any action (this proof binds no move)")
-    law = "; chance nodes equal to the rules' law" if proof.chance else ""
-    if proof.legal is not None:
-        law += (f"; the legal moves of {counts.get('decision_nodes', 0):,} decision states equal to the rules'"
-                + ("" if ctx.source == EXPLORATION else " (sampled)"))
-    kind = ("z3" if proof.prove else "exhaustive") if mode == "exhaustive" else "sampled"
+    law = ("; chance nodes equal to the rules' law" if proof.chance else "") + \
+        ("; legal moves exactly the rules' options" if proof.options else "") + \
+        (f" (at the first {OPTIONS_SAMPLED} decisions)" if proof.options and mode == "sampled" else "")
     return PropertyResult(proof.name, HOLDS,
                           f"{abstract}; mapping checked on {how} ({bound}{law}): {counts['steps']:,} steps, "
                           f"{counts['stutters']:,} stutters, {counts['exits']:,} exits, "
-                          f"{counts['chance_nodes']:,} chance nodes",
-                          kind=kind, seconds=seconds, data=data, scope=scope)
+                          f"{counts['chance_nodes']:,} chance nodes, {counts['decision_nodes']:,} decision nodes",
+                          kind=("z3" if proof.prove else "exhaustive") if mode == "exhaustive" else "sampled",
+                          seconds=seconds, data=data, scope=scope)
+
+
+#: a proof's mapping is checked on every transition of explorations up to this many states (about
+#: 2 million transitions, a minute of Python); beyond it, on sampled plays (and the result says so)
+MAP_STATES = 300_000
 
 
 def proof_property(proof: RuleProof) -> Property:
     """A rule proof as a property: read on the exploration, else on sampled plays."""
     return Property(proof.name, proof.sentence or proof.claim, (EXPLORATION, SAMPLES),
-                    lambda ctx: check_proof(proof, ctx))
+                    lambda ctx: check_proof(proof, ctx), max_states=MAP_STATES)
 
 
 def check_rule_proof(proof: RuleProof, game: Game, *, exploration=None, plays: int = 0, seed: int = 0,

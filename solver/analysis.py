@@ -137,7 +137,16 @@ def solve_ruleset(ruleset: Ruleset, *, exact: bool | None = None, max_states: in
 # ---- regression scenarios ------------------------------------------------------------------------
 
 #: the stored scenarios, shipped as package data (``ruleproof/scenarios`` in an installed wheel)
-SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
+#: where the scenarios are read and written: each game's own folder (``model/<game>/scenarios.json``)
+#: unless a test points this at a folder of its own (``<game>.json`` there)
+SCENARIO_DIR: Path | None = None
+
+
+def scenario_file(game: str) -> Path:
+    """The game's stored scenarios (the fingerprints beside it: ``solver.digest.prints_path``)."""
+    if SCENARIO_DIR is not None:
+        return SCENARIO_DIR / f"{game}.json"
+    return get_spec(game).folder / "scenarios.json"
 
 
 def scenario_configs(game: str) -> list[tuple[str, dict[str, Any], dict[str, str]]]:
@@ -161,13 +170,34 @@ def scenario_ruleset(game: str, params: dict[str, Any], rulings: dict[str, str],
 SCENARIO_PROCESSES = 2
 
 
-def run_scenario(ruleset: Ruleset, memo: dict | None = None) -> dict[str, Any]:
-    """The exact values and state count a scenario stores. The explorer's invariant checks are
-    skipped (``verify`` checks them; values do not depend on them) and ``memo`` lets scenarios
-    whose readings explore to the same graph share one solve (``solver.graphmemo``)."""
+def run_scenario(ruleset: Ruleset, memo: dict | None = None, stored_prints: bytes | None = None
+                 ) -> dict[str, Any]:
+    """The exact values, state count and every-state digest a scenario stores (``solver.digest``).
+    The explorer's invariant checks are skipped (``verify`` checks them; values do not depend on
+    them) and ``memo`` lets scenarios whose readings explore to the same graph share one solve
+    (``solver.graphmemo``). With ``stored_prints`` (the recorded fingerprints) a changed digest
+    is narrated: the first state whose record differs, and what it is now (``_first_change``)."""
+    from .digest import describe_state_record, first_difference, graph_digest
+    from .explore import explore
     res = solve_ruleset(ruleset, exact=True, check_invariants=False, solve_memo=memo)
-    return {"states": res.result.states,
-            "values": [v["fraction"] for v in res.values] if res.values else None}
+    sol = res.result.solution if hasattr(res.result.solution, "exploration") else None
+    ex = sol.exploration if sol is not None else \
+        explore(get_spec(ruleset.game).build(ruleset), check_invariants=False)
+    digest, prints = graph_digest(ex, sol)
+    got: dict[str, Any] = {"states": res.result.states,
+                           "values": [v["fraction"] for v in res.values] if res.values else None,
+                           "digest": digest}
+    got["_prints"] = prints
+    if stored_prints is not None:
+        i = first_difference(stored_prints, prints)
+        if i is not None and i < ex.num_states:
+            got["_first_change"] = ex.narrate(i) + [
+                f"state {i + 1:,} of {ex.num_states:,} (breadth-first) differs from the recorded one; "
+                f"now: {describe_state_record(ex, sol, i)}"]
+        elif i is not None:
+            got["_first_change"] = [f"the recorded graph had {len(stored_prints):,} states, this one "
+                                    f"{ex.num_states:,}; the first {i:,} are alike"]
+    return got
 
 
 #: one memo per process, emptied as a run starts: a worker keeps the solutions of the graphs it solved
@@ -175,12 +205,18 @@ _MEMO: dict = {}
 
 
 def _scenario_job(job: tuple) -> tuple:
-    game, name, params, rulings, source = job
+    game, name, params, rulings, source, stored_prints = job
     wall, cpu = time.perf_counter(), time.process_time()
     try:
-        got = run_scenario(scenario_ruleset(game, params, rulings, source), _MEMO)
+        ruleset = scenario_ruleset(game, params, rulings, source)
     except RulesetError as exc:   # it does not pickle (three-argument constructor): send its parts
         return game, name, None, (exc.source, exc.key, exc.reason)
+    try:
+        got = run_scenario(ruleset, _MEMO, stored_prints)
+    except (KeyboardInterrupt, MemoryError):
+        raise
+    except Exception as exc:   # noqa: BLE001 -- a changed model that raises is a change, reported
+        got = {"error": f"{type(exc).__name__}: {exc}"}
     got["_seconds"] = (round(time.perf_counter() - wall, 3), round(time.process_time() - cpu, 3))
     return game, name, got, None
 
@@ -223,7 +259,7 @@ def _run_jobs(jobs: list[tuple], processes: int | None, done: Callable[[str, str
 
 
 def _stored(game: str) -> tuple[Path, dict[str, Any]]:
-    path = SCENARIO_DIR / f"{game}.json"
+    path = scenario_file(game)
     if not path.exists():
         return path, {}
     try:
@@ -233,16 +269,23 @@ def _stored(game: str) -> tuple[Path, dict[str, Any]]:
 
 
 def record_scenarios(game: str, processes: int | None = None) -> Path:
-    SCENARIO_DIR.mkdir(exist_ok=True)
-    jobs = [(game, name, params, rulings, f"scenario {name}", 0) for name, params, rulings in scenario_configs(game)]
-    data = {name: {"params": params, "rulings": rulings} for _, name, params, rulings, _, _ in jobs}
+    from .digest import dump_prints, prints_path
+    jobs = [(game, name, params, rulings, f"scenario {name}", None, 0)
+            for name, params, rulings in scenario_configs(game)]
+    data = {name: {"params": params, "rulings": rulings} for _, name, params, rulings, _, _, _ in jobs}
+    prints: dict[str, bytes] = {}
 
     def done(g: str, name: str, got: dict) -> None:
         got.pop("_seconds")
+        if "error" in got:
+            raise RulesetError(f"scenario {name}", "record", f"the model raises: {got['error']}")
+        prints[name] = got.pop("_prints")
         data[name]["expect"] = got
     _run_jobs(jobs, processes, done)
-    path = SCENARIO_DIR / f"{game}.json"
+    path = scenario_file(game)
+    path.parent.mkdir(exist_ok=True)
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    prints_path(path).write_bytes(dump_prints(prints))
     return path
 
 
@@ -251,12 +294,14 @@ def check_games(games: list[str], progress: Callable[[str, int, int], None] | No
     """Re-run the stored scenarios of several games in one pool of workers; per game, one row per
     scenario (in the stored order) saying whether the result still matches exactly
     (``progress(game, done, total)`` after each)."""
+    from .digest import load_prints
     stored = {game: _stored(game) for game in games}
     jobs = []
     for game, (path, entries) in stored.items():
         if not entries:   # checking nothing must not pass (e.g. a package installed without its data)
             raise RulesetError(str(path), "scenarios", f"no stored scenarios for {game}; record them "
                                f"with: ruleproof rulings check {game} --record")
+        prints = load_prints(path)
         for name, entry in entries.items():
             if not isinstance(entry, dict) or "expect" not in entry:
                 raise RulesetError(str(path), name, "a scenario needs 'params', 'rulings' and 'expect' "
@@ -264,18 +309,25 @@ def check_games(games: list[str], progress: Callable[[str, int, int], None] | No
             params, rulings = entry.get("params", {}), entry.get("rulings", {})
             source = f"{path}:{name}"
             scenario_ruleset(game, params, rulings, source)   # bad input stops here, before any worker
-            jobs.append((game, name, params, rulings, source, (entry["expect"] or {}).get("states") or 0))
+            jobs.append((game, name, params, rulings, source, prints.get(name),
+                         (entry["expect"] or {}).get("states") or 0))
     got: dict[str, dict[str, Any]] = {game: {} for game in games}
     timing: dict[tuple[str, str], tuple[float, float]] = {}
 
+    changes: dict[tuple[str, str], list[str]] = {}
+
     def done(game: str, name: str, result: dict) -> None:
-        timing[game, name] = result.pop("_seconds")
+        timing[game, name] = result.pop("_seconds", (0.0, 0.0))
+        result.pop("_prints", None)
+        if "_first_change" in result:
+            changes[game, name] = result.pop("_first_change")
         got[game][name] = result
         if progress is not None:
             progress(game, len(got[game]), len(stored[game][1]))
     _run_jobs(jobs, processes, done)
     return {game: [{"scenario": name, "expected": entry["expect"], "got": got[game][name],
                     "same": got[game][name] == entry["expect"],
+                    "first_change": changes.get((game, name)),
                     "seconds": timing[game, name][0], "cpu_seconds": timing[game, name][1]}
                    for name, entry in entries.items()]
             for game, (_, entries) in stored.items()}

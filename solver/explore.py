@@ -181,13 +181,14 @@ def _bfs_tree(n: int, offsets: array, child: array) -> tuple[array, array]:
 
 def explore(game: Game, *, max_states: int | None = None, timeout: float | None = None,
             check_invariants: bool = True, progress: Progress | None = None,
-            progress_every: float = 0.5, batch: bool = True) -> Exploration:
+            progress_every: float = 0.5, batch: bool = True, native: bool | None = None) -> Exploration:
     """Explore every state reachable from ``game.initial_state()``.
 
     Stops early (``complete=False`` with a ``stop_reason``) at ``max_states`` or after ``timeout``
     seconds; the graph explored so far is returned either way. Games that expand int keys in
     batches (``Game.expand_keys``) are explored level by level in numpy unless ``batch=False``;
-    the state limit is then checked between BFS levels.
+    the state limit is then checked between BFS levels, and ``native`` says whether their key index
+    is the C hash table (None: where it can be built; False: the numpy sorted array).
     """
     # the graph only grows while exploring, and the automatic cyclic garbage collector would keep
     # rescanning it (10-15% of the time on Loira): it is paused, and every 65,536 nodes
@@ -200,7 +201,7 @@ def explore(game: Game, *, max_states: int | None = None, timeout: float | None 
         gc.disable()
     try:
         return _explore(game, max_states, timeout, check_invariants, progress, progress_every, batch,
-                        pause)
+                        pause, native)
     finally:
         if pause:
             gc.unfreeze()
@@ -209,14 +210,15 @@ def explore(game: Game, *, max_states: int | None = None, timeout: float | None 
 
 def _explore(game: Game, max_states: int | None, timeout: float | None, check_invariants: bool,
              progress: Progress | None, progress_every: float, batch: bool,
-             pause_gc: bool) -> Exploration:
+             pause_gc: bool, native: bool | None) -> Exploration:
     start = time.perf_counter()
     if batch:
         root_key = game.key(game.canonicalize(game.initial_state())[0])
         if isinstance(root_key, int) and game.expand_keys(np.array([root_key], np.int64)) is not None:
             from .explore_batch import explore_levels
             return explore_levels(game, root_key, max_states=max_states, timeout=timeout,
-                                  check_invariants=check_invariants, progress=progress, start=start)
+                                  check_invariants=check_invariants, progress=progress, start=start,
+                                  native=native)
     invariants = tuple(game.invariants()) if check_invariants else ()
     symmetric = len(game.seat_permutations) > 1
     state_is_key = game.state_is_key

@@ -6,9 +6,13 @@ value for the mover is maximal, the first in legal-action order is chosen; in fl
 ``tie_tolerance`` of the maximum count as tied. The rule is deterministic, so the other seats' values
 are well defined.
 
-The graph is split into strongly connected components (SCCs) and solved from the end backwards,
-one *level* of the condensation at a time (a level holds SCCs whose successors all lie in lower
-levels), vectorised with numpy:
+The graph is split into strongly connected components (SCCs) and solved from the end backwards.
+Where a C compiler is present, one compiled pass (``solver/sccsolve.c``) does it all: Tarjan's
+walk solves each component as it finds it (a backup off cycles; Gauss-Seidel value iteration with
+geometric jumps on a cycle, to the same residual rule), and hands back any component it cannot
+settle, or whose policy could never leave it, to the policy iteration below. Otherwise (or with
+``native=False``) the numpy path solves one *level* of the condensation at a time (a level holds
+SCCs whose successors all lie in lower levels):
 
 * levels of single states without self-loops (the whole graph, for acyclic games) are plain backward
   induction, one pass;
@@ -25,7 +29,7 @@ can improve, then applying the tie rule exactly). Use it on small graphs.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable
 
@@ -37,6 +41,7 @@ from scipy.sparse.linalg import splu
 
 from ruleproof.model.protocol import CHANCE, TERMINAL
 
+from . import sccsolve
 from .explore import Exploration
 from .rational import SingularSystem, condensation, fraction_rows, solve_sparse_fmpq, to_fmpq
 
@@ -59,6 +64,9 @@ class Solution:
     method: str
     seconds: float
     cyclic_states: int
+    #: how the float values were found (the compiled pass: sweeps, states backed up in them, jumps,
+    #: components handed back)
+    work: dict = field(default_factory=dict)
 
     @property
     def initial(self) -> tuple[float, ...]:
@@ -367,18 +375,74 @@ def _set_returns(values: np.ndarray, returns: dict[int, tuple]) -> None:
 
 def solve(ex: Exploration, *, exact: bool = False, tolerance: float = 1e-12,
           tie_tolerance: float = 1e-12, max_policy_rounds: int = 30,
-          max_sweeps: int = 100_000, progress: Progress | None = None) -> Solution:
+          max_sweeps: int = 100_000, progress: Progress | None = None,
+          native: bool | None = None) -> Solution:
+    """Solve ``ex``. ``native``: the compiled pass (``solver/sccsolve.c``) when it can be built here
+    (None, the default), always (True: an error if it cannot) or never (False: numpy by levels)."""
     if not ex.complete:
         raise SolveError(f"the exploration is partial ({ex.stop_reason}); cannot solve exactly")
     start = time.perf_counter()
+    n, seats = ex.num_states, ex.game.num_players
+    values = np.zeros((n + 1, seats))
+    _set_returns(values, ex.returns)
+    choice = np.full(n, -1, dtype=np.int64)
+    why_not = "not asked for" if native is False else sccsolve.available()
+    if why_not is not None and native:
+        raise SolveError(f"the compiled solve is not available: {why_not}")
+    work: dict[str, object] = {}
+    if why_not is None:
+        label, level_of_comp, node_cyclic, residual, method = _solve_native(
+            ex, values, choice, tolerance, tie_tolerance, max_policy_rounds, max_sweeps, progress, work)
+    else:
+        label, level_of_comp, node_cyclic, residual, method = _solve_levels(
+            ex, values, choice, tolerance, tie_tolerance, max_policy_rounds, max_sweeps, progress)
+    exact_values = None
+    if exact:
+        g = _ExactGraph(ex)
+        exact_q = _exact_values(g, label, level_of_comp, node_cyclic, choice)
+        choice = _exact_choices(g, exact_q, choice)
+        exact_values = fraction_rows(exact_q)
+        values[:n] = [[float(v) for v in row] for row in exact_q]
+        method += ", exact rational"
+    return Solution(ex, values[:n], choice, exact_values, abs(residual), method,
+                    time.perf_counter() - start, int(node_cyclic.sum()), work)
+
+
+def _solve_native(ex, values, choice, tolerance, tie_tolerance, rounds, max_sweeps, progress, work):
+    """The compiled pass; a component it hands back is solved by policy iteration, as by levels."""
+    arrays: list[_Arrays] = []   # built on the first component handed back (they cost 0.3 s at 10^6 states)
+
+    def settle(nodes: np.ndarray) -> float:
+        if not arrays:
+            arrays.append(_arrays(ex))
+        level = _Level(arrays[0], nodes, tie_tolerance)
+        # from the values the levels' path starts from: where the Bellman equations have several
+        # solutions (a decision that may loop forever), iteration from the C pass's values could
+        # stay at another one
+        values[nodes] = 0.0
+        chosen, change = _solve_cyclic_level(level, values, tolerance, rounds, max_sweeps)
+        choice[level.dec] = chosen
+        return change
+
+    run = sccsolve.solve_floats(ex, values, choice, tolerance=tolerance, tie_tolerance=tie_tolerance,
+                                settle=settle, progress=progress)
+    work.update(sweeps=run.sweeps, backups=run.backups, jumps=run.jumps, handed_back=run.handed_back)
+    method = "backward induction"
+    if run.cyclic.any():
+        method = "SCC value iteration" + (f", policy iteration on {run.handed_back} of them"
+                                          if run.handed_back else "")
+    # components are numbered sinks first: that order is a valid order of levels
+    levels = np.arange(int(run.comp.max()) + 1 if len(run.comp) else 0)
+    return run.comp, levels, run.cyclic, run.residual, method
+
+
+def _solve_levels(ex, values, choice, tolerance, tie_tolerance, rounds, max_sweeps, progress):
+    """numpy, one level of the condensation at a time."""
     a = _arrays(ex)
     # a game that bounds its length (``max_game_length``) has an acyclic graph: peeled directly
     label, level_of_comp, cyclic_comp = _levels(a, dag_first=ex.game.max_game_length is not None)
     node_level = level_of_comp[label]
     node_cyclic = cyclic_comp[label]
-    values = np.zeros((a.n_states + 1, a.seats))
-    _set_returns(values, ex.returns)
-    choice = np.full(a.n_states, -1, dtype=np.int64)
     order = np.argsort(node_level, kind="stable")
     bounds = np.searchsorted(node_level[order], np.arange(node_level.max() + 2))
     residual = 0.0
@@ -392,22 +456,13 @@ def solve(ex: Exploration, *, exact: bool = False, tolerance: float = 1e-12,
         if not node_cyclic[nodes].any():
             chosen, _ = level.sweep(values)
         else:
-            chosen, change = _solve_cyclic_level(level, values, tolerance, max_policy_rounds, max_sweeps)
+            chosen, change = _solve_cyclic_level(level, values, tolerance, rounds, max_sweeps)
             residual = max(residual, change)
         choice[level.dec] = chosen
         if progress is not None:
             progress("solve", lvl + 1, n_levels)
-    exact_values = None
     method = "backward induction" if not node_cyclic.any() else "SCC policy iteration"
-    if exact:
-        g = _ExactGraph(ex)
-        exact_q = _exact_values(g, label, level_of_comp, node_cyclic, choice)
-        choice = _exact_choices(g, exact_q, choice)
-        exact_values = fraction_rows(exact_q)
-        values[:a.n_states] = [[float(v) for v in row] for row in exact_q]
-        method += ", exact rational"
-    return Solution(ex, values[:a.n_states], choice, exact_values, abs(residual), method,
-                    time.perf_counter() - start, int(node_cyclic.sum()))
+    return label, level_of_comp, node_cyclic, residual, method
 
 
 def _solve_cyclic_level(level: _Level, values: np.ndarray, tolerance: float, rounds: int,
@@ -419,10 +474,12 @@ def _solve_cyclic_level(level: _Level, values: np.ndarray, tolerance: float, rou
     policy solved keeps a non-singular system."""
     chosen = level.best_edges(values)
     # cheap value-iteration sweeps first: they carry values along the level's chains, so the
-    # greedy policy is nearly optimal and policy iteration needs one or two (costly) LU solves
-    for _ in range(PRE_SWEEPS):
+    # greedy policy is nearly optimal and policy iteration needs one or two (costly) LU solves.
+    # The two-seat sweeps read a child seen with the seats swapped from its seat-1 column, which
+    # only the first sweep sets: a first sweep that changes nothing proves nothing there
+    for sweep in range(PRE_SWEEPS):
         chosen, change = level.sweep(values)
-        if change <= tolerance:
+        if change <= tolerance and (sweep > 0 or level.a.pair_sum is None):
             return chosen, change
     for _ in range(rounds):
         try:

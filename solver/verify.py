@@ -17,7 +17,7 @@ whose check raises is reported ``unknown`` with the error, and never hides anoth
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from ruleproof.model.limits import Limits
@@ -226,11 +226,16 @@ def _run(prop: Property, ctx: Context) -> list[PropertyResult]:
 
 
 def run_properties(props: Sequence[Property], ctx: Context, *, tag: str = "",
-                   full_size: bool = False) -> list[PropertyResult]:
+                   full_size: bool = False, fallback: Callable[[], Context | None] | None = None
+                   ) -> list[PropertyResult]:
     """Every property that can read the context's evidence (or nothing), in order. On a complete
     exploration each gets it (or nothing, for a proof on the parameters); at full size a property
     that can read samples gets them, one that needs nothing runs, and one that needs a complete
-    exploration is left to the derived configurations."""
+    exploration is left to the derived configurations.
+
+    Under a deadline each property gets a fair share of the time left; one that its share stops
+    on a big exploration and that can read samples is run again on ``fallback()``'s sampled plays,
+    and says so (its evidence is then ``sampled``)."""
     out = []
     for i, prop in enumerate(props):
         ctx.limits.report(f"{prop.name}{tag}", i, len(props))
@@ -243,7 +248,32 @@ def run_properties(props: Sequence[Property], ctx: Context, *, tag: str = "",
             continue
         else:   # e.g. a property that reads samples only: a complete exploration is at least as good
             sub = ctx
-        for r in _run(prop, sub):
+        too_big = (prop.max_states is not None and sub.source == EXPLORATION and SAMPLES in prop.needs
+                   and ctx.exploration.num_states > prop.max_states and fallback is not None)
+        if too_big and (sampled := fallback()) is not None:
+            results = _run(prop, sampled)
+            for r in results:
+                r.detail = (f"{r.detail} (checked on sampled plays: the {ctx.exploration.num_states:,} explored "
+                            f"states are more than the {prop.max_states:,} it reads one by one)")
+                r.name = f"{r.name} {tag}" if tag else r.name
+            out.extend(results)
+            continue
+        left = ctx.limits.remaining()
+        shared = None
+        if left is not None and fallback is not None and sub.source == EXPLORATION:
+            shared = replace(ctx.limits, deadline=time.perf_counter() + left / (len(props) - i))
+            sub = replace(sub, limits=shared)
+        results = _run(prop, sub)
+        if shared is not None and SAMPLES in prop.needs and shared.expired() and \
+                any(r.status == UNKNOWN for r in results):
+            sampled = fallback()
+            if sampled is not None:
+                why = (f"the {ctx.exploration.num_states:,} explored states were too many to check within "
+                       f"its share of the time")
+                results = _run(prop, sampled)
+                for r in results:
+                    r.detail = f"{r.detail} ({why}: checked on sampled plays instead)"
+        for r in results:
             if tag:
                 r.name = f"{r.name} {tag}"
             out.append(r)
@@ -271,7 +301,9 @@ def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
     every later step, so a progress bar moves in every phase.
     """
     start = time.perf_counter()
-    limits = Limits.starting_now(max_states, timeout, phase)
+    # without a user --timeout the whole command has DEFAULT_BUDGET seconds: a configuration that
+    # explores completely but is too big to check every transition within it is checked on samples
+    limits = Limits.starting_now(max_states, timeout if timeout is not None else DEFAULT_BUDGET, phase)
     game = spec.build(ruleset)
     label = config_label(spec, ruleset)
     limit = max_states if max_states is not None else spec.verify_max_states
@@ -289,13 +321,20 @@ def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
     props = game_properties(spec, ruleset, game)
     if ex.complete:
         ctx = Context(spec, ruleset, game, label, EXPLORATION, exploration=ex, seed=seed, limits=limits)
-        report.properties.extend(run_properties(props, ctx))
+        drawn: list = []
+
+        def sampled() -> Context | None:
+            if not drawn:
+                left = limits.remaining()
+                drawn.append(draw_plays(game, PROPERTY_PLAYS, seed, Limits.starting_now(
+                    None, None if left is None else left * 0.3)))
+            return Context(spec, ruleset, game, label, SAMPLES, plays=drawn[0], seed=seed,
+                           limits=limits, cache=ctx.cache) if drawn[0] else None
+        report.properties.extend(run_properties(props, ctx, fallback=sampled))
         companions = [d for d in derived_of(spec, ruleset) if d.always]
         _derived_configs(spec, ruleset, companions, limits, report, seed, progress, set())
     else:
-        rest = (limits if timeout is not None else
-                Limits.starting_now(max_states, DEFAULT_BUDGET - (time.perf_counter() - start), phase))
-        _verify_too_big(spec, ruleset, game, ex, label, props, rest, report, plays or DEFAULT_PLAYS, seed, progress)
+        _verify_too_big(spec, ruleset, game, ex, label, props, limits, report, plays or DEFAULT_PLAYS, seed, progress)
     report.seconds = time.perf_counter() - start
     return report
 

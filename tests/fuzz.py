@@ -32,7 +32,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-GAMES = ["pig", "presentes", "loira", "bomb-busters"]
+from ruleproof.model.registry import GAMES as _REGISTERED  # noqa: E402 -- after the path set-up
+
+#: every registered game (the registry's order; adding a game adds it here by itself)
+GAMES = list(_REGISTERED)
 JUNK = ["", " ", "0", "-1", "1e309", "nan", "inf", "-inf", "99999999999999999999", "abc", "é", "\x00",
         "[]", "{}", "true", "1.5", "../x", "/dev/zero", "--", "-", "=", "a=b", "L99=x", "P02=nope"]
 
@@ -59,11 +62,10 @@ def _toml_value(rng: random.Random) -> str:
                        '["1:0"]', '"1:0,1:1"', 'nan', '"\\u00e9"'])
 
 
-PARAMS = {"pig": ["goal", "faces", "players"],
-          "presentes": ["players", "board", "dice", "host_remove", "host_skip", "focal_seat", "policy",
-                        "back", "jumps", "layout_seed"],
-          "loira": ["players", "rolls", "deck", "stalls"],
-          "bomb-busters": ["players", "mission", "wires"]}
+def _param_names(game: str) -> list[str]:
+    """The game's parameters, from its schema (the registry's spec)."""
+    from ruleproof.model.registry import get_spec
+    return list(get_spec(game).schema.param_index)
 
 
 def _ruleset_text(rng: random.Random, parent: str | None = None) -> str:
@@ -80,7 +82,7 @@ def _ruleset_text(rng: random.Random, parent: str | None = None) -> str:
     if rng.random() < 0.8:
         lines.append("[params]")
         for _ in range(rng.randint(0, 3)):
-            name = rng.choice(PARAMS[game] + ["nope"])
+            name = rng.choice(_param_names(game) + ["nope"])
             lines.append(f"{name} = {_toml_value(rng)}")
     if rng.random() < 0.3:
         lines.append("[rulings]")
@@ -122,7 +124,7 @@ def case_chain(rng: random.Random, folder: Path) -> Case:
     length = rng.choice([1, 2, 5, 30, 120])
     sub = folder / f"chain{_unique(rng)}"
     sub.mkdir()
-    base = rng.choice(["pig", "presentes", "loira"])
+    base = rng.choice(GAMES)
     for i in range(length):
         parent = f"c{i - 1}.toml" if i else base
         if rng.random() < 0.02:

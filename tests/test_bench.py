@@ -56,3 +56,18 @@ def test_pig_bench_reports_a_failing_openspiel_child_as_a_line(tmp_path):
     why = "No module named cvxpy" if importlib.util.find_spec("pyspiel") else "No module named 'pyspiel'"
     assert "openspiel goal 5" in run.stdout and f"failed: ModuleNotFoundError: {why}" in run.stdout
     assert "Traceback" not in run.stderr
+
+
+def test_generic_bench_gives_every_registered_game_its_rows():
+    # the plumbing only (each configuration in its own process, the summary): tiny limits
+    from ruleproof.model.registry import GAMES
+    from ruleproof.solver import sccsolve
+    run = subprocess.run([sys.executable, str(BENCH / "bench_generic.py"), "--max-states", "300", "--no-cyclic"],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    compiled = sccsolve.available() is None
+    for game in GAMES:
+        assert f"{game} small explore" in run.stdout and f"{game} small solve numpy" in run.stdout
+        assert (f"{game} small solve C " in run.stdout) == compiled
+        assert f"{game} default explore" in run.stdout
+    assert ("failed:" not in run.stdout) == compiled and "Traceback" not in run.stderr

@@ -59,7 +59,7 @@ def test_every_proof_holds_on_the_real_model_with_every_move_bound(overrides):
         ref = p.data["refinement"]
         assert ref["mode"] == "exhaustive" and ref["bound"] and ref["chance_law"] and ref["steps"] > 300, ref
     table = props[TABLE].data["refinement"]
-    assert table["legal_moves"] and table["decision_nodes"] > 300 and table["exits"] > 100
+    assert table["options"] and table["decision_nodes"] > 300 and table["exits"] > 100
     # the families of moves met, each bound to its own relation
     assert "dual cut" in table["by_action"]
     if not overrides:
@@ -230,7 +230,7 @@ def test_a_broken_rule_turns_its_proof_red_with_the_transition_narrated(mutant, 
     p = run_proofs(mutant, mission(**overrides), names=(proof,))[proof]
     assert p.status == "fails" and p.kind == "refinement", (p.detail, p.counterexample)
     text = "\n".join(p.counterexample)
-    assert "then:" in text or "at this decision state" in text or "at this chance node" in text, text
+    assert "then:" in text or "at this decision" in text or "at this chance node" in text, text
 
 
 def test_the_moved_win_trigger_is_an_exit_the_proof_does_not_allow():
@@ -252,7 +252,7 @@ def test_the_deal_weighted_by_kind_fails_the_rules_law_outcome_by_outcome():
 
 def test_an_extra_solo_cut_is_a_legal_move_the_rules_do_not_allow():
     p = run_proofs(SoloWhileOthersHoldTheValue, mission(**FOUR_OVERRIDES), names=(TABLE,))[TABLE]
-    assert "the model offers 1 move(s) the rules do not allow: solo cut" in p.counterexample[-1]
+    assert "offered but not allowed: solo cut(n=10)" in p.counterexample[-1]
 
 
 def test_wire_conservation_is_a_real_count_a_lost_wire_breaks_it():

@@ -171,7 +171,7 @@ def test_rulings_list_json():
 def test_rulings_check_passes_and_catches_a_changed_result(tmp_path, monkeypatch):
     import ruleproof.solver.analysis as analysis
     assert run("rulings", "check", "pig").exit_code == 0
-    stored = json.loads((analysis.SCENARIO_DIR / "pig.json").read_text())
+    stored = json.loads(analysis.scenario_file("pig").read_text())
     stored["defaults"]["expect"]["values"][0] = "1/2"
     (tmp_path / "pig.json").write_text(json.dumps(stored))
     monkeypatch.setattr(analysis, "SCENARIO_DIR", tmp_path)

@@ -85,3 +85,14 @@ def test_a_bad_chance_distribution_is_caught_level_by_level():
     fast, slow = explore(game), explore(game, batch=False)
     assert "6/7" in fast.violations["chance-distribution"].reason
     assert "chance-distribution" not in slow.violations   # the scalar moves still say 1/6
+
+
+def test_batch_returns_that_differ_from_the_models_are_caught():
+    from ruleproof.model.conformance import batch_problem
+    game = Pig(goal=6)
+    assert explore(game).violations == {} and explore(game).returns == explore(game, batch=False).returns
+    game.batch_returns = ((Fraction(0), Fraction(1)),)   # the representative's winner is seat 0, not 1
+    ex = explore(game)
+    assert "batch returns differ" in ex.violations["utility-bounds"].reason
+    terminal = next(k for k in ex.keys if game.current_player(game.from_key(k)) == -2)
+    assert batch_problem(game, [terminal]) == (0, "expand_keys names other returns than the model's")

@@ -9,7 +9,7 @@ from ruleproof.model.loira import SPEC
 from ruleproof.model.loira.bounds import score_bounds as closed
 from ruleproof.model.loira.config import config_from
 from ruleproof.model.loira.game import LoiraGame
-from ruleproof.model.spec import load_ruleset_file
+from ruleproof.model.registry import load_ruleset_file
 from ruleproof.proofs.loira_checks import directed_deck_run_out, score_bounds_opt, shrink, tie_break
 from ruleproof.solver.verify import verify
 from test_loira_helpers import ruleset

@@ -16,27 +16,18 @@ pyspiel = pytest.importorskip("pyspiel", reason="open-spiel is not installed (pi
 osa = pytest.importorskip("ruleproof.solver.openspiel_adapter")
 
 #: one small configuration per game (its default small configuration, as `verify` explores)
-SMALL = {
-    "pig": (None, {"goal": 10}),
-    "loira": (None, {k: list(v) if isinstance(v, tuple) else v
-                     for k, v in get_spec("loira").verify_overrides.items()}),
-    "presentes": (None, {"board": "tiny", "players": 2, "dice": 1}),
-    "bomb-busters": ("bomb-busters-tiny", {}),
-}
-
-
 def test_every_game_is_registered_under_its_name():
     names = osa.register()
     assert names == [osa.short_name(g) for g in GAMES]
     registered = set(pyspiel.registered_names())
     assert set(names) <= registered
-    assert set(SMALL) == set(GAMES)   # a new game must get a small configuration here
 
 
 @pytest.mark.parametrize("game", list(GAMES))
 def test_openspiel_random_simulation_conformance(game):
-    ruleset, params = SMALL[game]
-    g = osa.load(game, ruleset, params)
+    """Each game plays the configuration its manifest names for OpenSpiel ([openspiel])."""
+    entry = get_spec(game).manifest.get("openspiel", {})
+    g = osa.load(game, entry.get("ruleset"), entry.get("params", {}))
     assert g.get_type().short_name == osa.short_name(game)
     pyspiel.random_sim_test(g, num_sims=10, serialize=False, verbose=False)
 
@@ -65,7 +56,7 @@ def _ours(game: str, ruleset, params):
     # Loira: about 20 s (tiny) and 100 s (verify's configuration) of CPU in OpenSpiel's Python
     pytest.param("loira", str(Path(__file__).resolve().parents[1] / "examples" / "loira" / "tiny.toml"),
                  {}, marks=pytest.mark.slow),
-    pytest.param("loira", None, SMALL["loira"][1], marks=pytest.mark.slow),
+    pytest.param("loira", None, get_spec("loira").manifest["openspiel"]["params"], marks=pytest.mark.slow),
 ])
 def test_openspiel_value_iteration_agrees_with_our_solver(game, ruleset, params):
     g = osa.load(game, ruleset, params)

@@ -56,7 +56,7 @@ def test_unknown_board_name_is_a_ruleset_error():
 def test_example_files_load():
     from pathlib import Path
 
-    from ruleproof.model.spec import load_ruleset_file
+    from ruleproof.model.registry import load_ruleset_file
     root = Path(__file__).resolve().parents[1] / "examples" / "presentes"
     rs = load_ruleset_file(root / "hand-drawn.toml")
     b = board_of(rs)

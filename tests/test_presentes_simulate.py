@@ -15,7 +15,7 @@ from ruleproof.model.presentes.policies import POLICY_DISTS
 from ruleproof.model.presentes.rules import Effect, Phase
 from ruleproof.model.presentes.simulate import COUNTERS, FIRST_STEAL, run_games, simulate_playouts, summarise
 from ruleproof.model.protocol import CHANCE, TERMINAL
-from ruleproof.model.spec import load_ruleset_file
+from ruleproof.model.registry import load_ruleset_file
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "presentes" / "hand-drawn.toml"
 

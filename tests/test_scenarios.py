@@ -53,6 +53,7 @@ def test_a_changed_value_is_caught_even_when_its_graph_was_solved_for_another_sc
         tmp_path, monkeypatch, processes):
     rs = analysis.scenario_ruleset("pig", {"goal": 6}, {}, "test")
     expect = analysis.run_scenario(rs)           # no memo: a solve of its own
+    expect.pop("_prints")
     assert sum(map(Fraction, expect["values"])) == 1   # someone wins Pig
     entries = {name: {"params": {"goal": 6}, "rulings": {}, "expect": copy.deepcopy(expect)}
                for name in ("first", "second", "third")}
@@ -76,3 +77,33 @@ def test_a_bad_scenario_is_one_line_before_any_work(tmp_path, monkeypatch, entry
     with pytest.raises(analysis.RulesetError) as err:
         analysis.check_games(["pig"], processes=2)
     assert needle in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_change_no_start_value_shows_is_caught_and_its_first_state_narrated(tmp_path, monkeypatch):
+    """A hold that banks one point more once the mover has 4 or more: the start values hardly move
+    at goal 6, but some state's moves change; the digest sees it and the check narrates the first
+    state (breadth-first) whose record differs."""
+    from ruleproof.model.kits import dice_race
+    from ruleproof.solver import digest
+    rs = analysis.scenario_ruleset("pig", {"goal": 6}, {}, "test")
+    expect = analysis.run_scenario(rs)
+    prints = expect.pop("_prints")
+    (tmp_path / "pig.json").write_text(json.dumps({"deep": {"params": {"goal": 6}, "rulings": {},
+                                                            "expect": expect}}))
+    (tmp_path / "pig.states.xz").write_bytes(digest.dump_prints({"deep": prints}))
+    monkeypatch.setattr(analysis, "SCENARIO_DIR", tmp_path)
+    assert analysis.check_games(["pig"], processes=1)["pig"][0]["same"]
+    real = dice_race.DiceRace.hold
+
+    def generous(self, s):
+        t = real(self, s)
+        m = s[self._mover]
+        if t[self._winner] < 0 and s[m] >= 4 and s[self._turn] == 0:
+            return t[:m] + (t[m],) + t[m + 1:] if t[m] + 1 >= self.goal else t[:m] + (t[m] + 1,) + t[m + 1:]
+        return t
+    monkeypatch.setattr(dice_race.DiceRace, "hold", generous)
+    monkeypatch.setattr(dice_race.DiceRace, "expand_keys", lambda self, keys: None)
+    row = analysis.check_games(["pig"], processes=1)["pig"][0]
+    assert not row["same"] and row["got"]["digest"] != expect["digest"]
+    text = "\n".join(row["first_change"])
+    assert text.startswith("start:") and "differs from the recorded one; now:" in text

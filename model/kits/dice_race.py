@@ -94,6 +94,7 @@ class DiceRace(Game):
         self.batch_probabilities = tuple(dict.fromkeys(f.prob for f in self.throws))
         #: each throw's probability as ``expand_keys`` codes it (1 + its index in that table)
         self._prob_codes = tuple(self.batch_probabilities.index(f.prob) + 1 for f in self.throws)
+        self.batch_returns = (self._win[0],)   # a representative that has won has the winner in seat 0
 
     # --- the protocol -----------------------------------------------------------------------------
     def initial_state(self) -> tuple[int, ...]:
@@ -213,7 +214,8 @@ class DiceRace(Game):
                 else:
                     child[roll, j] = base | (np.minimum(total, self.goal - mine[roll]) << st)
         kind = np.where(won, TERMINAL, np.where(rolling, CHANCE, 0)).astype(np.int8)
-        return KeyBatch(kind, valid.sum(axis=1), child[valid], action[valid], prob[valid], perm[valid])
+        return KeyBatch(kind, valid.sum(axis=1), child[valid], action[valid], prob[valid], perm[valid],
+                        np.zeros(len(keys), np.int8))
 
     # --- narration and tables -------------------------------------------------------------------------
     def dice_text(self) -> str:

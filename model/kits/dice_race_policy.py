@@ -84,7 +84,7 @@ def summary(sol, visits: np.ndarray) -> PolicySummary | None:
     constant = None
     if not holds_somewhere:
         constant = (f"the optimal player never holds: at every score it rolls on until it reaches "
-                    f"{g} or rolls a 1")
+                    f"{g} or a throw ends its turn")
     rows = []
     for i in range(g):
         for j in range(g):

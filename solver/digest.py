@@ -1,0 +1,97 @@
+"""What a regression scenario stores about every state, not only the start: a digest of the
+explored graph and its solution, and a one-byte fingerprint per state to find the first change.
+
+Each state's record is its canonical key, who moves, every move (action, probability, the key of
+the state it leads to), the returns of an end, and -- where the scenario was solved exactly on this
+graph -- every seat's value and the optimal move. The digest hashes the records in breadth-first
+order; the fingerprints (the first byte of each record's own hash, in the same order) stay beside
+the scenarios file. A change anywhere changes the digest; comparing fingerprints position by
+position finds the first state whose record differs, which ``rulings check`` narrates (the play
+reaching it and what it is now). A rule optimal play avoids at the start, or one that two outcomes
+score alike, still changes a move somewhere, so it is reported.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import lzma
+from pathlib import Path
+from typing import Any
+
+from ruleproof.model.protocol import TERMINAL
+
+
+def _records(ex, sol=None):
+    """Each state's record (bytes), in the exploration's breadth-first order."""
+    keys, kinds, offsets = ex.keys, ex.kind, ex.offsets
+    exact = getattr(sol, "exact", None) if sol is not None and sol.exploration is ex else None
+    choice = sol.choice if exact is not None else None
+    for node in range(ex.num_states):
+        moves = [(repr(ex.action[e]), str(ex.prob[e]) if ex.prob[e] is not None else "",
+                  repr(keys[ex.child[e]]), int(ex.perm[e]) if ex.perm is not None else 0)
+                 for e in range(offsets[node], offsets[node + 1])]
+        rec: list[Any] = [repr(keys[node]), int(kinds[node]), moves]
+        if kinds[node] == TERMINAL:
+            rec.append([str(r) for r in ex.returns[node]])
+        if exact is not None:
+            rec.append([str(v) for v in exact[node]])
+            c = int(choice[node])
+            rec.append(repr(ex.action[c]) if c >= 0 else "")
+        yield json.dumps(rec, separators=(",", ":")).encode()
+
+
+def graph_digest(ex, sol=None) -> tuple[str, bytes]:
+    """(the digest of every state's record, one fingerprint byte per state)."""
+    whole = hashlib.sha256()
+    prints = bytearray()
+    for rec in _records(ex, sol):
+        h = hashlib.blake2b(rec, digest_size=8).digest()
+        whole.update(h)
+        prints.append(h[0])
+    return whole.hexdigest()[:32], bytes(prints)
+
+
+def describe_state_record(ex, sol, node: int) -> str:
+    """What a state is now: who moves, its moves, its value and the optimal move when solved."""
+    game = ex.game
+    state = ex.state(node)
+    parts = [game.describe_state(state)]
+    if ex.kind[node] != TERMINAL:
+        moves = [game.describe_action(state, ex.action[e]) + (f" ({ex.prob[e]})" if ex.prob[e] is not None else "")
+                 for e in ex.edges(node)]
+        parts.append("moves: " + "; ".join(moves[:8]) + (" ..." if len(moves) > 8 else ""))
+    if sol is not None and getattr(sol, "exact", None) is not None and sol.exploration is ex:
+        parts.append("values " + ", ".join(str(v) for v in sol.exact[node]))
+        c = int(sol.choice[node])
+        if c >= 0:
+            parts.append(f"optimal move: {game.describe_action(state, ex.action[c])}")
+    return "; ".join(parts)
+
+
+def first_difference(stored: bytes, now: bytes) -> int | None:
+    """The first state (breadth-first index) whose fingerprint differs, or None."""
+    for i, (a, b) in enumerate(zip(stored, now)):
+        if a != b:
+            return i
+    return None if len(stored) == len(now) else min(len(stored), len(now))
+
+
+# ---- the fingerprints file beside a game's scenarios.json --------------------------------------------------
+
+def prints_path(scenarios_file: Path) -> Path:
+    """``scenarios.json`` -> ``scenarios.states.xz`` (``pig.json`` -> ``pig.states.xz``)."""
+    return scenarios_file.with_suffix(".states.xz")
+
+
+def load_prints(scenarios_file: Path) -> dict[str, bytes]:
+    path = prints_path(scenarios_file)
+    if not path.exists():
+        return {}
+    data = json.loads(lzma.decompress(path.read_bytes()))
+    return {name: base64.b64decode(b) for name, b in data.items()}
+
+
+def dump_prints(prints: dict[str, bytes]) -> bytes:
+    data = {name: base64.b64encode(b).decode() for name, b in sorted(prints.items())}
+    return lzma.compress(json.dumps(data, separators=(",", ":")).encode(), preset=9 | lzma.PRESET_EXTREME)
