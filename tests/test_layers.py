@@ -22,9 +22,6 @@ LOGIC = {"harness", "logic", "refinement", "frames", "information"}
 #: and issue #23 closes with it empty
 PENDING = [
     {"ruleproof.solver.explore", "ruleproof.solver.explore_batch"},
-    {"ruleproof.model.bomb_busters.deduce", "ruleproof.model.bomb_busters.duplo"},
-    {"ruleproof.model.bomb_busters", "ruleproof.model.bomb_busters.engines"},
-    {"ruleproof.proofs.bomb_busters", "ruleproof.proofs.bomb_busters_checks"},
     {"ruleproof.model.loira.effects", "ruleproof.model.loira.expansions"},
     {"ruleproof.model.loira", "ruleproof.model.loira.engines", "ruleproof.model.loira.nearopt",
      "ruleproof.model.loira.nearopt_play", "ruleproof.model.loira.nearopt_regret",

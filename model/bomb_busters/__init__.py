@@ -9,21 +9,10 @@ deduction engine (:mod:`deduce`) reading position files (:mod:`view`), and play 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ruleproof.model.spec import GameSpec
 
-from .mission import SCHEMA, Mission
-from .engines import DEDUCTION, ENGINE
-from .policy import METRICS, POLICIES
-
-if TYPE_CHECKING:
-    from .game import BombBusters
-
-
-def build(ruleset) -> BombBusters:
-    from .game import BombBusters
-    return BombBusters(Mission.from_ruleset(ruleset))
+from .mission import SCHEMA
 
 
 #: the default small configuration ``verify`` explores exhaustively (5,169 states, about a second):
@@ -49,16 +38,16 @@ SPEC = GameSpec(
     schema=SCHEMA,
     rulesets_dir=Path(__file__).parent / "rulesets",
     default_ruleset="bomb-busters",
-    build=build,
+    build="ruleproof.model.bomb_busters.game:build",
     verify_overrides=VERIFY_OVERRIDES,
     properties="ruleproof.proofs.bomb_busters:properties",
     derived="ruleproof.proofs.bomb_busters:derived",
     # the tiny missions have at most tens of thousands of states; a full-size mission never fits, so
     # verify stops trying early and spends its time on proofs, derived missions and sampled plays
     verify_max_states=100_000,
-    engines=(ENGINE,),
-    policies=POLICIES,
+    engines="ruleproof.model.bomb_busters.engines:ENGINES",
+    policies="ruleproof.model.bomb_busters.policy:POLICIES",
     default_policy="likely",
-    metrics=METRICS,
-    deduction=DEDUCTION,
+    metrics="ruleproof.model.bomb_busters.policy:METRICS",
+    deduction="ruleproof.model.bomb_busters.engines:DEDUCTION",
 )
