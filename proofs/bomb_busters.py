@@ -28,8 +28,9 @@ slot pointed at, the value named, what the rules say it does), never through wha
 
 Besides the proofs: what each seat may know (``proofs.information``, the table's view), the
 policies' choices and exact values, the deduction engine against the brute force, and the longest
-play against the proved turn bound (``model.bomb_busters.checks``); the tiny and the yellow
-'2 de 3' missions are explored beside every ruleset as companion configurations.
+play against the proved turn bound (``model.bomb_busters.checks``); the tiny mission, a yellow
+'2 de 3' one, one with four copies of a value and one with three experts are explored beside every
+ruleset as companion configurations.
 """
 from __future__ import annotations
 
@@ -953,6 +954,15 @@ FOUR_OVERRIDES = {
     "equipment": ["estabilizador@1", "comunicadores@1"], "detector_duplo": True,
 }
 
+#: a companion mission with three experts (1,140 states): the captain's two racks and one each, blue 1-2
+#: twice, red 1.5, the Estabilizador on 1, Detector Duplo -- where the seat after the next is not the
+#: one before (clockwise order, B06's skip, the teammate's pick and the set-up tokens of three seats)
+THREE_OVERRIDES = {
+    "players": 3, "blue_values": 2, "blue_copies": 2, "red_in_play": 1, "red_drawn": 1, "red_values": [1],
+    "yellow_in_play": 0, "yellow_drawn": 0, "yellow_values": [], "detonator": 2,
+    "equipment": ["estabilizador@1"], "detector_duplo": True,
+}
+
 INFORMATION = ("seeds/004 'Comunicação': 'É Proibido: Falar sobre os fios que estão na sua mão'; step 7 (each "
                "rack faces its owner); Corte Duplo (a wrong cut's info token in the open); Comunicadores ('Todos "
                "veem de onde os fios foram retirados'); step 5.3 (the set-aside tile 'sem revelá-la')")
@@ -999,14 +1009,16 @@ def _view_of(tm: TableModel, part: str = "view") -> Callable[[State, int], Any]:
 
 def derived(ruleset) -> list:
     """Smaller missions that keep the ruleset's edit (when it is too big to explore), and the
-    companions explored beside every ruleset: the tiny mission, a yellow '2 de 3' one, and one with
-    four copies of a value (where "the last of the value", 3 left (B03), B07 and B10 can show)."""
+    companions explored beside every ruleset: the tiny mission, a yellow '2 de 3' one, one with
+    four copies of a value (where "the last of the value", 3 left (B03), B07 and B10 can show), and
+    one with three experts (where the turn's direction shows)."""
     from ruleproof.model.bomb_busters import SPEC, YELLOW_OVERRIDES
     from ruleproof.model.bomb_busters.shrink import shrink
     from ruleproof.model.properties import Derived
     out = [Derived(label, rs) for label, rs in shrink(ruleset)]
     companions = [("companion: bomb-busters-tiny", SPEC.ruleset(TINY)),
-                  ("companion: yellow '2 de 3'", YELLOW_OVERRIDES), ("companion: four copies", FOUR_OVERRIDES)]
+                  ("companion: yellow '2 de 3'", YELLOW_OVERRIDES), ("companion: four copies", FOUR_OVERRIDES),
+                  ("companion: three experts", THREE_OVERRIDES)]
     for label, rs in companions:
         if isinstance(rs, dict):
             rs = SPEC.default().with_overrides(rs, spec=SPEC.schema, source=label)

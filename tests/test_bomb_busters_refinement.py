@@ -22,7 +22,7 @@ from ruleproof.model.bomb_busters.mission import Mission
 from ruleproof.model.bomb_busters.rules import Kind
 from ruleproof.model.bomb_busters.state import Phase
 from ruleproof.model.protocol import CHANCE
-from ruleproof.proofs.bomb_busters import FOUR_OVERRIDES, bomb_busters_proofs, termination_bound
+from ruleproof.proofs.bomb_busters import FOUR_OVERRIDES, THREE_OVERRIDES, bomb_busters_proofs, termination_bound
 from ruleproof.proofs.refinement import check_rule_proof
 from ruleproof.solver.explore import explore
 from ruleproof.solver.verify import check_exploration, verify
@@ -169,6 +169,18 @@ class NextSeatIsTheSame(BombBusters):
         return t
 
 
+class TurnCounterClockwise(BombBusters):
+    """The turn passes counter-clockwise (only a table of three or more can tell)."""
+    def apply(self, s, a):
+        t = super().apply(s, a)
+        m = self.mission
+        if s.phase == Phase.PLAY and a[0] in (Kind.DUAL, Kind.SOLO, Kind.REVEAL, Kind.PICK) \
+                and t.phase == Phase.PLAY and not t.pending:
+            back = [(s.seat - step) % m.players for step in range(1, m.players + 1)]
+            return t.evolve(seat=next(seat for seat in back if R.has_wires(m, t, seat)))
+        return t
+
+
 class DealByKind(BombBusters):
     """Each remaining value is dealt with equal chance, not by its count left."""
     def chance_outcomes(self, s):
@@ -225,6 +237,7 @@ class SoloWhileOthersHoldTheValue(BombBusters):
     (NextSeatIsTheSame, TABLE, {}),
     (DealStopsEarly, "wire-conservation", {}),
     (SoloWhileOthersHoldTheValue, TABLE, FOUR_OVERRIDES),
+    (TurnCounterClockwise, TABLE, THREE_OVERRIDES),
 ])
 def test_a_broken_rule_turns_its_proof_red_with_the_transition_narrated(mutant, proof, overrides):
     p = run_proofs(mutant, mission(**overrides), names=(proof,))[proof]
