@@ -16,6 +16,11 @@ import time
 
 _STARTED = time.monotonic()  # --timeout counts from here: the whole command
 
+from ruleproof.solver import runtime  # noqa: E402
+
+if __name__ == "__main__":
+    runtime.early_sigint()   # `python -m ruleproof.cli`: Ctrl-C while the libraries load ends it once armed
+
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Optional
@@ -28,10 +33,22 @@ from rich.table import Table
 
 from ruleproof.model.registry import GAMES, all_specs, get_spec, load_ruleset
 from ruleproof.model.ruleset import Ruleset, RulesetError, did_you_mean
-from ruleproof.solver import runtime
 from ruleproof.model.results import FAILS, HOLDS, UNKNOWN
+from ruleproof.solver import arguments
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+
+class OneLineErrors(typer.core.TyperGroup):
+    """The command group: called directly (``app([...])``, as tests and library users do), a usage
+    error is the same one line and exit 2 as from the console script (``_guarded``), not Typer's
+    boxed help screen."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        sys.exit(_guarded(list(args) if args is not None else None))
+
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, cls=OneLineErrors,
                   help="ruleproof: a formal rules verifier and exhaustive solver for tabletop games.")
 rulings_app = typer.Typer(add_completion=False, no_args_is_help=True,
                           help="The rulings catalog: list, diff one ruling's readings, check regressions.")
@@ -39,7 +56,40 @@ app.add_typer(rulings_app, name="rulings")
 out = Console()
 err = Console(stderr=True)
 EXTRA = {"allow_extra_args": True, "ignore_unknown_options": True}
-MAX_GAMES = 100_000_000  # simulate --games: beyond this a run takes days; --timeout bounds the rest
+MAX_GAMES = arguments.MAX_GAMES  # simulate --games: beyond this a run takes days; --timeout bounds the rest
+
+
+try:   # the click Typer runs on: its own copy since typer 0.28
+    from typer._click.types import ParamType
+except ImportError:  # pragma: no cover - older typer
+    from click import ParamType
+
+
+class Checked(ParamType):
+    """An option checked by one of ``solver/arguments.py``'s functions as it is parsed, so every
+    command gives the same argument the same answer, before any work; a refusal is Typer's
+    one-line usage error ("Invalid value for '--timeout': ...")."""
+
+    def __init__(self, check, metavar: str, **options):
+        self.check, self.name, self.options = check, metavar, options
+
+    def convert(self, value, param, ctx):
+        flag = max(param.opts, key=len) if param is not None and param.opts else self.name
+        try:
+            return self.check(value, flag, **self.options)
+        except RulesetError as exc:
+            raise typer.BadParameter(exc.reason, ctx=ctx, param=param) from None
+
+
+SECONDS = Checked(arguments.seconds, "SECONDS")
+SECONDS_OR_ZERO = Checked(arguments.seconds, "SECONDS", zero=True)
+STATES = Checked(arguments.max_states, "N")
+GAME_COUNT = Checked(arguments.games, "N")
+OUT_FILE = Checked(arguments.output_file, "FILE")
+PLOT_FILE = Checked(arguments.output_file, "FILE", formats=arguments.PLOT_FORMATS)
+OUT_FOLDER = Checked(arguments.output_folder, "DIR")
+SAMPLE_HELP = ("games wherever values are sampled: simulated where the exact engines stop, and the "
+               "games of an engine that samples (default: its own fixed count)")
 
 # Help screens: a flag takes no value, so it shows no "<bool>" type (Typer shows one by default).
 # (typer 0.29 added the hook; older releases show no type for flags already)
@@ -168,13 +218,20 @@ def split_positionals(args: list[str]) -> tuple[list[str], list[str]]:
 
 
 def resolve(target: str, players: Optional[int], extra: list[str], rulings: list[str] | None = None,
-            small: bool = False) -> Ruleset:
-    """A ruleset from a game, built-in ruleset or TOML path, with command-line overrides."""
-    ruleset = load_ruleset(target)
+            small: bool = False, opposite: str | None = None) -> Ruleset:
+    """A ruleset from a game, built-in ruleset or TOML path, with command-line overrides. With
+    ``small`` (the commands that verify, compare or sweep) a bare game name is read by
+    ``solver.compare.target_ruleset``: its default small configuration, or opposite a ruleset
+    (``opposite``: the other side of a comparison) the built-in ruleset; ``_current["why"]``
+    keeps the reason, which those commands print."""
+    if small:
+        from ruleproof.solver.compare import target_ruleset
+        ruleset, why = target_ruleset(target, opposite)
+        _current.setdefault("why", {})[target] = why
+    else:
+        ruleset = load_ruleset(target)
     spec = get_spec(ruleset.game)
     params: dict[str, Any] = {}
-    if small and target in GAMES:  # a game name: its default small configuration
-        params.update(spec.verify_overrides)
     for name, value in parse_extra(extra).items():
         if value is None:
             if name not in spec.schema.param_index:
@@ -213,6 +270,8 @@ def time_left(timeout: Optional[float]) -> Optional[float]:
 
 
 def emit(doc: dict[str, Any]) -> None:
+    # marked before writing: a limit that strikes after this adds no second document
+    _current["emitted"] = True
     sys.stdout.write(json.dumps(doc, indent=1, default=str) + "\n")
 
 
@@ -231,37 +290,66 @@ def progress_bar(enabled: bool):
         yield update
 
 
-def stopped_by_limit(reason: str, as_json: bool) -> None:
-    """A limit cut the command short: a marked partial result on stdout, exit 1."""
+def partial_document(reason: str) -> dict[str, Any]:
+    """What a limit leaves of the running command, as one JSON document: the ruleset it worked on
+    and the rows it had finished (``_current["kept"]``: a key and a list the command appends to,
+    such as sweep's points or rulings diff's diffs)."""
     rs = _current.get("ruleset")
+    doc = {"game": rs.game if rs else None, "ruleset": rs.name if rs else None,
+           "config": rs.as_dict() if rs else {}, "partial": True, "reason": reason, "values": None,
+           "seconds": round(time.monotonic() - runtime.command_started(), 4)}
+    if "kept" in _current:
+        key, rows = _current["kept"]
+        doc[key] = list(rows)
+    return doc
+
+
+def partial_text(reason: str) -> str:
+    key, rows = _current.get("kept", ("", ()))
+    kept = f"{len(rows)} {key} finished before it (--json lists them)" if rows else "no complete result"
+    return f"partial result: {reason}; {kept}"
+
+
+def stopped_by_limit(reason: str, as_json: bool) -> None:
+    """A limit cut the command short: a marked partial result on stdout, exit 1 (nothing more
+    when the command had printed its document already, the limit striking as it ended)."""
+    if _current.get("emitted"):
+        raise Exit(runtime.EXIT_LIMIT)
     if as_json:
-        emit({"game": rs.game if rs else None, "ruleset": rs.name if rs else None,
-              "config": rs.as_dict() if rs else {}, "partial": True, "reason": reason, "values": None,
-              "seconds": round(time.monotonic() - runtime.command_started(), 4)})
+        emit(partial_document(reason))
     else:
-        out.print(f"partial result: {reason}; no complete result", markup=False, highlight=False)
+        out.print(partial_text(reason), markup=False, highlight=False, soft_wrap=True)
     raise Exit(runtime.EXIT_LIMIT)
+
+
+def library_failed(exc: ImportError) -> int:
+    """A library that cannot load (a broken install, a tight memory limit): one line; its code."""
+    hint = " (out of memory? raise memory)" if "memory" in str(exc).lower() or "allocate" in str(exc).lower() else ""
+    say_error(f"error: cannot load a library: {exc}{hint}")
+    return runtime.EXIT_LIMIT if hint else 3
 
 
 def run(fn, *args, timeout: float | None = None, as_json: bool = False, **kwargs) -> None:
     """Run a command body: bad input exits 2, a limit (``timeout`` bounds the whole command, see
-    solver/runtime.py; memory) exits 1 with a marked partial result, Ctrl-C exits 130."""
+    solver/runtime.py; memory) exits 1 with a marked partial result, Ctrl-C exits 130. A body loads
+    its libraries itself, so that loading them counts toward ``--timeout`` and Ctrl-C too."""
     _current.clear()
     out_of_memory = False
 
     def hard_stop() -> None:  # the watchdog's last word when C code ignores the time limit
-        sys.stdout.flush()
-        os.write(1, f"partial result: time limit {timeout:g} s reached; no complete result\n".encode())
+        reason = f"time limit {timeout:g} s reached"
+        if as_json and _current.get("emitted"):
+            return   # the document is out already: one JSON document, never two
+        text = json.dumps(partial_document(reason), indent=1, default=str) if as_json else partial_text(reason)
+        try:
+            sys.stdout.flush()
+        except BaseException:  # noqa: BLE001 - the main thread may hold the stream; write anyway
+            pass
+        os.write(1, (text + "\n").encode())
     try:
         try:
-            with runtime.time_limit(timeout, hard_stop):
-                try:
-                    fn(*args, **kwargs)
-                except Exception:
-                    if runtime.alarm_fired() is None:
-                        raise
-                    # the alarm's TimeLimit was swallowed and replaced inside a library call
-                    raise runtime.TimeLimit(runtime.alarm_fired()) from None
+            with runtime.time_limit(timeout, hard_stop), runtime.stops_surface():
+                fn(*args, **kwargs)
         except runtime.TimeLimit as e:
             stopped_by_limit(str(e), as_json)
         except MemoryError:
@@ -280,7 +368,12 @@ def run(fn, *args, timeout: float | None = None, as_json: bool = False, **kwargs
         raise typer.Exit(runtime.EXIT_INTERRUPTED)
     except (typer.Exit, runtime.StdoutFailed):
         raise
+    except ImportError as e:
+        raise typer.Exit(library_failed(e))
     except Exception as e:  # noqa: BLE001 - the last resort: one line, no traceback
+        if runtime.interrupted():
+            say_error("interrupted")
+            raise typer.Exit(runtime.EXIT_INTERRUPTED)
         say_error(f"internal error: {type(e).__name__}: {e}")
         raise typer.Exit(3)
 
@@ -338,15 +431,14 @@ def verify(ctx: typer.Context,
                                                   "omitted: every built-in game"),
            players: Optional[int] = typer.Option(None, "--players", help="number of players"),
            ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION"),
-           max_states: Optional[int] = typer.Option(None, "--max-states", help="state limit"),
-           timeout: Optional[float] = typer.Option(None, "--timeout",
+           max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES, help="state limit"),
+           timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
                                                    help="seconds for the whole command (games share it)"),
            as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Exhaustive invariant checks and Z3 proofs on each game's default small configuration."""
-    from ruleproof.solver.verify import overall_status, verify_document
-    from ruleproof.solver.verify import verify as run_verify
-
     def body():
+        from ruleproof.solver.verify import overall_status, verify_document
+        from ruleproof.solver.verify import verify as run_verify
         start = time.perf_counter()
         check_limits(max_states, timeout)
         if target is not None and not target.strip():
@@ -452,38 +544,43 @@ def print_verify_summary(r) -> None:
 def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, built-in ruleset or RULESET.toml"),
           players: Optional[int] = typer.Option(None, "--players", help="number of players"),
           ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION (repeatable)"),
-          out_dir: Optional[Path] = typer.Option(None, "--out", help="where to write the play table, graph "
+          out_dir: Optional[Path] = typer.Option(None, "--out", click_type=OUT_FOLDER,
+                                                 help="where to write the play table, graph "
                                                  "and picture (default: out/<ruleset>)"),
           no_files: bool = typer.Option(False, "--no-files", help="report values only, write nothing"),
           exact: Optional[bool] = typer.Option(None, "--exact/--float",
                                                help="rational arithmetic (default: when small)"),
           full: bool = typer.Option(False, "--full", help="play table of every decision state with "
                                     "every action's value (default: the states optimal play reaches)"),
-          max_states: Optional[int] = typer.Option(None, "--max-states", help="stop exploring after this "
+          max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES,
+                                                   help="stop exploring after this "
                                                    "many states (the result is then partial, exit 1)"),
-          timeout: Optional[float] = typer.Option(None, "--timeout", help="stop after this many seconds "
+          timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                  help="stop after this many seconds "
                                                   "(the result is then partial, exit 1)"),
           engine: Optional[str] = typer.Option(None, "--engine", help="the engine to use (default: the "
                                                "game's first that applies; `ruleproof games GAME` lists them)"),
+          games_: Optional[int] = typer.Option(None, "--games", min=1, max=MAX_GAMES, help="games of an "
+                                               "engine that samples (Loira's near-optimal self-play; "
+                                               "default: its own fixed count)"),
+          seed: Optional[int] = typer.Option(None, "--seed", help="seed of those games"),
           as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Exact values and the optimal policy, with a play table, a printable summary and a picture.
 
     Files: play_table.csv (typed columns; play_table.meta.json says what each means and whose value
     it is), policy_summary.txt/.csv, policy.png and (small graphs) decision_graph.graphml."""
-    from ruleproof.solver.analysis import solve_ruleset
-    from ruleproof.solver.outputs import staged_folder
-
     def body():
+        from ruleproof.solver.analysis import solve_ruleset
+        from ruleproof.solver.outputs import staged_folder
         check_limits(max_states, timeout)
         rs = resolve(target, players, ctx.args, ruling)
         where = None if no_files else (out_dir or Path("out") / rs.name)
-        if where is not None and where.exists() and not where.is_dir():
-            fail_input(f"command line: --out: {where} exists and is not a folder")
-        # files go to a hidden sibling folder, renamed into place once complete (solver/outputs.py)
+        # files go to a hidden sibling folder, swapped into place once complete (solver/outputs.py);
+        # a folder that is not ruleproof's own earlier output is refused before the work
         with staged_folder(where) as stage, progress_bar(not as_json) as bar:
             res = solve_ruleset(rs, exact=exact, max_states=max_states, timeout=timeout,
                                 out_dir=stage.folder if stage else None, progress=bar, full=full,
-                                engine=engine).doc()
+                                engine=engine, games=games_, seed=seed).doc()
             if stage is not None and not res["partial"] and res["files"]:
                 res["files"] = stage.commit(
                     {"command": "solve", "target": target, "arguments": ctx.args, "game": rs.game,
@@ -498,15 +595,16 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
                 raise Exit(1)
             return
         if res.get("partial"):
-            out.print(f"partial result: {res['reason']}; explored {res['states']} states, no values")
+            out.print(f"partial result: {res['reason']}; explored {res['states']} states, no values",
+                      markup=False, highlight=False, soft_wrap=True)
             raise Exit(1)
-        out.print(f"{rs.game} ({rs.name}): {res['states']} states, {doc['seconds']} s, "
-                  f"{res['engine']}: {res['method']}", markup=False, highlight=False)
+        states = f"{res['states']:,} states, " if res["states"] else ""
+        out.print(f"{rs.game} ({rs.name}): {states}{doc['seconds']} s, {res['engine']}: {res['method']}",
+                  markup=False, highlight=False)
         for skipped in res["skipped"]:
             out.print(f"  ({skipped['engine']} passed over: {skipped['reason']})", markup=False, highlight=False)
-        for seat, v in enumerate(res["values"]):
-            frac = f" = {v['fraction']}" if v["fraction"] else ""
-            out.print(f"  seat {seat}: {v['float']:.9f}{frac}", markup=False)
+        for line in value_lines(res["values"]) + figure_lines(res["values"], res["figures"]):
+            out.print("  " + line, markup=False, highlight=False, soft_wrap=True)
         if res["value_meaning"]:
             out.print(f"  each seat's value above ({res['meaning']}), and the play table's value for the seat "
                       f"to move: {res['value_meaning']}", markup=False, highlight=False, soft_wrap=True)
@@ -523,27 +621,72 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
     run(body, timeout=timeout, as_json=as_json)
 
 
+def value_lines(values: list[dict[str, Any]]) -> list[str]:
+    """One line per seat: the value to the digits its evidence supports, and what it is (exact,
+    solved, sampled with its interval, near-optimal with the regret that applies)."""
+    from ruleproof.model.estimate import HEADLINE_FRACTION_DIGITS, Estimate
+    lines = []
+    for seat, v in enumerate(values):
+        e = Estimate.from_dict(v)
+        lines.append(f"seat {seat}: {e.text()}")
+        if e.kind == "exact" and len(str(e.fraction)) > HEADLINE_FRACTION_DIGITS:
+            lines[-1] += f" (its {len(str(e.fraction))}-character fraction is in --json)"
+    return lines
+
+
+def figure_lines(values: list[dict[str, Any]], figures: list[dict[str, Any]]) -> list[str]:
+    """The first-seat advantage (from the values, unless the engine measured it play by play) and
+    the engine's other figures (P(seat k finishes first) against the fair share, ...), each with
+    what it is."""
+    from ruleproof.model.estimate import FIRST_SEAT_ADVANTAGE_MEANING, Estimate, first_seat_advantage
+    lines = []
+    own = next((f for f in figures if f["name"] == "first_seat_advantage"), None)
+    adv = Estimate.from_dict(own["estimates"][0]) if own else \
+        first_seat_advantage([Estimate.from_dict(v) for v in values])
+    if adv is not None:
+        lines.append(f"first-seat advantage: {adv.text(signed=True)} -- {FIRST_SEAT_ADVANTAGE_MEANING}")
+    for f in figures:
+        if f["name"] == "first_seat_advantage":
+            continue
+        ests = [Estimate.from_dict(e) for e in f["estimates"]]
+        kinds = {e.evidence() for e in ests}
+        body = ", ".join((f"seat {i} " if f["per_seat"] else "") + e.number() for i, e in enumerate(ests))
+        fair = f"; fair share {f['fair_share']}" if f.get("fair_share") else ""
+        lines.append(f"{f['meaning']}: {body} ({'; '.join(sorted(kinds))}{fair})")
+    return lines
+
+
 # ---- report -----------------------------------------------------------------------------------------
 
 @app.command(**GAME_COMMAND)
 def report(ctx: typer.Context,
            target: str = typer.Argument(..., help="game (its small configuration, as verify), built-in "
                                         "ruleset or RULESET.toml"),
-           html_file: Optional[Path] = typer.Option(None, "--html", help="write the page as one "
+           html_file: Optional[Path] = typer.Option(None, "--html", click_type=OUT_FILE,
+                                                    help="write the page as one "
                                                     "self-contained HTML file (CSS and pictures inside)"),
-           md_file: Optional[Path] = typer.Option(None, "--md", help="write the page as Markdown "
+           md_file: Optional[Path] = typer.Option(None, "--md", click_type=OUT_FILE,
+                                                  help="write the page as Markdown "
                                                   "(pictures as data URLs)"),
-           against: Optional[str] = typer.Option(None, "--against", help="another ruleset (a game name: its "
-                                                 "small configuration): the page also says what the "
-                                                 "edit from it changed (as compare)"),
+           against: Optional[str] = typer.Option(None, "--against", help="another ruleset, read as compare "
+                                                 "reads its A (a game name opposite a ruleset file: its "
+                                                 "built-in ruleset): the page also says what the edit "
+                                                 "from it changed, as compare does"),
+           games_: Optional[int] = typer.Option(None, "--games", min=1, max=MAX_GAMES, help=SAMPLE_HELP),
+           seed: Optional[int] = typer.Option(None, "--seed", help="seed of those games"),
+           policy: Optional[str] = typer.Option(None, "--policy", help="policy of the simulated games "
+                                                "(default: the game's simulate default)"),
            players: Optional[int] = typer.Option(None, "--players", help="number of players"),
            ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION (both sides "
                                                       "with --against)"),
-           max_states: Optional[int] = typer.Option(None, "--max-states", help="state limit for verify "
+           max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES,
+                                                    help="state limit for verify "
                                                     "and solve"),
-           timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for the whole report "
+           timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                   help="seconds for the whole report "
                                                    "(each phase gets what is left)"),
-           rank_timeout: float = typer.Option(60.0, "--rank-timeout", help="seconds for ranking the "
+           rank_timeout: float = typer.Option(60.0, "--rank-timeout", click_type=SECONDS_OR_ZERO,
+                                              help="seconds for ranking the "
                                               "rulings (the page names those left unranked; 0 skips)"),
            as_json: bool = typer.Option(False, "--json", help="print the page's data as one JSON document")) -> None:
     """One page per ruleset: properties with their evidence, values and fairness (first-seat
@@ -551,30 +694,26 @@ def report(ctx: typer.Context,
     with --against what the edit changed. Without --html/--md the Markdown goes to stdout.
     Exit 1 when the verdict is fails or unknown, the values could not be computed within the
     limits, or --against finds a regression."""
-    from ruleproof.solver.page import build_report, exit_code, json_view, render_html, render_markdown
-
     def body():
+        from ruleproof.solver.page import build_report, exit_code, json_view, render_markdown, write_page
         check_limits(max_states, timeout)
-        rs = resolve(target, players, ctx.args, ruling, small=True)
-        other = resolve(against, players, ctx.args, ruling, small=True) if against else None
-        if other is not None and other.game != rs.game:
-            fail_input(f"command line: --against: {against} is a {other.game} ruleset, {target} a {rs.game} one")
-        for flag, path in (("--html", html_file), ("--md", md_file)):
-            if path is not None and path.is_dir():
-                fail_input(f"command line: {flag}: {path} is a folder; give a file name")
+        if html_file is not None and md_file is not None and html_file == md_file:
+            fail_input(f"command line: --md: {str(md_file)!r} is also the --html file")
+        if against:   # the two sides read as compare reads them (A = --against, B = the target)
+            if load_ruleset(against).game != load_ruleset(target).game:
+                fail_input(f"command line: --against: {against} is a {load_ruleset(against).game} ruleset, "
+                           f"{target} a {load_ruleset(target).game} one")
+            other, rs, why_a, why_b = resolve_pair(against, target, players, ctx.args, ruling)
+        else:
+            rs, other, why_a = resolve(target, players, ctx.args, ruling, small=True), None, ""
+            why_b = _current["why"][target]
         with progress_bar(not as_json) as bar:
             doc = build_report(rs, against=other, max_states=max_states, timeout=time_left(timeout),
-                               rank_timeout=rank_timeout, progress=bar)
-        written = []
-        for flag, path, render in (("--html", html_file, render_html), ("--md", md_file, render_markdown)):
-            if path is None:
-                continue
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(render(doc), encoding="utf-8")
-            except OSError as exc:
-                fail_input(f"command line: {flag}: cannot write {str(path)!r} ({exc.strerror or exc})")
-            written.append(str(path))
+                               rank_timeout=rank_timeout, progress=bar, why=(why_b, why_a),
+                               games=games_, seed=seed, policy=policy)
+        # (the paths were checked as the options were parsed; solver/outputs.py writes them)
+        written = [str(write_page(doc, path, flag)) for flag, path in (("--html", html_file), ("--md", md_file))
+                   if path is not None]
         if as_json:
             emit(json_view(doc))
         elif not written:
@@ -585,7 +724,7 @@ def report(ctx: typer.Context,
             regressions = doc.get("against", {}).get("regressions")
             out.print(f"report {doc['ruleset']}: verdict {doc['verdict']}"
                       + ("; values not computed within the limits" if doc["solve"]["partial"] else "")
-                      + (f"; {len(regressions)} regression(s) against {doc['against']['ruleset']}"
+                      + (f"; {len(regressions)} regression(s) against {doc['against']['a']['ruleset']}"
                          if regressions else ""), markup=False, highlight=False)
         if exit_code(doc):
             raise Exit(1)
@@ -600,33 +739,37 @@ def sweep(ctx: typer.Context,
                                        "ruleset or RULESET.toml"),
           param: list[str] = typer.Option(..., "--param", help="NAME=RANGE: LOW..HIGH[:STEP] (10..30:5) "
                                           "or a comma list (mini,curta); repeat for a grid"),
-          games_: int = typer.Option(2000, "--games", min=1, help="simulated games per point the exact "
-                                     "solver does not reach"),
-          seed: int = typer.Option(0, "--seed", help="random seed of the simulated points"),
+          games_: Optional[int] = typer.Option(None, "--games", click_type=GAME_COUNT,
+                                               help="games per sampled point: simulated where the exact "
+                                               "solver stops (default 2,000), and the games of an engine "
+                                               "that samples (default: its own fixed count)"),
+          seed: Optional[int] = typer.Option(None, "--seed", help="random seed of the sampled points "
+                                             "(default 0; an engine that samples: its own)"),
           policy: Optional[str] = typer.Option(None, "--policy", help="policy of the simulated points "
                                                "(default: the game's simulate default)"),
           simulate_only: bool = typer.Option(False, "--simulate-only", help="simulate every point; "
                                              "do not try the exact solver"),
           players: Optional[int] = typer.Option(None, "--players", help="number of players (fixed)"),
           ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION (fixed)"),
-          max_states: Optional[int] = typer.Option(None, "--max-states", help="state limit of each "
+          max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES,
+                                                   help="state limit of each "
                                                    "point's exact solve"),
-          point_timeout: float = typer.Option(30.0, "--point-timeout", help="seconds for each point's "
+          point_timeout: float = typer.Option(30.0, "--point-timeout", click_type=SECONDS,
+                                              help="seconds for each point's "
                                               "exact solve; beyond it the point is simulated"),
-          timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for the whole sweep "
+          timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                  help="seconds for the whole sweep "
                                                   "(points not reached are listed as not run)"),
-          plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG: each seat's value "
-                                              "against the first parameter"),
+          plot: Optional[Path] = typer.Option(None, "--plot", click_type=PLOT_FILE,
+                                              help="write a plot (.png, .svg or .pdf): each seat's "
+                                              "value against the first parameter"),
           as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Values and game length over a grid of parameter values: exact where the solver finishes
     within the per-point limits, simulated beyond (each row says which, and under which policy)."""
-    from ruleproof.solver.sweep import parse_param, plot_sweep, run_sweep
-
     def body():
-        check_limits(max_states, timeout)
-        if not point_timeout > 0:
-            fail_input(f"command line: --point-timeout: must be a positive number of seconds, not {point_timeout}")
+        from ruleproof.solver.sweep import check_grid, parse_param, plot_sweep, run_sweep
         axes = [parse_param(item) for item in param]
+        check_grid(axes)   # its size, before a single point is made
         fixed = parse_extra(split_positionals(ctx.args)[1])
         for name, _ in axes:
             if name in fixed or (name == "players" and players is not None):
@@ -638,57 +781,87 @@ def sweep(ctx: typer.Context,
                 fail_input(f"command line: --param {name}: not a {spec.name} parameter"
                            f"{did_you_mean(name, spec.schema.param_index)} "
                            f"(parameters: {', '.join(spec.schema.param_index)})")
-        if plot is not None and plot.is_dir():
-            fail_input(f"command line: --plot: {plot} is a folder; give a file name")
+        reserve = 0.3   # seconds kept from --timeout to print (and draw) the points finished
+        if plot is not None:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot  # noqa: F401 - loaded now, so drawing after the sweep is quick
+            reserve += 0.4
+        rows: list = []
+        _current["kept"] = ("points", rows)   # a hard stop still reports the points finished
         with progress_bar(not as_json) as bar:
             res = run_sweep(rs, axes, max_states=max_states, timeout=point_timeout, games=games_,
-                            seed=seed, policy=policy, simulate_only=simulate_only, progress=bar,
-                            deadline=None if timeout is None else time.perf_counter() + time_left(timeout))
-        doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res}
-        if plot is not None:
-            try:
-                doc["plot"] = str(plot_sweep(res, plot, f"{rs.name}: each seat's value by {res['params'][0]}"))
-            except OSError as exc:
-                fail_input(f"command line: --plot: cannot write {str(plot)!r} ({exc.strerror or exc})")
+                            seed=seed, policy=policy, simulate_only=simulate_only, progress=bar, rows=rows,
+                            deadline=None if timeout is None
+                            else time.perf_counter() + max(0.0, time_left(timeout) - reserve))
+        from ruleproof.solver.compare import describe_config
+        from ruleproof.solver.sweep import PLOTTED
+        doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(),
+               "configuration": {"why": _current["why"][target], "differs_from_built_in": describe_config(rs)},
+               **res}
+        if plot is not None and any(r["method"] in PLOTTED for r in res["points"]):
+            doc["plot"] = str(plot_sweep(res, plot, f"{rs.name}: each seat's value by {res['params'][0]}"))
+        elif plot is not None:
+            doc["plot_note"] = f"{plot} not written: no point has a value"
         if as_json:
             emit(doc)
         else:
             print_sweep(doc)
+            if res["partial"]:
+                missing = sum(r["method"] == "not run" for r in res["points"])
+                out.print(f"partial result: {res['reason']}; {missing} of {len(res['points'])} points not run",
+                          markup=False, highlight=False, soft_wrap=True)
+        if res["partial"]:
+            raise Exit(runtime.EXIT_LIMIT)
     run(body, timeout=timeout, as_json=as_json)
 
 
+def plain_table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    """Aligned text columns that never fold a figure across lines (a wide table stays wide)."""
+    widths = [max(len(str(c)) for c in col) for col in zip(headers, *rows)]
+    lines = ["  ".join(str(h).ljust(w) for h, w in zip(headers, widths)).rstrip(),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    return lines
+
+
 def print_sweep(doc: dict[str, Any]) -> None:
+    """The sweep's table: each point's kind (exact, solved, near-optimal, simulated) and policy,
+    each seat's value to the digits its evidence supports (± half the 95% interval when sampled),
+    the first-seat advantage and the length; then what the sampled points are."""
+    from ruleproof.model.estimate import Estimate
     out.print(f"{doc['game']} ({doc['ruleset']}): {len(doc['points'])} points, {doc['seconds']} s; "
               f"a seat's value is {doc['value_meaning']}", markup=False, highlight=False, soft_wrap=True)
+    why = (doc.get("configuration") or {}).get("why")
+    if why:
+        out.print(f"configuration: {doc['configuration']['differs_from_built_in']} -- {why}",
+                  markup=False, highlight=False, soft_wrap=True)
     seats = max((len(r.get("values") or []) for r in doc["points"]), default=0)
-    table = Table(title_justify="left")
     units = {r["length"]["unit"] for r in doc["points"] if r.get("length")}
     unit = units.pop() if len(units) == 1 else None
-    length_col = f"length ({unit})" if unit else "length"
-    for col in doc["params"] + ["method"] + [f"seat {i}" for i in range(seats)] + [length_col, "states", "s"]:
-        table.add_column(col, overflow="fold")
+    headers = doc["params"] + ["kind"] + [f"seat {i}" for i in range(seats)] + \
+        ["first-seat adv.", f"length ({unit})" if unit else "length", "states", "s"]
+    rows = []
     for r in doc["points"]:
-        cells = [_short(r["point"][k]) for k in doc["params"]]
-        method = r["method"]
-        values = []
-        for i in range(seats):
-            if i >= len(r.get("values") or []):
-                values.append("-")
-            elif r["method"] == "simulated" and r["ci95"] and r["ci95"][i]:
-                lo, hi = r["ci95"][i]
-                values.append(f"{r['values'][i]:.4f} ±{(hi - lo) / 2:.4f}")
-            else:
-                values.append(f"{r['values'][i]:.6f}")
+        values = [Estimate.from_dict(e).number(compact=True) for e in r.get("estimates") or []]
+        values += ["-"] * (seats - len(values))
+        adv = "-" if not r.get("first_seat_advantage") else \
+            Estimate.from_dict(r["first_seat_advantage"]).number(signed=True, compact=True)
         length = r.get("length")
-        table.add_row(*cells, method, *values,
-                      "-" if not length else f"{length['value']:.3f}" + ("" if unit else f" {length['unit']}"),
-                      "-" if r.get("states") is None else f"{r['states']:,}", f"{r['seconds']:.2f}")
-    out.print(table)
-    simulated = [r for r in doc["points"] if r["method"] == "simulated"]
-    if simulated:
-        policies = ", ".join(dict.fromkeys(r["policy"] for r in simulated))
-        out.print(f"simulated: {doc['games']} games per point, seed {doc['seed']}, policy {policies} "
-                  "(the values under that policy); ± is half the 95% interval",
+        length_text = "-" if not length else Estimate.from_dict(length["estimate"]).number(compact=True) + \
+            ("" if unit else f" {length['unit']}")
+        rows.append([_short(r["point"][k]) for k in doc["params"]] + [r["method"], *values, adv, length_text,
+                    "-" if not r.get("states") else f"{r['states']:,}", f"{r['seconds']:.2f}"])
+    for line in plain_table(headers, rows):
+        out.print(line, markup=False, highlight=False, soft_wrap=True)
+    sampled = [r for r in doc["points"] if r.get("estimates") and Estimate.from_dict(r["estimates"][0]).is_sampled]
+    for r in sampled:
+        e = Estimate.from_dict(r["estimates"][0])
+        where = " ".join(f"{k}={_short(v)}" for k, v in r["point"].items())
+        out.print(f"{where}: sampled, not exact -- seat 0 {e.text()}", markup=False, highlight=False,
+                  soft_wrap=True)
+    if sampled:
+        out.print("± is half the 95% interval; a sampled value is the named policy's, not optimal play's",
                   markup=False, highlight=False, soft_wrap=True)
     reasons: dict[str, list[str]] = {}
     for r in doc["points"]:
@@ -700,9 +873,12 @@ def print_sweep(doc: dict[str, Any]) -> None:
                   soft_wrap=True)
     for r in doc["points"]:
         if r["method"] in ("failed", "not run"):
-            out.print(f"no result at {r['point']}: {r['why']}", markup=False, highlight=False, soft_wrap=True)
+            where = ", ".join(f"{k}={_short(v)}" for k, v in r["point"].items())
+            out.print(f"no result at {where}: {r['why']}", markup=False, highlight=False, soft_wrap=True)
     if doc.get("plot"):
         out.print(f"wrote {doc['plot']}", markup=False, highlight=False)
+    elif doc.get("plot_note"):
+        out.print(doc["plot_note"], markup=False, highlight=False)
 
 
 # ---- export -----------------------------------------------------------------------------------------
@@ -718,25 +894,26 @@ def export(ctx: typer.Context, target: str = typer.Argument(..., help="game, bui
                                     "(PRISM-games syntax)"),
            players: Optional[int] = typer.Option(None, "--players", help="number of players"),
            ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION"),
-           max_states: Optional[int] = typer.Option(None, "--max-states",
+           max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES,
                                                     help="stop exploring beyond this many states"),
-           timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for the exploration"),
+           timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                   help="seconds for the whole "
+                                                   "export (exploring, building, writing)"),
            as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Write the explored model to FILE for Storm/PRISM: an MDP of every seat's choices, or the chain a
     policy induces; labels name the mover, terminal states and each seat's win; rewards count turns.
     Usage: ruleproof export RULESET --format prism|drn|jani FILE [--policy ...] [game parameters]."""
-    from ruleproof.solver.export import export_ruleset
-
     def body():
+        from ruleproof.solver.export import export_ruleset
         check_limits(max_states, timeout)
         files, extra = split_positionals(ctx.args)
         if len(files) != 1:
             fail_input("command line: FILE: give exactly one output file"
                        + (f" (got {', '.join(files)})" if files else ""))
-        file = Path(files[0])
+        file = arguments.output_file(files[0], "FILE")   # before the work: see solver/outputs.py
         rs = resolve(target, players, extra, ruling)
         res = export_ruleset(rs, fmt, file, policy=policy, free_seats=free_seat or (), smg=smg,
-                             max_states=max_states, timeout=timeout)
+                             max_states=max_states, timeout=time_left(timeout))
         doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res}
         doc["seconds"] = round(doc["seconds"], 4)
         if as_json:
@@ -753,24 +930,24 @@ def export(ctx: typer.Context, target: str = typer.Argument(..., help="game, bui
                 out.print(f"  our exact values: {', '.join(res['values'])}{turns}", markup=False)
         if res["partial"]:
             raise Exit(1)
-    run(body)
+    run(body, timeout=timeout, as_json=as_json)
 
 
 # ---- simulate ---------------------------------------------------------------------------------------
 
 @app.command(**GAME_COMMAND)
 def simulate(ctx: typer.Context, target: str = typer.Argument(..., help="game, built-in ruleset or RULESET.toml"),
-             games_: int = typer.Option(1000, "--games", min=1, max=MAX_GAMES, help="number of games"),
+             games_: int = typer.Option(1000, "--games", click_type=GAME_COUNT, help="number of games"),
              seed: int = typer.Option(0, "--seed", help="random seed (the same seed, the same games)"),
              policy: Optional[str] = typer.Option(None, "--policy", help="policy name (see the game)"),
              players: Optional[int] = typer.Option(None, "--players", help="number of players"),
              ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION"),
-             timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for the whole run"),
+             timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                     help="seconds for the whole run"),
              as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Seeded Monte Carlo with 95% confidence intervals."""
-    from ruleproof.solver import montecarlo
-
     def body():
+        from ruleproof.solver import montecarlo
         check_limits(None, timeout)
         rs = resolve(target, players, ctx.args, ruling)
         with progress_bar(not as_json) as bar:
@@ -783,41 +960,106 @@ def simulate(ctx: typer.Context, target: str = typer.Argument(..., help="game, b
     run(body, timeout=timeout, as_json=as_json)
 
 
-def _metric_rows(value: Any, label: str, rows: list, facts: list) -> None:
-    """Flatten a simulation result: ``{"mean", "ci95", ...}`` leaves become table rows, other
-    scalars become facts; per-seat lists are labelled by seat."""
-    if isinstance(value, dict) and "mean" in value:
-        lo, hi = value.get("ci95") or (None, None)
-        extra = ", ".join(f"{k} {v}" for k, v in value.items() if k not in ("mean", "ci95"))
-        rows.append((label, f"{value['mean']:.6g}",
-                     "" if lo is None else f"[{lo:.6g}, {hi:.6g}]", extra))
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            _metric_rows(item, f"{label} {key}".strip(), rows, facts)
-    elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-        for i, item in enumerate(value):
-            seat = item.get("seat", i) if isinstance(item, dict) else i
-            where = f"{label}, seat {seat}" if label else f"seat {seat}"
-            _metric_rows({k: v for k, v in item.items() if k != "seat"}, where, rows, facts)
-    else:
-        facts.append(f"{label}: {value:.6g}" if isinstance(value, float) else f"{label}: {value}")
+#: beyond this many seats, simulate summarises each per-seat figure before listing every seat
+MANY_SEATS = 6
+#: keys of a simulation estimate that are not the estimate itself (shown beside it)
+_ESTIMATE_EXTRA = ("quantiles", "min", "max", "fair_share")
+
+
+def _is_estimate(value: Any) -> bool:
+    return isinstance(value, dict) and ("kind" in value or "ci95" in value)
+
+
+def _estimate_cells(value: dict[str, Any]) -> tuple[str, str, str]:
+    """(figure, 95% interval, what else the engine measured beside it) for a sampled estimate."""
+    from ruleproof.model.estimate import Estimate
+    e = Estimate.from_dict(value)
+    interval = "" if not e.is_sampled else \
+        f"[{e.low:.{e.decimals()}f}, {e.high:.{e.decimals()}f}]"
+    notes = []
+    if value.get("quantiles"):
+        notes.append("quantiles " + ", ".join(f"{k} {v:g}" for k, v in value["quantiles"].items()))
+    if value.get("min") is not None:
+        notes.append(f"min {value['min']}, max {value['max']}")
+    if value.get("fair_share"):
+        notes.append(f"fair share {value['fair_share']}")
+    return e.number(), interval, "; ".join(notes)
+
+
+def _words(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def _facts(extras: dict[str, Any]) -> list[str]:
+    """The engine's plain facts (board, players, ...), as words."""
+    out = []
+    for key, value in extras.items():
+        if _is_estimate(value) or isinstance(value, (dict, list)) or key == "labels":
+            continue
+        out.append(f"{_words(key)}: {value:.6g}" if isinstance(value, float) else f"{_words(key)}: {value}")
+    return out
+
+
+def _estimate_groups(extras: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Groups of estimates among the engine's extras (e.g. Presentes' effects per game)."""
+    return [(key, value) for key, value in extras.items()
+            if isinstance(value, dict) and value and all(_is_estimate(v) for v in value.values())]
 
 
 def print_simulation(doc: dict[str, Any]) -> None:
-    rows: list = []
-    facts: list = []
-    _metric_rows(doc["seats"], "", rows, facts)
-    _metric_rows(doc["metrics"], "", rows, facts)
-    _metric_rows(doc["extras"], "", rows, facts)
-    out.print(f"{doc['game']} ({doc['ruleset']}): {doc['games']} games, seed {doc.get('seed')}, "
-              f"policy {doc['policy']}, {doc['seconds']} s", markup=False, highlight=False)
+    """Overall figures first, then each seat's: with many seats, each per-seat figure summarised
+    (lowest and highest seat, the fair share) before the seat-by-seat table."""
+    def say(text: str) -> None:
+        out.print(text, markup=False, highlight=False, soft_wrap=True)
+    seats = doc["seats"]
+    say(f"{doc['game']} ({doc['ruleset']}): {doc['games']:,} games, seed {doc.get('seed')}, "
+        f"policy {doc['policy']}, {doc['seconds']} s")
+    say("every figure is sampled: the mean ± half its 95% interval (clipped to what the figure can be), "
+        "the digits that interval supports")
+    facts = _facts(doc["extras"])
     if facts:
-        out.print("  " + "; ".join(facts), markup=False, highlight=False)
-    table = Table(title_justify="left")
-    for column in ("metric", "mean", "95% CI", ""):
+        say("  " + "; ".join(facts))
+    table = Table(title="overall", title_justify="left")
+    for column in ("figure", "mean ± half-interval", "95% interval", ""):
         table.add_column(column, overflow="fold")
-    for row in rows:
-        table.add_row(*row)
+    for name, value in doc["metrics"].items():
+        if _is_estimate(value):
+            table.add_row(_words(name), *_estimate_cells(value))
+    if table.row_count:
+        out.print(table)
+    labels = doc["extras"].get("labels") or {}
+    for group, values in _estimate_groups(doc["extras"]):
+        table = Table(title=_words(group), title_justify="left")
+        for column in ("figure", "mean ± half-interval", "95% interval"):
+            table.add_column(column, overflow="fold")
+        for name, value in values.items():
+            table.add_row(labels.get(name, _words(name)), *_estimate_cells(value)[:2])
+        out.print(table)
+    names = list(dict.fromkeys(k for s in seats for k, v in s.items() if _is_estimate(v)))
+    if not names:
+        return
+    if len(seats) > MANY_SEATS:
+        from ruleproof.model.estimate import Estimate
+        summary = Table(title=f"per seat, summarised ({len(seats)} seats; every seat below)",
+                        title_justify="left")
+        for column in ("figure", "lowest", "highest", "fair share", "seats whose interval excludes it"):
+            summary.add_column(column, overflow="fold")
+        for name in names:
+            got = [(i, Estimate.from_dict(s[name])) for i, s in enumerate(seats) if name in s]
+            lo = min(got, key=lambda x: x[1].value)
+            hi = max(got, key=lambda x: x[1].value)
+            fair = 1 / len(seats) if name == "finish_first" else None
+            away = "-" if fair is None else \
+                (", ".join(str(i) for i, e in got if not e.low <= fair <= e.high) or "none")
+            summary.add_row(_words(name), f"{lo[1].number()} (seat {lo[0]})", f"{hi[1].number()} (seat {hi[0]})",
+                            "-" if fair is None else f"1/{len(seats)} = {fair:.4f}", away)
+        out.print(summary)
+    table = Table(title="per seat (mean ± half the 95% interval)", title_justify="left")
+    table.add_column("seat")
+    for name in names:
+        table.add_column(_words(name), overflow="fold")
+    for i, s in enumerate(seats):
+        table.add_row(str(i), *[_estimate_cells(s[n])[0] if n in s else "-" for n in names])
     out.print(table)
 
 
@@ -857,13 +1099,14 @@ def rulings_diff(ctx: typer.Context, target: str = typer.Argument(..., help="gam
                  ruling_id: str = typer.Argument(..., metavar="RULING", help="the ruling id, e.g. L04"),
                  option: Optional[str] = typer.Option(None, "--option", help="alternative (default: each)"),
                  players: Optional[int] = typer.Option(None, "--players", help="number of players"),
+                 timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                         help="seconds for the whole command"),
                  as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Where a ruling's readings part. One of three answers per alternative: parts (a shortest
     situation and the change in optimal values), harmless (exhaustive over the configurations
     named), or not exercised (by the configuration given; larger ones searched in part)."""
-    from ruleproof.solver.rulings import known_ruling, ruling_diff
-
     def body():
+        from ruleproof.solver.rulings import known_ruling, ruling_diff
         start = time.perf_counter()
         rs = resolve(target, players, ctx.args, small=True)
         r = known_ruling(get_spec(rs.game), ruling_id)
@@ -872,8 +1115,11 @@ def rulings_diff(ctx: typer.Context, target: str = typer.Argument(..., help="gam
             fail_input(f"command line: --option: {option!r} is already the reading of {ruling_id} in "
                        f"{rs.name}; name another option ({', '.join(o for o in r.options if o != current) or 'none'})")
         options = [option] if option else [o for o in r.options if o != current]
+        diffs: list = []
+        _current["kept"] = ("diffs", diffs)   # a time limit still reports the diffs finished
         with progress_bar(not as_json) as bar:
-            diffs = [ruling_diff(rs, ruling_id, o, progress=bar) for o in options]
+            for o in options:
+                diffs.append(ruling_diff(rs, ruling_id, o, progress=bar))
         doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), "diffs": diffs,
                "seconds": round(time.perf_counter() - start, 4)}
         if not options:
@@ -897,14 +1143,15 @@ def rulings_diff(ctx: typer.Context, target: str = typer.Argument(..., help="gam
                 out.print("harmless: " + d["proof"], markup=False, highlight=False)
             else:
                 out.print(d["note"], markup=False, highlight=False)
-    run(body)
+    run(body, timeout=timeout, as_json=as_json)
 
 
 def _diff_values_text(d: dict[str, Any]) -> str:
     if "value_change" in d:
         return "; ".join(f"seat {i} {c['fraction'] or format(c['float'], '+.6f')}"
                          for i, c in enumerate(d["value_change"])) + " (alternative minus reading)"
-    return "; ".join(f"{k}: {v if isinstance(v, str) else _values_text(v)}" for k, v in d.get("values", {}).items())
+    return "; ".join(f"{k}: {v if isinstance(v, str) else ', '.join(value_lines(v))}"
+                     for k, v in d.get("values", {}).items())
 
 
 @rulings_app.command("rank", **GAME_COMMAND)
@@ -912,13 +1159,13 @@ def rulings_rank(ctx: typer.Context,
                  target: str = typer.Argument(..., help="game (its small configuration) or RULESET.toml"),
                  only: Optional[str] = typer.Option(None, "--only", help="comma-separated ruling ids"),
                  players: Optional[int] = typer.Option(None, "--players", help="number of players"),
-                 timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds in all"),
+                 timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                         help="seconds in all"),
                  as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Every ruling alternative ranked by how far it moves the values (each seat's optimal value)
     and the expected length of play, on one configuration (named in the output)."""
-    from ruleproof.solver.rulings import known_ruling, rank_rulings
-
     def body():
+        from ruleproof.solver.rulings import known_ruling, rank_rulings
         start = time.perf_counter()
         check_limits(None, timeout)
         rs = resolve(target, players, ctx.args, small=True)
@@ -926,44 +1173,42 @@ def rulings_rank(ctx: typer.Context,
         for rid in ids or []:
             known_ruling(get_spec(rs.game), rid, "--only")
         with progress_bar(not as_json) as bar:
-            res = rank_rulings(rs.game, ruleset=rs, only=ids, timeout=timeout, progress=bar)
+            res = rank_rulings(rs.game, ruleset=rs, only=ids, timeout=time_left(timeout), progress=bar)
         doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res,
                "seconds": round(time.perf_counter() - start, 4)}
         if as_json:
             emit(doc)
             return
         ref = res["reference"]
+        from ruleproof.solver.compare import describe_config
         out.print(f"{rs.game} ({rs.name}): rulings ranked by their effect on the optimal values; "
-                  f"configuration {json.dumps(doc['config']['params'], default=str)}", markup=False,
-                  highlight=False)
+                  f"configuration: {describe_config(rs)} -- {_current['why'][target]}", markup=False,
+                  highlight=False, soft_wrap=True)
         if "error" in ref:
             out.print(f"  the configuration's own readings did not solve: {ref['error']}", markup=False)
         else:
             out.print("  reference: " + ", ".join(f"seat {i} {v:.6f}" for i, v in enumerate(ref["values"]))
                       + (f"; expected moves {ref['length']:.3f}" if ref["length"] is not None else ""),
                       markup=False)
-        table = Table(title_justify="left")
-        for col in ("ruling", "alternative", "max |Δ value|", "Δ value per seat", "Δ expected moves"):
-            table.add_column(col, overflow="fold")
-        for row in res["rows"]:
-            if "error" in row:
-                table.add_row(row["ruling"], row["alternative"], "-", row["error"], "-")
-                continue
-            length = "-" if row["length_change"] is None else f"{row['length_change']:+.4f}"
-            table.add_row(row["ruling"], row["alternative"], f"{row['max_value_change']:.6f}",
-                          " ".join(f"{d:+.6f}" for d in row["value_change"]), length)
-        out.print(table)
-    run(body)
+        from ruleproof.solver.page import rank_row
+        headers = ["ruling", "alternative", "effect", "max |Δ value|", "Δ value per seat", "Δ expected moves"]
+        for line in plain_table(headers, [rank_row(row) for row in res["rows"]]):
+            out.print(line, markup=False, highlight=False, soft_wrap=True)
+        out.print("values exact, compared in floats (the change is exact to the digits shown); 'not "
+                  "exercised': this configuration cannot bring the ruling into play", markup=False,
+                  highlight=False, soft_wrap=True)
+    run(body, timeout=timeout, as_json=as_json)
 
 
 @rulings_app.command("check")
 def rulings_check(game: Optional[str] = typer.Argument(None, help="game; omitted: every game"),
                   record: bool = typer.Option(False, "--record", help="store current results as expected"),
+                  timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                          help="seconds for the whole command"),
                   as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Re-run the stored ruling regression scenarios (model/<game>/scenarios.json); exit 1 on any change."""
-    from ruleproof.solver.analysis import check_games, record_scenarios
-
     def body():
+        from ruleproof.solver.analysis import check_games, record_scenarios
         start = time.perf_counter()
         if game is not None and game not in GAMES:
             fail_input(f"command line: GAME: rulings check takes a game name ({', '.join(GAMES)}), "
@@ -988,7 +1233,7 @@ def rulings_check(game: Optional[str] = typer.Argument(None, help="game; omitted
                     out.print(f"    {line}", markup=False)
         if changed:
             raise Exit(1)
-    run(body)
+    run(body, timeout=timeout, as_json=as_json)
 
 
 def scenario_change_text(row: dict[str, Any]) -> str:
@@ -1007,6 +1252,8 @@ def scenario_change_text(row: dict[str, Any]) -> str:
 
 @app.command()
 def deduce(view: Path = typer.Argument(..., help="a Bomb Busters VIEW.json position file"),
+           timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                   help="seconds for the whole command"),
            as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Bomb Busters: exact wire probabilities from one player's view."""
     def body():
@@ -1016,94 +1263,81 @@ def deduce(view: Path = typer.Argument(..., help="a Bomb Busters VIEW.json posit
             emit(doc)
         else:
             out.print(text, markup=False, highlight=False)
-    run(body)
+    run(body, timeout=timeout, as_json=as_json)
+
+
+def resolve_pair(a: str, b: str | None, players: Optional[int], extra: list[str],
+                 ruling: list[str] | None) -> tuple[Ruleset, Ruleset, str, str]:
+    """The two sides of ``compare`` and ``report --against`` (A the reference, B the edit), each
+    with why it is the configuration it is: one reading of the targets for both commands. B
+    omitted: A with the command line's overrides (A itself without them)."""
+    if b is None:
+        rsa = resolve(a, None, [], None, small=True)
+        rsb = resolve(a, players, extra, ruling, small=True)
+        why = _current["why"][a]
+        return rsa, rsb, why, why + "; with the command line's overrides"
+    rsa = resolve(a, players, extra, ruling, small=True, opposite=b)
+    rsb = resolve(b, players, extra, ruling, small=True, opposite=a)
+    if rsa.game != rsb.game:
+        fail_input(f"command line: B: {b} is a {rsb.game} ruleset, {a} a {rsa.game} one")
+    return rsa, rsb, _current["why"][a], _current["why"][b]
 
 
 @app.command(**GAME_COMMAND)
 def compare(ctx: typer.Context,
-            a: str = typer.Argument(..., help="ruleset A: a game, built-in ruleset or RULESET.toml"),
+            a: str = typer.Argument(..., help="ruleset A: a game (its small configuration; opposite a "
+                                    "ruleset file, its built-in ruleset), built-in ruleset or RULESET.toml"),
             b: Optional[str] = typer.Argument(None, help="ruleset B; omitted: A with the --ruling and "
                                               "parameter overrides given"),
             players: Optional[int] = typer.Option(None, "--players", help="number of players (both sides)"),
             ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="ID=OPTION (B only when B is "
                                                        "omitted, else both sides)"),
-            max_states: Optional[int] = typer.Option(None, "--max-states", help="state limit per side"),
-            timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds for the whole command (both sides share it)"),
+            games_: Optional[int] = typer.Option(None, "--games", click_type=GAME_COUNT, help=SAMPLE_HELP),
+            seed: Optional[int] = typer.Option(None, "--seed", help="seed of those games"),
+            policy: Optional[str] = typer.Option(None, "--policy", help="policy of the simulated games "
+                                                 "(default: the game's simulate default)"),
+            max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES,
+                                                     help="state limit per side"),
+            timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
+                                                    help="seconds for the whole command (both sides share it)"),
             as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
-    """What a rule edit changes: properties with their evidence, optimal values, game length.
+    """What a rule edit changes: the figures that moved first (values per seat, first-seat
+    advantage, game length, the game's own figures; a sampled figure moves only when its 95%
+    intervals separate), then the properties whose verdict changed, then the regressions.
     Exit 1 when B fails or cannot decide a property A holds, or when values could not be computed."""
-    from ruleproof.solver.analysis import compare_rulesets
-
     def body():
+        from ruleproof.solver.compare import compare_rulesets
         start = time.perf_counter()
         check_limits(max_states, timeout)
-        if b is None:
-            if not (ruling or ctx.args or players is not None):
-                fail_input("command line: B: give ruleset B, or overrides (--ruling ID=OPTION, --NAME VALUE) "
-                           "that turn A into B")
-            rsa = resolve(a, None, [], None)
-            rsb = resolve(a, players, ctx.args, ruling)
-        else:
-            rsa = resolve(a, players, ctx.args, ruling)
-            rsb = resolve(b, players, ctx.args, ruling)
+        if b is None and not (ruling or ctx.args or players is not None):
+            fail_input("command line: B: give ruleset B, or overrides (--ruling ID=OPTION, --NAME VALUE) "
+                       "that turn A into B")
+        rsa, rsb, why_a, why_b = resolve_pair(a, b, players, ctx.args, ruling)
         _current["ruleset"] = rsa
-        res = compare_rulesets(rsa, rsb, max_states=max_states, timeout=time_left(timeout))
+        res = compare_rulesets(rsa, rsb, why=(why_a, why_b), max_states=max_states,
+                               timeout=time_left(timeout), games=games_, seed=seed, policy=policy)
         doc = {"game": rsa.game, "ruleset": f"{rsa.name} vs {rsb.name}",
                "config": {"a": rsa.as_dict(), "b": rsb.as_dict()}, **res,
                "seconds": round(time.perf_counter() - start, 4)}
         if as_json:
             emit(doc)
         else:
-            print_comparison(doc)
+            from ruleproof.solver.page import comparison_text
+            for line in comparison_text(doc):
+                out.print(line, markup=False, highlight=False, soft_wrap=True)
+            out.print("compare: " + comparison_verdict(doc), markup=False, highlight=False)
         if res["regressions"]:
             raise Exit(1)
     run(body, timeout=timeout, as_json=as_json)
 
 
-def _values_text(values) -> str:
-    if not values:
-        return "no values (partial)"
-    return ", ".join(f"seat {i} " + (f"{v['fraction']} " if v["fraction"] else "") + f"({v['float']:.9f})"
-                     for i, v in enumerate(values))
-
-
-def print_comparison(doc: dict[str, Any]) -> None:
-    a, b, ch = doc["a"], doc["b"], doc["changes"]
-    def say(text: str) -> None:
-        out.print(text, markup=False, highlight=False)
-    say(f"{doc['game']}: A = {a['ruleset']} ({a['source']}), B = {b['ruleset']} ({b['source']})")
-    edits = [f"{k} {x} -> {y}" for k, (x, y) in ch["params"].items()]
-    edits += [f"{k} {x} -> {y}" for k, (x, y) in ch["rulings"].items()]
-    say("  edit: " + ("; ".join(edits) if edits else "none (the same parameters and rulings)"))
-    say(f"  verify: A {a['verify']}, B {b['verify']}")
-    for name, (x, y) in ch["properties"].items():
-        say(f"    {name}: {x or 'absent'} -> {y or 'absent'}")
-    for name in ch["substantive_details"]:
-        x, y = ch["details"][name]
-        say(f"    {name}:\n      A: {x}\n      B: {y}")
-    if not ch["properties"] and not ch["substantive_details"]:
-        say("    every property has the same status and the same finding (state counts aside)")
-    say(f"  states solved: A {a['states']}, B {b['states']}")
-    say(f"  values: A {_values_text(a['values'])}")
-    say(f"          B {_values_text(b['values'])}" + ("" if ch["values"] else "  (unchanged)"))
-    la, lb = ch["longest_play"]
-    if la is not None or lb is not None:
-        say(f"  longest play (moves): A {la if la is not None else 'unbounded (cycles)'}, "
-            f"B {lb if lb is not None else 'unbounded (cycles)'}")
-    regressions = doc["regressions"]
-    if regressions:
-        say(f"  regressions ({len(regressions)}):")
-        shown = False
-        for r in regressions:
-            say(f"    {r['property']}: {r['why']}")
-            trace = b.get("counterexamples", {}).get(r["property"])
-            if trace and not shown:   # the first witness in full; the others are in --json
-                shown = True
-                for line in trace:
-                    say(f"      {line}")
-        say("compare: B regresses (exit 1)")
-    else:
-        say("compare: nothing regressed")
+def comparison_verdict(doc: dict[str, Any]) -> str:
+    n = len(doc["regressions"])
+    return {"regresses": f"B regresses ({n} regression{'s' if n != 1 else ''}; exit 1)",
+            "changes": "B changes what is listed above; nothing regressed",
+            "no detectable change": "no detectable change; nothing regressed",
+            "unchanged": "nothing changed; nothing regressed",
+            "undecided": "not decided within the limits: nothing above shows B worse than A (exit 1)"}[doc["verdict"]]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -1112,6 +1346,10 @@ def main(argv: list[str] | None = None) -> None:
     traceback (see ``_guarded``)."""
     import errno
     real_stdout = sys.stdout
+    try:   # text that is not valid Unicode (a name read from a file) prints escaped, never fails
+        real_stdout.reconfigure(errors="backslashreplace")
+    except (AttributeError, ValueError, OSError):
+        pass
     sys.stdout = runtime.GuardedStdout(real_stdout)
     # the console script arms the watchdogs (Ctrl-C, --timeout); in-process callers (tests) do not
     watchdogs = runtime.armed(_STARTED, lambda line: os.write(2, (line + "\n").encode())) \
@@ -1120,6 +1358,9 @@ def main(argv: list[str] | None = None) -> None:
         with watchdogs:
             code = _guarded(argv)
             sys.stdout.flush()
+    except runtime.Interrupted:   # Ctrl-C while the command line loaded (see runtime.armed)
+        say_error("interrupted")
+        code = runtime.EXIT_INTERRUPTED
     except runtime.StdoutFailed as exc:
         if exc.error.errno == errno.EPIPE:  # the reader went away (`| head`): quietly, like Unix tools
             try:
@@ -1164,10 +1405,8 @@ def _guarded(argv: list[str] | None) -> int:
     except MemoryError:
         say_error("error: out of memory before the command could finish (lower --max-states or raise memory)")
         return runtime.EXIT_LIMIT
-    except ImportError as exc:  # a library that cannot load (e.g. under a tight memory limit)
-        hint = " (out of memory? raise memory)" if "memory" in str(exc).lower() or "allocate" in str(exc).lower() else ""
-        say_error(f"error: cannot load a library: {exc}{hint}")
-        return runtime.EXIT_LIMIT if hint else 3
+    except ImportError as exc:
+        return library_failed(exc)
     except Exception as exc:  # noqa: BLE001 - the last resort: one line, no traceback
         say_error(f"internal error: {type(exc).__name__}: {exc}")
         return 3

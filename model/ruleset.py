@@ -37,6 +37,23 @@ def did_you_mean(word: str, known) -> str:
     return f", did you mean {lower[close[0]]!r}?" if close else ""
 
 
+def value_words(value: Any) -> str:
+    """A parameter value as a reader writes it, never a Python repr: a list with its repeats
+    counted (``[F1×3 F2×3 ...] (28)``), a pair as its words (``estabilizador 1``)."""
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "none"
+        if all(isinstance(v, (list, tuple)) for v in value):   # pairs: one item each
+            return ", ".join(" ".join(value_words(x) for x in v) for v in value)
+        counts: dict[str, int] = {}
+        for item in value:
+            key = value_words(item)
+            counts[key] = counts.get(key, 0) + 1
+        inner = " ".join(k if n == 1 else f"{k}×{n}" for k, n in counts.items())
+        return f"[{inner}]" + (f" ({len(value)})" if len(value) > 6 else "")
+    return str(value)
+
+
 class RulesetError(ValueError):
     """Bad input: one line naming where (file), what (key) and why."""
 
@@ -246,6 +263,38 @@ def read_input_text(path: Path, max_bytes: int = MAX_INPUT_BYTES) -> str:
         raise RulesetError(source, "-", "not UTF-8 text") from None
 
 
+#: a number in an input JSON file longer than this is not a count of anything (Python refuses to
+#: read integers of more than 4,300 digits, with an error that named no file)
+MAX_NUMBER_DIGITS = 40
+
+
+def read_input_json(path: Path) -> Any:
+    """An input JSON file (checked as ``read_input_text``), parsed. Bad JSON, a number of more than
+    :data:`MAX_NUMBER_DIGITS` digits and text that is not valid Unicode (a lone surrogate such as
+    ``"\\ud800"``, which could never be printed) are bad input naming the file."""
+    import json
+
+    source = str(path)
+
+    def number(text: str) -> int | float:
+        if len(text) > MAX_NUMBER_DIGITS:
+            raise RulesetError(source, "-", f"a number of {len(text):,} characters (at most "
+                                            f"{MAX_NUMBER_DIGITS})")
+        return int(text) if text.lstrip("-").isdigit() else float(text)
+    try:
+        data = json.loads(read_input_text(path), parse_int=number, parse_float=number)
+    except json.JSONDecodeError as exc:
+        raise RulesetError(source, "-", f"not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise RulesetError(source, "-", "nested too deeply (JSON)") from None
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise RulesetError(source, "-", f"text that is not valid Unicode ({exc.object[exc.start:exc.end]!a}: "
+                                        "a lone surrogate escape)") from None
+    return data
+
+
 def read_toml(path: Path) -> dict[str, Any]:
     source = str(path)
     text = read_input_text(path)
@@ -253,6 +302,8 @@ def read_toml(path: Path) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RulesetError(source, "-", f"not valid TOML ({exc})") from None
+    except ValueError as exc:   # an integer of more than 4,300 digits (Python's own limit)
+        raise RulesetError(source, "-", f"not a usable TOML value ({exc})") from None
     except RecursionError:
         raise RulesetError(source, "-", "nested too deeply to be a ruleset") from None
     for key in data:

@@ -14,6 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, Sequence
 
+from .estimate import Estimate, Figure
 from .protocol import Game
 from .ruleset import Ruleset
 
@@ -35,6 +36,9 @@ class SolveOptions:
     out_dir: Path | None = None        #: an existing folder for the engine's files; None: no files
     full: bool = False                 #: play table of every decision state
     check_invariants: bool = True      #: the explorer's invariant checks (scenario runs skip them)
+    games: int | None = None           #: games an engine that samples plays (None: its own fixed default)
+    seed: int | None = None            #: the seed of those games (None: the engine's default)
+    detail: bool = True                #: False: values only (compare, report, sweep skip printable tables)
     #: solutions shared between identical graphs (``solver.graphmemo``; the scenario runner's)
     solve_memo: dict | None = field(default=None, compare=False)
 
@@ -51,7 +55,14 @@ class SolveResult:
     """What one engine answered. ``values`` per seat (Fractions when ``exact``); ``states`` and
     ``edges`` are those of the engine that answered; ``partial`` the reason a limit stopped it
     (then ``values`` is None); ``extras`` plain JSON values the engine adds; ``solution`` an
-    in-memory object for callers that read more (report, sweep), never serialised."""
+    in-memory object for callers that read more (report, sweep), never serialised.
+
+    ``estimates``: each seat's value as a typed ``Estimate`` when the engine knows more than
+    "a fraction" or "a float" (a sampled value with its interval, a near-optimal one with its
+    regret, a float with its tolerance); None: ``solver.analysis.value_estimates`` derives them
+    (exact from fractions; floats as solved, to ``extras["residual"]`` or double rounding).
+    ``figures``: other quantities the engine measured (expected length, P(finish first), ...),
+    each typed, for ``report``, ``compare`` and ``sweep``."""
     values: tuple[Fraction | float, ...] | None
     meaning: str
     exact: bool
@@ -64,12 +75,16 @@ class SolveResult:
     #: what a value is, when not the game's ``value_meaning`` (a policy's value, a bound)
     value_meaning: str = ""
     solution: Any = field(default=None, compare=False, repr=False)
+    estimates: tuple[Estimate, ...] | None = None
+    figures: tuple[Figure, ...] = ()
 
     def __post_init__(self) -> None:
         if self.meaning not in MEANINGS:
             raise ValueError(f"meaning {self.meaning!r} is not one of {MEANINGS}")
         if (self.values is None) != (self.partial is not None):
             raise ValueError("a result has values exactly when it is complete")
+        if self.estimates is not None and (self.values is None or len(self.estimates) != len(self.values)):
+            raise ValueError("one estimate per seat's value")
         object.__setattr__(self, "extras", MappingProxyType(dict(self.extras)))
 
     @classmethod
@@ -82,10 +97,14 @@ class SolveResult:
 @dataclass(frozen=True)
 class Engine:
     """One way to solve a game. ``applies(ruleset, options)`` is None when it can answer, else the
-    one-line reason it cannot; ``solve(ruleset, options, progress)`` answers within the limits."""
+    one-line reason it cannot; ``solve(ruleset, options, progress)`` answers within the limits.
+    ``samples``: its values come from a fixed number of seeded games (``options.games``,
+    ``options.seed``), so callers give it no per-solve time budget that could cut the sample
+    short (the same figures under any machine load)."""
     name: str
     applies: Callable[[Ruleset, SolveOptions], str | None]
     solve: Callable[[Ruleset, SolveOptions, "Progress | None"], SolveResult]
+    samples: bool = False
 
 
 @dataclass(frozen=True)
@@ -101,11 +120,14 @@ class Play:
 @dataclass(frozen=True)
 class Metric:
     """A quantity measured on each simulated play: ``of(game, play)`` is one number, or one per
-    seat when ``per_seat``. A ``proportion`` (0 or 1 each play) gets a Wilson interval."""
+    seat when ``per_seat``. A ``proportion`` (0 or 1 each play) gets a Wilson interval. ``bounds``:
+    the range the quantity can take, ``(low, high)`` or ``bounds(game)`` (a proportion: [0, 1]);
+    a sampled interval is clipped to it."""
     name: str
     of: Callable[[Game, Play], Any]
     per_seat: bool = False
     proportion: bool = False
+    bounds: "tuple[float, float] | Callable[[Game], tuple[float, float]] | None" = None
 
 
 @dataclass(frozen=True)

@@ -107,7 +107,9 @@ class GameSpec:
         """The ruleset a consumer named in the manifest runs (the built-in one it names, else the
         default, with its parameters); the default small configuration when the manifest is silent."""
         entry = self.manifest.get(consumer)
-        if entry is None:
+        if entry is None or not (entry.get("ruleset") or entry.get("params")):
+            # (an entry that names no configuration, as [verify] with only its state count: the
+            # small one -- read as the default ruleset, it once explored Bomb Busters' full game)
             return self.default().with_overrides(dict(self.verify_overrides), spec=self.schema)
         base = self.ruleset(entry["ruleset"]) if entry.get("ruleset") else self.default()
         params = entry.get("params", {})

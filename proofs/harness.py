@@ -21,6 +21,10 @@ import z3
 from ruleproof.model.limits import NO_LIMITS, Limits
 from ruleproof.model.results import FAILS, HOLDS, UNKNOWN, PropertyResult
 
+# Ctrl-C is the command line's (solver/runtime.py interrupts a running check): Z3's own handler
+# would swallow it and answer "unknown", and the command would run on
+z3.set_param("ctrl_c", False)
+
 Frame = dict[str, z3.ExprRef]
 #: builds the Z3 constants of one frame, given a name suffix ("" for the pre-state, "'" for the post)
 FrameFactory = Callable[[str], Frame]

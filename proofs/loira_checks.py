@@ -417,7 +417,9 @@ def _full_game_score_bounds(ctx: Context) -> PropertyResult:
     std_rs = _standard_ruleset(ctx.ruleset)
     std = LoiraGame(config_from(std_rs))
     plays = draw_plays(std, 200, ctx.seed, ctx.limits)
-    how = f"standard deck ({std.cfg.deck_size} cards), these rulings: {len(plays)} sampled plays (seed {ctx.seed})"
+    stalls = " ".join(map(str, _stall_list(std.cfg)))
+    how = (f"standard deck ({std.cfg.deck_size} cards) and stalls {stalls}, these rulings: {len(plays)} "
+           f"sampled plays (seed {ctx.seed})")
     sub = Context(ctx.spec, std_rs, std, how, SAMPLES, plays=plays, seed=ctx.seed, limits=ctx.limits)
     res = score_bounds(std, sub.states(), how, ctx.limits, sampled=True)
     res.name = "score-bounds (full game, these rulings)"
@@ -468,12 +470,24 @@ RULING_CARDS = {"L05": ("F-", "interruptor"), "L07": ("chute",), "L10": ("fios",
                 "L29": ("chute",), "L30": ("interruptor",), "L32": ("fios",), "L33": ("fios",)}
 
 
+def _stall_list(cfg) -> list[int]:
+    return [v for v, n in zip(cfg.stalls, cfg.stall_counts) for _ in range(n)]
+
+
+def _kept_stalls(cfg, std) -> list[int]:
+    """A derived configuration's stalls: 2 and 4, plus every value the edit adds or makes more
+    common than the standard stalls (a new 5-point stall stays; a value made rarer is still there)."""
+    mine, theirs = dict(zip(cfg.stalls, cfg.stall_counts)), dict(zip(std.stalls, std.stall_counts))
+    return sorted({2, 4} | {v for v, n in mine.items() if n > theirs.get(v, 0)})
+
+
 def shrink(ruleset: Ruleset) -> list[tuple[str, Ruleset]]:
     """Derived configurations for a ruleset too big to explore: a small deck that keeps every card
     kind the edit touches (kinds whose count differs from the standard deck, at the ruleset's
     count; the Gritos at the ruleset's count, since they decide whether the deck can run out; the
-    cards a changed ruling is about), two stall values, one roll; 2 players, and 3 when the ruleset
-    has 3 or more. Rulings, objective and target stay."""
+    cards a changed ruling is about), the stall values 2 and 4 and every value the edit adds
+    (``_kept_stalls``), one roll; 2 players, and 3 when the ruleset has 3 or more. Rulings,
+    objective and target stay."""
     from ruleproof.model.loira import SPEC
     cfg, std = config_from(ruleset), config_from(_standard_ruleset(ruleset))
     _, default_rulings = SPEC.schema.defaults()
@@ -491,14 +505,15 @@ def shrink(ruleset: Ruleset) -> list[tuple[str, Ruleset]]:
     if ruleset.rulings["L19"] != default_rulings["L19"] and not any(counts.get(k) for k in EXPANSION_KINDS):
         counts[next((k for k in EXPANSION_KINDS if cfg.deck[k]), Kind.RAPAGOTE)] = 1
     deck = [TOKENS[k] for k in sorted(counts) for _ in range(counts[k])]
+    stalls = _kept_stalls(cfg, std)
     out = []
     for players in ([2, 3] if cfg.players >= 3 else [2]):
         if players == 2 and counts.get(Kind.PROFESSORA):
             continue   # 000: the Professora is for 3 or more players
-        params = {"players": players, "deck": deck, "stalls": [2, 4], "stall_count": 7, "expansions": [],
+        params = {"players": players, "deck": deck, "stalls": stalls, "stall_count": 7, "expansions": [],
                   "rolls": "standard", "centre_rolls": 1, "first_seat": 0,
                   "target_wins": min(ruleset["target_wins"], 2)}
-        label = f"{len(deck)} cards: {' '.join(deck)}; {players} players; stalls 2 4; 1 roll"
+        label = f"{len(deck)} cards: {' '.join(deck)}; {players} players; stalls {' '.join(map(str, stalls))}; 1 roll"
         derived = ruleset.with_overrides(params, spec=SPEC.schema, source=f"derived from {ruleset.source}")
         if is_verify_scale_down(ruleset):
             derived = dataclasses.replace(derived, description=SCALE_DOWN)

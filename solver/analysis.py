@@ -5,27 +5,44 @@ Everything here works through ``GameSpec`` and the protocol only.
 from __future__ import annotations
 
 import json
-import re
 import time
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
 
+from ruleproof.model.estimate import Estimate, Figure, exact as exact_estimate, solved
 from ruleproof.model.registry import get_spec
 from ruleproof.model.ruleset import Ruleset, RulesetError
 from ruleproof.model.seams import Engine, SolveOptions, SolveResult
 
 from .engines import GENERIC
 
+#: the tolerance a float value without an iteration residual is given: double-precision
+#: arithmetic over a game's backward induction or linear solve (far above its ~1e-15 rounding)
+FLOAT_TOLERANCE = 1e-9
 
-def value_entry(exact: Fraction | None, approx: float) -> dict[str, Any]:
-    return {"fraction": None if exact is None else str(exact), "float": float(approx)}
+
+def value_estimates(result: SolveResult) -> tuple[Estimate, ...] | None:
+    """Each seat's value as a typed estimate: the engine's own when it gave them, else exact from
+    fractions, else solved to the engine's Bellman residual (``extras["residual"]``) or to
+    ``FLOAT_TOLERANCE`` (double-precision arithmetic)."""
+    if result.values is None:
+        return None
+    if result.estimates is not None:
+        return tuple(result.estimates)
+    if result.exact:
+        return tuple(exact_estimate(Fraction(v)) for v in result.values)
+    residual = result.extras.get("residual")
+    if isinstance(residual, (int, float)) and residual > 0:
+        return tuple(solved(float(v), max(float(residual), 1e-15), "Bellman residual") for v in result.values)
+    return tuple(solved(float(v), FLOAT_TOLERANCE, "double-precision arithmetic") for v in result.values)
 
 
 #: the keys of ``solve --json``, the same for every game (docs/json.md says what each means)
 SOLVE_KEYS = ("game", "ruleset", "config", "engine", "skipped", "meaning", "value_meaning", "exact",
-              "values", "states", "edges", "method", "partial", "reason", "seconds", "files", "extras")
+              "values", "states", "edges", "method", "partial", "reason", "seconds", "files", "figures",
+              "extras")
 
 
 @dataclass(frozen=True)
@@ -40,11 +57,19 @@ class Solved:
     value_meaning: str
 
     @property
+    def estimates(self) -> tuple[Estimate, ...] | None:
+        return value_estimates(self.result)
+
+    @property
     def values(self) -> list[dict[str, Any]] | None:
-        r = self.result
-        if r.values is None:
-            return None
-        return [value_entry(v if r.exact else None, float(v)) for v in r.values]
+        """Each seat's value as JSON: ``Estimate.as_dict()`` (``kind``, ``float``, ``fraction``, and
+        what the kind carries)."""
+        got = self.estimates
+        return None if got is None else [e.as_dict() for e in got]
+
+    @property
+    def figures(self) -> tuple[Figure, ...]:
+        return tuple(self.result.figures)
 
     @property
     def solution(self) -> Any:
@@ -57,7 +82,8 @@ class Solved:
                 "meaning": r.meaning, "value_meaning": self.value_meaning, "exact": r.exact,
                 "values": self.values, "states": r.states, "edges": r.edges, "method": r.method,
                 "partial": r.partial is not None, "reason": r.partial, "seconds": round(self.seconds, 4),
-                "files": list(r.files), "extras": dict(r.extras)}
+                "files": list(r.files), "figures": [f.as_dict() for f in self.figures],
+                "extras": dict(r.extras)}
 
 
 def check_solve_limits(max_states: int | None, timeout: float | None) -> None:
@@ -108,19 +134,22 @@ def pick_engine(engines: tuple[Engine, ...], ruleset: Ruleset, options: SolveOpt
 def solve_ruleset(ruleset: Ruleset, *, exact: bool | None = None, max_states: int | None = None,
                   timeout: float | None = None, out_dir: Path | None = None,
                   progress: Callable | None = None, full: bool = False, engine: str | None = None,
-                  check_invariants: bool = True, solve_memo: dict | None = None) -> Solved:
+                  check_invariants: bool = True, solve_memo: dict | None = None,
+                  games: int | None = None, seed: int | None = None, detail: bool = True) -> Solved:
     """Solve a ruleset with the first of its game's engines that applies (``engine``: the one
     named): values, what they mean, and (``out_dir``) the engine's files. Limits are checked and
     the output folder made here, once for every game. ``check_invariants=False`` skips the
     explorer's invariant checks (values do not depend on them); ``solve_memo`` shares solutions
-    between identical graphs (``solver.graphmemo``)."""
+    between identical graphs (``solver.graphmemo``). ``games``/``seed``: the sample an engine that
+    samples plays (the near-optimal one); ``detail=False``: values only, no printable tables."""
     spec = get_spec(ruleset.game)
     start = time.perf_counter()
     check_solve_limits(max_states, timeout)
     usable_out_dir(out_dir)
     options = SolveOptions(exact=exact, max_states=max_states, out_dir=out_dir, full=full,
                            deadline=None if timeout is None else start + timeout, timeout=timeout,
-                           check_invariants=check_invariants, solve_memo=solve_memo)
+                           check_invariants=check_invariants, solve_memo=solve_memo,
+                           games=games, seed=seed, detail=detail)
     chosen, skipped = pick_engine(engines_of(spec), ruleset, options, engine)
     try:
         result = chosen.solve(ruleset, options, progress)
@@ -270,6 +299,7 @@ def _stored(game: str) -> tuple[Path, dict[str, Any]]:
 
 def record_scenarios(game: str, processes: int | None = None) -> Path:
     from .digest import dump_prints, prints_path
+    from .outputs import write_file
     jobs = [(game, name, params, rulings, f"scenario {name}", None, 0)
             for name, params, rulings in scenario_configs(game)]
     data = {name: {"params": params, "rulings": rulings} for _, name, params, rulings, _, _, _ in jobs}
@@ -283,9 +313,11 @@ def record_scenarios(game: str, processes: int | None = None) -> Path:
         data[name]["expect"] = got
     _run_jobs(jobs, processes, done)
     path = scenario_file(game)
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-    prints_path(path).write_bytes(dump_prints(prints))
+    # each beside its file, renamed into place (solver/outputs.py)
+    with write_file(path, "--record", store=True) as fh:
+        fh.write(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    with write_file(prints_path(path), "--record", text=False, store=True) as fh:
+        fh.write(dump_prints(prints))
     return path
 
 
@@ -337,108 +369,6 @@ def check_scenarios(game: str, progress: Callable[[int, int], None] | None = Non
                     processes: int | None = None) -> list[dict[str, Any]]:
     """Re-run one game's stored scenarios (see ``check_games``)."""
     return check_games([game], (lambda g, d, t: progress(d, t)) if progress else None, processes)[game]
-
-
-# ---- rule edits --------------------------------------------------------------------------------
-
-_STATE_COUNT = re.compile(r"\d[\d,]*( reachable)? states")
-
-
-#: without a user --timeout, each side's solve in ``compare`` stops after this many seconds
-COMPARE_SOLVE_TIMEOUT = 60.0
-
-
-def _left(deadline: float | None) -> float | None:
-    return None if deadline is None else max(0.001, deadline - time.perf_counter())
-
-
-def _side(spec, ruleset: Ruleset, max_states: int | None, deadline: float | None) -> dict[str, Any]:
-    from .verify import verify
-    rep = verify(spec, ruleset, max_states=max_states, timeout=_left(deadline))
-    left = _left(deadline)
-    res = solve_ruleset(ruleset, max_states=max_states,
-                        timeout=left if left is not None else COMPARE_SOLVE_TIMEOUT)
-    return side_summary(ruleset, rep, res)
-
-
-def side_summary(ruleset: Ruleset, rep, res: Solved) -> dict[str, Any]:
-    """One side of a comparison from its verify report and its ``solve_ruleset`` result (``report``
-    passes the ones it already has, so a ruleset is not verified and solved twice)."""
-    longest = next((p.data.get("longest_play") for p in rep.properties if p.name == "termination"), None)
-    return {"ruleset": ruleset.name, "source": ruleset.source, "verify": rep.status,
-            "properties": {p.name: p.status for p in rep.properties},
-            "evidence": {p.name: p.evidence for p in rep.properties},
-            "property_details": {p.name: p.detail for p in rep.properties},
-            "counterexamples": {p.name: p.counterexample for p in rep.properties if p.counterexample},
-            "notes": rep.notes,
-            "values": res.values, "states": res.result.states, "longest_play": longest,
-            "partial": res.result.partial is not None,
-            "values_note": None if res.values else (res.result.partial or "no values")}
-
-
-def _base_name(name: str) -> str:
-    """A property's name without the derived configuration it was checked on ("x [7 cards]" -> "x")."""
-    return name.split(" [", 1)[0]
-
-
-def find_regressions(sa: dict[str, Any], sb: dict[str, Any]) -> list[dict[str, Any]]:
-    """What got worse from A to B: a property A holds that B fails or cannot decide (or no longer
-    checks at all), a property B fails that A does not, and values that could not be computed."""
-    pa, pb = sa["properties"], sb["properties"]
-    b_bases = {_base_name(n) for n in pb}
-    out = []
-    for name, status in pa.items():
-        got = pb.get(name)
-        if status == "holds" and got in ("fails", "unknown"):
-            out.append({"property": name, "a": status, "b": got,
-                        "why": "B fails it" if got == "fails" else "B cannot decide it"})
-        elif status == "holds" and got is None and _base_name(name) not in b_bases:
-            out.append({"property": name, "a": status, "b": None, "why": "B no longer checks it"})
-    for name, got in pb.items():
-        if got == "fails" and pa.get(name) not in ("fails", "holds"):
-            out.append({"property": name, "a": pa.get(name), "b": got, "why": "B fails it"})
-    for label, side in (("A", sa), ("B", sb)):
-        if not side["values"]:
-            out.append({"property": "values", "a": None, "b": None,
-                        "why": f"{label}'s values could not be computed ({side['values_note']})"})
-    return out
-
-
-def compare_rulesets(a: Ruleset, b: Ruleset, *, max_states: int | None = None,
-                     timeout: float | None = None, b_side: dict[str, Any] | None = None) -> dict[str, Any]:
-    """What a rule edit changes: parameters and rulings, each property's status and detail, the
-    optimal values and the longest play. ``details`` lists every detail whose text differs;
-    ``substantive_details`` only those that differ beyond their state counts; ``regressions``
-    what got worse (the CLI exits 1 when it is not empty). ``b_side``: B's ``side_summary`` when
-    the caller has already verified and solved B."""
-    if a.game != b.game:
-        raise RulesetError(b.source, "game", f"rulesets are for different games ({a.game} vs {b.game})")
-    spec = get_spec(a.game)
-    # ``timeout`` bounds the whole comparison: each phase gets what is left
-    deadline = None if timeout is None else time.perf_counter() + timeout
-    sa = _side(spec, a, max_states, deadline)
-    sb = b_side if b_side is not None else _side(spec, b, max_states, deadline)
-    pa, pb = sa["properties"], sb["properties"]
-    da, db = sa["property_details"], sb["property_details"]
-    shared = sorted(set(pa) & set(pb))
-    details = {k: [da[k], db[k]] for k in shared if da[k] != db[k]}
-    return {
-        "a": sa, "b": sb,
-        "regressions": find_regressions(sa, sb),
-        "changes": {
-            "params": {k: [a.params.get(k), b.params.get(k)] for k in a.params
-                       if a.params.get(k) != b.params.get(k)},
-            "rulings": {k: [a.rulings.get(k), b.rulings.get(k)] for k in a.rulings
-                        if a.rulings.get(k) != b.rulings.get(k)},
-            "properties": {k: [pa.get(k), pb.get(k)] for k in sorted(set(pa) | set(pb))
-                           if pa.get(k) != pb.get(k)},
-            "details": details,
-            "substantive_details": [k for k, (x, y) in details.items()
-                                    if _STATE_COUNT.sub("N states", x) != _STATE_COUNT.sub("N states", y)],
-            "values": sa["values"] != sb["values"],
-            "longest_play": [sa["longest_play"], sb["longest_play"]],
-        },
-    }
 
 
 # ---- deduce ------------------------------------------------------------------------------------

@@ -22,7 +22,8 @@ import numpy as np
 from ruleproof.model.protocol import CHANCE, TERMINAL, Game
 
 from . import cbuild
-from .explore import Exploration, Progress, Violation, _distribution_problem
+from .exploration import Exploration, Progress, Violation
+from .exploration import distribution_problem as _distribution_problem
 
 #: states expanded per numpy call at most (bounds each call's time and memory between the checks)
 CHUNK = 1 << 20

@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from fractions import Fraction
+from pathlib import Path
 from typing import Callable, Iterable, TextIO
 
 from ruleproof.model.protocol import CHANCE, TERMINAL
@@ -257,9 +258,33 @@ def _header(model: Model, title: str, comment: str) -> list[str]:
             f"game's minimal utility, paid in terminal states (query R{{\"ret0\"}}=? [F \"done\"])"]
 
 
+class _Lines:
+    """Lines written as they come, a block at a time: a model of millions of transitions is never
+    held as one string (that took gigabytes, and one long C call Ctrl-C could not interrupt)."""
+    BLOCK = 4096
+
+    def __init__(self, fh: TextIO, first: Iterable[str] = ()):
+        self.fh, self.buffer = fh, list(first)
+
+    def append(self, line: str) -> None:
+        self.buffer.append(line)
+        if len(self.buffer) >= self.BLOCK:
+            self.flush()
+
+    def __iadd__(self, lines: Iterable[str]) -> "_Lines":
+        for line in lines:
+            self.append(line)
+        return self
+
+    def flush(self) -> None:
+        if self.buffer:
+            self.fh.write("\n".join(self.buffer) + "\n")
+            self.buffer = []
+
+
 def write_prism(model: Model, fh: TextIO, title: str = "") -> None:
     n = model.num_states
-    lines = _header(model, title, "//")
+    lines = _Lines(fh, _header(model, title, "//"))
     lines.append(model.kind)
     if model.kind == "smg":
         actions = {r: sorted({f"p{r}_{k}" for i in range(n) if model.owner[i] == r
@@ -282,14 +307,14 @@ def write_prism(model: Model, fh: TextIO, title: str = "") -> None:
         for value, ids in sorted(_by_value(values).items()):
             lines.append(f"  {_prism_set(ids)} : {value};")
         lines.append("endrewards")
-    fh.write("\n".join(lines) + "\n")
+    lines.flush()
 
 
 def write_drn(model: Model, fh: TextIO, title: str = "") -> None:
     if model.kind == "smg":
         raise ExportError("DRN has no stochastic-game form here; use --format prism for a game")
     rewards = list(model.rewards)
-    lines = _header(model, title, "//")
+    lines = _Lines(fh, _header(model, title, "//"))
     lines += [f"@type: {model.kind.upper()}", "@value_type: rational", "@parameters", "",
               "@reward_models", " ".join(rewards), "@nr_states", str(model.num_states),
               "@nr_choices", str(model.num_choices), "@model"]
@@ -299,7 +324,7 @@ def write_drn(model: Model, fh: TextIO, title: str = "") -> None:
         for ch in model.choices[i]:
             lines.append(f"\taction {ch.name}")
             lines += [f"\t\t{t} : {p}" for t, p in ch.targets]
-    fh.write("\n".join(lines) + "\n")
+    lines.flush()
 
 
 def _jani_set(ids: Iterable[int]):
@@ -321,6 +346,7 @@ def _jani_number(x: Fraction):
 
 
 def write_jani(model: Model, fh: TextIO, title: str = "") -> None:
+    """The JANI document, its edges written one at a time (see ``_Lines``)."""
     if model.kind == "smg":
         raise ExportError("JANI's stochastic games are not written here; use --format prism for a game")
     n = model.num_states
@@ -330,7 +356,17 @@ def write_jani(model: Model, fh: TextIO, title: str = "") -> None:
                   for r in model.rewards]
     variables.append({"name": "s", "type": {"kind": "bounded", "base": "int", "lower-bound": 0,
                                             "upper-bound": n - 1}, "initial-value": model.init})
-    edges = []
+    head = {"jani-version": 1, "name": title or "ruleproof", "type": model.kind,
+            "metadata": {"description": " ".join(line.lstrip("/ ") for line in _header(model, title, "//"))},
+            "features": ["derived-operators"], "actions": [], "constants": [],
+            "variables": variables, "properties": [],
+            "system": {"elements": [{"automaton": "game"}]}}
+    locations = [{"name": "l", "transient-values": [
+        {"ref": x, "value": _jani_set(i for i in range(n) if x in model.labels[i])} for x in names]}]
+    fh.write(json.dumps(head, ensure_ascii=False)[:-1] + ', "automata": [{"name": "game", "locations": '
+             + json.dumps(locations, ensure_ascii=False) + ', "initial-locations": ["l"], "edges": [')
+    lines = _Lines(fh)
+    first = True
     for i in range(n):
         # a state reward is paid on each of the state's edges (JANI's edge assignments)
         paid = [{"ref": r, "value": _jani_number(v[i])} for r, v in model.rewards.items() if i in v]
@@ -340,16 +376,10 @@ def write_jani(model: Model, fh: TextIO, title: str = "") -> None:
                                       "assignments": [{"ref": "s", "value": t}]} for t, p in ch.targets]}
             if paid:
                 edge["assignments"] = paid
-            edges.append(edge)
-    doc = {"jani-version": 1, "name": title or "ruleproof", "type": model.kind,
-           "features": ["derived-operators"], "actions": [], "constants": [],
-           "variables": variables, "properties": [],
-           "automata": [{"name": "game", "locations": [{"name": "l", "transient-values": [
-               {"ref": x, "value": _jani_set(i for i in range(n) if x in model.labels[i])}
-               for x in names]}], "initial-locations": ["l"], "edges": edges}],
-           "system": {"elements": [{"automaton": "game"}]}}
-    json.dump(doc, fh, ensure_ascii=False)
-    fh.write("\n")
+            lines.append(("" if first else ",") + json.dumps(edge, ensure_ascii=False))
+            first = False
+    lines.flush()
+    fh.write("]}]}\n")
 
 
 def expected_turns(ex: Exploration, chooser: Chooser) -> Fraction:
@@ -426,9 +456,11 @@ def export_ruleset(ruleset, fmt: str, path, *, policy: str | None = None,
     from ruleproof.model.ruleset import RulesetError
 
     from .explore import explore
+    from .outputs import check_file, write_file
     start = time.perf_counter()
     if fmt not in FORMATS:
         raise RulesetError("command line", "--format", f"unknown format {fmt!r} (formats: {', '.join(FORMATS)})")
+    path = check_file(Path(path), "FILE")   # before the work: a folder, a FIFO, someone's file
     spec = get_spec(ruleset.game)
     game = spec.build(ruleset)
     free = sorted(set(free_seats))
@@ -448,11 +480,9 @@ def export_ruleset(ruleset, fmt: str, path, *, policy: str | None = None,
         return doc
     chooser, sol = policy_chooser(spec, ex, policy) if policy is not None else (None, None)
     model = renumber(build_model(ex, chooser, free, smg=smg))
-    try:
-        with open(path, "w") as fh:
-            write_model(model, fmt, fh, f"{ruleset.game} ({ruleset.name})")
-    except OSError as exc:
-        raise RulesetError("command line", "FILE", f"cannot write {str(path)!r} ({exc.strerror or exc})") from None
+    # beside the target, renamed into place when complete; the header stamps it as ours
+    with write_file(Path(path), "FILE") as fh:
+        write_model(model, fmt, fh, f"{ruleset.game} ({ruleset.name})")
     doc.update(partial=False, kind=model.kind, policy=policy, free_seats=free,
                states=model.num_states, choices=model.num_choices, transitions=model.num_transitions,
                labels=model.label_names(), rewards=list(model.rewards))

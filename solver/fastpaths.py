@@ -36,6 +36,7 @@ def _check(ctx: Context) -> PropertyResult:
 def _check_samples(ctx: Context, name: str) -> PropertyResult:
     game = ctx.game
     count = 0
+    reps: dict = {}   # canonical int key -> how to narrate a play reaching it
     for count, (state, narrate) in enumerate(ctx.states(), 1):
         if count & 1023 == 0 and ctx.limits.expired():
             return ctx.limits.not_run(name)
@@ -43,6 +44,15 @@ def _check_samples(ctx: Context, name: str) -> PropertyResult:
         if problem:
             return ctx.result(name, FAILS, "a fast copy of a move rule disagrees with the reference moves",
                               narrate() + [f"here: {problem}"])
+        key = game.key(game.canonicalize(state)[0])
+        if isinstance(key, int):
+            reps.setdefault(key, narrate)
+    if reps:   # the batch expansion, on the representatives of the sampled states
+        keys = list(reps)
+        found = batch_problem(game, keys)
+        if found is not None:
+            return ctx.result(name, FAILS, "the batch expansion disagrees with the model's moves",
+                              reps[keys[found[0]]]() + [f"here (its representative): {found[1]}"])
     return ctx.result(name, HOLDS, f"successors, successor_lists, canonical_successors and the key round "
                       f"trip agree with legal_actions/chance_outcomes/apply at the {count:,} states of "
                       f"the sampled plays -- sampled, not a proof")

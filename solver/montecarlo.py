@@ -1,12 +1,11 @@
 """Seeded Monte Carlo playouts of a protocol game under given policies, with confidence intervals."""
 from __future__ import annotations
 
-import math
 import random
 import time
-from dataclasses import dataclass
 from typing import Any, Callable
 
+from ruleproof.model.estimate import Estimate, sampled_mean, sampled_proportion
 from ruleproof.model.protocol import CHANCE, TERMINAL, Game
 from ruleproof.model.ruleset import RulesetError
 from ruleproof.model.sampling import sample_outcome
@@ -17,43 +16,22 @@ from .runtime import check_alarm
 Policy = Callable[[Any], Any]  # state -> action
 Progress = Callable[[int, int], None]
 
-Z95 = 1.959963984540054
+
+def mean_ci(total: float, total_sq: float, n: int, **kw: Any) -> Estimate:
+    """The sampled mean of ``n`` plays from running sums, with its normal-approximation 95%
+    interval (``kw``: seed, policy, bounds -- see ``model.estimate.sampled``)."""
+    return sampled_mean(total, total_sq, n, **kw)
 
 
-@dataclass
-class Estimate:
-    mean: float
-    low: float
-    high: float
-    n: int
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"mean": self.mean, "ci95": [self.low, self.high], "n": self.n}
-
-
-def mean_ci(total: float, total_sq: float, n: int) -> Estimate:
-    """Normal-approximation 95% interval of a mean from running sums."""
-    if n == 0:
-        return Estimate(math.nan, math.nan, math.nan, 0)
-    mean = total / n
-    var = max(total_sq / n - mean * mean, 0.0) * n / max(n - 1, 1)
-    half = Z95 * math.sqrt(var / n)
-    return Estimate(mean, mean - half, mean + half, n)
+def wilson(successes: int, n: int, **kw: Any) -> Estimate:
+    """A sampled proportion with its Wilson score 95% interval (sound near 0 and 1)."""
+    return sampled_proportion(successes, n, **kw)
 
 
 def uniform_random_policy(game: Game, rng: random.Random) -> Policy:
     return lambda state: rng.choice(list(game.legal_actions(state)))
 
 
-def wilson(successes: int, n: int) -> Estimate:
-    """Wilson score 95% interval of a proportion (sound near 0 and 1, where the normal one is not)."""
-    if n == 0:
-        return Estimate(math.nan, math.nan, math.nan, 0)
-    p = successes / n
-    den = 1 + Z95 * Z95 / n
-    centre = (p + Z95 * Z95 / (2 * n)) / den
-    half = Z95 * math.sqrt(p * (1 - p) / n + Z95 * Z95 / (4 * n * n)) / den
-    return Estimate(p, max(0.0, centre - half), min(1.0, centre + half), n)
 
 
 def playout(game: Game, policies: dict[int, Policy], rng: random.Random,
@@ -78,19 +56,39 @@ def playout(game: Game, policies: dict[int, Policy], rng: random.Random,
         moves += 1
 
 
+def utility_range(game: Game) -> tuple[float, float]:
+    """What a seat's utility can be: the game's declared bounds."""
+    return float(game.min_utility), float(game.max_utility)
+
+
 #: what the generic loop measures when a game names no metrics of its own
-RETURNS = (Metric("utility", lambda game, play: [float(r) for r in play.returns], per_seat=True),)
+RETURNS = (Metric("utility", lambda game, play: [float(r) for r in play.returns], per_seat=True,
+                  bounds=utility_range),)
 #: measured for every game: the number of moves (chance draws included)
-MOVES = Metric("moves", lambda game, play: float(play.moves))
+MOVES = Metric("moves", lambda game, play: float(play.moves), bounds=(0.0, float("inf")))
+
+
+def first_seat_metric(utility: Metric) -> Metric:
+    """The first-seat advantage of one play: seat 0's utility minus the mean of the others'."""
+    def of(game: Game, play: Play) -> float:
+        u = utility.of(game, play)
+        return float(u[0] - sum(u[1:]) / (len(u) - 1))
+
+    def bounds(game: Game) -> tuple[float, float]:
+        span = float(game.max_utility - game.min_utility)
+        return -span, span
+    return Metric("first_seat_advantage", of, bounds=bounds)
 
 
 class _Tally:
     """Running sums of one metric (per seat or overall) over the plays."""
 
-    def __init__(self, metric: Metric, seats: int):
+    def __init__(self, metric: Metric, game: Game):
         self.metric = metric
-        self.sums = [0.0] * (seats if metric.per_seat else 1)
+        self.sums = [0.0] * (game.num_players if metric.per_seat else 1)
         self.sqs = [0.0] * len(self.sums)
+        b = metric.bounds
+        self.bounds = b(game) if callable(b) else ((0.0, 1.0) if metric.proportion else b)
 
     def add(self, game: Game, play: Play) -> None:
         got = self.metric.of(game, play)
@@ -98,18 +96,24 @@ class _Tally:
             self.sums[i] += v
             self.sqs[i] += v * v
 
-    def estimate(self, i: int, n: int) -> dict[str, Any]:
+    def estimate(self, i: int, n: int, seed: int, policy: str | None) -> dict[str, Any]:
         if self.metric.proportion:
-            return wilson(round(self.sums[i]), n).as_dict()
-        return mean_ci(self.sums[i], self.sqs[i], n).as_dict()
+            return wilson(round(self.sums[i]), n, seed=seed, policy=policy).as_dict()
+        return mean_ci(self.sums[i], self.sqs[i], n, seed=seed, policy=policy, bounds=self.bounds).as_dict()
 
 
 def simulate(game: Game, policies: dict[int, Policy], games: int, seed: int,
-             progress: Progress | None = None, metrics=RETURNS) -> tuple[list[dict], dict[str, Any]]:
-    """Play ``games`` seeded games; each metric's mean with its 95% interval: (per seat, overall)."""
+             progress: Progress | None = None, metrics=RETURNS,
+             policy_name: str | None = None) -> tuple[list[dict], dict[str, Any]]:
+    """Play ``games`` seeded games; each metric's sampled mean with its 95% interval (each an
+    ``Estimate.as_dict()``, naming the seed and ``policy_name``): (per seat, overall)."""
     rng = random.Random(seed)
     n = game.num_players
-    tallies = [_Tally(m, n) for m in (*metrics, MOVES)]
+    extra = (MOVES,)
+    utility = next((m for m in metrics if m.name == "utility" and m.per_seat), None)
+    if utility is not None and n > 1:   # measured play by play: the seats' samples are not independent
+        extra += (first_seat_metric(utility),)
+    tallies = [_Tally(m, game) for m in (*metrics, *extra)]
     if len({t.metric.name for t in tallies}) != len(tallies):
         raise ValueError(f"{game.name}: two metrics share a name (moves is measured for every game)")
     for i in range(games):
@@ -118,8 +122,9 @@ def simulate(game: Game, policies: dict[int, Policy], games: int, seed: int,
             t.add(game, play)
         if progress is not None and (i + 1) % max(1, games // 100) == 0:
             progress(i + 1, games)
-    seats = [{t.metric.name: t.estimate(s, games) for t in tallies if t.metric.per_seat} for s in range(n)]
-    overall = {t.metric.name: t.estimate(0, games) for t in tallies if not t.metric.per_seat}
+    seats = [{t.metric.name: t.estimate(s, games, seed, policy_name) for t in tallies if t.metric.per_seat}
+             for s in range(n)]
+    overall = {t.metric.name: t.estimate(0, games, seed, policy_name) for t in tallies if not t.metric.per_seat}
     return seats, overall
 
 
@@ -198,7 +203,8 @@ def simulate_ruleset(ruleset, games: int, seed: int, policy: str | None = None,
     else:
         game = spec.build(ruleset)
         labels, per_seat = seat_policies(spec, game, policy, seed)
-        seats, overall = simulate(game, per_seat, games, seed, progress, tuple(spec.metrics) or RETURNS)
+        seats, overall = simulate(game, per_seat, games, seed, progress, tuple(spec.metrics) or RETURNS,
+                                  ":".join(dict.fromkeys(labels)))
         sim = Simulation(labels, seats, overall)
         engine = "generic playouts"
     seconds = time.perf_counter() - start

@@ -17,48 +17,19 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from ruleproof.model.estimate import FIRST_SEAT_ADVANTAGE_MEANING, Estimate
 from ruleproof.model.registry import get_spec
 from ruleproof.model.ruleset import Ruleset
 
 from ruleproof.model.results import FAILS, HOLDS, UNKNOWN
 
+from .compare import _words, overridden
+from .outputs import stamp, write_file
+
 #: without ``--rank-timeout``, ranking the rulings gets this many seconds; the rest are named unranked
 RANK_BUDGET = 60.0
 SYMBOL = {HOLDS: "✓", FAILS: "✗", UNKNOWN: "?"}
 NOT_RUN = "not run: the time limit was reached"
-
-
-def _values(res: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"seat": i, "fraction": v["fraction"], "float": v["float"]}
-            for i, v in enumerate(res.get("values") or [])]
-
-
-def game_length(solved) -> dict[str, Any] | None:
-    """Expected length of play from a ``solve_ruleset`` result: expected moves under the optimal
-    policy when the generic engine answered, the engine's expected turns (Presentes) otherwise."""
-    sol = solved.solution
-    if sol is not None:
-        from .rulings import expected_moves
-        moves = expected_moves(sol)
-        if moves is not None:
-            return {"value": moves, "fraction": None, "unit": "moves",
-                    "how": "expected moves from the start when every seat plays optimally "
-                           "(every decision and every chance draw counts as one move)"}
-    turns = solved.result.extras.get("mean_turns")
-    if isinstance(turns, dict):
-        return {"value": turns["float"], "fraction": turns.get("fraction"), "unit": "turns",
-                "how": "expected turns from the start under the ruleset's policy (exact Markov chain)"}
-    return None
-
-
-def fairness(values: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """First-seat advantage: seat 0's value minus the mean of the other seats' values (0 = fair)."""
-    if len(values) < 2:
-        return None
-    others = [v["float"] for v in values[1:]]
-    return {"first_seat_advantage": values[0]["float"] - sum(others) / len(others),
-            "meaning": "seat 0's value minus the mean value of the other seats "
-                       "(0: the first seat has no edge; in the units of the value)"}
 
 
 def _pictures(folder: Path) -> list[dict[str, Any]]:
@@ -81,12 +52,17 @@ def _rank(ruleset: Ruleset, budget: float | None, progress: Callable | None) -> 
 
 def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states: int | None = None,
                  timeout: float | None = None, rank_timeout: float | None = RANK_BUDGET,
-                 progress: Callable[[str, int, int | None], None] | None = None) -> dict[str, Any]:
-    """Everything the page shows about ``ruleset`` (see the module docstring). ``progress`` is
-    called as ``progress(phase, done, total)``. ``timeout`` bounds the whole report: verify, solve,
-    the ranking (at most ``rank_timeout`` of it) and the comparison each get what is left."""
-    from .analysis import compare_rulesets, side_summary, solve_ruleset
-    from .verify import verify
+                 progress: Callable[[str, int, int | None], None] | None = None,
+                 why: tuple[str, str] = ("", ""), games: int | None = None, seed: int | None = None,
+                 policy: str | None = None) -> dict[str, Any]:
+    """Everything the page shows about ``ruleset`` (see the module docstring). ``why``: why the
+    ruleset (and ``against``) is the configuration it is (``solver.compare.target_ruleset``).
+    ``progress`` is called as ``progress(phase, done, total)``. ``timeout`` bounds the whole
+    report: verify, values, the ranking (at most ``rank_timeout`` of it) and the comparison each
+    get what is left. ``games``/``seed``/``policy``: the sampling wherever values are sampled.
+    With ``against``, both sides go through ``compare.side`` and ``compare.compare_sides``, as in
+    ``compare``."""
+    from .compare import compare_sides, side
     start = time.perf_counter()
     deadline = None if timeout is None else start + timeout
 
@@ -95,33 +71,39 @@ def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states
     spec = get_spec(ruleset.game)
     say = progress or (lambda *_: None)
     say("verify", 0, None)
-    rep = verify(spec, ruleset, max_states=max_states, timeout=left(),
-                 progress=(lambda n, pending, _s: say("verify: explore", n, n + pending)) if progress else None,
-                 phase=(lambda what, done, total: say(f"verify: {what or 'checks'}", done, total))
-                 if progress else None)
-    say("solve", 0, None)
+    sample = dict(games=games, seed=seed, policy=policy)
     with tempfile.TemporaryDirectory(prefix="ruleproof-report-") as tmp:
         folder = Path(tmp)
-        solved = solve_ruleset(ruleset, max_states=max_states, timeout=left(), out_dir=folder, progress=progress)
-        res = solved.doc()
+        summary_b, rep, ev = side(
+            ruleset, why[0], max_states=max_states, deadline=deadline, out_dir=folder, progress=progress,
+            explored=(lambda n, pending, _s: say("verify: explore", n, n + pending)) if progress else None,
+            phase=(lambda what, done, total: say(f"verify: {what or 'checks'}", done, total)) if progress else None,
+            **sample)
         summary_file = folder / "policy_summary.txt"
         summary = summary_file.read_text() if summary_file.exists() else None
         pictures = _pictures(folder)
-    values = _values(res)
+    solved = ev.solved
+    res = solved.doc() if solved is not None else None
+    values = [{"seat": i, **e.as_dict()} for i, e in enumerate(ev.values or ())]
     doc: dict[str, Any] = {
         "game": ruleset.game, "ruleset": ruleset.name, "config": ruleset.as_dict(),
         "title": spec.title, "description": ruleset.description,
+        "configuration": {**summary_b["configuration"], "overridden": overridden(ruleset)},
         "verdict": rep.status, "states": rep.states, "notes": list(rep.notes),
         "properties": [p.as_dict() for p in rep.properties],
-        "solve": {"partial": res["partial"], "reason": res["reason"], "engine": res["engine"],
-                  "states": res["states"], "exact": res["exact"], "method": res["method"],
-                  "meaning": res["meaning"], "note": res["extras"].get("note")},
+        "solve": {"partial": ev.values is None, "reason": ev.why if ev.values is None else None,
+                  "method": ev.method, "engine": ev.engine, "states": ev.states,
+                  "exact": ev.method == "exact", "how": res["method"] if res else None,
+                  "meaning": res["meaning"] if res else None, "policy": ev.policy,
+                  "exact_stopped": ev.why if ev.values is not None else None,
+                  "note": res["extras"].get("note") if res else None},
         "values": values,
-        "value_meaning": res["value_meaning"],
-        "fairness": fairness(values),
-        "length": game_length(solved) if values else None,
-        "longest_play": next((p.data.get("longest_play") for p in rep.properties
-                              if p.name == "termination" and p.data), None),
+        "value_meaning": ev.value_meaning,
+        "fairness": None if ev.advantage is None else
+        {"first_seat_advantage": ev.advantage.as_dict(), "meaning": FIRST_SEAT_ADVANTAGE_MEANING},
+        "length": None if ev.length is None else {**ev.length, "estimate": ev.length["estimate"].as_dict()},
+        "figures": [f.as_dict() for f in ev.figures],
+        "longest_play": summary_b["longest_play"],
         "policy_summary": summary,
         "pictures": pictures,
     }
@@ -133,11 +115,8 @@ def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states
         doc["rulings"] = _rank(ruleset, min(budgets) if budgets else None, progress)
     if against is not None:
         say("compare", 0, None)
-        cmp = compare_rulesets(against, ruleset, max_states=max_states, timeout=left(),
-                               b_side=side_summary(ruleset, rep, solved))
-        doc["against"] = {"ruleset": against.name, "source": against.source,
-                          "verdict": cmp["a"]["verify"], "values": cmp["a"]["values"],
-                          "changes": cmp["changes"], "regressions": cmp["regressions"]}
+        summary_a = side(against, why[1], max_states=max_states, deadline=deadline, **sample)[0]
+        doc["against"] = compare_sides(against, ruleset, summary_a, summary_b)
     doc["seconds"] = round(time.perf_counter() - start, 4)
     return doc
 
@@ -157,33 +136,180 @@ def json_view(doc: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+# ---- what an edit changed: one rendering for compare's text and the page ---------------------------
+
+def _cell(v: Any) -> str:
+    """A compared quantity as text: an estimate to its digits, a plain number or word as it is."""
+    if isinstance(v, dict) and "kind" in v:
+        return Estimate.from_dict(v).number()
+    return "-" if v is None else str(v)
+
+
+def comparison_parts(cmp: dict[str, Any]) -> dict[str, Any]:
+    """The comparison (``compare.compare_sides``) as pieces both renderers lay out alike: each
+    side's first line, the edit, the figures that moved (and one line for those that did not),
+    the properties whose verdict changed (the rest folded into one line), findings that differ,
+    the regressions."""
+    a, b, ch = cmp["a"], cmp["b"], cmp["changes"]
+    sides = []
+    for label, s in (("A", a), ("B", b)):
+        c = s.get("configuration") or {}
+        why = f" -- {c['why']}" if c.get("why") else ""
+        sides.append(f"{label} = {s['ruleset']} ({s['source']}): {c.get('differs_from_built_in', '')}{why}")
+    edits = [f"{k} {_words(x)} -> {_words(y)}" for k, (x, y) in {**ch["params"], **ch["rulings"]}.items()]
+    evidence = []
+    for label, s in (("A", a), ("B", b)):
+        if s["values"]:
+            e = Estimate.from_dict(s["values"][0])
+            what = e.evidence() if e.is_sampled else e.kind
+            evidence.append(f"{label}'s values: {what} (engine {s['engine']}"
+                            + (f"; exact engines stopped: {s['exact_stopped']}" if s.get("exact_stopped") else "") + ")")
+    moved = [[f["figure"] + ("" if f["seat"] is None else f", seat {f['seat']}"), _cell(f["a"]), _cell(f["b"]),
+              f["text"]] for f in cmp["moved"]]
+    still = [f for f in cmp["figures"] if not f["moved"]]
+    groups: dict[str, list[str]] = {}
+    for f in still:
+        groups.setdefault(f["text"] if f["verdict"] == "unchanged" else f["verdict"], []).append(
+            f["figure"] + ("" if f["seat"] is None else f" {f['seat']}"))
+    not_moved = "; ".join(f"{', '.join(names)}: " + (
+        "unchanged" if verdict == "unchanged" else
+        "no detectable change (" + ", ".join(f["text"].split("(", 1)[1].rstrip(")") for f in still
+                                             if f["verdict"] == verdict and f["text"].startswith(verdict)) + ")")
+        for verdict, names in groups.items())
+    props = [[name, x or "absent", y or "absent"] for name, (x, y) in ch["properties"].items()]
+    same = ch["unchanged_properties"]
+    folded = (f"{same['count']} properties keep their verdict ({' / '.join(same['statuses']) or '-'}) on both "
+              "sides (each side on its own configurations)") if same["count"] else ""
+    details = [(name, *ch["details"][name]) for name in ch["substantive_details"]]
+    la, lb = ch["longest_play"]
+    longest = None if la is None and lb is None else (
+        f"longest play (moves): A {la if la is not None else 'unbounded (cycles)'}, "
+        f"B {lb if lb is not None else 'unbounded (cycles)'}")
+    regressions = [[r["property"], r["why"]] for r in cmp["regressions"]]
+    trace = next((b.get("counterexamples", {}).get(r["property"]) for r in cmp["regressions"]
+                  if b.get("counterexamples", {}).get(r["property"])), None)
+    return {"sides": sides, "edit": edits, "evidence": evidence, "moved": moved, "not_moved": not_moved,
+            "properties": props, "folded": folded, "details": details, "longest": longest,
+            "regressions": regressions, "trace": trace, "verify": f"A {a['verify']}, B {b['verify']}"}
+
+
+def comparison_text(cmp: dict[str, Any]) -> list[str]:
+    """``compare``'s lines (the page shows the same parts as tables)."""
+    p = comparison_parts(cmp)
+    lines = [f"{cmp['a']['ruleset']} vs {cmp['b']['ruleset']} ({cmp.get('game', '')})".replace(" ()", "")]
+    lines += p["sides"]
+    lines.append("  edit: " + ("; ".join(p["edit"]) if p["edit"] else "none (the same parameters and rulings)"))
+    lines += ["  " + x for x in p["evidence"]]
+    lines.append("what moved (A -> B):" if p["moved"] else "what moved: nothing detectable")
+    lines += [f"  {name}: {x} -> {y} ({d})" for name, x, y, d in p["moved"]]
+    if p["not_moved"]:
+        lines.append(f"  not moved: {p['not_moved']}")
+    lines.append(f"verify: {p['verify']}")
+    lines += [f"  {name}: {x} -> {y}" for name, x, y in p["properties"]]
+    if p["folded"]:
+        lines.append(f"  {p['folded']}")
+    for name, x, y in p["details"]:
+        lines += [f"  {name}:", f"    A: {x}", f"    B: {y}"]
+    if p["longest"]:
+        lines.append(f"  {p['longest']}")
+    if p["regressions"]:
+        lines.append(f"regressions ({len(p['regressions'])}):")
+        lines += [f"  {name}: {why}" for name, why in p["regressions"]]
+        lines += [f"    {line}" for line in p["trace"] or []]
+    return lines
+
+
 # ---- the page as neutral blocks -------------------------------------------------------------------
 
 def _num(x: float | None, digits: int = 6) -> str:
     return "-" if x is None else f"{x:.{digits}f}"
 
 
-def _value_text(v: dict[str, Any]) -> str:
-    return f"{v['float']:.9f}" + (f" = {v['fraction']}" if v.get("fraction") and len(v["fraction"]) <= 40 else "")
-
-
 def page_blocks(doc: dict[str, Any]) -> list[tuple]:
     """The page, top to bottom, as blocks: ("h1"|"h2"|"p", text), ("table", headers, rows, classes),
     ("pre", text), ("img", caption, base64), ("trace", title, lines). Classes name each row's status."""
     b: list[tuple] = [("h1", f"{doc['ruleset']} — {doc['title']}")]
-    params = ", ".join(f"{k}={v}" for k, v in doc["config"]["params"].items())
-    b.append(("p", f"Game {doc['game']}; source {doc['config']['source']}. Parameters: {params}."))
+    conf = doc.get("configuration") or {}
+    b.append(("p", f"Configuration: {doc['ruleset']} ({doc['config']['source']}): "
+                   f"{conf.get('differs_from_built_in', '')}" + (f" — {conf['why']}." if conf.get("why") else ".")))
+    params = ", ".join(f"{k} {_words(v)}" for k, v in doc["config"]["params"].items())
+    b.append(("p", f"Game {doc['game']}. Parameters: {params}."))
     if doc.get("description"):
-        b.append(("p", f"The ruleset file's description: {doc['description']}"))
+        others = conf.get("overridden") or []
+        b.append(("p", f"The ruleset file's description: {doc['description']}" + (
+            f" (of the file as written: {', '.join(others)} set here instead)" if others else "")))
     counts: dict[str, int] = {}
     for p in doc["properties"]:
         counts[p["evidence"]] = counts.get(p["evidence"], 0) + 1
     b.append(("verdict", doc["verdict"], f"Verdict: {doc['verdict']} — "
               + ", ".join(f"{n} {k}" for k, n in counts.items()) + f" ({len(doc['properties'])} properties)"))
     if doc.get("against"):
-        a = doc["against"]
-        reg = a["regressions"]
-        b.append(("p", f"Against {a['ruleset']}: " + (f"{len(reg)} regression(s)." if reg else "nothing regressed.")))
+        reg = doc["against"]["regressions"]
+        b.append(("p", f"Against {doc['against']['a']['ruleset']}: " + (
+            f"{len(reg)} regression(s)." if reg else f"nothing regressed ({doc['against']['verdict']}).")))
+
+    b.append(("h2", "Values and fairness"))
+    s = doc["solve"]
+    if not doc["values"]:
+        b.append(("p", f"No values: the solve stopped ({s['reason'] or 'no values'})."))
+    else:
+        first = Estimate.from_dict(doc["values"][0])
+        if first.is_sampled:
+            stopped = f"; the exact engines stopped: {s['exact_stopped']}" if s.get("exact_stopped") else ""
+            how = f"Values {first.evidence()} (engine {s['engine']}{stopped})."
+        else:
+            how = (f"Values {first.kind} ({s['engine']}; {s['how']}; {s['states']:,} states)."
+                   if s.get("states") else f"Values {first.kind} ({s['engine']}).")
+        b.append(("p", how + f" A seat's value is: {doc['value_meaning']}."))
+        b.append(("table", ["seat", "value", "what it is"],
+                  [[str(v["seat"]), Estimate.from_dict(v).number(), Estimate.from_dict(v).evidence()]
+                   for v in doc["values"]], None))
+        f, length = doc["fairness"], doc["length"]
+        if f:
+            adv = Estimate.from_dict(f["first_seat_advantage"])
+            b.append(("p", f"First-seat advantage: {adv.number(signed=True)} ({adv.evidence()}) — {f['meaning']}."))
+        if length:
+            e = Estimate.from_dict(length["estimate"])
+            dist = length.get("distribution") or {}
+            b.append(("p", f"Expected game length: {e.number()} {length['unit']} ({e.evidence()}) — {length['how']}."
+                      + (" Quantiles: " + ", ".join(f"{k} {v}" for k, v in dist.items()) + "." if dist else "")))
+        for fig in doc.get("figures") or []:
+            ests = [Estimate.from_dict(e) for e in fig["estimates"]]
+            fair = f"; fair share {fig['fair_share']}" if fig.get("fair_share") else ""
+            text = ", ".join((f"seat {i} " if fig["per_seat"] else "") + e.number() for i, e in enumerate(ests))
+            b.append(("p", f"{fig['meaning'][:1].upper() + fig['meaning'][1:]}: {text} ({ests[0].kind}{fair})."))
+        if s.get("note"):
+            b.append(("p", s["note"]))
+    if doc.get("longest_play") is not None:
+        b.append(("p", f"Longest possible play: {doc['longest_play']} moves (the graph has no cycle)."))
+
+    if doc.get("against"):
+        cmp = doc["against"]
+        parts = comparison_parts(cmp)
+        b.append(("h2", f"What changed from {cmp['a']['ruleset']}"))
+        for line in parts["sides"]:
+            b.append(("p", line))
+        b.append(("p", "Edit: " + ("; ".join(parts["edit"]) if parts["edit"] else
+                                   "none (the same parameters and rulings)") + "."))
+        for line in parts["evidence"]:
+            b.append(("p", line + "."))
+        if parts["moved"]:
+            b.append(("table", ["moved", cmp["a"]["ruleset"], doc["ruleset"], "change"], parts["moved"], None))
+        else:
+            b.append(("p", "What moved: nothing detectable."))
+        if parts["not_moved"]:
+            b.append(("p", f"Not moved: {parts['not_moved']}."))
+        b.append(("p", f"Verify: {parts['verify']}."))
+        if parts["properties"]:
+            b.append(("table", ["property", cmp["a"]["ruleset"], doc["ruleset"]], parts["properties"], None))
+        if parts["folded"]:
+            b.append(("p", parts["folded"][:1].upper() + parts["folded"][1:] + "."))
+        for name, x, y in parts["details"]:
+            b.append(("p", f"{name}: {cmp['a']['ruleset']}: {x} — {doc['ruleset']}: {y}"))
+        if parts["regressions"]:
+            b.append(("table", ["regression", "why"], parts["regressions"], ["fails"] * len(parts["regressions"])))
+        else:
+            b.append(("p", "Nothing regressed."))
 
     b.append(("h2", "Properties"))
     b.append(("p", "Evidence levels: proved (Z3, tied to the code), exhaustive (every reachable state of "
@@ -199,26 +325,6 @@ def page_blocks(doc: dict[str, Any]) -> list[tuple]:
         if p.get("counterexample"):
             b.append(("trace", f"Counterexample for {p['name']} ({p['scope']})", p["counterexample"]))
 
-    b.append(("h2", "Values and fairness"))
-    s = doc["solve"]
-    if not doc["values"]:
-        b.append(("p", f"No values: the solve stopped ({s['reason'] or 'no values'}) after {s['states']} states."))
-    else:
-        how = ("exact fractions" if s["exact"] else "floating point") + (f"; {s['method']}" if s["method"] else "")
-        b.append(("p", f"Optimal values from the start ({s['states']:,} states; {how}). "
-                       f"A seat's value is: {doc['value_meaning']}."))
-        b.append(("table", ["seat", "value"], [[str(v["seat"]), _value_text(v)] for v in doc["values"]],
-                  None))
-        f, length = doc["fairness"], doc["length"]
-        if f:
-            b.append(("p", f"First-seat advantage: {f['first_seat_advantage']:+.6f} — {f['meaning']}."))
-        if length:
-            b.append(("p", f"Expected game length: {length['value']:.3f} {length['unit']} — {length['how']}."))
-        if s.get("note"):
-            b.append(("p", s["note"]))
-    if doc.get("longest_play") is not None:
-        b.append(("p", f"Longest possible play: {doc['longest_play']} moves (the graph has no cycle)."))
-
     b.append(("h2", "Rulings ranked by impact"))
     r = doc.get("rulings")
     if r is None:
@@ -226,9 +332,9 @@ def page_blocks(doc: dict[str, Any]) -> list[tuple]:
     else:
         ref = r["reference"]
         if ref.get("values"):
-            b.append(("p", "Each alternative reading solved on this configuration by the generic solver "
-                           "(every seat playing optimally: where the game's own solver evaluates a set "
-                           "policy, as Presentes' does, the reference differs from the values above); "
+            b.append(("p", "Each alternative reading solved exactly on this configuration by the generic "
+                           "solver (every seat playing optimally: where the game's own solver evaluates a "
+                           "set policy, as Presentes' does, the reference differs from the values above); "
                            "ranked by the largest change of any seat's value, then of the expected "
                            "moves. Reference: "
                            + ", ".join(f"seat {i} {v:.6f}" for i, v in enumerate(ref["values"]))
@@ -236,17 +342,10 @@ def page_blocks(doc: dict[str, Any]) -> list[tuple]:
                            + "."))
         elif ref.get("error"):
             b.append(("p", f"The configuration's own readings did not solve: {ref['error']}."))
-        rows = []
-        for row in r["rows"]:
-            if "error" in row:
-                rows.append([row["ruling"], row["alternative"], "-", row["error"], "-"])
-            else:
-                rows.append([row["ruling"], row["alternative"], _num(row["max_value_change"]),
-                             " ".join(f"{d:+.6f}" for d in row["value_change"]),
-                             "-" if row["length_change"] is None else f"{row['length_change']:+.4f}"])
+        rows = [rank_row(row) for row in r["rows"]]
         if rows:
-            b.append(("table", ["ruling", "alternative", "max |Δ value|", "Δ value per seat", "Δ expected moves"],
-                      rows, None))
+            b.append(("table", ["ruling", "alternative", "effect", "max |Δ value|", "Δ value per seat",
+                                "Δ expected moves"], rows, None))
         if r["not_ranked"]:
             b.append(("p", f"Not ranked within the budget of {r['budget_seconds']:g} s: "
                            f"{', '.join(r['not_ranked'])} (raise --rank-timeout)."))
@@ -258,33 +357,20 @@ def page_blocks(doc: dict[str, Any]) -> list[tuple]:
         b.append(("p", "This game's solver writes no printable policy summary for this configuration."))
     for pic in doc["pictures"]:
         b.append(("img", pic["file"], pic["png_base64"]))
-
-    if doc.get("against"):
-        a = doc["against"]
-        ch = a["changes"]
-        b.append(("h2", f"What changed from {a['ruleset']}"))
-        edits = [f"{k}: {x} → {y}" for k, (x, y) in {**ch["params"], **ch["rulings"]}.items()]
-        b.append(("p", "Edit: " + ("; ".join(edits) if edits else "none (the same parameters and rulings)") + "."))
-        b.append(("p", f"Verdict: {a['ruleset']} {a['verdict']}, {doc['ruleset']} {doc['verdict']}."))
-        rows = [[name, x or "absent", y or "absent"] for name, (x, y) in ch["properties"].items()]
-        if rows:
-            b.append(("table", ["property", a["ruleset"], doc["ruleset"]], rows, None))
-        else:
-            b.append(("p", "Every property has the same status."))
-        for name in ch["substantive_details"]:
-            x, y = ch["details"][name]
-            b.append(("p", f"{name}: {a['ruleset']}: {x} — {doc['ruleset']}: {y}"))
-        if a["values"] and doc["values"]:
-            b.append(("table", ["seat", a["ruleset"], doc["ruleset"], "change"],
-                      [[str(i), f"{x['float']:.9f}", f"{y['float']:.9f}", f"{y['float'] - x['float']:+.9f}"]
-                       for i, (x, y) in enumerate(zip(a["values"], doc["values"]))], None))
-        if a["regressions"]:
-            b.append(("table", ["regression", "why"], [[x["property"], x["why"]] for x in a["regressions"]],
-                      ["fails"] * len(a["regressions"])))
-        else:
-            b.append(("p", "Nothing regressed."))
     b.append(("p", f"Made by ruleproof report in {doc['seconds']:.1f} s."))
     return b
+
+
+def rank_row(row: dict[str, Any]) -> list[str]:
+    """One ``rulings rank`` row as cells: ruling, alternative, effect (moves the values, no change,
+    or not exercised by this configuration), max |Δ value|, Δ per seat, Δ expected moves."""
+    if "error" in row:
+        return [row["ruling"], row["alternative"], row["error"], "-", "-", "-"]
+    if not row.get("exercised", True):
+        return [row["ruling"], row["alternative"], row["effect"], "-", "-", "-"]
+    length = "-" if row["length_change"] is None else f"{row['length_change']:+.4f}"
+    return [row["ruling"], row["alternative"], row.get("effect", ""), f"{row['max_value_change']:.6f}",
+            " ".join(f"{d:+.6f}" for d in row["value_change"]), length]
 
 
 CSS = """
@@ -307,6 +393,7 @@ figure{margin:1em 0}figure img{max-width:100%;border:1px solid #d8dde6}figcaptio
 def render_html(doc: dict[str, Any]) -> str:
     e = html.escape
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             f'<meta name="generator" content="{stamp("report")}">',
              f"<title>{e(doc['ruleset'])} — ruleproof report</title>", f"<style>{CSS}</style></head><body>"]
     for block in page_blocks(doc):
         kind = block[0]
@@ -361,3 +448,12 @@ def render_markdown(doc: dict[str, Any]) -> str:
         elif kind == "img":
             lines += [f"![{block[1]}](data:image/png;base64,{block[2]})", ""]
     return "\n".join(lines)
+
+
+def write_page(doc: dict[str, Any], path: Path, flag: str) -> Path:
+    """The page as HTML (``flag`` ``--html``) or Markdown, written beside ``path`` and renamed into
+    place (``solver/outputs.py``); the Markdown file opens with a comment that marks it as ours."""
+    text = render_html(doc) if flag == "--html" else f"<!-- {stamp('report')} -->\n" + render_markdown(doc)
+    with write_file(path, flag) as fh:
+        fh.write(text)
+    return path

@@ -24,7 +24,6 @@ from __future__ import annotations
 import random
 import time
 from collections import deque
-from fractions import Fraction
 from typing import Any, Callable
 
 from ruleproof.model.protocol import CHANCE, TERMINAL
@@ -293,10 +292,9 @@ def _value_change(a: Ruleset, b: Ruleset, labels: tuple[str, str], seconds: floa
     out: dict[str, Any] = {"values": values}
     x, y = values.get(labels[0]), values.get(labels[1])
     if isinstance(x, list) and isinstance(y, list):
-        out["value_change"] = [
-            {"fraction": str(Fraction(q["fraction"]) - Fraction(p["fraction"]))
-             if p["fraction"] and q["fraction"] else None, "float": q["float"] - p["float"]}
-            for p, q in zip(x, y)]
+        from ruleproof.model.estimate import Estimate, difference
+        out["value_change"] = [difference(Estimate.from_dict(p), Estimate.from_dict(q)).as_dict()
+                               for p, q in zip(x, y)]
     return out
 
 
@@ -362,6 +360,22 @@ def _solve_small(rs: Ruleset, limits: Limits) -> dict[str, Any]:
             "states": ex.num_states}
 
 
+#: value and length changes below this are the floats' rounding, not an effect
+NO_CHANGE = 1e-12
+
+
+def _effect(delta: list[float], length_change: float | None, states_a: int, states_b: int) -> str:
+    """What an alternative reading does on the configuration, in words: it moves the values, it
+    changes only the length of play, it changes the game but neither, or no change was found."""
+    if max(map(abs, delta)) > NO_CHANGE:
+        return "moves the values"
+    if length_change is not None and abs(length_change) > NO_CHANGE:
+        return "changes the length of play only"
+    if states_a != states_b:
+        return "changes the reachable states, not the values or the length"
+    return "no change found (values, length and state count equal; rulings diff says whether the readings part)"
+
+
 def rank_rulings(game: str, *, ruleset: Ruleset | None = None, only: list[str] | None = None,
                  timeout: float | None = None, progress: Callable | None = None) -> dict[str, Any]:
     """Every alternative reading of every ruling, solved on the game's small configuration, ranked
@@ -383,16 +397,26 @@ def rank_rulings(game: str, *, ruleset: Ruleset | None = None, only: list[str] |
             row["error"] = "not run: the time limit was reached"
             rows.append(row)
             continue
+        if ruling.needs is not None and not ruling.needs.test(base.params):
+            # the configuration cannot exercise it: a zero here would say nothing about the ruling
+            row.update(effect=f"not exercised by this configuration (it needs {ruling.needs.doc})",
+                       exercised=False)
+            rows.append(row)
+            continue
+        if "error" in ref:   # nothing to rank against: the alternatives would hit the same limit
+            row["error"] = f"not ranked: the configuration's own readings did not solve ({ref['error']})"
+            rows.append(row)
+            continue
         got = _solve_small(base.with_overrides(rulings={ruling.id: option}, spec=spec.schema), limits)
         if "error" in got or "error" in ref:
             row["error"] = got.get("error") or f"the default reading did not solve: {ref['error']}"
         else:
             delta = [b - a for a, b in zip(ref["values"], got["values"])]
+            length_change = None if got["length"] is None or ref["length"] is None else got["length"] - ref["length"]
             row.update(values=got["values"], value_change=delta, max_value_change=max(map(abs, delta)),
-                       length=got["length"],
-                       length_change=None if got["length"] is None or ref["length"] is None
-                       else got["length"] - ref["length"], states=got["states"])
+                       length=got["length"], length_change=length_change, states=got["states"],
+                       effect=_effect(delta, length_change, ref["states"], got["states"]), exercised=True)
         rows.append(row)
-    rows.sort(key=lambda r: ("error" in r, -r.get("max_value_change", 0.0),
+    rows.sort(key=lambda r: ("error" in r, not r.get("exercised", True), -r.get("max_value_change", 0.0),
                              -abs(r.get("length_change") or 0.0), r["ruling"]))
     return {"configuration": base.as_dict(), "reference": ref, "rows": rows}

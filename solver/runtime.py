@@ -5,21 +5,31 @@ CLI's last-resort handler turns into one marked line and an exit code.
   exploration reports how far it got); a SIGALRM a little after T raises :class:`TimeLimit` in
   whatever phase is still running (solving, checks, writing files); and, for code that holds the
   interpreter in a long C call, a watchdog thread ends the process at ``1.1 T + 0.8 s``.
-* Ctrl-C raises :class:`Interrupted`; should the main thread be stuck in C code, a watchdog woken
-  by the signal itself (``signal.set_wakeup_fd``) ends the process 0.9 s later with exit 130.
+* Ctrl-C raises :class:`Interrupted`; a watchdog woken by the signal itself
+  (``signal.set_wakeup_fd``) asks a running Z3 call to return at once (Z3's own Ctrl-C handler is
+  off: it would swallow the signal and answer "unknown"), and should the main thread still be
+  stuck in C code, ends the process 0.9 s later with exit 130.
+* Both exceptions derive from BaseException, so no ``except Exception`` in a library swallows
+  them; and where one is swallowed anyway (raised inside a ctypes argument conversion, a ``__del__``
+  or a garbage-collector callback, which only print it), the flags behind :func:`stop_requested`
+  still say the command was stopped: the CLI answers with the limit or ``interrupted``, and long
+  loops call :func:`check_alarm`.
 
-Both exceptions derive from BaseException, so no ``except Exception`` in a library swallows them.
 The watchdogs run only for the console script (``armed``), never inside a test runner.
 """
 from __future__ import annotations
 
+import faulthandler
 import os
 import signal
 import socket
+import sys
 import threading
 import time
 from contextlib import contextmanager
 from typing import Callable, Iterator
+
+import ruleproof
 
 #: exit codes (README: "Exit codes")
 EXIT_LIMIT = 1          # a limit stopped the command: the partial result is marked
@@ -28,6 +38,7 @@ EXIT_BROKEN_PIPE = 141  # the reader of stdout went away (128 + SIGPIPE), quietl
 
 SOFT_GRACE = 0.6        # seconds after T (plus 3%) before SIGALRM: the graceful limits come first
 HARD_FACTOR, HARD_GRACE = 1.1, 0.8
+BACKSTOP_GRACE = 0.15   # the C backstop, after the hard stop (1.1 T + 0.95 s: within 1.1 T + 1 s)
 
 
 class TimeLimit(BaseException):
@@ -42,7 +53,7 @@ class Interrupted(BaseException):
     """Ctrl-C (SIGINT)."""
 
 
-_state = {"armed": False, "started": None}
+_state = {"armed": False, "started": None, "interrupted": False, "alarm": None}
 _done = threading.Event()   # set when the command has finished (the watchdogs stand down)
 
 
@@ -52,7 +63,33 @@ def command_started() -> float:
 
 
 def _on_sigint(signum, frame) -> None:
+    _state["interrupted"] = True
     raise Interrupted()
+
+
+def interrupted() -> bool:
+    """Whether Ctrl-C has been pressed during the current command."""
+    return _state["interrupted"]
+
+
+def stop_requested() -> BaseException | None:
+    """The stop (:class:`Interrupted` or :class:`TimeLimit`) that the current command received,
+    even if a library swallowed the exception itself; None when it was not stopped."""
+    if _state["interrupted"]:
+        return Interrupted()
+    if _state["alarm"] is not None:
+        return TimeLimit(_state["alarm"])
+    return None
+
+
+def _interrupt_z3() -> None:
+    """Make a running Z3 call return now (it checks the flag); the main thread then raises."""
+    z3 = sys.modules.get("z3")
+    if z3 is not None:
+        try:
+            z3.main_ctx().interrupt()
+        except Exception:  # noqa: BLE001 - best effort: the watchdog's exit follows anyway
+            pass
 
 
 def _sigint_watchdog(sock: socket.socket, write_line: Callable[[str], None]) -> None:
@@ -63,30 +100,80 @@ def _sigint_watchdog(sock: socket.socket, write_line: Callable[[str], None]) -> 
             return
         if not data:
             return
+        if signal.SIGINT in data or signal.SIGALRM in data:
+            _interrupt_z3()
         if signal.SIGINT in data and not _done.wait(0.9):
             write_line("interrupted")
             os._exit(EXIT_INTERRUPTED)
+
+
+def _quiet_unraisable(info) -> None:
+    """``sys.unraisablehook``: a stop raised where Python can only print it (a ``__del__``, a gc
+    callback) is not printed -- the flags carry it -- and nothing else prints a traceback."""
+    if isinstance(info.exc_value, (Interrupted, TimeLimit, KeyboardInterrupt)):
+        return
+    try:
+        sys.stderr.write(f"warning: ignored {type(info.exc_value).__name__}: {info.exc_value}\n")
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def _quiet_thread_errors(args) -> None:
+    """``threading.excepthook``: the same for a worker thread."""
+    if isinstance(args.exc_value, (Interrupted, TimeLimit, KeyboardInterrupt, SystemExit)):
+        return
+    try:
+        sys.stderr.write(f"warning: a worker thread failed: {type(args.exc_value).__name__}: {args.exc_value}\n")
+    except Exception:  # noqa: BLE001
+        pass
+
+
+#: Ctrl-C presses that arrived while the command was still loading (the package notes them first)
+_early: list[int] = ruleproof._early_interrupts
+
+
+def early_sigint() -> None:
+    """For a command run as ``python -m`` while it loads its own libraries (the package notes Ctrl-C
+    while its parents load): Ctrl-C is only noted until ``armed`` takes over, and the command then
+    ends at once with "interrupted", so no KeyboardInterrupt escapes an import as a traceback."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, lambda signum, frame: _early.append(signum))
 
 
 @contextmanager
 def armed(started: float, write_line: Callable[[str], None]) -> Iterator[None]:
     """For the console script's whole run: Ctrl-C raises :class:`Interrupted` (and, should the main
     thread not answer, ends the process within a second); ``time_limit`` may end it by force."""
-    _state.update(armed=True, started=started)
+    _state.update(armed=True, started=started, interrupted=False)
     _done.clear()
     old_handler = signal.signal(signal.SIGINT, _on_sigint)
     reader, writer = socket.socketpair()
     writer.setblocking(False)
     old_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
     threading.Thread(target=_sigint_watchdog, args=(reader, write_line), daemon=True).start()
+    old_hooks = sys.unraisablehook, threading.excepthook
+    sys.unraisablehook, threading.excepthook = _quiet_unraisable, _quiet_thread_errors
     try:
+        if _early:   # Ctrl-C while the command line loaded
+            _state["interrupted"] = True
+            raise Interrupted()
         yield
     finally:
         _done.set()
         signal.set_wakeup_fd(old_fd)
         signal.signal(signal.SIGINT, old_handler)
+        sys.unraisablehook, threading.excepthook = old_hooks
         writer.close()
         _state.update(armed=False, started=None)
+
+
+_DEVNULL: list = []
+
+
+def _devnull():
+    if not _DEVNULL:
+        _DEVNULL.append(open(os.devnull, "w"))
+    return _DEVNULL[0]
 
 
 def _on_alarm(seconds: float):
@@ -103,13 +190,26 @@ def alarm_fired() -> float | None:
     return _state.get("alarm")
 
 
+@contextmanager
+def stops_surface() -> Iterator[None]:
+    """Around a command body: an error raised where a library swallowed Ctrl-C or the time limit
+    (numpy's comparisons, a ctypes argument conversion) becomes that stop again."""
+    try:
+        yield
+    except Exception:
+        stop = stop_requested()
+        if stop is None:
+            raise
+        raise stop from None
+
+
 def check_alarm() -> None:
-    """Raise the time limit again where its alarm went off but the :class:`TimeLimit` never arrived:
-    an exception raised inside a garbage-collector callback or a ``__del__`` is only printed, and the
-    command would otherwise run on to a complete answer past its limit. Long loops call this."""
-    seconds = _state.get("alarm")
-    if seconds is not None:
-        raise TimeLimit(seconds)
+    """Raise the stop again where Ctrl-C or the time limit's alarm arrived but its exception never
+    did: one raised inside a garbage-collector callback or a ``__del__`` is only printed, and the
+    command would otherwise run on to a complete answer. Long loops call this."""
+    stop = stop_requested()
+    if stop is not None:
+        raise stop
 
 
 @contextmanager
@@ -124,6 +224,7 @@ def time_limit(seconds: float | None, on_hard_stop: Callable[[], None] | None = 
     old = signal.signal(signal.SIGALRM, _on_alarm(seconds))
     signal.setitimer(signal.ITIMER_REAL, soft)
     finished = threading.Event()
+    backstop = False
     if _state["armed"] and on_hard_stop is not None:
         hard = started + seconds * HARD_FACTOR + HARD_GRACE
 
@@ -132,10 +233,17 @@ def time_limit(seconds: float | None, on_hard_stop: Callable[[], None] | None = 
                 on_hard_stop()
                 os._exit(EXIT_LIMIT)
         threading.Thread(target=watchdog, daemon=True).start()
+        # should even that thread never get the interpreter lock (one long C call holding it), a
+        # C thread ends the process with exit 1 a little later, silently (its dump goes nowhere)
+        faulthandler.dump_traceback_later(max(0.1, hard + BACKSTOP_GRACE - time.monotonic()),
+                                          exit=True, file=_devnull())
+        backstop = True
     try:
         yield
     finally:
         finished.set()
+        if backstop:
+            faulthandler.cancel_dump_traceback_later()
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
         _state["alarm"] = None

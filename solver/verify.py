@@ -24,10 +24,12 @@ from ruleproof.model.limits import Limits
 from ruleproof.model.properties import (EXPLORATION, NOTHING, SAMPLES, Context, Property, draw_plays)
 from ruleproof.model.protocol import CHANCE, TERMINAL
 from ruleproof.model.results import FAILS, HOLDS, UNKNOWN, PropertyResult
-from ruleproof.model.ruleset import Ruleset
+from ruleproof.model.ruleset import Ruleset, value_words
 from ruleproof.model.spec import GameSpec
 
-from .explore import Exploration, _distribution_problem, explore
+from .exploration import Exploration
+from .exploration import distribution_problem as _distribution_problem
+from .explore import explore
 from .fastpaths import fast_path_property
 from .termination import shortest_lasso, termination_property  # noqa: F401  (re-exported)
 
@@ -192,9 +194,7 @@ def config_label(spec: GameSpec, ruleset: Ruleset) -> str:
 
 
 def _short(value: Any) -> str:
-    if isinstance(value, (list, tuple)):
-        return f"[{len(value)} items]" if len(value) > 6 else "[" + " ".join(map(str, value)) + "]"
-    return str(value)
+    return value_words(value)
 
 
 def game_properties(spec: GameSpec, ruleset: Ruleset, game) -> list[Property]:

@@ -93,10 +93,15 @@ def test_simulate_prints_a_readable_table_with_the_json_figures():
     args = ("simulate", "pig", "--goal", "10", "--games", "200", "--seed", "3")
     text, d = run(*args), doc(run(*args, "--json"))
     assert text.exit_code == 0 and "200 games, seed 3" in text.stdout
-    mean = d["seats"][0]["utility"]["mean"]
-    lo, hi = d["seats"][0]["utility"]["ci95"]
-    row = next(line for line in text.stdout.splitlines() if "seat 0 utility" in line)
-    assert f"{mean:.6g}" in row and f"[{lo:.6g}, {hi:.6g}]" in row
+    # each figure as its JSON estimate renders it: the digits its interval supports, ± half of it
+    from ruleproof.model.estimate import Estimate
+    seat0 = Estimate.from_dict(d["seats"][0]["utility"])
+    row = next(line for line in text.stdout.splitlines() if line.strip("│ ").startswith("0 "))
+    assert seat0.number() in row and "±" in row
+    moves = Estimate.from_dict(d["metrics"]["moves"])
+    row = next(line for line in text.stdout.splitlines() if "moves" in line)
+    assert moves.number() in row and f"[{moves.low:.{moves.decimals()}f}, {moves.high:.{moves.decimals()}f}]" in row
+    assert "every figure is sampled" in text.stdout
 
 
 def test_simulate_is_reproducible_from_its_seed():
@@ -143,13 +148,15 @@ def test_compare_two_rulesets(tmp_path):
     text = run("compare", str(a), str(b))
     assert text.exit_code == 0
     assert "edit: faces 6 -> 4" in text.stdout and "verify: A holds, B holds" in text.stdout
-    assert f"seat 0 {d['a']['values'][0]['fraction']} " in text.stdout
+    # what moved comes first: each seat's exact value on both sides and the exact change
+    assert text.stdout.index("what moved") < text.stdout.index("verify:")
+    assert f"value, seat 0: 0.818181818 = {d['a']['values'][0]['fraction']} -> " in text.stdout
 
 
 def test_compare_separates_real_findings_from_state_counts():
     # L18 "opener" lets one opening hand its keeper the escorts' stalls too: the full-game score
     # bound moves from 50 to 54; other details differ only in how many states were explored
-    from ruleproof.solver.analysis import compare_rulesets
+    from ruleproof.solver.compare import compare_rulesets
     from test_loira_helpers import ruleset
     params = {"players": 2, "deck": ["F1", "F2", "M1", "grito", "toc-toc", "fios"], "stalls": [2, 4],
               "centre_rolls": 1}   # examples/loira/tiny.toml

@@ -30,7 +30,9 @@ def test_export_bad_input_is_one_line_exit_2(tmp_path):
              ["--format", "drn", str(tmp_path / "a"), "--policy", "nope"],
              ["--format", "drn", str(tmp_path / "a"), "--free-seat", "0"],
              ["--format", "drn", str(tmp_path / "a"), "--smg"],
-             ["--format", "drn", str(tmp_path / "missing" / "a")]]
+             ["--format", "drn", str(tmp_path / "a-file" / "a")],   # under a file
+             ["--format", "drn", str(tmp_path)]]                      # a folder
+    (tmp_path / "a-file").write_text("")
     for extra in cases:
         res = runner.invoke(app, ["export", "pig", "--goal", "6", *extra])
         assert res.exit_code == 2, (extra, res.output)

@@ -35,8 +35,9 @@ def test_solve_has_the_documented_keys(game):
     assert tuple(doc) == SOLVE_KEYS
     assert doc["engine"] in [e.name for e in engines_of(get_spec(game))] and doc["meaning"] in MEANINGS
     assert doc["partial"] is False and doc["reason"] is None and doc["values"] and doc["value_meaning"]
-    assert all(set(v) == {"fraction", "float"} for v in doc["values"])
-    assert all((v["fraction"] is not None) == doc["exact"] for v in doc["values"])   # fractions when exact
+    # each value is a typed estimate (docs/json.md): exact with its fraction, else solved / sampled
+    assert all({"kind", "fraction", "float"} <= set(v) for v in doc["values"])
+    assert all((v["fraction"] is not None) == doc["exact"] == (v["kind"] == "exact") for v in doc["values"])
     assert len(doc["values"]) == small(game)["players"]   # one value per seat
 
 
@@ -49,6 +50,10 @@ def test_simulate_has_the_documented_keys(game):
     assert estimates
     for estimate in estimates:
         assert {"mean", "ci95", "n"} <= set(estimate) and estimate["n"] == 30
+        # every simulated figure is sampled, names its seed and policy, and stays in its range
+        assert estimate["kind"] == "sampled" and estimate["seed"] == 4 and estimate["policy"]
+        low, high = estimate["bounds"] or (None, None)
+        assert (low is None or estimate["ci95"][0] >= low) and (high is None or estimate["ci95"][1] <= high)
 
 
 def test_the_command_line_prints_the_same_documents():

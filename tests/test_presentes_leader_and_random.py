@@ -101,6 +101,46 @@ def test_a_shielded_leader_blocks_lugar_but_not_the_gift_nearest_the_finish(tmp_
                    (Effect.TROCA, -1): F(1, 6)}
 
 
+TIED_P20 = {"P20": "tied-leader-with-gift"}
+
+
+def test_tied_leaders_who_serve_without_a_hidden_draw(tmp_path):
+    """P20 'tied-leader-with-gift' ("O efeito é sorteado entre os que servem para a sua situação"):
+    no hidden draw of the leader; Lugar is eligible when any player tied at the top (gifts unseen)
+    holds a targetable gift, and takes one of those. Board '. * . . .' (★ on 1, finish 4), 1 die,
+    every first-gift choice used up.
+
+    On the ★ (chance outcomes): P0 without a gift on 1; P1 and P2 tied on 3, only P1 holds g1:
+    Lugar (weight 1) on P1 and Salto (weight 1: 2, 3 or 5 squares, 1/3 each) -- Lugar 1/2, each
+    Salto 1/6 (the default draws the leader first: Lugar 1/4). A lone giftless leader (P1 on 3
+    without a gift, P2 holding g2 on 2) still blocks Lugar: Salto only, 1/3 each ('gift-holder-ahead'
+    would take P2's gift).
+
+    From P0's roll (0; P1 and P2 on 3, P1 holding g1), the expected number of turns. Whoever is on
+    3 finishes on their roll; play ends when two of the three have finished.
+    * P0 rolls 4..6 (1/2): finishes, P1 finishes on turn 2: T = 2. Rolls 2, 3 (1/3): T = 3.
+    * Roll 1 (1/6): the ★. Salto 3 or 5 finishes (T = 2), Salto 2 stops on 3 (T = 3): 7/3.
+      Lugar with P1: P0 to 3 with g1, P1 to 1; P1 finishes on turn 2 with 4/6 (T = 3, as P2 does
+      on turn 3), else P2 on turn 3 and P0 on turn 4: E = 3 + 1/3 = 10/3.
+    * Tied reading: E(★) = 1/2 * 10/3 + 1/2 * 7/3 = 17/6; E = 1/2 * 2 + 1/3 * 3 + 1/6 * 17/6 = 89/36.
+    * Default (P1 or P2 drawn, 1/2 each; with P2 Salto only): E(★) = 1/2 * 17/6 + 1/2 * 7/3 =
+      31/12; E = 2 + 31/72 = 175/72. 'gift-holder-ahead' takes P1 too: 89/36.
+    """
+    g = game(tmp_path, ". * . . .", TIED_P20)
+    tied = St(Phase.LUCK, 0, 1, 0, 0b101, 0b111, 0, (1, 3, 3), (-1, 1, -1), ())
+    assert dict(g.chance_outcomes(tied)) == {(Effect.LUGAR, 1): F(1, 2), (Effect.SALTO, 2): F(1, 6),
+                                             (Effect.SALTO, 3): F(1, 6), (Effect.SALTO, 5): F(1, 6)}
+    lone = St(Phase.LUCK, 0, 1, 0, 0b011, 0b111, 0, (1, 3, 2), (-1, -1, 2), ())
+    assert dict(g.chance_outcomes(lone)) == {(Effect.SALTO, 2): F(1, 3), (Effect.SALTO, 3): F(1, 3),
+                                             (Effect.SALTO, 5): F(1, 3)}
+    assert dict(game(tmp_path, ". * . . .", OLD_P20).chance_outcomes(lone))[(Effect.LUGAR, 2)] == F(1, 2)
+    start = roll([0, 3, 3], [-1, 1, -1])
+    turns = {name: analyse(From(game(tmp_path, ". * . . .", rulings), start), policy="random",
+                           horizon=0)["mean_turns"]
+             for name, rulings in (("tied", TIED_P20), ("default", None), ("old", OLD_P20))}
+    assert turns == {"tied": F(89, 36), "default": F(175, 72), "old": F(89, 36)}
+
+
 # ---- P34 ---------------------------------------------------------------------------------------
 
 def test_random_first_gift_is_two_questions(tmp_path):

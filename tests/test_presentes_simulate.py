@@ -207,7 +207,8 @@ CHOSEN_P20_P34 = [
 
 
 @pytest.mark.parametrize("policy", ["eager", "passive", "random"])
-@pytest.mark.parametrize("rulings", [{}, {"P20": "gift-holder-ahead", "P34": "one-list"}])
+@pytest.mark.parametrize("rulings", [{}, {"P20": "gift-holder-ahead", "P34": "one-list"},
+                                     {"P20": "tied-leader-with-gift"}])
 def test_one_turn_from_chosen_states_p20_p34(policy, rulings):
     from ruleproof.model.presentes.rules import St
     rs = load_ruleset_file(EXAMPLE).with_overrides({"players": 3, "host_skip": []},

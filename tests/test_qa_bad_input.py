@@ -137,7 +137,7 @@ def test_solve_rejects_non_positive_limits():
     for target in ("examples/loira/tiny.toml", "bomb-busters-tiny"):
         for args in (("--max-states", "-5"), ("--max-states", "0"), ("--timeout", "0"), ("--timeout", "nan")):
             line = one_line_error(run("solve", target, *args, "--no-files"))
-            assert args[0] in line and "must be a positive" in line
+            assert args[0] in line and "must be a positive" in line, line
 
 
 def test_solve_loira_exact_is_never_answered_in_floats():

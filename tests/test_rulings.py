@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from ruleproof.cli import app
 from ruleproof.model.registry import get_spec
-from ruleproof.solver.analysis import find_regressions
+from ruleproof.solver.compare import find_regressions
 from ruleproof.solver.rulings import rank_rulings, ruling_diff
 
 runner = CliRunner()
@@ -110,3 +110,18 @@ def test_compare_exits_1_on_the_p23_redraw_edit():
     assert result.exit_code == 1, result.output
     doc = json.loads(result.stdout)
     assert any(r["property"] == "termination" and r["why"] == "B fails it" for r in doc["regressions"])
+
+
+def test_rank_tells_a_harmless_reading_from_one_the_configuration_never_exercises():
+    """On the small round's explicit deck L01 (how the standard deck is split) cannot come into
+    play: its row says so instead of a 0.000000 change; L07 is exercised and changes nothing."""
+    result = runner.invoke(app, ["rulings", "rank", "loira", "--only", "L01,L07", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {(r["ruling"], r["alternative"]): r for r in json.loads(result.stdout)["rows"]}
+    l01 = rows[("L01", "more-ones")]
+    assert l01["exercised"] is False and l01["effect"].startswith("not exercised by this configuration")
+    assert "max_value_change" not in l01
+    l07 = rows[("L07", "no")]
+    assert l07["exercised"] is True and l07["max_value_change"] == 0 and l07["effect"].startswith("no change found")
+    text = runner.invoke(app, ["rulings", "rank", "loira", "--only", "L01,L07"]).stdout
+    assert "not exercised by this configuration (it needs the standard deck" in text

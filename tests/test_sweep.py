@@ -67,8 +67,10 @@ def test_sweep_text_table_and_grid():
                  "--games", "200")
     assert result.exit_code == 0, result.stdout
     text = result.stdout
-    assert "method" in text and "exact" in text and "simulated" in text
-    assert "simulated: 200 games per point, seed 0, policy random" in text
+    assert "kind" in text and "exact" in text and "simulated" in text
+    # every sampled point says so, with its interval, games, seed and policy
+    assert "goal=6 faces=4: sampled, not exact -- seat 0" in text
+    assert "200 games, seed 0, policy random)" in text and "95% interval [" in text
     assert "exact solve stopped (state limit 100 reached) at:" in text
 
 
@@ -118,3 +120,26 @@ def test_sweep_bad_input(args, needle):
     result = run("sweep", "pig", *args)
     assert result.exit_code == 2, result.stdout
     assert needle in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_plot_draws_sampled_points_hollow_with_their_intervals():
+    """Goal 4 exact (filled, no error bar), goals 6 and 8 simulated (a 100-state limit): hollow
+    markers with error bars spanning exactly each seat's 95% interval."""
+    from matplotlib.container import ErrorbarContainer
+
+    from ruleproof.model.registry import get_spec
+    from ruleproof.solver.sweep import run_sweep, sweep_figure
+    spec = get_spec("pig")
+    doc = run_sweep(spec.default(), [("goal", [4, 6, 8])], max_states=100, games=300, seed=5)
+    assert [r["method"] for r in doc["points"]] == ["exact", "simulated", "simulated"]
+    fig = sweep_figure(doc, "pig")
+    ax = fig.axes[0]
+    bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    assert len(bars) == 2 * 2   # two sampled points, two seats
+    spans = sorted(tuple(round(v, 9) for v in c.lines[2][0].get_segments()[0][:, 1]) for c in bars)
+    wanted = sorted(tuple(round(v, 9) for v in r["ci95"][seat]) for r in doc["points"][1:] for seat in (0, 1))
+    assert spans == wanted
+    import matplotlib.colors as mc
+    assert all(mc.to_hex(c.lines[0].get_markerfacecolor()) == "#ffffff" for c in bars)   # hollow
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any("sampled: policy random, 300 games (95% interval)" in t for t in legend)

@@ -170,6 +170,6 @@ def _turns(game, play: Play) -> float:
 #: what ``simulate`` measures on each Bomb Busters game
 METRICS = (
     Metric("win_rate", lambda game, play: float(play.final.phase == Phase.WON), proportion=True),
-    Metric("turns", _turns),
-    Metric("detonator_at_end", lambda game, play: float(play.final.detonator)),
+    Metric("turns", _turns, bounds=(0.0, float("inf"))),
+    Metric("detonator_at_end", lambda game, play: float(play.final.detonator), bounds=(0.0, float("inf"))),
 )

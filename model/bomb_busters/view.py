@@ -19,12 +19,11 @@ wires of a value (a failed dual cut naming it tells so). Every mistake raises ``
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ruleproof.model.ruleset import RulesetError, read_input_text
+from ruleproof.model.ruleset import RulesetError, read_input_json
 
 from . import tiles as T
 from .tiles import Named, Tile
@@ -275,12 +274,4 @@ def check_counts(pos: Position) -> None:
 
 
 def load_view(path: Path) -> Position:
-    src = str(path)
-    text = read_input_text(Path(path))
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _err(src, "-", f"not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    except RecursionError:
-        raise _err(src, "-", "not a view file (JSON nested too deeply)") from None
-    return parse_view(data, src)
+    return parse_view(read_input_json(Path(path)), str(path))

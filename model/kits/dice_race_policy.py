@@ -17,7 +17,8 @@ from .dice_race import HOLD
 
 
 def hold_grid(sol, visits: np.ndarray) -> dict[str, np.ndarray]:
-    """Per (my score i, opponent score j) of a two-player race:
+    """Per (my score i, opponent score j) of a race (with more than two players, j is the highest
+    opponent score):
 
     ``hold_at[i, j]`` the smallest turn total k >= 1 at which the optimal mover holds (NaN: never,
     it rolls on to the goal); ``seen[i, j]`` whether any decision state has these scores;
@@ -37,8 +38,11 @@ def hold_grid(sol, visits: np.ndarray) -> dict[str, np.ndarray]:
     keys = np.array(ex.keys, dtype=np.int64)[nodes]
     column = game.record.column
     mover = column(keys, "mover")
-    s0, s1 = column(keys, "score0"), column(keys, "score1")
-    i, j = np.where(mover == 0, s0, s1), np.where(mover == 0, s1, s0)
+    scores = np.stack([column(keys, f"score{seat}") for seat in range(game.num_players)])
+    at = np.arange(len(keys))
+    i = scores[mover, at]
+    scores[mover, at] = -1   # with three or more players j is the leading opponent's score
+    j = scores.max(axis=0)
     k = column(keys, "turn")
     holds = np.asarray(ex.action)[np.asarray(sol.choice)[nodes]] == HOLD
     v = visits[nodes]
@@ -147,7 +151,7 @@ def draw_policy(game, sol, path: Path) -> Path:
                 transform=ax.transAxes, ha="center", va="center", fontsize=12,
                 bbox={"facecolor": "white", "edgecolor": "black"})
         title += "\n(grey: never holds; white: scores never met)"
-    ax.set_xlabel("opponent's score")
+    ax.set_xlabel("opponent's score" if game.num_players == 2 else "the leading opponent's score")
     ax.set_ylabel("player's score")
     ax.set_title(title, fontsize=10)
     fig.tight_layout()

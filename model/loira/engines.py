@@ -4,6 +4,7 @@ the outcomes a simulation measures.
 """
 from __future__ import annotations
 
+from ruleproof.model.estimate import FIRST_SEAT_ADVANTAGE_MEANING, Figure, Regret
 from ruleproof.model.ruleset import RulesetError
 from ruleproof.model.seams import Engine, Metric, Play, SolveOptions, SolveResult
 from ruleproof.solver.engines import generic_engine
@@ -49,7 +50,8 @@ def _winners(play: Play) -> list[int]:
 METRICS = (
     Metric("wins_outright", lambda game, play: [float(_winners(play) == [s]) for s in range(len(play.returns))],
            per_seat=True, proportion=True),
-    Metric("utility", lambda game, play: [float(r) for r in play.returns], per_seat=True),
+    Metric("utility", lambda game, play: [float(r) for r in play.returns], per_seat=True,
+           bounds=lambda game: (float(game.min_utility), float(game.max_utility))),
     Metric("shared_win", lambda game, play: float(len(_winners(play)) != 1), proportion=True),
 )   # the number of moves is measured for every game
 
@@ -149,14 +151,16 @@ def _c_solve(ruleset, options: SolveOptions, progress) -> SolveResult:
     method = "specialised C solver (turn-start states"
     fast_states = options.states(FAST_STATES)
     cfg = config_from(ruleset)
-    hint = "" if options.max_states or options.deadline else " (raise the limit with --max-states)"
     try:
         out = fast.solve(cfg, max_states=fast_states, timeout=options.remaining())
     except (fast.FastUnavailable, fast.FastLimit) as exc:
-        # at a state limit the table holds exactly that many turn states; otherwise the C solver
-        # does not say how many it stored
-        stored = fast_states if str(exc).startswith("state limit") else 0
-        return SolveResult.stopped(f"specialised C solver: {exc}{hint}", stored, method + ")")
+        # at a state limit the table holds exactly that many turn states; otherwise (a time limit,
+        # no compiler, a refused cache folder) the C solver does not say how many it stored, and
+        # raising --max-states would not help
+        at_limit = isinstance(exc, fast.FastLimit) and str(exc).startswith("state limit")
+        hint = " (raise the limit with --max-states)" if at_limit and not options.max_states else ""
+        return SolveResult.stopped(f"specialised C solver: {exc}{hint}", fast_states if at_limit else 0,
+                                   method + ")")
     extras = {"states_per_second": round(out["states_per_second"]),
               "bytes_per_state": round(out["bytes_per_state"], 1),
               "note": "no play table: the C solver keeps turn-start states only"}
@@ -184,31 +188,54 @@ def _c_solve(ruleset, options: SolveOptions, progress) -> SolveResult:
 def _near_optimal_applies(ruleset, options: SolveOptions) -> str | None:
     if options.exact:
         return "--exact asks for the exact optimum, which the near-optimal policy does not give"
+    if options.max_states is not None:
+        return "--max-states asks for the exact engines (within that many states)"
     if _beyond_exact_reach(ruleset, options) is None:
         return "the exact engines reach this round"
     return None
 
 
 def _near_optimal_solve(ruleset, options: SolveOptions, progress) -> SolveResult:
-    """The near-optimal policy (``nearopt.py``): its printable play table, its regret bound measured
-    exactly on every configuration the exact solver reaches, and seeded self-play against the
-    simple rules; the values are its own self-play (sampled, not exact)."""
-    from .nearopt_play import answer_text, solve_near_optimal
+    """The near-optimal policy (``nearopt.py``): its values by a fixed number of seeded self-play
+    games (``options.games``/``options.seed``, else ``nearopt_play``'s defaults) on the ruleset's
+    own objective, each with its 95% interval and the regret figure that applies to this
+    configuration (or "not measured"); with ``options.detail`` its printable play table and the
+    self-play against the simple rules."""
+    from ruleproof.model.estimate import near_optimal, sampled
     from ruleproof.model.limits import Limits
-    res = solve_near_optimal(ruleset, Limits(deadline=options.deadline),
-                             (lambda what, done, total: progress(what, done, total)) if progress else None)
-    mirror = [r for r in res["self_play_round"] if r["opponent"] == "near-optimal"]
-    values = tuple(r["utility"] for r in sorted(mirror, key=lambda r: r["seat"]))
-    if len(values) == 2:   # zero-sum: one run's value for both seats, not two runs' that need not add up
-        values = (values[0], -values[0])
-    if len(values) != config_from(ruleset).players:
-        return SolveResult.stopped("near-optimal: the self-play gave no value for every seat", 0, res["method"])
-    extras = {k: v for k, v in res.items() if k not in ("engine", "exact", "method", "printable")}
-    extras["printable"] = answer_text(res)   # the command prints it under the values
-    return SolveResult(values, "near-optimal", False, 0, res["method"], extras=extras,
-                       value_meaning="each seat's U (P(win) - P(lose)) when every seat follows the "
-                                     "near-optimal policy, sampled by self-play (extras: games, 95% "
-                                     "intervals); the policy's measured regret bound is regret_bound")
+
+    from .nearopt_play import Stopped, answer_text, policy_method, solve_near_optimal
+    try:
+        res = solve_near_optimal(ruleset, Limits(deadline=options.deadline),
+                                 (lambda what, done, total: progress(what, done, total)) if progress else None,
+                                 seed=options.seed, games=options.games, detail=options.detail)
+    except Stopped as exc:
+        return SolveResult.stopped(f"near-optimal: {exc}", 0, policy_method(build_game(ruleset)))
+    own = res["self_play"]["utility"]
+    if len(own) == 2:   # zero-sum, game by game: seat 1's sample is seat 0's negated
+        own = [own[0], sampled(-own[0].value, (-own[0].high, -own[0].low), own[0].games, seed=own[0].seed,
+                               policy=own[0].policy, bounds=own[0].bounds)]
+    regret = [Regret.from_dict(r) for r in res["regret"]]
+    estimates = tuple(near_optimal(e, r) for e, r in zip(own, regret))
+    extras = {k: v for k, v in res.items() if k not in ("engine", "exact", "method", "printable", "self_play")}
+    sp = res["self_play"]
+    extras["self_play"] = {**sp, "utility": [e.as_dict() for e in own], "moves": sp["moves"].as_dict(),
+                           "first_seat_advantage": sp["first_seat_advantage"].as_dict()}
+    figures = (Figure("first_seat_advantage", FIRST_SEAT_ADVANTAGE_MEANING + "; measured game by game in "
+                      "the self-play", (sp["first_seat_advantage"],)),)
+    if options.detail:
+        extras["printable"] = answer_text(res)   # the command prints it under the values
+    whose = "a round" if res["objective"] == "round" else "the match (first to target_wins round wins)"
+    return SolveResult(tuple(e.value for e in estimates), "near-optimal", False, 0, res["method"], extras=extras,
+                       estimates=estimates, figures=figures,
+                       value_meaning=f"each seat's U in {whose} (P(win) - P(lose) for 2 players) when "
+                                     "every seat follows the near-optimal policy, sampled by seeded "
+                                     "self-play (not the optimum)")
+
+
+def build_game(ruleset):
+    from . import build
+    return build(ruleset)
 
 
 #: ``solve`` tries the generic pipeline first (fractions, play table, picture) when it fits, the C
@@ -217,5 +244,5 @@ ENGINES = (
     generic_engine(default_states=GENERIC_STATES, applies=_generic_applies, check=_fast_check,
                    note=_c_unavailable),
     Engine("c-solver", _c_applies, _c_solve),
-    Engine("near-optimal", _near_optimal_applies, _near_optimal_solve),
+    Engine("near-optimal", _near_optimal_applies, _near_optimal_solve, samples=True),
 )

@@ -5,31 +5,43 @@
 * the policy's stop table in the player's terms (per Gritos resolved: rows = your lead over the best
   opponent, columns = the chance that this draw makes you open a stall and the Loira takes
   everything; a cell lists the decision for each band of your own points) and its escort summary;
-* the regret bound measured exactly on every configuration the exact solver reaches, read from
-  ``nearopt_regret.json`` (never recomputed here);
-* seeded Monte Carlo self-play of the policy against the simple rules (stop-at-k,
-  never-before-grito, lookahead) on the given configuration and on its match (first to
-  ``target_wins``, rolls carried), each seat in turn, with 95% intervals, within a time budget.
+* its value: seeded self-play of the policy in every seat, a fixed number of games (the same games
+  and figures on any machine), each seat's mean with its 95% interval, on the ruleset's own
+  objective (a round or a match);
+* the regret figure that applies to this configuration (``applicable_regret``): the one measured
+  on this very configuration in ``nearopt_regret.json`` (never recomputed here), or "not measured
+  for this configuration" with the closest measured one named as context, not as a bound;
+* with ``detail``: seeded self-play against the simple rules (stop-at-k, never-before-grito,
+  lookahead) on the round and on its match (first to ``target_wins``, rolls carried), each seat in
+  turn, a fixed number of games each, with 95% intervals.
 """
 from __future__ import annotations
 
+import math
 import random
 import time
 from typing import Any, Callable
 
-from ruleproof.solver.montecarlo import mean_ci, playout
+from ruleproof.model.estimate import Regret, sampled_mean
+from ruleproof.solver.montecarlo import playout
 
 from .nearopt import load_table, near_optimal
 from .nearopt_regret import stored
 from .policies import POLICIES
 
-#: the policy against itself first (its self-play value: what ``solve`` reports as the values), then
-#: the simple rules
-OPPONENTS = ("near-optimal", "stop-at-5", "stop-at-7", "stop-at-10", "never-before-grito", "lookahead")
-#: Monte Carlo budget when the caller gives no deadline (seconds, both objectives together)
-DEFAULT_SECONDS = 60.0
-#: at most this many games per opponent and seat
-MAX_GAMES = 2_000
+#: the simple rules the policy is compared with (``detail``: solve's table)
+OPPONENTS = ("stop-at-5", "stop-at-7", "stop-at-10", "never-before-grito", "lookahead")
+#: self-play games behind the values when the caller names no count: a fixed number, so a seeded
+#: run gives the same games and figures under any machine load. Sized by CPU time on the real
+#: 2-player deck (docs/loira.md: a round of self-play costs about 0.2 s on average, most of it in
+#: the exact endgame's sub-solves; a match far less)
+SELF_PLAY_GAMES = 150
+#: ... where no exact endgame plays (a match, 3 or more players) a game costs a few milliseconds
+CHEAP_SELF_PLAY_GAMES = 1_000
+#: games per opponent and seat in the comparison with the simple rules (solve's table only)
+OPPONENT_GAMES = 30
+#: the seed when the caller names none
+DEFAULT_SEED = 1
 OWN_BANDS = ("0-2", "3-5", "6-8", "9+")
 RISK_BANDS = ("none", "<=3%", "3-7%", "7-15%", ">15%")
 
@@ -93,97 +105,184 @@ def render(table: dict[str, Any], escort: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def compare(game, opponents, deadline: float, seed: int, progress=None) -> list[dict]:
-    """Self-play: the policy in each seat in turn against ``opponents`` elsewhere; the policy
-    seat's utility (2 players: P(win) - P(lose)) with a 95% interval and its outright wins."""
+class Stopped(Exception):
+    """The caller's time limit ended the self-play before its fixed number of games."""
+
+
+def _check(limits, done: int, games: int) -> None:
+    if limits is not None and limits.expired():
+        raise Stopped(f"time limit reached after {done} of {games} self-play games")
+
+
+def self_play(game, games: int, seed: int, limits=None, progress=None) -> dict:
+    """The policy in every seat for ``games`` seeded games: each seat's utility, the moves per
+    game and the first-seat advantage (seat 0's utility minus the others' mean, game by game),
+    each a sampled estimate with its 95% interval clipped to its range, and outright wins."""
+    n = game.num_players
+    policies = {t: near_optimal(game) for t in range(n)}
+    rng = random.Random(seed)
+    sums, sqs, wins = [0.0] * n, [0.0] * n, [0] * n
+    moves, adv = [0.0, 0.0], [0.0, 0.0]
+    for i in range(games):
+        _check(limits, i, games)
+        play = playout(game, policies, rng)
+        returns = play.returns
+        top = max(returns)
+        leaders = [t for t in range(n) if returns[t] == top]
+        for t in range(n):
+            r = float(returns[t])
+            sums[t] += r
+            sqs[t] += r * r
+            wins[t] += int(top > 0 and leaders == [t])
+        a = float(returns[0]) - sum(float(r) for r in returns[1:]) / (n - 1)
+        adv[0] += a
+        adv[1] += a * a
+        moves[0] += play.moves
+        moves[1] += play.moves * play.moves
+        if progress is not None:
+            progress("self-play", i + 1, games)
+    lo, hi = float(game.min_utility), float(game.max_utility)
+    kw = {"seed": seed, "policy": "near-optimal"}
+    return {"games": games, "seed": seed,
+            "utility": [sampled_mean(sums[t], sqs[t], games, bounds=(lo, hi), **kw) for t in range(n)],
+            "moves": sampled_mean(moves[0], moves[1], games, bounds=(0.0, math.inf), **kw),
+            "first_seat_advantage": sampled_mean(adv[0], adv[1], games, bounds=(lo - hi, hi - lo), **kw),
+            "wins_outright": [w / games for w in wins]}
+
+
+def compare(game, opponents, games: int, seed: int, limits=None, progress=None) -> list[dict]:
+    """The policy in each seat in turn against ``opponents`` elsewhere, ``games`` seeded games
+    each: the policy seat's utility (2 players: P(win) - P(lose)) with a 95% interval and its
+    outright wins."""
     n = game.num_players
     jobs = [(name, seat) for name in opponents for seat in range(n)]
     out = []
+    bounds = (float(game.min_utility), float(game.max_utility))
     for i, (name, seat) in enumerate(jobs):
-        share = (deadline - time.perf_counter()) / (len(jobs) - i)
-        stop_at = time.perf_counter() + max(share, 0.0)
         policies = {t: (near_optimal(game) if t == seat else POLICIES[name](game)) for t in range(n)}
         rng = random.Random(seed * 1_000 + i)
         u = [0.0, 0.0]
-        wins = [0.0, 0.0]
-        games = 0
-        while games < MAX_GAMES and (games < 20 or time.perf_counter() < stop_at):
+        won = 0
+        for k in range(games):
+            _check(limits, k, games)
             returns = playout(game, policies, rng).returns
             r = float(returns[seat])
             top = max(returns)
-            won = 1.0 if top > 0 and [t for t in range(n) if returns[t] == top] == [seat] else 0.0
+            won += int(top > 0 and [t for t in range(n) if returns[t] == top] == [seat])
             u[0] += r
             u[1] += r * r
-            wins[0] += won
-            wins[1] += won
-            games += 1
-        e, w = mean_ci(u[0], u[1], games), mean_ci(wins[0], wins[1], games)
-        out.append({"opponent": name, "seat": seat, "games": games, "utility": round(e.mean, 4),
-                    "ci95": [round(e.low, 4), round(e.high, 4)], "wins_outright": round(w.mean, 4)})
+        e = sampled_mean(u[0], u[1], games, seed=seed * 1_000 + i, policy=f"near-optimal vs {name}",
+                         bounds=bounds)
+        out.append({"opponent": name, "seat": seat, "games": games, "utility": e.as_dict(),
+                    "wins_outright": won / games})
         if progress is not None:
-            progress("self-play", i + 1, len(jobs))
+            progress("self-play against the simple rules", i + 1, len(jobs))
     return out
 
 
-def solve_near_optimal(ruleset, limits=None, progress: Callable | None = None,
-                       seed: int = 1) -> dict[str, Any]:
-    """The near-optimal policy's play table, its measured regret bound and self-play comparisons.
+def _regret_how(row: dict) -> str:
+    if row.get("method") == "exact":
+        return ("exact fractions: the optimal value minus the value when this seat follows the policy "
+                "and the others best-respond")
+    return ("the layers above the policy's exact endgame evaluated with the C engine's values "
+            "(doubles): the optimal value minus the policy's against a best response")
 
-    ``limits``: a ``model.limits.Limits``; its deadline bounds the Monte Carlo (else
-    ``DEFAULT_SECONDS``); every match-up plays at least 20 games, so a deadline of a few seconds
-    is overrun. ``progress(what, done, total)`` is told how far the self-play is."""
+
+def applicable_regret(game) -> list[Regret]:
+    """Per seat, the regret figure that applies to this configuration: the row of
+    ``nearopt_regret.json`` measured on this very configuration (players, deck, stalls, rolls,
+    objective, rulings and the policy's own endgame), else "not measured", naming the closest
+    measured configuration (the same players; on decks over 16 cards the rows that play the
+    endgame from 8 cards left as the real deck does) as context."""
+    from .nearopt_regret import CONFIGS, _ENDGAME_CARDS, build_config
+    rows = {r["configuration"]: r for r in stored().get("rows", [])}
+    n = game.num_players
+    for name, ruleset, overrides in CONFIGS:
+        row = rows.get(name)
+        if row is None or name in _ENDGAME_CARDS or row["players"] != n or row["cards"] != sum(game.cfg.deck):
+            continue
+        if build_config(ruleset, overrides).cfg == game.cfg:
+            return [Regret(True, next(x["regret_float"] for x in row["seats"] if x["seat"] == seat), name,
+                           _regret_how(row)) for seat in range(n)]
+    same = [r for r in rows.values() if r["players"] == n]
+    if sum(game.cfg.deck) > 16:
+        same = [r for r in same if r["configuration"] in _ENDGAME_CARDS] or same
+    if game.cfg.objective != "round" or not same:
+        return [Regret(False, how="the regret table measures single rounds" if same else "")] * n
+    closest = max(same, key=lambda r: (r["cards"], max(x["regret_float"] for x in r["seats"])))
+    worst = max(x["regret_float"] for x in closest["seats"])
+    return [Regret(False, worst, f"{closest['configuration']} (worst seat)",
+                   _regret_how(closest))] * n
+
+
+def policy_method(game) -> str:
+    """What the policy is on this configuration: where its exact endgame plays, if anywhere."""
+    from .endgame import Endgame
+    end = Endgame(game)
+    if end.cards < 0 and end.stopped_cards < 0:
+        where = "no exact endgame on this configuration (a match, or 3+ players on a deck over 16 cards)"
+    else:
+        where = f"exact endgame from {end.cards} cards left" if end.cards >= 0 else "no exact endgame by cards left"
+        if end.stopped_cards > end.cards:
+            where += f", from {end.stopped_cards} once every other seat has stopped"
+    return (f"near-optimal policy ({where}; go/stop and escort tables learned from exact solutions "
+            "above it; model/loira/nearopt.py, endgame.py) - not an exact solution")
+
+
+def solve_near_optimal(ruleset, limits=None, progress: Callable | None = None,
+                       seed: int | None = None, games: int | None = None, detail: bool = True,
+                       opponent_games: int = OPPONENT_GAMES) -> dict[str, Any]:
+    """The near-optimal policy's value on ``ruleset`` (its own objective) by ``games`` seeded
+    self-play games (default ``SELF_PLAY_GAMES``), the regret figure that applies, and with
+    ``detail`` its play table and the self-play against the simple rules on the round and the
+    match (``opponent_games`` each). ``limits``: a ``model.limits.Limits`` whose deadline stops
+    the self-play (``Stopped``). ``progress(what, done, total)`` is told how far it is."""
     from . import SPEC, build
     start = time.perf_counter()
-    left = limits.remaining() if limits is not None else None
-    budget = DEFAULT_SECONDS if left is None else max(left - 1.0, 0.0)
-    game = build(ruleset.with_overrides({"objective": "round"}, spec=SPEC.schema))
-    match = build(ruleset.with_overrides({"objective": "match"}, spec=SPEC.schema))
-    regret = stored()
-    table, escort = stop_table(), escort_summary()
+    from .endgame import Endgame
+    seed = DEFAULT_SEED if seed is None else seed
+    game = build(ruleset)
+    if games is None:   # a fixed count chosen by the configuration, never by the clock
+        games = SELF_PLAY_GAMES if Endgame(game).two else CHEAP_SELF_PLAY_GAMES
     res: dict[str, Any] = {
         "engine": "near-optimal",
         "exact": False,
-        "method": "near-optimal policy (exact endgame from 10 cards left, 8 on decks over 16 cards, "
-                  "or once every other seat has stopped; go/stop and escort tables learned from exact "
-                  "solutions above it; model/loira/nearopt.py, endgame.py) - not an exact solution",
-        "regret_bound": regret.get("worst"),
-        "regret_table": regret.get("rows", []),
+        "method": policy_method(game),
+        "objective": game.cfg.objective,
+        "regret": [r.as_dict() for r in applicable_regret(game)],
+        "regret_table": stored().get("rows", []),
         "regret_meaning": "optimal U minus U when one seat follows the policy and the others "
-                          "best-respond, on the bench rungs up to 15 cards, the verify configuration, "
-                          "loira-mini, the tiny example and 3-player rounds (exact fractions up to 8 "
-                          "cards and for 3 players; above, the layers over the exact endgame with the "
-                          "C engine's values; stored in model/loira/nearopt_regret.json); the real "
-                          "deck itself is too large for an exact bound",
-        "stop_table": table,
-        "escort_table": escort,
-        "printable": render(table, escort),
+                          "best-respond, measured on the configurations of model/loira/nearopt_regret.json "
+                          "(bench rungs up to 16 cards, the verify configuration, loira-mini, the tiny "
+                          "example, 3-player rounds); a figure applies only to the configuration it was "
+                          "measured on",
     }
-    deadline = time.perf_counter() + budget / 2
-    res["self_play_round"] = compare(game, OPPONENTS, deadline, seed, progress)
-    deadline = time.perf_counter() + max(budget - (time.perf_counter() - start), 0.0)
-    res["self_play_match"] = compare(match, OPPONENTS, deadline, seed + 1, progress)
-    res["target_wins"] = match.cfg.target_wins
+    res["self_play"] = self_play(game, games, seed, limits, progress)
+    if detail:
+        table, escort = stop_table(), escort_summary()
+        res.update(stop_table=table, escort_table=escort, printable=render(table, escort))
+        round_game = build(ruleset.with_overrides({"objective": "round"}, spec=SPEC.schema))
+        match = build(ruleset.with_overrides({"objective": "match"}, spec=SPEC.schema))
+        res["self_play_round"] = compare(round_game, OPPONENTS, opponent_games, seed, limits, progress)
+        res["self_play_match"] = compare(match, OPPONENTS, opponent_games, seed + 1, limits, progress)
+        res["target_wins"] = match.cfg.target_wins
     res["seed"] = seed
     res["seconds"] = round(time.perf_counter() - start, 1)
     return res
 
 
 def answer_text(res: dict[str, Any]) -> str:
-    """The full-deck answer as a player reads it: what the policy is worth and how sure that is,
-    the stop table, and the self-play against the simple rules."""
-    worst = res.get("regret_bound") or {}
-    lines = ["near-optimal policy (NOT an exact solution): exact endgame (from 10 cards left, 8 on "
-             "decks over 16 cards, or once every other seat has stopped), learned go/stop and escort "
-             "tables above it",
-             f"  measured regret bound: at most {worst.get('regret_float', float('nan')):.4f} of U "
-             f"(worst case, {worst.get('configuration', '?')}, seat {worst.get('seat', '?')}; on "
-             f"{len(res.get('regret_table', []))} configurations up to 16 cards: exact fractions, or "
-             f"the layers above the exact endgame with the C engine's values)",
-             res["printable"]]
+    """The full-deck answer as a player reads it: what the policy is, the stop table, and the
+    self-play against the simple rules (the values and their regret are printed above it)."""
+    from ruleproof.model.estimate import Estimate
+    lines = [res["method"], res.get("printable", "")]
     for key, title in (("self_play_round", "one round"), ("self_play_match", "a match")):
-        lines.append(f"self-play, {title}: the policy's U against each rule (95% interval, games)")
-        for r in res.get(key, []):
-            lines.append(f"  vs {r['opponent']:<20} seat {r['seat']}: {r['utility']:+.3f} "
-                         f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}]  ({r['games']} games)")
+        if not res.get(key):
+            continue
+        lines.append(f"self-play, {title}: the policy's U against each rule (sampled: mean ± half "
+                     f"the 95% interval, seed {res['seed']})")
+        for r in res[key]:
+            e = Estimate.from_dict(r["utility"])
+            lines.append(f"  vs {r['opponent']:<20} seat {r['seat']}: {e.number(signed=True):<16} "
+                         f"[{e.low:+.{e.decimals()}f}, {e.high:+.{e.decimals()}f}]  ({r['games']} games)")
     return "\n".join(lines)
-

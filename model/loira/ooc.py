@@ -27,10 +27,15 @@ file system every worker sees).
 """
 from __future__ import annotations
 
-import ctypes
+if __name__ == "__main__":   # run as a command: a Ctrl-C while the libraries load is answered in main()
+    from ruleproof.solver.runtime import early_sigint
+    early_sigint()
+
+import ctypes  # noqa: E402
 import json
 import os
 import resource
+import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -42,6 +47,7 @@ from .config import Config
 
 KEY = np.dtype("V16")          # a packed turn-start key (lo, hi) as one sortable item
 BUFFER = 1 << 21               # successor entries per engine call
+SCHEDULER_TIMEOUT = 3          # seconds to reach a Dask scheduler (--scheduler)
 
 
 class OocError(RuntimeError):
@@ -64,6 +70,9 @@ class Job:
         reason = fast.supports(cfg)
         if reason:
             raise OocError(f"out-of-core solving needs the fast solver's configurations: {reason}")
+        if cfg.objective != "round":   # a job names no objective: it solves one round's value
+            raise OocError(f"objective={cfg.objective}: out-of-core solving answers one round's value "
+                           "(objective=round); a match needs the in-memory solver (ruleproof solve)")
         # layers need every turn to draw or stop: cards set aside (L19) and the ruling flags that
         # let a stopped player act (L13) could keep a turn in its layer; none is layered yet
         if any(cfg.deck[16:]):
@@ -220,8 +229,15 @@ def _peak() -> int:
 
 def _mark(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:   # a full disk, Ctrl-C: no half-written marker is left behind
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 # ---- tasks --------------------------------------------------------------------------------------
@@ -315,22 +331,96 @@ def release(root: Path, job: Job, layer: int) -> None:
 
 
 # ---- the driver ---------------------------------------------------------------------------------
+JOB_FILE = "job.json"
+
+
+def _job_doc(job: Job) -> dict:
+    want = {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(job).items()}
+    return {"tool": "ruleproof", "command": "ooc", **want}
+
+
 def _check_folder(root: Path, job: Job) -> None:
-    meta = root / "job.json"
-    want = asdict(job)
-    want = {k: list(v) if isinstance(v, tuple) else v for k, v in want.items()}
-    if meta.exists():
+    """The working folder: new or empty (the job description is written first, before any task),
+    or this very job's folder (resumed). Refused in one line: a file, a folder holding files but
+    no job description, or one whose ``job.json`` is unreadable, incomplete or another job's."""
+    from ruleproof.solver.outputs import check_working_folder
+    meta = root / JOB_FILE
+    want = _job_doc(job)
+    if not check_working_folder(root, "FOLDER"):
         try:
-            have = json.loads(meta.read_text())
-        except (OSError, ValueError) as e:
-            raise OocError(f"{meta}: unreadable ({e})") from None
-        for key, value in want.items():
-            if have.get(key) != value:
-                raise OocError(f"{meta}: key {key!r} is {have.get(key)!r}, this solve has {value!r} "
-                               "(use another folder)")
-    else:
-        root.mkdir(parents=True, exist_ok=True)
-        meta.write_text(json.dumps(want))
+            root.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise OocError(f"{root}: cannot create the folder ({e.strerror or e})") from None
+    entries = set(os.listdir(root))
+    if JOB_FILE not in entries:
+        if entries:
+            raise OocError(f"{root}: holds files but no {JOB_FILE}, so it is not an out-of-core job "
+                           "folder this solve can resume; give a new or empty folder")
+        _mark(meta, json.dumps(want) + "\n")
+        return
+    try:
+        have = json.loads(meta.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise OocError(f"{meta}: unreadable ({e}); not resumable: give a new or empty folder") from None
+    if not isinstance(have, dict):
+        raise OocError(f"{meta}: not a job description (a JSON object); give a new or empty folder")
+    if have.get("tool", "ruleproof") != "ruleproof" or have.get("command", "ooc") != "ooc":
+        raise OocError(f"{meta}: not an out-of-core job's description; give a new or empty folder")
+    for key, value in want.items():
+        if key in ("tool", "command"):
+            continue   # (job descriptions written before these keys are resumed too)
+        if key not in have:
+            raise OocError(f"{meta}: key {key!r} missing: an incomplete job description is not "
+                           "resumed; give a new or empty folder")
+        if have[key] != value:
+            raise OocError(f"{meta}: key {key!r} is {have[key]!r}, this solve has {value!r} "
+                           "(use another folder)")
+
+
+def _dask(workers: int, scheduler: str | None):
+    """A Dask client on the scheduler at ``scheduler``, or on a LocalCluster of ``workers``
+    single-threaded processes; Dask's own log lines (warnings as tasks are cancelled) are kept
+    off stderr, which carries one line on any error."""
+    try:
+        import dask
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise OocError("workers/scheduler need Dask: pip install 'ruleproof[cluster]'") from None
+    import logging
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")   # the worker processes inherit it
+    # nor the note of multiprocessing's resource tracker after workers killed by Ctrl-C
+    os.environ.setdefault("PYTHONWARNINGS", "ignore:::multiprocessing.resource_tracker")
+    dask.config.set({"logging.distributed": "error"})
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    if scheduler:
+        try:   # an address nothing answers at: refused in seconds, not after Dask's 30
+            return Client(scheduler, timeout=SCHEDULER_TIMEOUT), None
+        except (OSError, TimeoutError, ValueError) as e:
+            raise OocError(f"--scheduler {scheduler}: cannot connect ({e or type(e).__name__})") from None
+    cluster = None
+    try:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=":0", memory_limit=0)
+        return Client(cluster), cluster
+    except BaseException:   # Ctrl-C while the cluster starts: its processes go too
+        _stop_dask(None, cluster, at_once=True)
+        raise
+
+
+def _stop_dask(client, cluster, at_once: bool = False) -> None:
+    """Close the client and the local cluster; ``at_once``: kill the worker processes first
+    (a graceful close waits for the tasks running in them)."""
+    if at_once:
+        import multiprocessing
+        for child in multiprocessing.active_children():
+            child.kill()
+    for part in (client, cluster):
+        if part is not None:
+            try:
+                part.close(timeout=1 if at_once else None) if part is client else part.close()
+            except BaseException:  # noqa: BLE001 - already stopping: the first error is the one said
+                if not at_once:
+                    raise
 
 
 def _disk(root: Path) -> int:
@@ -346,20 +436,13 @@ def solve(cfg: Config, folder: str | Path, partitions: int = 8, workers: int = 0
     single-threaded worker processes, or on the Dask scheduler at ``scheduler``. With
     ``forward_only=N`` only layers 0..N-1 are listed (their state counts, for sizing; no value)."""
     job = Job.of(cfg, partitions)
+    if workers < 0:
+        raise OocError(f"workers: must be 0 (in this process) or more, not {workers}")
+    if forward_only is not None and forward_only < 1:
+        raise OocError(f"forward_only: must be at least 1 layer, not {forward_only}")
     root = Path(folder)
     _check_folder(root, job)
-    client = cluster = None
-    if workers or scheduler:
-        try:
-            from distributed import Client, LocalCluster
-        except ImportError:
-            raise OocError("workers/scheduler need Dask: pip install 'ruleproof[cluster]'") from None
-        if scheduler:
-            client = Client(scheduler)
-        else:
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=":0", memory_limit=0)
-            client = Client(cluster)
+    client, cluster = _dask(workers, scheduler) if workers or scheduler else (None, None)
 
     def run(task, layer):
         args = [(str(root), job, layer, p) for p in range(partitions)]
@@ -394,11 +477,12 @@ def solve(cfg: Config, folder: str | Path, partitions: int = 8, workers: int = 0
             row["peak"] = max(row["peak"], *(r["peak"] for r in res))
             if progress:
                 progress("backward", row)
+    except BaseException:   # Ctrl-C, a time limit, an error: the worker processes stop at once
+        _stop_dask(client, cluster, at_once=True)
+        client = cluster = None
+        raise
     finally:
-        if client is not None:
-            client.close()
-        if cluster is not None:
-            cluster.close()
+        _stop_dask(client, cluster)
     first = partition_of(root_key(job), partitions)[0]
     mover = float(np.load(_layer_dir(root, 0) / f"p{first:03d}.values.npy")[0])
     value = -mover if job.first_seat == 1 else mover
@@ -422,39 +506,110 @@ def config_from(params: dict[str, str]) -> Config:
     return build(rs.with_overrides(params, spec=SPEC.schema)).cfg
 
 
+class _Parser:
+    """argparse with the command line's contract: a refused argument is one line, exit 2."""
+
+    @staticmethod
+    def make():
+        import argparse
+
+        from ruleproof.solver import arguments
+
+        class OneLine(argparse.ArgumentParser):
+            def error(self, message: str):
+                raise SystemExit(_say(f"error: command line: {message}", 2))
+
+        def checked(check, flag, **options):
+            def parse(text):
+                try:
+                    return check(text, flag, **options)
+                except ValueError as e:   # RulesetError is one: its reason, without the prefix
+                    raise argparse.ArgumentTypeError(getattr(e, "reason", str(e))) from None
+            parse.__name__ = flag
+            return parse
+        ap = OneLine(prog="python -m ruleproof.model.loira.ooc",
+                     description="Solve a 2-player Loira round exactly, out of core (a resumable folder).")
+        ap.add_argument("folder", help="working folder (new or empty: the job starts; this job's "
+                        "folder: it resumes; any other is refused)")
+        ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a ruleset parameter, e.g. deck=F1,F2,M1,grito stalls=2,4 centre_rolls=1")
+        ap.add_argument("--partitions", default=8, metavar="P",
+                        type=checked(arguments.integer, "--partitions", low=1, high=MAX_PARTITIONS))
+        ap.add_argument("--workers", default=0, metavar="W", type=checked(arguments.workers, "--workers"),
+                        help="Dask LocalCluster processes (0: in this process)")
+        ap.add_argument("--scheduler", help="address of a running Dask scheduler")
+        ap.add_argument("--forward-only", metavar="N", help="list layers 0..N-1 only (state counts "
+                        "for sizing; no value)", type=checked(arguments.integer, "--forward-only",
+                                                              low=1, high=MAX_LAYERS))
+        ap.add_argument("--timeout", metavar="SECONDS", type=checked(arguments.seconds, "--timeout"),
+                        help="stop after this many seconds (partial, exit 1; the folder resumes)")
+        ap.add_argument("--quiet", action="store_true")
+        return ap
+
+
+def _say(line: str, code: int) -> int:
+    sys.stderr.write(line.replace("\n", " ") + "\n")
+    return code
+
+
+MAX_PARTITIONS = 999           # partition files are named p000..p999
+MAX_LAYERS = 2 * 24 + 2        # a job's layers: two per card of the 24-card deck, and two more
+
+
 def main(argv: list[str] | None = None) -> int:
-    import argparse
-    import sys
+    """The module's command line, under ruleproof's contract: bad input (a file or another job's
+    folder, settings this solver does not solve, a scheduler nobody answers at) one line and exit 2;
+    ``--timeout`` a partial result and exit 1 (the folder resumes); Ctrl-C "interrupted" and exit
+    130, the worker processes stopped; never a traceback (an internal error: one line, exit 3)."""
+    from contextlib import nullcontext
 
     from ruleproof.model.ruleset import RulesetError
-    ap = argparse.ArgumentParser(prog="python -m ruleproof.model.loira.ooc",
-                                 description="Solve a 2-player Loira round exactly, out of core.")
-    ap.add_argument("folder", help="working folder (created; an existing one resumes)")
-    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="a ruleset parameter, e.g. deck=F1,F2,M1,grito stalls=2,4 centre_rolls=1")
-    ap.add_argument("--partitions", type=int, default=8)
-    ap.add_argument("--workers", type=int, default=0, help="Dask LocalCluster processes (0: in this process)")
-    ap.add_argument("--scheduler", help="address of a running Dask scheduler")
-    ap.add_argument("--forward-only", type=int, metavar="N",
-                    help="list layers 0..N-1 only (state counts for sizing; no value)")
-    ap.add_argument("--quiet", action="store_true")
-    args = ap.parse_args(argv)
+    from ruleproof.solver import runtime
+    started = time.monotonic()
     try:
-        params = dict(kv.split("=", 1) for kv in args.set)
-    except ValueError:
-        print(f"error: --set: expected KEY=VALUE, got {args.set}", file=sys.stderr)
-        return 2
+        args = _Parser.make().parse_args(argv)
+    except SystemExit as e:   # --help (0) or a refused argument (2, one line already said)
+        return e.code if isinstance(e.code, int) else 2
+    params = {}
+    for kv in args.set:
+        key, eq, value = kv.partition("=")
+        if not eq or not key.strip():
+            return _say(f"error: command line: --set: expected KEY=VALUE, got {kv!r}", 2)
+        params[key.strip()] = value
+    say = None if args.quiet else (lambda phase, row: print(phase, json.dumps(row), flush=True))
+
+    def stopped(reason: str) -> str:
+        return json.dumps({"partial": True, "reason": reason, "folder": args.folder,
+                           "resume": "run the same command again"})
+
+    def hard_stop() -> None:
+        os.write(1, (stopped(f"time limit {args.timeout:g} s reached") + "\n").encode())
+    watchdogs = runtime.armed(started, lambda line: os.write(2, (line + "\n").encode())) \
+        if argv is None else nullcontext()
     try:
-        cfg = config_from(params)
-        say = None if args.quiet else (lambda phase, row: print(phase, json.dumps(row), flush=True))
-        res = solve(cfg, args.folder, args.partitions, args.workers, args.scheduler, say,
-                    args.forward_only)
+        with watchdogs, runtime.time_limit(args.timeout, hard_stop), runtime.stops_surface():
+            res = solve(config_from(params), args.folder, args.partitions, args.workers, args.scheduler,
+                        say, args.forward_only)
+    except runtime.TimeLimit as e:
+        print(stopped(str(e)), flush=True)
+        return runtime.EXIT_LIMIT
+    except (runtime.Interrupted, KeyboardInterrupt):
+        return _say("interrupted", runtime.EXIT_INTERRUPTED)
     except (OocError, RulesetError, fast.FastUnavailable) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    print(json.dumps({k: v for k, v in res.items() if k != "layers"}))
+        return _say(f"error: {e}", 2)
+    except MemoryError:
+        print(stopped("out of memory (use more partitions, or raise memory)"), flush=True)
+        return runtime.EXIT_LIMIT
+    except OSError as e:
+        return _say(f"error: {getattr(e, 'filename', None) or args.folder}: {e.strerror or e}", 2)
+    except Exception as e:  # noqa: BLE001 - the last resort: one line, no traceback
+        return _say(f"internal error: {type(e).__name__}: {e}", 3)
+    print(json.dumps({k: v for k, v in res.items() if k != "layers"}), flush=True)
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)   # no interpreter teardown, where a late Ctrl-C would meet Python's default handler

@@ -14,6 +14,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
 
+from ruleproof.model.estimate import Figure, of_value
 from ruleproof.model.ruleset import Ruleset
 from ruleproof.model.seams import SolveOptions, SolveResult
 from ruleproof.model.limits import Limits
@@ -28,8 +29,9 @@ SMALL_BOARD = 30
 
 
 def _entry(x: Fraction | float) -> dict[str, Any]:
-    """A value as the generic solver writes one: its fraction (None in float mode) and float."""
-    return {"fraction": str(x) if isinstance(x, Fraction) else None, "float": float(x)}
+    """A figure as every engine writes one: a typed estimate (exact from a fraction; in float mode
+    solved to the sparse LU's double precision)."""
+    return of_value(x, 1e-9, "sparse LU in double precision").as_dict()
 
 
 def quantile(dist: list[Fraction], q: Fraction) -> int | None:
@@ -98,8 +100,24 @@ def solve_chain(ruleset: Ruleset, options: SolveOptions, progress: Callable | No
     whose = (f"seat {focal} plays its best reply, the others {res['policy']!r}" if focal is not None
              else f"every seat plays {res['policy']!r}")
     return SolveResult(tuple(res["utility"]), "policy-value", exact, res["states"], method,
-                       extras=extras, files=tuple(files),
+                       extras=extras, files=tuple(files), figures=race_figures(res, game.num_players),
                        value_meaning=f"each seat's expected gift value (gift_values) when {whose}")
+
+
+def race_figures(res: dict[str, Any], players: int) -> tuple[Figure, ...]:
+    """The race's fairness as typed figures: P(seat k finishes first) against the fair share
+    1/players, the first finisher's edge (seat 0's chance minus that share) and P(seat k ends with
+    its own gift) -- what moves with a board even where every seat's value does not (2 players)."""
+    est = [of_value(v, 1e-9, "sparse LU in double precision") for v in res["first"]]
+    fair = Fraction(1, players)
+    edge = of_value(res["first"][0] - fair if isinstance(res["first"][0], Fraction)
+                    else float(res["first"][0]) - float(fair), 1e-9, "sparse LU in double precision")
+    return (Figure("finish_first", "P(seat k finishes first), against the fair share", tuple(est),
+                   per_seat=True, fair_share=fair),
+            Figure("first_finish_edge", "P(seat 0 finishes first) minus the fair share", (edge,)),
+            Figure("own_gift", "P(seat k ends with its own gift)",
+                   tuple(of_value(v, 1e-9, "sparse LU in double precision") for v in res["own_gift"]),
+                   per_seat=True))
 
 
 def _choice_table(game, res) -> list[dict[str, Any]]:

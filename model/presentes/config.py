@@ -137,7 +137,12 @@ RULINGS = (
        "a gift, so its leader is the targetable holder of the gift nearest the finish, strictly "
        "ahead ('está à sua frente'), ties at random",
        gift_holder_ahead="for both effects, the targetable gift holders strictly ahead at the "
-       "highest position, ties at random (a giftless or shielded leader is passed over)"),
+       "highest position, ties at random (a giftless or shielded leader is passed over)",
+       tied_leader_with_gift="'O efeito é sorteado entre os que servem para a sua situação': no "
+       "hidden draw of the leader. 'Roube o presente e o lugar do mais adiantado' is eligible when any "
+       "of the players tied at the top position strictly ahead (gifts unseen) holds a gift and is "
+       "targetable, and takes one of those at random (P26); a lone giftless or shielded leader still "
+       "blocks it. 'Roube o presente do mais adiantado' as under leader-then-gift"),
     _r("P21", "'logo à frente / logo atrás'", "Pegue o presente mais próximo à sua frente",
        nearest_holder="the nearest eligible gift holder strictly ahead (behind)"),
     _r("P22", "a steal by a player holding a gift", "Em troca, ele fica com o seu", swap="a swap"),
@@ -224,6 +229,7 @@ def rules_of(ruleset: Ruleset) -> tuple[Rules, Board]:
         own_leader=ru.get("P07") == "own-leader", prev_behind=ru.get("P08") == "behind",
         finisher_steals=ru.get("P14") == "steal", tree_pick=ru.get("P15") == "pick",
         redraw=ru.get("P23") == "redraw", leader_by_gift=ru.get("P20") == "gift-holder-ahead",
+        leader_any_tied=ru.get("P20") == "tied-leader-with-gift",
         first_one_list=ru.get("P34") == "one-list",
         skips=frozenset(p["host_skip"]),
         removals=removals, values=_values(n, tuple(p["gift_values"])))

@@ -148,7 +148,8 @@ class PresentesGame(Game):
         if ph == Phase.SWAP:
             return f"swap places with P{a}"
         if ph == Phase.REVENGE:
-            return ("take the revenge" if a else "decline the revenge") + f" ({Effect(s.aux & 15).name})"
+            return ("take the revenge" if a else "decline the revenge") + \
+                f" ({R.EFFECT_BY_ID[Effect(s.aux & 15)].text})"
         return repr(a)
 
     # ---- invariants ----------------------------------------------------------------------------

@@ -100,6 +100,7 @@ class Rules:
     tree_pick: bool = False             # P15 random / pick
     redraw: bool = False                # P23 nothing / redraw
     leader_by_gift: bool = False        # P20 leader-then-gift / gift-holder-ahead
+    leader_any_tied: bool = False       # P20 tied-leader-with-gift (no hidden draw of the leader)
     first_one_list: bool = False        # P34 two-questions / one-list (how the phone asks)
     skips: frozenset[int] = frozenset()  # host "Pular vez": turn slots skipped
     removals: Mapping[int, tuple[int, ...]] = field(default_factory=dict)  # slot -> seats removed
@@ -374,10 +375,13 @@ def elig_lugar(r: Rules, s: St, leader: int | None = None) -> Args:
     """'com ou sem presente, quando o mais adiantado tem um presente.' P20 'leader-then-gift':
     ``leader`` is the front runner drawn (-1: nobody on the track ahead); eligible when that
     player holds a gift and is targetable (P19). 'gift-holder-ahead': the targetable holders
-    strictly ahead at the top, ties at random. P07 'own-leader': a mover who leads holding a
-    gift is the leader with a gift (a no-op)."""
+    strictly ahead at the top, ties at random. 'tied-leader-with-gift': the front runners (gifts
+    unseen) that hold a gift and are targetable, one at random. P07 'own-leader': a mover who leads
+    holding a gift is the leader with a gift (a no-op)."""
     if r.leader_by_gift:
         found = leaders(r, s)
+    elif r.leader_any_tied:   # the tied front runners who serve: a targetable gift holder
+        found = [i for i in front_runners(r, s) if s.gift[i] >= 0 and not shielded(r, s, i)]
     elif leader is None:
         raise ValueError("under P20 'leader-then-gift' the leader is drawn: use effect_draw()")
     elif leader >= 0 and s.gift[leader] >= 0 and not shielded(r, s, leader):
@@ -540,7 +544,7 @@ def effect_draw(r: Rules, s: St, square: Square) -> list[tuple[Outcome, Fraction
     ``front_runners()``, P26), whose gift decides whether Lugar is eligible at all."""
     if square == Square.BAD and r.prev_behind:
         cands, draw = behind(r, s), lambda c: _draw(r, s, square, prev=c)
-    elif square == Square.LUCK and not r.leader_by_gift:
+    elif square == Square.LUCK and not (r.leader_by_gift or r.leader_any_tied):
         cands, draw = front_runners(r, s), lambda c: _draw(r, s, square, leader=c)
     else:
         return _draw(r, s, square)

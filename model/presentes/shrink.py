@@ -4,8 +4,9 @@ exhaustively when the ruleset itself is too big (32 players on Longa, say).
 What the edit is: the rulings and the rule parameters (dice, reach, jumps, back step, chain
 length, ...) the ruleset sets; those stay. What is made small: the board (the hand-drawn 'tiny'
 and 'mini' layouts, which have every kind of square, so an edit about ★, ☠ or 🛡 squares is still
-exercised), the players (2, and 3 on 'tiny' where seats between the mover and the others
-matter) and the host's scheduled events that name seats no longer present. Gift values and the
+exercised) -- except a drawn board (a layout file: an edit of its squares), which is kept as it is
+with 2 players before the small ones --, the players (2, and 3 on 'tiny' where seats between the
+mover and the others matter) and the host's scheduled events that name seats no longer present. Gift values and the
 focal seat only weigh outcomes (solve), not the rules verify checks: they are dropped when the
 player count changes.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from ruleproof.model.ruleset import Ruleset
 
+from .board import OFFICIAL
 from .config import SCHEMA
 
 #: (board, players): explored in this order; each is a few thousand states with one die
@@ -22,10 +24,15 @@ SMALL = (("tiny", 2), ("mini", 2), ("tiny", 3))
 def shrink(ruleset: Ruleset) -> list[tuple[str, Ruleset]]:
     p = ruleset.params
     out = []
-    for board, players in SMALL:
+    small = SMALL
+    if p["board"] not in OFFICIAL and p["board"] not in dict(SMALL):
+        # a drawn board is an edit of its squares: its own board stays, with 2 players first
+        small = ((p["board"], 2),) + SMALL
+    for board, players in small:
         if players > p["players"] or (board == p["board"] and players == p["players"]):
             continue
-        params = {"board": board, "players": players}
+        # the ruleset's own board keeps its origin (a layout path is read beside the file naming it)
+        params = {"players": players} if board == p["board"] else {"board": board, "players": players}
         notes = []
         removals = [(slot, seat) for slot, seat in p["host_remove"] if seat < players]
         if len(removals) != len(p["host_remove"]):

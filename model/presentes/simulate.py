@@ -9,20 +9,24 @@ and against a Monte Carlo run of the protocol game itself (tests/test_presentes_
 """
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import numpy as np
 
 from ruleproof.model.ruleset import Ruleset, RulesetError
 from ruleproof.model.seams import Simulation
-from ruleproof.solver.montecarlo import mean_ci, wilson
+from ruleproof.model.estimate import sampled_mean, sampled_proportion
 
 from .board import Square
 from .config import rules_of
-from .rules import Effect, Rules
+from .rules import EFFECTS, Effect, Rules
 
 FIRST_STEAL = len(Effect)  # counter index: a first gift stolen rather than taken from the tree
 COUNTERS = [e.name.lower() for e in Effect] + ["first_steal"]
+#: each counter as the page names it (what text output prints in place of the key)
+COUNTER_LABELS = {**{e.name.lower(): rule.text for e in Effect for rule in EFFECTS if rule.effect == e},
+                  "nothing": "no eligible effect (P23)", "first_steal": "first gift stolen"}
 POLICIES = ("eager", "passive", "random")
 BATCH = 4096
 
@@ -285,13 +289,18 @@ class Batch:
         lo = 0 if r.sneak_ahead_only else -r.sneak_range
         reach = hold & (d >= lo) & (d <= r.sneak_range)
         any_lead, any_reach, any_ok = leaders.any(1), reach.any(1), ok.any(1)
+        lugar_targets = leaders
         if r.leader_by_gift:  # P20 'gift-holder-ahead': Lugar's target is one of ``leaders``
             lugar = any_lead
-        else:  # P20 'leader-then-gift': the leader drawn among the front runners, gifts unseen
+        else:  # the front runners, gifts unseen
             others = self.ontrack[games].copy()
             others[rows, seats] = False
             top_all = np.where(others, pos, -1).max(axis=1)
             front = others & (pos == top_all[:, None]) & (top_all > pm)[:, None]
+        if r.leader_any_tied:  # P20 'tied-leader-with-gift': those of them who serve, one at random
+            lugar_targets = front & hold
+            lugar = lugar_targets.any(1)
+        elif not r.leader_by_gift:  # P20 'leader-then-gift': the leader drawn among them
             lead = np.argmax(front, axis=1)
             tied = front.sum(axis=1) > 1
             if tied.any():  # P26: one of the tied front runners at random
@@ -325,12 +334,12 @@ class Batch:
         else:
             jumps = np.array(r.jumps)[rng.integers(0, len(r.jumps), size=int(sal.sum()))]
         # gift swaps with a random target among the tied candidates
-        for e, mask in ((Effect.LUGAR, leaders), (Effect.FRENTE, near_a), (Effect.ATRAS, near_b),
+        for e, mask in ((Effect.LUGAR, lugar_targets), (Effect.FRENTE, near_a), (Effect.ATRAS, near_b),
                         (Effect.ADIANTADO, leaders)):
             sel = eff == int(e)
             if not sel.any():
                 continue
-            if e == Effect.LUGAR and not r.leader_by_gift:
+            if e == Effect.LUGAR and not (r.leader_by_gift or r.leader_any_tied):
                 t = lead[sel]
             else:
                 t = self._uniform_pick(mask[sel])
@@ -406,13 +415,13 @@ class Batch:
 
 # ---- statistics --------------------------------------------------------------------------------
 
-def _mean_ci(x: np.ndarray) -> dict:
+def _mean_ci(x: np.ndarray, bounds: tuple[float, float] | None = None, **kw) -> dict:
     x = np.asarray(x, dtype=float)
-    return mean_ci(float(x.sum()), float((x * x).sum()), len(x)).as_dict()
+    return sampled_mean(float(x.sum()), float((x * x).sum()), len(x), bounds=bounds, **kw).as_dict()
 
 
-def _prop_ci(successes: int, n: int) -> dict:
-    return wilson(successes, n).as_dict()
+def _prop_ci(successes: int, n: int, **kw) -> dict:
+    return sampled_proportion(successes, n, **kw).as_dict()
 
 
 def run_games(rules: Rules, games: int, seed: int, policy: str = "eager",
@@ -436,31 +445,46 @@ def run_games(rules: Rules, games: int, seed: int, policy: str = "eager",
     return {k: np.concatenate(v) for k, v in parts.items()}
 
 
-def summarise(rules: Rules, raw: dict[str, np.ndarray]) -> dict:
+def summarise(rules: Rules, raw: dict[str, np.ndarray], seed: int | None = None,
+              policy: str | None = None) -> dict:
+    """Each figure's sampled estimate (``Estimate.as_dict()``, naming ``seed`` and ``policy``):
+    per seat P(finishes first) and P(ends with its own gift) (fair share ``1/players`` for the
+    first), utility and arrival place; overall the turns (with quantiles), the first-seat
+    advantage as every game reads it (seat 0's utility minus the others' mean, per game), and
+    ``first_finish_edge``: P(seat 0 finishes first) minus the fair share."""
     n, N = rules.players, len(raw["turns"])
+    kw = {"seed": seed, "policy": policy}
     turns = raw["turns"]
     q = np.quantile(turns, [0.05, 0.25, 0.5, 0.75, 0.95, 0.99]) if N else []
     own = raw["gift"] == np.arange(n)
     first = raw["rank"] == 0
-    seats = []
+    seats, utilities = [], []
+    flat = [float(v) for row in rules.values for v in row]
+    span = (min(min(flat), 0.0), max(flat))
     for i in range(n):
         # the seat's utility, as Game.returns counts it: the value of the gift it ends with (0: none)
         worth = np.array([float(v) for v in rules.values[i]])
         held = raw["gift"][:, i].astype(np.int64)
         utility = np.where(held >= 0, worth[np.clip(held, 0, None)], 0.0)
-        seats.append({"seat": i, "finish_first": _prop_ci(int(first[:, i].sum()), N),
-                      "own_gift": _prop_ci(int(own[:, i].sum()), N), "utility": _mean_ci(utility),
-                      "mean_arrival": _mean_ci(raw["rank"][:, i][raw["rank"][:, i] >= 0])})
-    effects = {name: _mean_ci(raw["counts"][:, j]) for j, name in enumerate(COUNTERS)}
+        utilities.append(utility)
+        seats.append({"seat": i, "finish_first": _prop_ci(int(first[:, i].sum()), N, **kw),
+                      "own_gift": _prop_ci(int(own[:, i].sum()), N, **kw),
+                      "utility": _mean_ci(utility, span, **kw),
+                      "mean_arrival": _mean_ci(raw["rank"][:, i][raw["rank"][:, i] >= 0], (0.0, n - 1.0), **kw)})
+    effects = {name: _mean_ci(raw["counts"][:, j], (0.0, math.inf), **kw) for j, name in enumerate(COUNTERS)}
+    advantage = utilities[0] - sum(utilities[1:]) / (n - 1)
+    edge = first[:, 0].astype(float) - 1.0 / n
     return {
         "games": N,
-        "turns": {**_mean_ci(turns), "quantiles": {k: float(v) for k, v in
-                                                     zip(["p05", "p25", "p50", "p75", "p95", "p99"], q)},
+        "turns": {**_mean_ci(turns, (1.0, math.inf), **kw),
+                  "quantiles": {k: float(v) for k, v in zip(["p05", "p25", "p50", "p75", "p95", "p99"], q)},
                   "min": int(turns.min()) if N else None, "max": int(turns.max()) if N else None},
         "seats": seats,
         "effects_per_game": effects,
-        "first_seat_advantage": _prop_ci(int(first[:, 0].sum()), N),
-        "own_gift_any": _prop_ci(int(own.any(axis=1).sum()), N),
+        "first_seat_advantage": _mean_ci(advantage, (span[0] - span[1], span[1] - span[0]), **kw),
+        "first_finish_edge": {**_mean_ci(edge, (-1.0 / n, 1.0 - 1.0 / n), **kw),
+                              "fair_share": f"1/{n}"},
+        "own_gift_any": _prop_ci(int(own.any(axis=1).sum()), N, **kw),
     }
 
 
@@ -473,11 +497,13 @@ def simulate_playouts(ruleset: Ruleset, games: int, seed: int, policy: str | Non
                            f"(known: {', '.join(POLICIES)})")
     rules, board = rules_of(ruleset)
     raw = run_games(rules, games, seed, policy, progress)
-    out = summarise(rules, raw)
+    out = summarise(rules, raw, seed, policy)
     seats = [{k: v for k, v in seat.items() if k != "seat"} for seat in out["seats"]]
     return Simulation(seat_policies=[policy] * rules.players, seats=seats,
                       metrics={"turns": out["turns"], "first_seat_advantage": out["first_seat_advantage"],
+                               "first_finish_edge": out["first_finish_edge"],
                                "own_gift_any": out["own_gift_any"]},
-                      extras={"effects_per_game": out["effects_per_game"], "board": board.name,
+                      extras={"effects_per_game": out["effects_per_game"], "labels": COUNTER_LABELS,
+                              "board": board.name,
                               "squares": board.size, "layout": board.drawing(), "players": rules.players,
                               "dice": 1 if len(rules.dice) == 6 else 2})

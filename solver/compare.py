@@ -1,0 +1,408 @@
+"""Like compared with like: what one configuration is worth, and what an edit changes.
+
+One path for every command that reads values -- ``compare``, ``report`` (alone and ``--against``)
+and ``sweep``:
+
+* ``target_ruleset`` says what a target names (a bare game name: its default small configuration,
+  except opposite a ruleset, where it is the game's built-in ruleset, so the two sides differ by
+  the edit only) and why;
+* ``evaluate`` gives a configuration's values as typed estimates (``model.estimate``): exact or
+  solved within the limits, a sampling engine's fixed-count sample, or beyond the limits seeded
+  simulated games under a named policy -- with the first-seat advantage, the length of play (and
+  its distribution where known) and the figures the engine measured;
+* ``side`` adds ``verify``'s properties; ``compare_sides`` puts two sides together: the figures
+  that moved first (a sampled figure moves only when its 95% intervals separate), then the
+  properties whose verdict changed, the rest folded, and the regressions.
+
+``compare`` and ``report --against`` both call ``side`` for each side and ``compare_sides`` on the
+pair, so they give the same verdict and differences on the same pair.
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable
+
+from ruleproof.model.estimate import (FIRST_SEAT_ADVANTAGE_MEANING, Estimate, Figure, change,
+                                      exact, first_seat_advantage, solved)
+from ruleproof.model.registry import GAMES, get_spec, load_ruleset
+from ruleproof.model.results import FAILS, HOLDS, UNKNOWN
+from ruleproof.model.ruleset import Ruleset, RulesetError, value_words
+
+
+#: without a user --timeout, each side's exact solve stops after this many seconds (then simulated)
+SOLVE_TIMEOUT = 60.0
+#: simulated games, and their seed, where the exact engines stop and no --games/--seed is given
+DEFAULT_GAMES = 2_000
+DEFAULT_SEED = 0
+
+
+# ---- what a target names ------------------------------------------------------------------------
+
+#: where the small configuration's parameters come from (``Ruleset.origin``)
+SMALL_SOURCE = "the default small configuration"
+SMALL_WHY = ("a bare game name means its default small configuration (the one verify explores); "
+             "name a ruleset file or give parameters for another")
+OPPOSITE_WHY = ("a bare game name opposite a ruleset means the game's built-in ruleset as shipped, so "
+                "the two sides differ by the edit only")
+
+
+def target_ruleset(target: str, opposite: str | None = None) -> tuple[Ruleset, str]:
+    """The ruleset a command-line target names, and why (printed on the side's first line).
+
+    A game name means the game's default small configuration (what ``verify`` explores) -- except
+    when ``opposite`` (the other side of a comparison) is a ruleset file or a built-in ruleset:
+    then it means the game's built-in ruleset, so like is compared with like."""
+    ruleset = load_ruleset(target)
+    if target not in GAMES:
+        kind = "the ruleset file" if target.endswith(".toml") else "the built-in ruleset"
+        return ruleset, f"{kind} {target}"
+    if opposite is not None and opposite not in GAMES:
+        return ruleset, OPPOSITE_WHY
+    spec = get_spec(ruleset.game)
+    small = ruleset.with_overrides(dict(spec.verify_overrides), spec=spec.schema,
+                                   source=SMALL_SOURCE)
+    return small, SMALL_WHY
+
+
+def describe_config(ruleset: Ruleset) -> str:
+    """The parameters and rulings that differ from the game's built-in ruleset, as words."""
+    spec = get_spec(ruleset.game)
+    base = spec.default()
+    parts = [f"{k} {_words(v)}" for k, v in ruleset.params.items() if base.params.get(k) != v]
+    parts += [f"{k}={v}" for k, v in ruleset.rulings.items() if base.rulings.get(k) != v]
+    return "; ".join(parts) if parts else f"the built-in {base.name} as shipped"
+
+
+def overridden(ruleset: Ruleset) -> list[str]:
+    """The parameters set outside the ruleset's files (the command line, the small configuration):
+    the file's description may not speak of them."""
+    return [k for k in ruleset.params if ruleset.origin(k) == SMALL_SOURCE or ruleset.origin(k).startswith("command line")]
+
+
+_words = value_words
+
+
+# ---- what a configuration is worth ----------------------------------------------------------------
+
+@dataclass
+class Evaluation:
+    """A configuration's values and figures, each typed (see the module docstring)."""
+    ruleset: Ruleset
+    method: str                                  # exact, solved, near-optimal, simulated, failed
+    engine: str = ""
+    values: tuple[Estimate, ...] | None = None
+    advantage: Estimate | None = None
+    length: dict[str, Any] | None = None         # {"estimate", "unit", "how", "distribution"}
+    figures: tuple[Figure, ...] = ()
+    states: int | None = None
+    policy: str | None = None                    # the policy behind sampled values
+    value_meaning: str = ""
+    why: str | None = None                       # why the exact engines stopped (simulated) or no values
+    solved: Any = field(default=None, repr=False)   # the ``Solved`` when an engine answered
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"method": self.method, "engine": self.engine,
+                "values": None if self.values is None else [e.as_dict() for e in self.values],
+                "first_seat_advantage": None if self.advantage is None else self.advantage.as_dict(),
+                "length": None if self.length is None else
+                {**self.length, "estimate": self.length["estimate"].as_dict()},
+                "figures": [f.as_dict() for f in self.figures], "states": self.states,
+                "policy": self.policy, "value_meaning": self.value_meaning, "exact_stopped": self.why}
+
+
+def _length_of(solved_) -> dict[str, Any] | None:
+    """Expected length of play from a solve: the generic engine's expected moves under the
+    solved policy, or an engine's own (Presentes' exact expected turns and quantiles)."""
+    turns = solved_.result.extras.get("mean_turns")
+    if isinstance(turns, dict):
+        e = exact(Fraction(turns["fraction"])) if turns.get("fraction") else \
+            solved(turns["float"], 1e-9, "sparse LU in double precision")
+        return {"estimate": e, "unit": "turns",
+                "how": "expected turns from the start under the ruleset's policy (Markov chain)",
+                "distribution": solved_.result.extras.get("turn_quantiles")}
+    sp = solved_.result.extras.get("self_play")
+    if isinstance(sp, dict) and sp.get("moves"):
+        return {"estimate": Estimate.from_dict(sp["moves"]), "unit": "moves",
+                "how": "moves per game in the self-play behind the values", "distribution": None}
+    sol = solved_.solution
+    if sol is not None:
+        from .rulings import expected_moves
+        moves = expected_moves(sol)
+        if moves is not None:
+            return {"estimate": solved(moves, 1e-9, "sparse LU in double precision"), "unit": "moves",
+                    "how": "expected moves from the start when every seat plays optimally "
+                           "(every decision and every chance draw counts as one move)",
+                    "distribution": None}
+    return None
+
+
+def _figures_of_simulation(doc: dict[str, Any]) -> tuple[Figure, ...]:
+    """A simulation's per-seat and overall estimates other than the values and the length, as
+    figures (e.g. P(finishes first) with its fair share)."""
+    seats = doc["seats"]
+    out = []
+    names = list(dict.fromkeys(k for s in seats for k in s if k != "utility"))
+    for name in names:
+        if all(name in s for s in seats):
+            out.append(Figure(name, name.replace("_", " "), tuple(Estimate.from_dict(s[name]) for s in seats),
+                              per_seat=True, fair_share=Fraction(1, len(seats)) if name == "finish_first" else None))
+    for name, value in doc["metrics"].items():
+        if name in ("moves", "turns", "first_seat_advantage"):
+            continue
+        out.append(Figure(name, name.replace("_", " "), (Estimate.from_dict(value),)))
+    return tuple(out)
+
+
+def _stop_at(deadline: float) -> Callable[[int, int], None]:
+    """A playout progress hook that stops the games once ``deadline`` has passed."""
+    import time
+
+    from .runtime import TimeLimit
+
+    def on_time(done: int, total: int) -> None:
+        if time.perf_counter() > deadline:
+            raise TimeLimit(0)
+    return on_time
+
+
+def evaluate(ruleset: Ruleset, *, max_states: int | None = None, timeout: float | None = SOLVE_TIMEOUT,
+             games: int | None = None, seed: int | None = None, policy: str | None = None,
+             out_dir=None, progress: Callable | None = None, simulate_only: bool = False,
+             detail: bool = False, deadline: float | None = None) -> Evaluation:
+    """A configuration's values as typed estimates. The first engine that applies answers; an
+    exact engine within ``timeout`` (and ``max_states``) -- beyond them, ``games`` seeded games
+    (``DEFAULT_GAMES``, seed ``DEFAULT_SEED``) are simulated under ``policy`` (the game's
+    default). An engine that samples (the near-optimal one) plays its fixed number of games
+    (``games``/``seed`` when given) whatever the time: the same figures under any machine load.
+    ``deadline`` (a ``time.perf_counter()`` value, sweep's whole-run limit) stops the simulated
+    games with ``TimeLimit`` when it passes."""
+    from .analysis import engines_of, pick_engine, solve_ruleset
+    from .montecarlo import simulate_ruleset
+    from ruleproof.model.seams import SolveOptions
+    spec = get_spec(ruleset.game)
+    why = "not tried (--simulate-only)" if simulate_only else None
+    if not simulate_only:
+        engine, _ = pick_engine(engines_of(spec), ruleset, SolveOptions(max_states=max_states))
+        budget = None if engine.samples else timeout
+        solved_ = solve_ruleset(ruleset, max_states=max_states, timeout=budget, out_dir=out_dir,
+                                progress=progress, games=games, seed=seed, detail=detail)
+        r = solved_.result
+        if r.partial is None:
+            values = solved_.estimates
+            kinds = {e.kind for e in values}
+            method = kinds.pop() if len(kinds) == 1 else "solved"
+            figures = tuple(r.figures)
+            adv = next((f.estimates[0] for f in figures if f.name == "first_seat_advantage"), None)
+            return Evaluation(ruleset, method, solved_.engine, values,
+                              adv or first_seat_advantage(values), _length_of(solved_),
+                              tuple(f for f in figures if f.name != "first_seat_advantage"),
+                              r.states, r.extras.get("policy") or ("optimal" if r.meaning == "optimal" else
+                                                                   "near-optimal" if r.meaning == "near-optimal" else None),
+                              solved_.value_meaning, None, solved_)
+        why = r.partial
+    try:
+        doc = simulate_ruleset(ruleset, games or DEFAULT_GAMES, DEFAULT_SEED if seed is None else seed, policy,
+                               None if deadline is None else _stop_at(deadline))
+    except RulesetError as exc:
+        if exc.source != "simulate":   # bad input (an unknown policy, say) stays bad input
+            raise
+        # the rules themselves stop the simulation (a game that can hang): no values, and why
+        return Evaluation(ruleset, "failed", "simulation", why=f"{why}; simulated games: {exc.reason}" if why
+                          else f"simulated games: {exc.reason}")
+    seats = doc["seats"]
+    if not (seats and all("utility" in s for s in seats)):
+        return Evaluation(ruleset, "failed", doc["engine"], why=(why or "") +
+                          "; the game's simulation reports no per-seat value")
+    values = tuple(Estimate.from_dict(s["utility"]) for s in seats)
+    metrics = doc["metrics"]
+    adv = Estimate.from_dict(metrics["first_seat_advantage"]) if "first_seat_advantage" in metrics \
+        else first_seat_advantage(values)
+    unit = next((k for k in ("turns", "moves") if k in metrics), None)
+    length = None if unit is None else {
+        "estimate": Estimate.from_dict(metrics[unit]), "unit": unit,
+        "how": f"{unit} per simulated game", "distribution": metrics[unit].get("quantiles")}
+    game = spec.build(ruleset)
+    return Evaluation(ruleset, "simulated", doc["engine"], values, adv, length, _figures_of_simulation(doc),
+                      None, doc["policy"], getattr(game, "value_meaning", ""), why)
+
+
+# ---- one side: verify and evaluate ---------------------------------------------------------------
+
+def side(ruleset: Ruleset, why: str = "", *, max_states: int | None = None, deadline: float | None = None,
+         games: int | None = None, seed: int | None = None, policy: str | None = None,
+         out_dir=None, progress: Callable | None = None, phase: Callable | None = None,
+         explored: Callable | None = None) -> tuple[dict[str, Any], Any, Evaluation]:
+    """One side of a comparison (and the body of ``report``): ``verify``'s properties and the
+    values (``evaluate``). Returns the side's JSON summary, the verify report and the evaluation."""
+    from .verify import verify
+    spec = get_spec(ruleset.game)
+    rep = verify(spec, ruleset, max_states=max_states, timeout=_left(deadline), progress=explored,
+                 phase=phase, seed=0 if seed is None else seed, plays=games)
+    left = _left(deadline)
+    ev = evaluate(ruleset, max_states=max_states, timeout=left if left is not None else SOLVE_TIMEOUT,
+                  games=games, seed=seed, policy=policy, out_dir=out_dir, progress=progress)
+    return side_summary(ruleset, why, rep, ev), rep, ev
+
+
+def _left(deadline: float | None) -> float | None:
+    return None if deadline is None else max(0.001, deadline - time.perf_counter())
+
+
+def side_summary(ruleset: Ruleset, why: str, rep, ev: Evaluation) -> dict[str, Any]:
+    longest = next((p.data.get("longest_play") for p in rep.properties if p.name == "termination"), None)
+    return {"ruleset": ruleset.name, "source": ruleset.source,
+            "configuration": {"why": why, "differs_from_built_in": describe_config(ruleset)},
+            "verify": rep.status,
+            "properties": {p.name: p.status for p in rep.properties},
+            "evidence": {p.name: p.evidence for p in rep.properties},
+            "property_details": {p.name: p.detail for p in rep.properties},
+            "counterexamples": {p.name: p.counterexample for p in rep.properties if p.counterexample},
+            "notes": list(rep.notes), **ev.as_dict(), "longest_play": longest,
+            "partial": ev.values is None,
+            "values_note": None if ev.values else (ev.why or "no values")}
+
+
+# ---- two sides -------------------------------------------------------------------------------------
+
+_RANK = {FAILS: 0, UNKNOWN: 1, HOLDS: 2}
+
+
+def base_name(name: str) -> str:
+    """A property's name without the derived configuration it was checked on ("x [7 cards]" -> "x")."""
+    return name.split(" [", 1)[0]
+
+
+def property_groups(statuses: dict[str, str]) -> dict[str, str]:
+    """Each property by its base name, with the weakest status among the configurations it was
+    checked on (a derived configuration's label differs between two edits; its verdict does not)."""
+    out: dict[str, str] = {}
+    for name, status in statuses.items():
+        key = base_name(name)
+        out[key] = status if key not in out or _RANK[status] < _RANK[out[key]] else out[key]
+    return out
+
+
+def find_regressions(sa: dict[str, Any], sb: dict[str, Any]) -> list[dict[str, Any]]:
+    """What got worse from A to B: a property A holds that B fails or cannot decide (or no longer
+    checks at all), a property B fails that A does not, and values that could not be computed."""
+    pa, pb = sa["properties"], sb["properties"]
+    b_bases = {base_name(n) for n in pb}
+    out = []
+    for name, status in pa.items():
+        got = pb.get(name)
+        if status == HOLDS and got in (FAILS, UNKNOWN):
+            out.append({"property": name, "a": status, "b": got,
+                        "why": "B fails it" if got == FAILS else "B cannot decide it"})
+        elif status == HOLDS and got is None and base_name(name) not in b_bases:
+            out.append({"property": name, "a": status, "b": None, "why": "B no longer checks it"})
+    for name, got in pb.items():
+        if got == FAILS and pa.get(name) not in (FAILS, HOLDS):
+            out.append({"property": name, "a": pa.get(name), "b": got, "why": "B fails it"})
+    for label, s in (("A", sa), ("B", sb)):
+        if not s["values"]:
+            out.append({"property": "values", "a": None, "b": None,
+                        "why": f"{label}'s values could not be computed ({s['values_note']})"})
+    return out
+
+
+def _figure_changes(sa: dict[str, Any], sb: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every figure both sides have, seat by seat, with its verdict (``model.estimate.change``)."""
+    rows: list[dict[str, Any]] = []
+
+    def add(figure: str, meaning: str, a: dict | None, b: dict | None, seat: int | None = None,
+            fair: str | None = None) -> None:
+        if a is None or b is None:
+            return
+        c = change(Estimate.from_dict(a), Estimate.from_dict(b))
+        rows.append({"figure": figure, "meaning": meaning, "seat": seat, "fair_share": fair,
+                     "moved": c.moved, **c.as_dict()})
+    for seat, (a, b) in enumerate(zip(sa["values"] or [], sb["values"] or [])):
+        add("value", sa.get("value_meaning") or "", a, b, seat)
+    add("first-seat advantage", FIRST_SEAT_ADVANTAGE_MEANING, sa.get("first_seat_advantage"),
+        sb.get("first_seat_advantage"))
+    la, lb = sa.get("length"), sb.get("length")
+    if la and lb and la["unit"] == lb["unit"]:
+        add(f"expected length ({la['unit']})", la["how"], la["estimate"], lb["estimate"])
+        da, db = la.get("distribution") or {}, lb.get("distribution") or {}
+        for q in (k for k in da if k in db and da[k] != db[k]):
+            rows.append({"figure": f"length {q} ({la['unit']})", "meaning": "a quantile of the length",
+                         "seat": None, "fair_share": None, "moved": True, "verdict": "changed",
+                         "a": da[q], "b": db[q], "text": f"{db[q] - da[q]:+g}"})
+    fb = {f["name"]: f for f in sb.get("figures") or []}
+    for fa in sa.get("figures") or []:
+        other = fb.get(fa["name"])
+        if other is None or len(other["estimates"]) != len(fa["estimates"]):
+            continue
+        for i, (a, b) in enumerate(zip(fa["estimates"], other["estimates"])):
+            add(fa["name"].replace("_", " "), fa["meaning"], a, b, i if fa["per_seat"] else None,
+                fa.get("fair_share"))
+    return rows
+
+
+#: counts that differ between two configurations without saying anything about the edit
+_COUNTS = re.compile(r"\d[\d,]*( reachable| explored)? (states|steps|stutters|exits|sampled plays|plays|ends of round)\b")
+
+
+def _finding(detail: str) -> str:
+    """A property's detail without how it was checked: counts masked, and the tail saying on which
+    transitions a proof's mapping was checked dropped."""
+    return _COUNTS.sub("N", detail.split("; mapping checked on", 1)[0])
+
+
+def compare_sides(a: Ruleset, b: Ruleset, sa: dict[str, Any], sb: dict[str, Any]) -> dict[str, Any]:
+    """What the edit from A to B changes (see the module docstring)."""
+    if a.game != b.game:
+        raise RulesetError(b.source, "game", f"rulesets are for different games ({a.game} vs {b.game})")
+    ga, gb = property_groups(sa["properties"]), property_groups(sb["properties"])
+    changed_props = {k: [ga.get(k), gb.get(k)] for k in sorted(set(ga) | set(gb)) if ga.get(k) != gb.get(k)}
+    same = [k for k in ga if gb.get(k) == ga[k]]
+    da, db = sa["property_details"], sb["property_details"]
+    ea, eb = sa["evidence"], sb["evidence"]
+    details = {k: [da[k], db[k]] for k in sorted(set(da) & set(db)) if da[k] != db[k]}
+    figures = _figure_changes(sa, sb)
+    regressions = find_regressions(sa, sb)
+    moved = [f for f in figures if f["moved"]]
+    # only undecided regressions (B could not decide a property, or values could not be computed):
+    # not decided, which exits 1 too but is not said to regress (identical rulesets stopped by a
+    # limit once were)
+    decided = [r for r in regressions if r["property"] != "values" and r["b"] != UNKNOWN]
+    verdict = ("regresses" if decided else "undecided" if regressions else "changes" if moved or changed_props else
+               "no detectable change" if any(f["verdict"] == "no detectable change" for f in figures)
+               else "unchanged")
+    return {
+        "a": sa, "b": sb, "verdict": verdict, "regressions": regressions,
+        "moved": moved, "figures": figures,
+        "changes": {
+            "params": {k: [a.params.get(k), b.params.get(k)] for k in a.params
+                       if a.params.get(k) != b.params.get(k)},
+            "rulings": {k: [a.rulings.get(k), b.rulings.get(k)] for k in a.rulings
+                        if a.rulings.get(k) != b.rulings.get(k)},
+            "properties": changed_props,
+            "unchanged_properties": {"count": len(same),
+                                     "statuses": sorted({ga[k] for k in same})},
+            "details": details,
+            # findings that differ beyond how far each side looked: the same evidence on both
+            # sides (a sampled check reads differently from an exhaustive one), counts masked
+            "substantive_details": [k for k, (x, y) in details.items()
+                                    if ea.get(k) == eb.get(k) and _finding(x) != _finding(y)],
+            "values": any(f["moved"] for f in figures if f["figure"] == "value"),
+            "longest_play": [sa["longest_play"], sb["longest_play"]],
+        },
+    }
+
+
+def compare_rulesets(a: Ruleset, b: Ruleset, *, why: tuple[str, str] = ("", ""), max_states: int | None = None,
+                     timeout: float | None = None, games: int | None = None, seed: int | None = None,
+                     policy: str | None = None) -> dict[str, Any]:
+    """``compare``: each side verified and evaluated by ``side``, then ``compare_sides``.
+    ``timeout`` bounds the whole comparison (each phase gets what is left)."""
+    if a.game != b.game:
+        raise RulesetError(b.source, "game", f"rulesets are for different games ({a.game} vs {b.game})")
+    deadline = None if timeout is None else time.perf_counter() + timeout
+    kw = dict(max_states=max_states, deadline=deadline, games=games, seed=seed, policy=policy)
+    sa = side(a, why[0], **kw)[0]
+    sb = side(b, why[1], **kw)[0]
+    return compare_sides(a, b, sa, sb)
