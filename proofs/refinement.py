@@ -36,6 +36,7 @@ point at the broken rule) the action and parameters that would have explained th
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -167,6 +168,11 @@ def _frames(proof: RuleProof, state: Any) -> Mapping[str, Values] | None:
     return got if proof.projected else {"": got}
 
 
+#: parameter bindings tried, at most, to say which move would have explained a failing step (the
+#: narration only: the verdict never depends on it)
+EXPLAIN_BUDGET = 20_000
+
+
 def _bindings(params: Mapping[str, Sequence[int]]) -> Iterator[dict[str, Any]]:
     names = list(params)
     for combo in itertools.product(*(params[n] for n in names)):
@@ -208,11 +214,19 @@ class _Refinement:
         return None
 
     # -- one step --
-    def explain(self, pre: Values, post: Values) -> list[str]:
-        """Every bound move that would admit this step (to point at the rule that changed)."""
+    def explain(self, pre: Values, post: Values, budget: int | None = None) -> list[str]:
+        """Every bound move that would admit this step (to point at the rule that changed); with a
+        ``budget``, at most that many parameter bindings are tried in all (an action with many
+        parameters has a product of ranges too large to try in full: 2^22 ways to set candidates
+        aside), and a last entry says the search stopped."""
         out = []
-        for a in self.proof.actions:
+        tried = 0
+        # the actions with fewest bindings first, so that a budget cuts only the largest searches
+        for a in sorted(self.proof.actions, key=lambda a: math.prod(len(r) for r in a.params.values())):
             for params in _bindings(a.params):
+                tried += 1
+                if budget is not None and tried > budget:
+                    return out + [f"(the search for a move that explains it stopped after {budget:,} bindings)"]
                 if a.relation({**pre, **params}, post):
                     out.append(Bound(a.name, params).text())
                     break
@@ -371,9 +385,12 @@ def _mapping_pass(proof: RuleProof, ctx: Context) -> dict[str, Any]:
                 continue
             problem = run.step_problem(bound, actor, pre, post)
             if problem:
-                others = [e for e in run.explain({**pre, "actor": actor}, post) if e != bound.text()]
+                others = [e for e in run.explain({**pre, "actor": actor}, post, EXPLAIN_BUDGET)
+                          if e != bound.text()]
+                stopped = [e for e in others if e.startswith("(")]
+                others = [e for e in others if not e.startswith("(")]
                 hint = (f"the step would be {' or '.join(others[:3])}" if others else
-                        "no action of the proof's model allows this step")
+                        "no action of the proof's model allows this step") + "".join(" " + e for e in stopped)
                 return fail(n, tr.narrate() + [then(), f"frame before{tag}: {_frame_text(pre)}",
                                                f"frame after{tag}:  {_frame_text(post)}", f"{problem}; {hint}"])
             if pre == post:

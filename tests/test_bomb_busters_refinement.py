@@ -181,6 +181,20 @@ class TurnCounterClockwise(BombBusters):
         return t
 
 
+class DealFromTheLastRack(BombBusters):
+    """The deal fills the racks from the last one (the narration of this slip once tried all 2^22
+    ways to set candidates aside before it gave up: it is now a bounded search)."""
+    def apply(self, s, a):
+        if s.phase == Phase.DEAL:
+            m = self.mission
+            racks = [list(r) for r in s.racks]
+            r = max(i for i, rack in enumerate(racks) if len(rack) < m.sizes()[i])
+            racks[r] = sorted(racks[r] + [a])
+            new = s.evolve(racks=tuple(map(tuple, racks)))
+            return R.start_tokens(m, new) if all(len(x) == n for x, n in zip(racks, m.sizes())) else new
+        return super().apply(s, a)
+
+
 class DealByKind(BombBusters):
     """Each remaining value is dealt with equal chance, not by its count left."""
     def chance_outcomes(self, s):
@@ -238,12 +252,21 @@ class SoloWhileOthersHoldTheValue(BombBusters):
     (DealStopsEarly, "wire-conservation", {}),
     (SoloWhileOthersHoldTheValue, TABLE, FOUR_OVERRIDES),
     (TurnCounterClockwise, TABLE, THREE_OVERRIDES),
+    (DealFromTheLastRack, TABLE, YELLOW_OVERRIDES),
 ])
 def test_a_broken_rule_turns_its_proof_red_with_the_transition_narrated(mutant, proof, overrides):
     p = run_proofs(mutant, mission(**overrides), names=(proof,))[proof]
     assert p.status == "fails" and p.kind == "refinement", (p.detail, p.counterexample)
     text = "\n".join(p.counterexample)
     assert "then:" in text or "at this decision" in text or "at this chance node" in text, text
+
+
+def test_a_failing_deal_is_narrated_without_trying_every_way_to_set_candidates_aside():
+    # the yellow mission's table has 2^22 bindings of "set candidates aside": the search for the
+    # move that would explain a failing step is bounded, and says so
+    p = run_proofs(DealFromTheLastRack, mission(**YELLOW_OVERRIDES), names=(TABLE,))[TABLE]
+    assert "the relation of deal a wire (rack 0)" in p.counterexample[-1]
+    assert "stopped after 20,000 bindings" in p.counterexample[-1]
 
 
 def test_the_moved_win_trigger_is_an_exit_the_proof_does_not_allow():
