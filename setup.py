@@ -1,12 +1,11 @@
 """The package list, found rather than listed: the checkout's root is the ``ruleproof`` package
-(``package-dir`` in pyproject.toml), and every folder under model/, solver/, proofs/ and examples/
+(``package-dir`` in pyproject.toml), and every folder under model/ (each game's rules, examples and data), solver/ and proofs/
 ships beneath it, so adding a game touches only its own folder. Everything else
 is in pyproject.toml."""
 from setuptools import find_namespace_packages, setup
 from setuptools.command.build_py import build_py
 
-FOUND = find_namespace_packages(include=["model", "model.*", "solver", "solver.*", "proofs", "proofs.*",
-                                         "examples", "examples.*"],
+FOUND = find_namespace_packages(include=["model", "model.*", "solver", "solver.*", "proofs", "proofs.*"],
                                 exclude=["*.__pycache__", "*.__pycache__.*"])
 
 

@@ -297,7 +297,11 @@ def find_regressions(sa: dict[str, Any], sb: dict[str, Any]) -> list[dict[str, A
             out.append({"property": name, "a": status, "b": got,
                         "why": "B fails it" if got == FAILS else "B cannot decide it"})
         elif status == HOLDS and got is None and base_name(name) not in b_bases:
-            out.append({"property": name, "a": status, "b": None, "why": "B no longer checks it"})
+            if sb["verify"] == UNKNOWN:   # B stopped short of it (a limit): undecided, not dropped
+                out.append({"property": name, "a": status, "b": UNKNOWN,
+                            "why": "B did not reach it within the limits"})
+            else:
+                out.append({"property": name, "a": status, "b": None, "why": "B no longer checks it"})
     for name, got in pb.items():
         if got == FAILS and pa.get(name) not in (FAILS, HOLDS):
             out.append({"property": name, "a": pa.get(name), "b": got, "why": "B fails it"})

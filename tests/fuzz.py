@@ -6,7 +6,7 @@ report, sweep, compare, rulings rank/diff/check, and the out-of-core solvers gam
 folder's ``ooc`` module) -- each run through ``cli.main`` in this process, or (``--processes``) a
 share as real processes, of which (``--signals``) a share gets Ctrl-C at a random moment. Every
 game, ruleset, parameter, ruling, policy and example file comes from the registry
-(``ruleproof.model.registry``) and the games' ``examples/`` folders: no list of game names here.
+(``ruleproof.model.registry``) and the games' ``model/<game>/examples/`` folders: no list of game names here.
 
 Every case must keep the contract:
 

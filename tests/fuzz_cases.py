@@ -47,7 +47,7 @@ class Catalog:
         self.small = {g: dict(entry.get("params", {})) if entry else dict(self.specs[g].verify_overrides)
                       for g, entry in fuzz.items()}
         self.target = {g: (entry or {}).get("ruleset") or g for g, entry in fuzz.items()}
-        self.examples = {g: sorted((ROOT / "examples" / g).glob("*")) for g in self.games}
+        self.examples = {g: sorted((self.specs[g].folder / "examples").glob("*")) for g in self.games}
         self.deducers = [g for g, s in self.specs.items() if s.deduction is not None]
         self.ooc = {g: f"{GAMES[g]}.ooc" for g in self.games
                     if importlib.util.find_spec(f"{GAMES[g]}.ooc") is not None}

@@ -20,7 +20,7 @@ from ruleproof.model.bomb_busters.view import load_view, parse_view  # noqa: E40
 from test_bomb_busters_deduce import _random_position, full_size_view  # noqa: E402
 
 GOLDEN = HERE / "data" / "bomb_busters_deduce_golden.json"
-EXAMPLES = HERE.parent / "examples" / "bomb-busters"
+EXAMPLES = HERE.parent / "model" / "bomb_busters" / "examples"
 
 
 def cases():

@@ -28,7 +28,7 @@ TIMED = {
     "rulings rank": ["rulings", "rank", "pig"],
     "rulings diff": ["rulings", "diff", "presentes", "P23"],
     "rulings check": ["rulings", "check"],
-    "deduce": ["deduce", "examples/bomb-busters/training-2p.json"],
+    "deduce": ["deduce", "model/bomb_busters/examples/training-2p.json"],
 }
 #: every command that takes --max-states
 STATE_LIMITED = ["verify", "solve", "compare", "report", "sweep", "export"]
@@ -107,7 +107,7 @@ def test_sweep_refuses_a_plot_it_cannot_write(tmp_path, name):
 # ---- deduce's view files -------------------------------------------------------------------------
 
 def _view(tmp_path: Path, edit) -> Path:
-    data = json.loads((ROOT / "examples/bomb-busters/training-2p.json").read_text())
+    data = json.loads((ROOT / "model/bomb_busters/examples/training-2p.json").read_text())
     text = edit(json.dumps(data))
     path = tmp_path / "view.json"
     path.write_text(text)

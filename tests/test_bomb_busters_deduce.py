@@ -238,7 +238,7 @@ def test_full_size_four_players_is_fast_and_normalised():
     assert table == sorted(table, key=lambda p: (-p.success, p.red_risk, p.rack, p.slot, p.named))
 
 
-EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples" / "bomb-busters").glob("*.json"))
+EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "model" / "bomb_busters" / "examples").glob("*.json"))
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)

@@ -103,7 +103,7 @@ def test_two_red_example_pairs_by_both_passes():
     backward, for every pair of one rack (the Duplo table picks either per pair)."""
     from pathlib import Path
     from ruleproof.model.bomb_busters.view import load_view
-    pos = load_view(Path(__file__).resolve().parent.parent / "examples" / "bomb-busters" / "start-5p-2of3-reds.json")
+    pos = load_view(Path(__file__).resolve().parent.parent / "model" / "bomb_busters" / "examples" / "start-5p-2of3-reds.json")
     d = deduce(pos)
     n = len(pos.racks[0][1])
     backward = {b: both_red_before(d, 0, b) for b in range(n)}

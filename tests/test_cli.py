@@ -159,7 +159,7 @@ def test_compare_separates_real_findings_from_state_counts():
     from ruleproof.solver.compare import compare_rulesets
     from test_loira_helpers import ruleset
     params = {"players": 2, "deck": ["F1", "F2", "M1", "grito", "toc-toc", "fios"], "stalls": [2, 4],
-              "centre_rolls": 1}   # examples/loira/tiny.toml
+              "centre_rolls": 1}   # model/loira/examples/tiny.toml
     res = compare_rulesets(ruleset(params), ruleset(params, {"L18": "opener"}))
     ch = res["changes"]
     assert ch["rulings"] == {"L18": ["escort", "opener"]} and ch["properties"] == {}

@@ -14,7 +14,7 @@ from ruleproof.model.seams import MEANINGS
 from ruleproof.solver.analysis import SOLVE_KEYS, engines_of, solve_ruleset
 from ruleproof.solver.montecarlo import SIMULATE_KEYS, simulate_ruleset
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+MODEL = Path(__file__).resolve().parent.parent / "model"
 runner = CliRunner()
 
 def run_json(*args: str) -> tuple[int, dict]:
@@ -73,7 +73,7 @@ def test_a_partial_solve_keeps_the_keys():
 def test_loira_names_the_engine_that_answered_and_why_the_first_did_not():
     # twelve cards: the C solver counts more than 20,000 turn-start states, so the generic
     # exploration is passed over without being started; the state limit then stops the C solver
-    code, doc = run_json("solve", str(EXAMPLES / "loira" / "twelve-cards.toml"), "--max-states", "1000",
+    code, doc = run_json("solve", str(MODEL / "loira" / "examples" / "twelve-cards.toml"), "--max-states", "1000",
                          "--no-files", "--json")
     assert code == 1 and doc["engine"] == "c-solver" and doc["partial"] is True
     assert [s["engine"] for s in doc["skipped"]] == ["generic"]

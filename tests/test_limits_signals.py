@@ -214,7 +214,7 @@ def test_rulings_commands_take_a_timeout(argv):
 
 
 def test_deduce_takes_a_timeout():
-    res = cli("deduce", "examples/bomb-busters/training-2p.json", "--timeout", "30", "--json")
+    res = cli("deduce", "model/bomb_busters/examples/training-2p.json", "--timeout", "30", "--json")
     assert res.code == 0 and json.loads(res.stdout)["game"] == "bomb-busters"
 
 
@@ -238,7 +238,7 @@ def test_a_refused_c_cache_does_not_advise_more_states(monkeypatch):
     def refused():
         raise fast.FastUnavailable("the cache folder /tmp/x is writable by others; refusing to load code from it")
     monkeypatch.setattr(fast, "_library", refused)
-    res = cli("solve", "examples/loira/twelve-cards.toml", "--engine", "c-solver", "--no-files")
+    res = cli("solve", "model/loira/examples/twelve-cards.toml", "--engine", "c-solver", "--no-files")
     assert "writable by others" in res.stdout + res.stderr
     assert "--max-states" not in res.stdout + res.stderr
 

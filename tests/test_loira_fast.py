@@ -96,7 +96,7 @@ def test_exact_forms_give_the_exact_solvers_fraction(params, rulings):
 
 
 def test_exact_verify_configuration_known_value():
-    # docs/loira.md: the verify configuration U = 101/560 (exact generic solver)
+    # model/loira/README.md: the verify configuration U = 101/560 (exact generic solver)
     _available()
     from fractions import Fraction
     assert fast.solve_exact(game(dict(SPEC.verify_overrides)).cfg)["fraction"] == Fraction(101, 560)

@@ -99,7 +99,7 @@ def test_solve_falls_back_with_a_note_when_the_engine_cannot_load(cache_home, tm
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
-    example = Path(__file__).resolve().parent.parent / "examples/loira/twelve-cards.toml"
+    example = Path(__file__).resolve().parent.parent / "model/loira/examples/twelve-cards.toml"
     res = run_in_process(["solve", str(example), "--max-states", "2000", "--no-files"])
     assert res.code != 3 and "Traceback" not in res.stderr + res.stdout
     said = " ".join((res.stdout + res.stderr).split())   # the console may wrap the line

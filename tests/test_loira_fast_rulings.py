@@ -248,7 +248,7 @@ def test_solve_under_l36_answers_with_the_c_engine_and_the_same_value():
     assert res["method"].startswith("specialised C solver")
     assert res["states"] == 275_580
     assert res["values"] == solve_ruleset(ruleset(params)).doc()["values"]   # L36 changes nothing with 2
-    assert res["values"][0]["float"] == pytest.approx(0.026182208994709, abs=1e-12)  # docs/loira.md ladder
+    assert res["values"][0]["float"] == pytest.approx(0.026182208994709, abs=1e-12)  # model/loira/README.md ladder
 
 
 def test_solve_exact_past_the_forms_bound_is_partial_not_floats(monkeypatch):
@@ -260,7 +260,7 @@ def test_solve_exact_past_the_forms_bound_is_partial_not_floats(monkeypatch):
     # by default the C engine gives exact forms up to 50,000 turn states
     res = solve_ruleset(ruleset(params), exact=None, engine="c-solver").doc()
     assert not res["partial"] and res["exact"] and res["values"][0]["fraction"]
-    assert res["values"][0]["float"] == pytest.approx(0.076794, abs=1e-6)   # docs/loira.md ladder
+    assert res["values"][0]["float"] == pytest.approx(0.076794, abs=1e-6)   # model/loira/README.md ladder
     monkeypatch.setattr(engines, "FAST_EXACT_MAX", 1000)
     res = solve_ruleset(ruleset(params), exact=True, engine="c-solver").doc()
     assert res["partial"] and res["values"] is None and "stop at 1,000" in res["reason"]

@@ -68,7 +68,7 @@ def test_twelve_card_rung_regret_is_the_stored_row():
     row = next(r for r in stored()["rows"] if r["configuration"] == "bench rung, 12 cards")
     got = measure_one(_config("bench rung, 12 cards"))
     assert got["method"] == row["method"] == "top layers + C values"
-    assert got["c_states"] == row["c_states"] == 2_251_948     # docs/loira.md bench ladder
+    assert got["c_states"] == row["c_states"] == 2_251_948     # model/loira/README.md bench ladder
     for mine, theirs in zip(got["seats"], row["seats"]):
         assert float(mine["optimal"]) == pytest.approx(float(theirs["optimal"]), abs=1e-12)
         assert float(mine["regret"]) == pytest.approx(float(theirs["regret"]), abs=1e-12)
@@ -83,7 +83,7 @@ def test_stored_bound_meets_the_target():
 
 
 def test_regret_rows_carry_known_optima():
-    # loira-mini 46/405 and the verify configuration 101/560 (docs/loira.md, generic solver agrees)
+    # loira-mini 46/405 and the verify configuration 101/560 (model/loira/README.md, generic solver agrees)
     rows = {r["configuration"]: r for r in stored()["rows"]}
     assert rows["loira-mini"]["seats"][0]["optimal"] == "46/405"
     assert rows["verify configuration"]["seats"][0]["optimal"] == "101/560"

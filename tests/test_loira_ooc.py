@@ -56,7 +56,7 @@ def test_equal_to_the_exact_rational_solver(tmp_path, cards):
     exact = solve(game).value(game.initial_state())[0]
     got = ooc.solve(game.cfg, tmp_path / "run", partitions=2)["value"]
     assert abs(got - exact) <= 1e-12
-    # bench ladder figures (docs/loira.md): +0.083333 (4 cards) and +0.078704 (6 cards)
+    # bench ladder figures (model/loira/README.md): +0.083333 (4 cards) and +0.078704 (6 cards)
     assert round(got, 6) == {4: 0.083333, 6: 0.078704}[cards]
 
 

@@ -14,7 +14,7 @@ from ruleproof.proofs.loira_checks import directed_deck_run_out, score_bounds_op
 from ruleproof.solver.verify import verify
 from test_loira_helpers import ruleset
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "loira"
+EXAMPLES = Path(__file__).resolve().parent.parent / "model" / "loira" / "examples"
 
 
 def _verify(params=None, rulings=None):

@@ -81,7 +81,7 @@ def test_cli_solve_and_verify_exit_codes(tmp_path):
     from typer.testing import CliRunner
 
     from ruleproof.cli import app
-    examples = Path(__file__).resolve().parent.parent / "examples" / "loira"
+    examples = Path(__file__).resolve().parent.parent / "model" / "loira" / "examples"
     runner = CliRunner()
     res = runner.invoke(app, ["solve", str(examples / "three-players-l04.toml"), "--json"])
     assert res.exit_code == 0, res.output

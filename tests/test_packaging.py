@@ -42,4 +42,5 @@ def test_the_wheel_takes_every_package_and_data_folder():
             assert ".".join(rel.parts) in taken, rel
     for rulesets in (ROOT / "model").glob("*/rulesets"):
         assert ".".join(rulesets.relative_to(ROOT).parts) in taken, rulesets
-    assert "examples.loira" in taken
+    for examples in (ROOT / "model").glob("*/examples"):   # each game's examples ship with it
+        assert ".".join(examples.relative_to(ROOT).parts) in taken, examples

@@ -57,7 +57,7 @@ def test_example_files_load():
     from pathlib import Path
 
     from ruleproof.model.registry import load_ruleset_file
-    root = Path(__file__).resolve().parents[1] / "examples" / "presentes"
+    root = Path(__file__).resolve().parents[1] / "model" / "presentes" / "examples"
     rs = load_ruleset_file(root / "hand-drawn.toml")
     b = board_of(rs)
     assert b.size == 16 and b.squares[0] == Square.ORDINARY

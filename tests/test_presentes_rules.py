@@ -232,7 +232,7 @@ def test_p08_behind_changes_who_takes_the_revenge(tmp_path):
     assert dict(g.chance_outcomes(s)) == {(Effect.ARVORE, 0): F(1, 2), (Effect.REV_TROCA, 2): F(1, 2)}
     r = g.apply(s, (Effect.REV_TROCA, 2))
     assert r.phase == Phase.REVENGE and g.current_player(r) == 2 and g.legal_actions(r) == [0, 1]
-    assert "REV_TROCA" in g.describe_action(r, 1)
+    assert "Revanche: presente por presente" in g.describe_action(r, 1)   # the swap, as the screen names it
     assert g.apply(r, 1).gift == (-1, 2, 1)  # P2 swaps with P1
     # P0 and P2 tied on 4: one of them at random (1/2 each), then the draw for that one:
     # Árvore 1/2 either way; Revanche roubo by P0 1/2 * 1/2; Revanche troca by P2 1/2 * 1/2

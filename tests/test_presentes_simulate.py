@@ -17,7 +17,7 @@ from ruleproof.model.presentes.simulate import COUNTERS, FIRST_STEAL, run_games,
 from ruleproof.model.protocol import CHANCE, TERMINAL
 from ruleproof.model.registry import load_ruleset_file
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "presentes" / "hand-drawn.toml"
+EXAMPLE = Path(__file__).resolve().parents[1] / "model" / "presentes" / "examples" / "hand-drawn.toml"
 
 
 def close(a, b, se, k=4.0):

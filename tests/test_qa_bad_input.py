@@ -124,17 +124,17 @@ def test_solve_out_that_cannot_be_a_folder(tmp_path):
     # bug: --out naming an existing file crashed after the solve (FileExistsError, exit 3)
     blocker = tmp_path / "a-file"
     blocker.write_text("")
-    for target in ("examples/loira/tiny.toml", "bomb-busters-tiny"):
+    for target in ("model/loira/examples/tiny.toml", "bomb-busters-tiny"):
         line = one_line_error(run("solve", target, "--out", blocker / "sub"))
         assert "--out" in line and str(blocker / "sub") in line
-    line = one_line_error(run("solve", "examples/loira/tiny.toml", "--out", blocker, "--json"))
+    line = one_line_error(run("solve", "model/loira/examples/tiny.toml", "--out", blocker, "--json"))
     assert "--out" in line
 
 
 def test_solve_rejects_non_positive_limits():
     # bug: a negative --max-states reached the C solver as a huge unsigned limit (a full solve was
     # reported), and --timeout nan meant no limit at all
-    for target in ("examples/loira/tiny.toml", "bomb-busters-tiny"):
+    for target in ("model/loira/examples/tiny.toml", "bomb-busters-tiny"):
         for args in (("--max-states", "-5"), ("--max-states", "0"), ("--timeout", "0"), ("--timeout", "nan")):
             line = one_line_error(run("solve", target, *args, "--no-files"))
             assert args[0] in line and "must be a positive" in line, line
@@ -142,7 +142,7 @@ def test_solve_rejects_non_positive_limits():
 
 def test_solve_loira_exact_is_never_answered_in_floats():
     # bug: 'solve --exact' past the generic probe answered with the float C solver (no fractions)
-    result = run("solve", "examples/loira/twelve-cards.toml", "--exact", "--max-states", "2000", "--no-files",
+    result = run("solve", "model/loira/examples/twelve-cards.toml", "--exact", "--max-states", "2000", "--no-files",
                  "--json")
     assert result.exit_code == 1, result.stderr   # a partial result is not a decided one
     doc = json.loads(result.stdout)

@@ -105,7 +105,7 @@ def test_report_against_names_the_edit_and_its_regressions(tmp_path):
     three = tmp_path / "three-gritos.toml"
     three.write_text('extends = "loira"\nname = "three-gritos"\n[params]\nplayers = 2\n'
                      'deck = ["F1", "F2", "M1", "grito", "grito", "grito"]\nstalls = [2, 4]\ncentre_rolls = 1\n')
-    bad = run("report", "examples/loira/tiny.toml", "--against", str(three), "--rank-timeout", "0", "--json")
+    bad = run("report", "model/loira/examples/tiny.toml", "--against", str(three), "--rank-timeout", "0", "--json")
     assert bad.exit_code == 1
     regressions = json.loads(bad.stdout)["against"]["regressions"]
     assert {"property": "deck-never-empty", "a": "holds", "b": "fails", "why": "B fails it"} in regressions
@@ -162,7 +162,7 @@ def test_loira_report_in_a_headless_browser(tmp_path):
     """Loira's tiny example: the deck can run out, so the verdict is fails (exit 1), with its
     counterexample and the reach-weighted stop-rule summary on the page."""
     html = tmp_path / "loira.html"
-    result = run("report", "examples/loira/tiny.toml", "--html", str(html), "--rank-timeout", "0")
+    result = run("report", "model/loira/examples/tiny.toml", "--html", str(html), "--rank-timeout", "0")
     assert result.exit_code == 1 and "verdict fails" in result.stdout
     pixels, text = browser_view(html, tmp_path)
     assert_real_picture(pixels, "#fde8e8")          # the red "fails" badge

@@ -106,7 +106,7 @@ def test_compare_with_overrides_and_exit_codes():
 
 @pytest.mark.slow
 def test_compare_exits_1_on_the_p23_redraw_edit():
-    result = runner.invoke(app, ["compare", "presentes-mini", "examples/presentes/p23-redraw.toml", "--json"])
+    result = runner.invoke(app, ["compare", "presentes-mini", "model/presentes/examples/p23-redraw.toml", "--json"])
     assert result.exit_code == 1, result.output
     doc = json.loads(result.stdout)
     assert any(r["property"] == "termination" and r["why"] == "B fails it" for r in doc["regressions"])

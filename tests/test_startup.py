@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("numpy", "scipy", "z3", "networkx", "matplotlib", "pydantic", "importlib.metadata")
 COMMANDS = [["--help"], ["games"], ["games", "--json"], ["games", "loira"], ["solve", "--help"],
-            ["verify", "--help"], ["deduce", "examples/bomb-busters/start-5p-2of3-reds.json", "--json"]]
+            ["verify", "--help"], ["deduce", "model/bomb_busters/examples/start-5p-2of3-reds.json", "--json"]]
 
 PROBE = """
 import contextlib, io, json, sys

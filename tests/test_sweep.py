@@ -77,7 +77,7 @@ def test_sweep_text_table_and_grid():
 def test_sweep_presentes_and_loira_simulated_utilities_agree_with_exact():
     """Each game's simulation hook gives per-seat utilities on the exact values' scale: Presentes
     (mini board, eager policy) 1/2 each; Loira tiny (optimal play) 38/405 for seat 0, the value
-    `solve examples/loira/tiny.toml` prints."""
+    `solve model/loira/examples/tiny.toml` prints."""
     doc = json.loads(run("sweep", "presentes-mini", "--param", "dice=1", "--games", "4000", "--seed", "1",
                          "--json").stdout)
     exact = doc["points"][0]
@@ -87,10 +87,10 @@ def test_sweep_presentes_and_loira_simulated_utilities_agree_with_exact():
                          "--simulate-only", "--json").stdout)["points"][0]
     assert sim["method"] == "simulated" and sim["policy"] == "eager" and sim["length"]["unit"] == "turns"
     assert all(lo <= 0.5 <= hi for lo, hi in sim["ci95"])
-    loira = json.loads(run("sweep", "examples/loira/tiny.toml", "--param", "centre-rolls=1", "--games", "3000",
+    loira = json.loads(run("sweep", "model/loira/examples/tiny.toml", "--param", "centre-rolls=1", "--games", "3000",
                            "--seed", "1", "--policy", "optimal", "--simulate-only", "--json").stdout)["points"][0]
     assert loira["method"] == "simulated" and loira["policy"] == "optimal"
-    exact = json.loads(run("sweep", "examples/loira/tiny.toml", "--param", "centre-rolls=1",
+    exact = json.loads(run("sweep", "model/loira/examples/tiny.toml", "--param", "centre-rolls=1",
                            "--json").stdout)["points"][0]
     assert exact["method"] == "exact" and exact["fractions"][0] == "38/405"
     lo, hi = loira["ci95"][0]

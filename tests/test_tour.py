@@ -157,7 +157,7 @@ def run_line(line: str, folder: Path) -> None:
 
 @pytest.fixture
 def folder(tmp_path, monkeypatch):
-    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    (tmp_path / "model").symlink_to(ROOT / "model")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

@@ -3,7 +3,7 @@ checked :class:`Mission` built from a ruleset.
 
 Source: ``seeds/004_cf0d8baf3038c827.txt`` ("Preparação", "O Turno de Jogo", "Cartas de
 Equipamento") and ``spec/bomb-busters.md`` (rulings B01-B09). Rulings B10 onwards are ours; each
-cites the sentence it interprets (see ``docs/bomb-busters.md``).
+cites the sentence it interprets (see ``model/bomb_busters/README.md``).
 """
 from __future__ import annotations
 

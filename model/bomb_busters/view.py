@@ -1,6 +1,6 @@
 """The position file (VIEW.json): one player's view of a Bomb Busters table, and its parser.
 
-Format ``bomb-busters-view/1`` (documented in ``docs/bomb-busters.md``)::
+Format ``bomb-busters-view/1`` (documented in ``model/bomb_busters/README.md``)::
 
     {"format": "bomb-busters-view/1",
      "mission": {"blue_values": 12, "blue_copies": 4,

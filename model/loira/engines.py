@@ -35,7 +35,7 @@ def optimal_policy(game):
     except _TooLarge:
         raise RulesetError("command line", "--policy",
                            f"'optimal' needs an exact solve and this configuration has more than "
-                           f"{OPTIMAL_STATES:,} states; use a smaller deck (e.g. examples/loira/tiny.toml) "
+                           f"{OPTIMAL_STATES:,} states; use a smaller deck (e.g. model/loira/examples/tiny.toml) "
                            f"or a practical policy such as lookahead") from None
     return sol.best_action
 
@@ -59,7 +59,7 @@ METRICS = (
 #: generic-exploration limit when the specialised solver does not apply
 GENERIC_STATES = 400_000
 #: turn states the specialised solver may store when no --max-states is given (about 1 GiB and
-#: under a minute; the full base round needs far more, see docs/loira.md)
+#: under a minute; the full base round needs far more, see model/loira/README.md)
 FAST_STATES = 12_000_000
 #: the generic pipeline takes a configuration the C solver covers when the C solver counts at most
 #: this many turn-start states (measured: about 6 generic states each, so at most ~120,000 states
@@ -72,7 +72,7 @@ FAST_EXACT_STATES = 50_000
 #: turn state at the peak, forms and their Python rows; 1,138,711 turn states peaked at 1.9 GiB)
 FAST_EXACT_MAX = 1_000_000
 #: the largest deck the exact engines finish within their default limits: 13 cards for 2 players
-#: (10.2 million C turn states, docs/loira.md bench ladder; 14 cards need 30 million), 7 for 3 or
+#: (10.2 million C turn states, model/loira/README.md bench ladder; 14 cards need 30 million), 7 for 3 or
 #: more (257,429 generic states on the verify deck). Bigger rounds get the near-optimal policy
 #: unless the user names an engine or gives --max-states / --exact.
 EXACT_REACH_CARDS = {2: 13}

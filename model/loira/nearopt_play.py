@@ -33,7 +33,7 @@ from .policies import POLICIES
 OPPONENTS = ("stop-at-5", "stop-at-7", "stop-at-10", "never-before-grito", "lookahead")
 #: self-play games behind the values when the caller names no count: a fixed number, so a seeded
 #: run gives the same games and figures under any machine load. Sized by CPU time on the real
-#: 2-player deck (docs/loira.md: a round of self-play costs about 0.2 s on average, most of it in
+#: 2-player deck (model/loira/README.md: a round of self-play costs about 0.2 s on average, most of it in
 #: the exact endgame's sub-solves; a match far less)
 SELF_PLAY_GAMES = 150
 #: ... where no exact endgame plays (a match, 3 or more players) a game costs a few milliseconds

@@ -9,7 +9,7 @@ best-responds. Two ways, tied together by ``tests/test_loira_nearopt.py`` on sma
   above it are evaluated, with the C engine's values at the boundary (doubles) — the bench rungs
   of 10 to 16 cards (first cards of ``bench/bench_loira.py``'s deck order).
 
-Also the verify configuration, ``loira-mini``, ``examples/loira/tiny.toml`` and 3-player rounds. None
+Also the verify configuration, ``loira-mini``, ``model/loira/examples/tiny.toml`` and 3-player rounds. None
 of them is a training configuration of ``nearopt`` (random subsets drawn with their own seed;
 checked below). The result is stored in ``nearopt_regret.json`` — the bound ``solve_near_optimal``
 quotes is read from that file, never recomputed on the fly.
@@ -43,10 +43,10 @@ CONFIGS: list[tuple[str, str | None, dict]] = [
                                          "centre_rolls": r}) for n, st, r in _RUNGS],
     ("verify configuration", None, _VERIFY),
     ("loira-mini", "loira-mini", {}),
-    ("tiny example", "examples/loira/tiny.toml", {}),
+    ("tiny example", "model/loira/examples/tiny.toml", {}),
     ("3 players, verify deck", None, {**_VERIFY, "players": 3}),
     ("3 players, loira-mini deck", "loira-mini", {"players": 3}),
-    ("3 players, L04/L08 example", "examples/loira/three-players-l04.toml", {}),
+    ("3 players, L04/L08 example", "model/loira/examples/three-players-l04.toml", {}),
     *[(f"bench rung, {n} cards, endgame from 8 cards as on the real deck", None,
        {"players": 2, "deck": _RUNG_ORDER[:n], "stalls": st, "centre_rolls": r})
       for n, st, r in _RUNGS if n in (13, 14)],
@@ -55,7 +55,7 @@ CONFIGS: list[tuple[str, str | None, dict]] = [
 #: of the 10 it uses on these small decks: the tables' share of the real game, measured where it can be
 _ENDGAME_CARDS = {name: 8 for name, _, _ in CONFIGS if name.endswith("as on the real deck")}
 #: the C engine's kept table sized at once for these rungs (turn states: the 16-card rung's
-#: 1.2e8, docs/loira.md's bench ladder), 6 GiB instead of the doubling's 9.2 GiB peak
+#: 1.2e8, model/loira/README.md's bench ladder), 6 GiB instead of the doubling's 9.2 GiB peak
 _RESERVE = {16: 121_000_000}
 
 
@@ -190,7 +190,7 @@ def worst(rows: list[dict]) -> dict:
 
 
 def markdown(rows: list[dict]) -> str:
-    """The regret table as docs/loira.md prints it (one line per configuration and seat)."""
+    """The regret table as model/loira/README.md prints it (one line per configuration and seat)."""
     out = ["| configuration | players | cards | method | states (Python / C) | seat | optimal U | policy U | regret |",
            "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:

@@ -1,6 +1,6 @@
 """Presentes, the gift race: a dice race with gift stealing for 2 to 32 players (TV and phones).
 
-Source: ``seeds/003_a4b37c79483a6044.txt``; model notes and rulings: ``docs/presentes.md``.
+Source: ``seeds/003_a4b37c79483a6044.txt``; model notes and rulings: ``model/presentes/README.md``.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The rules of Presentes as pure functions over an immutable state, one function per effect.
 
 Source: ``seeds/003_*`` (quoted in Portuguese below) and the rulings catalog in
-``docs/presentes.md`` (P01..P25 from ``spec/presentes.md``, P26.. added here).
+``model/presentes/README.md`` (P01..P25 from ``spec/presentes.md``, P26.. added here).
 
 State record (every field an int or a tuple of ints; ``n`` seats, board of ``N`` squares)::
 
