@@ -425,6 +425,16 @@ def games(game: Optional[str] = typer.Argument(None, help="one game (or one of i
 
 # ---- verify ---------------------------------------------------------------------------------------
 
+CACHE_HELP = ("a folder keeping verify results and values between commands (keyed by the configuration, "
+              "the options and the code; made when new; only its own files are read or written)")
+
+
+def results_cache(folder: Optional[Path]):
+    """The command's result cache (solver/cache.py), kept in ``folder`` too when given."""
+    from ruleproof.solver.cache import scope
+    return scope(folder)
+
+
 @app.command(**GAME_COMMAND)
 def verify(ctx: typer.Context,
            target: Optional[str] = typer.Argument(None, help="game, built-in ruleset or RULESET.toml; "
@@ -434,11 +444,12 @@ def verify(ctx: typer.Context,
            max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES, help="state limit"),
            timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
                                                    help="seconds for the whole command (games share it)"),
+           cache_dir: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
            as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Exhaustive invariant checks and Z3 proofs on each game's default small configuration."""
     def body():
         from ruleproof.solver.verify import overall_status, verify_document
-        from ruleproof.solver.verify import verify as run_verify
+        from ruleproof.solver.compare import verified
         start = time.perf_counter()
         check_limits(max_states, timeout)
         if target is not None and not target.strip():
@@ -447,10 +458,10 @@ def verify(ctx: typer.Context,
         rulesets = [resolve(t, players, ctx.args, ruling, small=True) for t in targets]
         reports = []
         for rs in rulesets:
-            with progress_bar(not as_json) as bar:
+            with progress_bar(not as_json) as bar, results_cache(cache_dir):
                 explored, phase = verify_progress(bar, rs.game)
-                rep = run_verify(get_spec(rs.game), rs, max_states=max_states, timeout=time_left(timeout),
-                                 progress=explored, phase=phase)
+                rep = verified(rs, max_states=max_states, timeout=time_left(timeout),
+                               progress=explored, phase=phase)
             reports.append(rep)
         status = overall_status(reports)
         if as_json:
@@ -688,6 +699,7 @@ def report(ctx: typer.Context,
            rank_timeout: float = typer.Option(60.0, "--rank-timeout", click_type=SECONDS_OR_ZERO,
                                               help="seconds for ranking the "
                                               "rulings (the page names those left unranked; 0 skips)"),
+           cache_dir: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
            as_json: bool = typer.Option(False, "--json", help="print the page's data as one JSON document")) -> None:
     """One page per ruleset: properties with their evidence, values and fairness (first-seat
     advantage, game length), the rulings ranked by impact, the policy summary and pictures, and
@@ -707,7 +719,7 @@ def report(ctx: typer.Context,
         else:
             rs, other, why_a = resolve(target, players, ctx.args, ruling, small=True), None, ""
             why_b = _current["why"][target]
-        with progress_bar(not as_json) as bar:
+        with progress_bar(not as_json) as bar, results_cache(cache_dir):
             doc = build_report(rs, against=other, max_states=max_states, timeout=time_left(timeout),
                                rank_timeout=rank_timeout, progress=bar, why=(why_b, why_a),
                                games=games_, seed=seed, policy=policy)
@@ -763,6 +775,7 @@ def sweep(ctx: typer.Context,
           plot: Optional[Path] = typer.Option(None, "--plot", click_type=PLOT_FILE,
                                               help="write a plot (.png, .svg or .pdf): each seat's "
                                               "value against the first parameter"),
+          cache_dir: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
           as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Values and game length over a grid of parameter values: exact where the solver finishes
     within the per-point limits, simulated beyond (each row says which, and under which policy)."""
@@ -789,7 +802,7 @@ def sweep(ctx: typer.Context,
             reserve += 0.4
         rows: list = []
         _current["kept"] = ("points", rows)   # a hard stop still reports the points finished
-        with progress_bar(not as_json) as bar:
+        with progress_bar(not as_json) as bar, results_cache(cache_dir):
             res = run_sweep(rs, axes, max_states=max_states, timeout=point_timeout, games=games_,
                             seed=seed, policy=policy, simulate_only=simulate_only, progress=bar, rows=rows,
                             deadline=None if timeout is None
@@ -1300,6 +1313,7 @@ def compare(ctx: typer.Context,
                                                      help="state limit per side"),
             timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
                                                     help="seconds for the whole command (both sides share it)"),
+            cache_dir: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
             as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """What a rule edit changes: the figures that moved first (values per seat, first-seat
     advantage, game length, the game's own figures; a sampled figure moves only when its 95%
@@ -1314,8 +1328,9 @@ def compare(ctx: typer.Context,
                        "that turn A into B")
         rsa, rsb, why_a, why_b = resolve_pair(a, b, players, ctx.args, ruling)
         _current["ruleset"] = rsa
-        res = compare_rulesets(rsa, rsb, why=(why_a, why_b), max_states=max_states,
-                               timeout=time_left(timeout), games=games_, seed=seed, policy=policy)
+        with results_cache(cache_dir):
+            res = compare_rulesets(rsa, rsb, why=(why_a, why_b), max_states=max_states,
+                                   timeout=time_left(timeout), games=games_, seed=seed, policy=policy)
         doc = {"game": rsa.game, "ruleset": f"{rsa.name} vs {rsb.name}",
                "config": {"a": rsa.as_dict(), "b": rsb.as_dict()}, **res,
                "seconds": round(time.perf_counter() - start, 4)}

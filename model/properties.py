@@ -131,8 +131,10 @@ class Context:
                               narrate_play(game, steps, j + 1, f"sampled play {i + 1} (seed {self.seed})"))
 
     def transitions(self) -> Iterator[Transition]:
-        """Every move of the evidence: on an exploration, every move of every state recomputed by
-        the model's own ``successors`` (so seat symmetry in the explorer hides no move)."""
+        """Every move of the evidence: on an exploration, every move of every state -- the
+        explorer's own edges for a game without seat symmetry (the fast-paths property ties them to
+        the reference moves), else recomputed by the model's ``successors`` (so the symmetry hides
+        no move)."""
         game = self.game
         if self.source == EXPLORATION:
             cached = self.cache.get(_TRANSITIONS)
@@ -140,6 +142,9 @@ class Context:
                 yield from cached
                 return
             ex = self.exploration
+            if ex.perm is None and not game.seat_permutations:
+                yield from self._explored_edges(ex)
+                return
             keep: list[Transition] | None = [] if ex.num_states <= CACHE_TRANSITIONS_UP_TO else None
             for node in range(ex.num_states):
                 if ex.kind[node] == TERMINAL:
@@ -157,6 +162,17 @@ class Context:
                 for j, (s, a, t) in enumerate(steps):
                     yield Transition(s, a, None, t, lambda steps=steps, j=j, i=i:
                                      narrate_play(game, steps, j, f"sampled play {i + 1} (seed {self.seed})"))
+
+    @staticmethod
+    def _explored_edges(ex) -> Iterator[Transition]:
+        kind, offsets, child, action, prob = ex.kind, ex.offsets, ex.child, ex.action, ex.prob
+        for node in range(ex.num_states):
+            if kind[node] == TERMINAL:
+                continue
+            state = ex.state(node)
+            narrate = (lambda node=node: ex.narrate(node))
+            for e in range(offsets[node], offsets[node + 1]):
+                yield Transition(state, action[e], prob[e], ex.state(child[e]), narrate)
 
     def result(self, name: str, status: str, detail: str, counterexample: list[str] | None = None,
                **extra: Any) -> PropertyResult:

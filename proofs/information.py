@@ -23,7 +23,7 @@ from ruleproof.model.results import FAILS, HOLDS, PropertyResult
 View = Callable[[Any, int], Hashable]
 
 
-def _check(ctx: Context, name: str, view: View, what: str) -> PropertyResult:
+def _check(ctx: Context, name: str, view: View, what: str, public: bool = False) -> PropertyResult:
     game = ctx.game
     seen_view: dict[tuple, tuple] = {}   # (seat, view) -> (observation, narrate, state)
     seen_obs: dict[tuple, tuple] = {}    # (seat, observation) -> (view, narrate, state)
@@ -35,7 +35,9 @@ def _check(ctx: Context, name: str, view: View, what: str) -> PropertyResult:
         mover = game.current_player(state)
         if mover == TERMINAL:
             continue
-        for seat in range(game.num_players):
+        for seat in (range(1) if public else range(game.num_players)):
+            if public and mover >= 0:
+                seat = mover
             v, o = view(state, seat), game.observation(state, seat)
             first = seen_view.setdefault((seat, v), (o, narrate, state))
             if first[0] != o:
@@ -65,7 +67,9 @@ def _two(ctx: Context, name: str, seat: int, why: str, first: tuple, narrate, st
                       lines)
 
 
-def information_property(name: str, sentence: str, view: View, what: str = "") -> Property:
-    """The property for one game's ``view`` (see the module docstring)."""
+def information_property(name: str, sentence: str, view: View, what: str = "", public: bool = False) -> Property:
+    """The property for one game's ``view`` (see the module docstring). ``public``: the rules show
+    every seat the same (the view and the model's observation do not depend on the seat), so one
+    seat is checked per state -- the mover, whose legal moves are checked too."""
     return Property(name, sentence, (EXPLORATION, SAMPLES),
-                    lambda ctx: _check(ctx, name, view, what or sentence))
+                    lambda ctx: _check(ctx, name, view, what or sentence, public))

@@ -8,67 +8,81 @@ proof reasons about admits it -- the very same relation, not a second copy.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 import z3
 
 
-_EXPR = z3.ExprRef
+_Expr = z3.ExprRef
 
 
-def _scan(args: Iterable[Any], out: list[Any]) -> bool:
-    """Flatten ``args`` into ``out`` (lists and tuples are spliced in); whether any is a Z3 term.
-    One pass: the refinement check evaluates these connectives on every real transition."""
-    symbolic = False
+def _flat(args: Iterable[Any]) -> Sequence[Any]:
     for a in args:
         if isinstance(a, (list, tuple)):
-            symbolic = _scan(a, out) or symbolic
+            break
+    else:
+        return args   # nothing nested (the common case on plain values)
+    out: list[Any] = []
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            out.extend(_flat(a))
         else:
             out.append(a)
-            if not symbolic and isinstance(a, _EXPR):
-                symbolic = True
-    return symbolic
-
-
-def _flat(args: Iterable[Any]) -> list[Any]:
-    out: list[Any] = []
-    _scan(args, out)
     return out
 
 
 def _symbolic(args: Iterable[Any]) -> bool:
-    return any(isinstance(a, _EXPR) for a in args)
+    for a in args:
+        if isinstance(a, _Expr):
+            return True
+    return False
 
 
 def And(*args: Any) -> Any:
-    xs: list[Any] = []
-    return z3.And(xs) if _scan(args, xs) else all(xs)
+    # plain values first (the refinement check evaluates relations millions of times): a False
+    # decides at once -- in Z3's reading too, And(..., False, ...) is False
+    for a in args:
+        if a is True:
+            continue
+        if a is False:
+            return False
+        break
+    else:
+        return True
+    xs = _flat(args)
+    return z3.And(list(xs)) if _symbolic(xs) else all(xs)
 
 
 def Or(*args: Any) -> Any:
-    xs: list[Any] = []
-    return z3.Or(xs) if _scan(args, xs) else any(xs)
+    for a in args:
+        if a is False:
+            continue
+        if a is True:
+            return True
+        break
+    else:
+        return False
+    xs = _flat(args)
+    return z3.Or(list(xs)) if _symbolic(xs) else any(xs)
 
 
 def Not(x: Any) -> Any:
-    return z3.Not(x) if isinstance(x, _EXPR) else not x
+    return z3.Not(x) if isinstance(x, _Expr) else not x
 
 
 def Implies(a: Any, b: Any) -> Any:
-    if isinstance(a, _EXPR) or isinstance(b, _EXPR):
-        return z3.Implies(a, b)
-    return (not a) or bool(b)
+    return z3.Implies(a, b) if isinstance(a, _Expr) or isinstance(b, _Expr) else (not a) or bool(b)
 
 
 def If(c: Any, a: Any, b: Any) -> Any:
-    if isinstance(c, _EXPR) or isinstance(a, _EXPR) or isinstance(b, _EXPR):
+    if isinstance(c, _Expr) or isinstance(a, _Expr) or isinstance(b, _Expr):
         return z3.If(c, a, b)
     return a if c else b
 
 
 def Sum(*args: Any) -> Any:
-    xs: list[Any] = []
-    return z3.Sum(xs) if _scan(args, xs) else sum(xs)
+    xs = _flat(args)
+    return z3.Sum(list(xs)) if _symbolic(xs) else sum(xs)
 
 
 def Min(a: Any, b: Any) -> Any:
@@ -87,3 +101,22 @@ def Eq(pre: dict, post: dict, names: Iterable[str]) -> Any:
 def Unchanged(pre: dict, post: dict, *changed: str) -> Any:
     """Every variable but ``changed`` keeps its value."""
     return And([post[n] == pre[n] for n in pre if n not in changed])
+
+
+class Conjunction:
+    """A state predicate made of named parts, each a predicate: calling it gives the And of the
+    parts. A check that evaluates the predicate on many real frames (``proofs.refinement``) checks
+    each part on its own, once per distinct value of the variables that part reads."""
+
+    def __init__(self, *parts: Callable[[Any], Any]):
+        self.parts = tuple(p for part in parts for p in getattr(part, "parts", (part,)))
+        self._terms: dict[tuple, Any] = {}   # the Z3 term of a frame of Z3 constants, built once
+
+    def __call__(self, f: Any) -> Any:
+        if f and isinstance(next(iter(f.values())), _Expr):
+            key = tuple((k, v.get_id()) for k, v in f.items())
+            got = self._terms.get(key)
+            if got is None:
+                got = self._terms[key] = And([part(f) for part in self.parts])
+            return got
+        return And([part(f) for part in self.parts])

@@ -14,7 +14,9 @@ its **abstraction** (a TLA+ refinement mapping) in two parts:
   relation as the parameter ``actor`` so a relation can say who may act.
 
 and, for chance nodes, ``chance(frame)``: the distribution the rule text states (a uniform die, a
-draw weighted by counts), as probabilities of bound moves.
+draw weighted by counts), as probabilities of bound moves; for decision nodes, ``options(frame)``:
+the moves the rule text allows the player to move (who may be targeted, what may be discarded), as
+bound moves -- the model's legal actions, bound, must be exactly that set.
 
 ``check_proof`` establishes, and the property holds only when all do:
 
@@ -27,7 +29,14 @@ draw weighted by counts), as probabilities of bound moves.
    to the frame after -- a step that only another action, another seat or another parameter value
    would explain is a failure; every mapped frame satisfies the proof's typing assumptions and the
    invariant; at every chance node the model's outcome probabilities, summed by bound move, equal
-   the proof's law exactly.
+   the proof's law exactly; at every decision node the model's legal moves, bound, are exactly
+   the proof's options.
+
+A deterministic move is best stated as a function (``harness.function_action``): a step that
+deviates is then narrated by the variables that differ, and Z3 is given only the equations of the
+variables a claim reads. A proof may assume another proof's invariant (``lemma``: the other proof,
+run beside it, checks it); an invariant made of parts (``logic.Conjunction``) is checked on the
+frames part by part, each part once per distinct reading of its variables.
 
 A rule change in ``model/`` fails the property and narrates the concrete transition: a shortest
 play reaching it, the move and what the proof calls it, the frames before and after, and (to
@@ -40,6 +49,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
+from operator import itemgetter
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from ruleproof.model.limits import NO_LIMITS, Limits
@@ -47,7 +57,7 @@ from ruleproof.model.properties import EXPLORATION, SAMPLES, Context, Property, 
 from ruleproof.model.protocol import CHANCE, Game
 from ruleproof.model.results import FAILS, HOLDS, PROVED, UNKNOWN, PropertyResult
 
-from ruleproof.proofs.harness import Action, FrameFactory, StatePredicate, check_inductive, param_ranges
+from ruleproof.proofs.harness import Action, FrameFactory, StatePredicate, check_inductive, param_ranges, reads
 from ruleproof.proofs.logic import And
 
 Values = Mapping[str, Any]
@@ -135,6 +145,9 @@ class RuleProof:
     #: type bounds and constants that hold in every frame (Z3 assumes them; the refinement check
     #: checks them on every mapped frame)
     assumptions: StatePredicate | None = None
+    #: the invariant of another proof of the same model (a lemma): Z3 assumes it, and it is checked
+    #: on the frames by that proof, which must be run beside this one
+    lemma: StatePredicate | None = None
     #: optional ranking function with the actions that must decrease it (progress proofs)
     ranking: Callable[[Values], Any] | None = None
     decreasing: Sequence[str] = ()
@@ -198,6 +211,7 @@ class _Refinement:
         self.by_action: dict[str, int] = {}
         #: (transition index, label, frame, transition) per distinct frame, in the order met
         self.frames: list[tuple[int, str, Values, Any]] = []
+        self.parts = _Parts(proof)
 
     # -- frames --
     def typing_problem(self, label: str, f: Values, index: int, tr: Any) -> str | None:
@@ -205,12 +219,13 @@ class _Refinement:
         key = (label, tuple(f.items()))
         if key in self.typed:
             return None
-        # (a proof that binds its moves types its frame alone; older ones type their parameters too)
-        if self.proof.assumptions is not None and self.proof.bind is not None and not self.proof.assumptions(f):
-            tag = f" [{label}]" if label else ""
-            return f"the frame{tag} breaks the proof's typing assumptions: {_frame_text(f)}"
         self.typed.add(key)
         self.frames.append((index, label, f, tr))
+        # (a proof that binds its moves types its frame alone; older ones type their parameters too)
+        if self.proof.assumptions is not None and self.proof.bind is not None and \
+                not self.parts.holds(self.proof.assumptions, label, f):
+            tag = f" [{label}]" if label else ""
+            return f"the frame{tag} breaks the proof's typing assumptions: {_frame_text(f)}"
         return None
 
     # -- one step --
@@ -241,20 +256,37 @@ class _Refinement:
         for name, value in bound.params.items():
             if name in action.params and value not in action.params[name]:
                 return f"parameter {name}={value} lies outside the range the proof covers"
-        key = (bound.key(), actor, tuple(pre.items()), tuple(post.items()))
-        if key in self.steps_ok:
+        # a function is cheaper to evaluate than to remember; other relations are cached
+        key = None if action.effect is not None else (bound.key(), actor, tuple(pre.items()), tuple(post.items()))
+        if key is not None and key in self.steps_ok:
             return None
         env = {**pre, **bound.params, "actor": actor}
         if not action.relation(env, post):
+            differs = action.differences(env, post)
+            if differs:
+                return (f"the relation of {bound.text()} does not allow this step: "
+                        + "; ".join(differs[:8]) + (" ..." if len(differs) > 8 else ""))
+            if action.effect is not None:
+                return f"{bound.text()} is not allowed here (its guard fails)"
             return f"the relation of {bound.text()} does not allow this step"
-        self.steps_ok.add(key)
+        if key is not None:
+            self.steps_ok.add(key)
         return None
 
     # -- decision nodes --
     def options_problem(self, state: Any, frames: Mapping[str, Values], actor: int) -> str | None:
         """The model's legal actions, bound, against the moves the proof's rules allow."""
         proof, game = self.proof, self.game
-        legal = {proof.bind(state, a, actor): a for a in game.legal_actions(state)}
+        moves = list(game.legal_actions(state))
+        legal = {proof.bind(state, a, actor): a for a in moves}
+        if len(legal) < len(moves):   # two moves the rules do not tell apart
+            seen: dict[Bound, Any] = {}
+            for a in moves:
+                b = proof.bind(state, a, actor)
+                if b in seen:
+                    return (f"two of the model's moves are the same move of the rules, {b.text()}: "
+                            f"{game.describe_action(state, seen[b])!r} and {game.describe_action(state, a)!r}")
+                seen[b] = a
         key = (actor, tuple(tuple(f.items()) for f in frames.values()), tuple(b.key() for b in legal))
         if key in self.options_ok:
             return None
@@ -426,10 +458,11 @@ def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, 
         record = passes[key] = _mapping_pass(proof, ctx)
     counts = dict(record["counts"])
     failure = record["failure"]
+    parts = ctx.cache.setdefault(("refinement parts", id(proof.frame)), _Parts(proof))
     for index, label, f, tr in record["run"].frames:
-        if failure is not None and index > failure[0]:
-            break
-        if not proof.invariant(f):
+        if failure is not None and index >= failure[0]:
+            break   # (a step the rules do not make is told as such, not by the invariant it breaks)
+        if not parts.holds(proof.invariant, label, f):
             tag = f" [{label}]" if label else ""
             actor = game.current_player(tr.before)
             called = f" (the proof's model: {proof.bind(tr.before, tr.move, actor).text()})" if proof.bind else ""
@@ -439,6 +472,34 @@ def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, 
     if failure is not None:
         return failure[1], counts, ""
     return None, counts, record["stop"]
+
+
+class _Parts:
+    """A claim checked on many frames, part by part (``logic.Conjunction``): each part once per
+    distinct reading of the variables it reads (a part of no variable once)."""
+
+    def __init__(self, proof: RuleProof):
+        self.proof = proof
+        self.reading: dict[int, Any] = {}
+        self.done: dict[int, set] = {}
+
+    def holds(self, claim: StatePredicate, label: str, f: Values) -> bool:
+        for part in getattr(claim, "parts", (claim,)):
+            read = self.reading.get(id(part))
+            if read is None:
+                sym = self.proof.frame("")
+                names = sorted(reads(part(sym), sym))
+                read = self.reading[id(part)] = (itemgetter(*names) if len(names) > 1 else
+                                                 (lambda f, x=names[0]: f[x]) if names else (lambda f: ()))
+                self.done[id(part)] = set()
+            seen = (label, read(f))
+            done = self.done[id(part)]
+            if seen in done:
+                continue
+            if not part(f):
+                return False
+            done.add(seen)
+        return True
 
 
 def _exit_problem(proof: RuleProof, bound: Bound | None, before: Mapping[str, Values], after_state: Any,
@@ -475,7 +536,7 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
     # proofs that state the same abstract model and invariant (and differ in their ranking) prove
     # it once per evidence
     key = ("inductive", id(proof.frame), id(proof.init), id(proof.invariant), tuple(map(id, proof.actions)),
-           id(proof.assumptions))
+           id(proof.assumptions), id(proof.lemma))
     known = ctx.cache.get(key)
     if not proof.prove:
         symbolic = PropertyResult(proof.name, HOLDS, "not asked of Z3", kind="z3")
@@ -483,7 +544,7 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
         symbolic = known[1]
     else:
         symbolic = check_inductive(proof.name, proof.frame, proof.init, proof.invariant, proof.actions,
-                                   assumptions=proof.assumptions, timeout_ms=timeout_ms, limits=limits)
+                                   assumptions=_assumed(proof), timeout_ms=timeout_ms, limits=limits)
         if symbolic.status == HOLDS:
             ctx.cache[key] = (proof, symbolic)
     if symbolic.status != HOLDS:
@@ -558,6 +619,34 @@ def proof_property(proof: RuleProof) -> Property:
                     lambda ctx: check_proof(proof, ctx), max_states=MAP_STATES)
 
 
+def check_mapping(proof: RuleProof, ctx: Context) -> PropertyResult:
+    """The proof's mapping alone on the context's evidence, without Z3: every move bound to the
+    model's action and admitted by its relation, the chance laws and legal sets, and the typing and
+    the invariant checked on every frame met -- an exhaustive (or sampled) check of the claims on
+    this configuration, not a proof (for companion configurations whose parameters the proof is
+    not run on)."""
+    if ctx.source not in (EXPLORATION, SAMPLES):
+        return ctx.result(proof.name, UNKNOWN, "no state of this configuration was explored or sampled")
+    start = time.perf_counter()
+    failure, counts, stop = refinement_check(proof, ctx)
+    data = {"refinement": dict(counts, mode="exhaustive" if ctx.source == EXPLORATION else "sampled",
+                               bound=proof.bind is not None, chance_law=proof.chance is not None,
+                               options=proof.options is not None, z3=False)}
+    if failure is not None:
+        return ctx.result(proof.name, FAILS, "the model's rules leave the proof's model (refinement check)",
+                          failure, kind="refinement", seconds=time.perf_counter() - start, data=data)
+    if stop:
+        return ctx.result(proof.name, UNKNOWN, f"the mapping stopped ({stop}) after {counts['transitions']:,} "
+                          f"transitions", seconds=time.perf_counter() - start, data=data)
+    return ctx.result(proof.name, HOLDS, f"{proof.claim} -- checked, not proved, on this configuration: every "
+                      f"one of its {counts['transitions']:,} transitions is the rules' move (each bound to one "
+                      f"action{', chance nodes equal to the law' if proof.chance else ''}"
+                      f"{', legal moves exactly the rules options' if proof.options else ''}) and every frame "
+                      f"met satisfies the claim (Z3 proves it on the parameters of the configuration this one "
+                      f"accompanies)" + (" -- sampled, not a proof" if ctx.source == SAMPLES else ""),
+                      seconds=time.perf_counter() - start, data=data)
+
+
 def check_rule_proof(proof: RuleProof, game: Game, *, exploration=None, plays: int = 0, seed: int = 0,
                      max_moves: int = 2_000, scope: str = "", limits: Limits | None = None,
                      timeout_ms: int = 20_000) -> PropertyResult:
@@ -582,20 +671,31 @@ def _z3_counterexample(proof: RuleProof, model, pre, post) -> list[str]:
             for lab, fr in (("before", pre), ("after", post))]
 
 
+def _assumed(proof: RuleProof) -> StatePredicate | None:
+    """What Z3 may assume of every frame: the typing and the lemma."""
+    if proof.lemma is None:
+        return proof.assumptions
+    if proof.assumptions is None:
+        return proof.lemma
+    return lambda f: And(proof.assumptions(f), proof.lemma(f))
+
+
 def _check_ranking(proof: RuleProof, timeout_ms: int, limits: Limits) -> PropertyResult | None:
     """None when (Z3) the ranking stays >= 0 and drops by ``decrease`` on each ``decreasing`` action
     and no other action raises it (but the ``resets``)."""
     import z3
     pre, post = proof.frame(""), proof.frame("'")
-    assume = proof.assumptions or (lambda _f: True)
+    assume = _assumed(proof) or (lambda _f: True)
+    names = reads(proof.ranking(post), post)
+    s = z3.Solver()   # one solver, each action pushed and popped
+    s.add(And(assume(pre), assume(post), proof.invariant(pre)))
     for action in proof.actions:
         if action.name in proof.resets:
             continue
         drops = action.name in proof.decreasing
-        s = z3.Solver()
         s.set("timeout", limits.z3_timeout_ms(timeout_ms))
-        s.add(And(assume(pre), assume(post), proof.invariant(pre), param_ranges(action, pre),
-                  action.relation(pre, post)))
+        s.push()
+        s.add(And(param_ranges(action, pre), action.sliced(names)(pre, post)))
         if drops:
             s.add(z3.Not(And(proof.ranking(post) <= proof.ranking(pre) - proof.decrease,
                              proof.ranking(post) >= 0)))
@@ -609,6 +709,7 @@ def _check_ranking(proof: RuleProof, timeout_ms: int, limits: Limits) -> Propert
         if verdict != z3.unsat:
             return PropertyResult(proof.name, UNKNOWN, f"ranking on {action.name}: z3 {s.reason_unknown()}",
                                   kind="z3")
+        s.pop()
     return None
 
 
@@ -617,15 +718,16 @@ def _check_step_claim(proof: RuleProof, step_claim: StepClaim, timeout_ms: int,
     """None when every listed action relation implies the step claim (Z3), else the failure."""
     import z3
     pre, post = proof.frame(""), proof.frame("'")
-    assume = proof.assumptions or (lambda _f: True)
+    assume = _assumed(proof) or (lambda _f: True)
+    names = reads(step_claim.claim(pre, post), post)
+    s = z3.Solver()   # one solver, each action pushed and popped
+    s.add(And(assume(pre), assume(post), proof.invariant(pre)), z3.Not(step_claim.claim(pre, post)))
     for action in proof.actions:
         if step_claim.actions and action.name not in step_claim.actions:
             continue
-        s = z3.Solver()
         s.set("timeout", limits.z3_timeout_ms(timeout_ms))
-        s.add(And(assume(pre), assume(post), proof.invariant(pre), param_ranges(action, pre),
-                  action.relation(pre, post)))
-        s.add(z3.Not(step_claim.claim(pre, post)))
+        s.push()
+        s.add(And(param_ranges(action, pre), action.sliced(names)(pre, post)))
         verdict = s.check()
         if verdict == z3.sat:
             return PropertyResult(proof.name, FAILS, f"the abstract proof: a step of {action.name} breaks "
@@ -634,8 +736,9 @@ def _check_step_claim(proof: RuleProof, step_claim: StepClaim, timeout_ms: int,
         if verdict != z3.unsat:
             return PropertyResult(proof.name, UNKNOWN, f"step claim on {action.name}: z3 {s.reason_unknown()}",
                                   kind="z3")
+        s.pop()
     return None
 
 
 __all__ = ["Bound", "STUTTER", "Exit", "StepClaim", "RuleProof", "check_proof", "check_rule_proof",
-           "proof_property", "refinement_check", "PROVED"]
+           "check_mapping", "proof_property", "refinement_check", "PROVED"]

@@ -19,6 +19,7 @@ pair, so they give the same verdict and differences on the same pair.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from dataclasses import dataclass, field
@@ -30,6 +31,8 @@ from ruleproof.model.estimate import (FIRST_SEAT_ADVANTAGE_MEANING, Estimate, Fi
 from ruleproof.model.registry import GAMES, get_spec, load_ruleset
 from ruleproof.model.results import FAILS, HOLDS, UNKNOWN
 from ruleproof.model.ruleset import Ruleset, RulesetError, value_words
+
+from . import cache
 
 
 #: without a user --timeout, each side's exact solve stops after this many seconds (then simulated)
@@ -179,6 +182,24 @@ def evaluate(ruleset: Ruleset, *, max_states: int | None = None, timeout: float 
     (``games``/``seed`` when given) whatever the time: the same figures under any machine load.
     ``deadline`` (a ``time.perf_counter()`` value, sweep's whole-run limit) stops the simulated
     games with ``TimeLimit`` when it passes."""
+    if out_dir is not None or deadline is not None:   # files to write, or a whole-run clock: computed
+        return _evaluate(ruleset, max_states=max_states, timeout=timeout, games=games, seed=seed,
+                         policy=policy, out_dir=out_dir, progress=progress, simulate_only=simulate_only,
+                         detail=detail, deadline=deadline)
+    # shared within the command (``solver.cache``): an answer no time limit decided (exact or
+    # solved, or an engine's fixed-count sample), without its solved tables
+    return cache.remember(
+        "evaluate", ruleset, dict(max_states=max_states, games=games, seed=seed, policy=policy,
+                                  simulate_only=simulate_only, detail=detail),
+        lambda: _evaluate(ruleset, max_states=max_states, timeout=timeout, games=games, seed=seed,
+                          policy=policy, progress=progress, simulate_only=simulate_only, detail=detail),
+        keep=lambda ev: ev.why is None and ev.values is not None,
+        slim=lambda ev: dataclasses.replace(ev, solved=None), restore=cache.with_ruleset)
+
+
+def _evaluate(ruleset: Ruleset, *, max_states: int | None, timeout: float | None, games: int | None,
+              seed: int | None, policy: str | None, out_dir=None, progress: Callable | None,
+              simulate_only: bool, detail: bool, deadline: float | None = None) -> Evaluation:
     from .analysis import engines_of, pick_engine, solve_ruleset
     from .montecarlo import simulate_ruleset
     from ruleproof.model.seams import SolveOptions
@@ -237,14 +258,28 @@ def side(ruleset: Ruleset, why: str = "", *, max_states: int | None = None, dead
          explored: Callable | None = None) -> tuple[dict[str, Any], Any, Evaluation]:
     """One side of a comparison (and the body of ``report``): ``verify``'s properties and the
     values (``evaluate``). Returns the side's JSON summary, the verify report and the evaluation."""
-    from .verify import verify
-    spec = get_spec(ruleset.game)
-    rep = verify(spec, ruleset, max_states=max_states, timeout=_left(deadline), progress=explored,
-                 phase=phase, seed=0 if seed is None else seed, plays=games)
+    rep = verified(ruleset, max_states=max_states, timeout=_left(deadline), progress=explored,
+                   phase=phase, seed=seed, plays=games)
     left = _left(deadline)
     ev = evaluate(ruleset, max_states=max_states, timeout=left if left is not None else SOLVE_TIMEOUT,
                   games=games, seed=seed, policy=policy, out_dir=out_dir, progress=progress)
     return side_summary(ruleset, why, rep, ev), rep, ev
+
+
+def verified(ruleset: Ruleset, *, max_states: int | None = None, timeout: float | None = None,
+             seed: int | None = None, plays: int | None = None, progress: Callable | None = None,
+             phase: Callable | None = None):
+    """``verify``'s report on ``ruleset``, shared within the command (``solver.cache``) unless a
+    time limit was given (a report under one depends on the load)."""
+    from .verify import verify
+
+    def run():
+        return verify(get_spec(ruleset.game), ruleset, max_states=max_states, timeout=timeout,
+                      progress=progress, phase=phase, seed=0 if seed is None else seed, plays=plays)
+    if timeout is not None:
+        return run()
+    return cache.remember("verify", ruleset, dict(max_states=max_states, seed=0 if seed is None else seed,
+                                                  plays=plays), run, restore=cache.with_ruleset)
 
 
 def _left(deadline: float | None) -> float | None:
@@ -398,6 +433,7 @@ def compare_sides(a: Ruleset, b: Ruleset, sa: dict[str, Any], sb: dict[str, Any]
     }
 
 
+@cache.scoped   # the two sides share what they have in common (and --cache's folder)
 def compare_rulesets(a: Ruleset, b: Ruleset, *, why: tuple[str, str] = ("", ""), max_states: int | None = None,
                      timeout: float | None = None, games: int | None = None, seed: int | None = None,
                      policy: str | None = None) -> dict[str, Any]:

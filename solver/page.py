@@ -23,6 +23,7 @@ from ruleproof.model.ruleset import Ruleset
 
 from ruleproof.model.results import FAILS, HOLDS, UNKNOWN
 
+from . import cache
 from .compare import _words, overridden
 from .outputs import stamp, write_file
 
@@ -50,6 +51,7 @@ def _rank(ruleset: Ruleset, budget: float | None, progress: Callable | None) -> 
             "not_ranked": unranked}
 
 
+@cache.scoped   # the page's sides share results with each other and --cache
 def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states: int | None = None,
                  timeout: float | None = None, rank_timeout: float | None = RANK_BUDGET,
                  progress: Callable[[str, int, int | None], None] | None = None,

@@ -21,6 +21,7 @@ from typing import Any, Callable
 from ruleproof.model.registry import get_spec
 from ruleproof.model.ruleset import Ruleset, RulesetError
 
+from . import cache
 from .arguments import PLOT_FORMATS, number
 from .outputs import stamp, write_file
 from .runtime import TimeLimit
@@ -144,6 +145,7 @@ def simulated_values(res: dict[str, Any]) -> list[dict[str, Any]] | None:
 NOT_REACHED = "the time limit (--timeout) was reached first"
 
 
+@cache.scoped   # points share results with each other and --cache
 def run_sweep(base: Ruleset, axes: list[tuple[str, list[Any]]], *, max_states: int | None = None,
               timeout: float | None = POINT_TIMEOUT, games: int | None = None, seed: int | None = None,
               policy: str | None = None, simulate_only: bool = False,

@@ -154,19 +154,19 @@ def test_compare_two_rulesets(tmp_path):
 
 
 def test_compare_separates_real_findings_from_state_counts():
-    # L18 "opener" lets one opening hand its keeper the escorts' stalls too: the full-game score
-    # bound moves from 50 to 54; other details differ only in how many states were explored
+    # L18 "opener" lets one opening hand its keeper the escorts' stalls too: the score bound moves
+    # from 16 to 18; other details differ only in how many states were explored
     from ruleproof.solver.compare import compare_rulesets
     from test_loira_helpers import ruleset
-    params = {"players": 2, "deck": ["F1", "F2", "M1", "grito", "toc-toc", "fios"], "stalls": [2, 4],
-              "centre_rolls": 1}   # model/loira/examples/tiny.toml
+    params = {"players": 2, "deck": ["F1", "F2", "M1", "grito", "toc-toc", "fios"], "stalls": [2, 3, 4, 4],
+              "centre_rolls": 1}   # model/loira/examples/tiny.toml with two more stalls
     res = compare_rulesets(ruleset(params), ruleset(params, {"L18": "opener"}))
     ch = res["changes"]
     assert ch["rulings"] == {"L18": ["escort", "opener"]} and ch["properties"] == {}
-    assert "score-bounds (full game, these rulings)" in ch["substantive_details"]
+    assert "score-bounds (this ruleset)" in ch["substantive_details"]
     assert set(ch["substantive_details"]) < set(ch["details"])
-    a, b = ch["details"]["score-bounds (full game, these rulings)"]
-    assert "[0, 50]" in a and "[0, 54]" in b
+    a, b = ch["details"]["score-bounds (this ruleset)"]
+    assert "[0, 16]" in a and "[0, 18]" in b
 
 
 def test_rulings_list_json():

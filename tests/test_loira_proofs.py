@@ -1,16 +1,22 @@
-"""Loira proofs: every property holds on the default small configuration with its evidence; known
-bounds; ruling alternatives that break a property are reported from the explorer; shrink keeps the
-edit; the two-Grito deck runs out."""
+"""Loira proofs: every property holds on the default small configuration and its companions, with
+every move bound, every chance node and decision checked; known bounds; ruling alternatives that
+break a property are reported from the explorer; shrink keeps the edit; a deck with fewer than 3
+Gritos runs out."""
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from ruleproof.model.limits import NO_LIMITS
 from ruleproof.model.loira import SPEC
 from ruleproof.model.loira.bounds import score_bounds as closed
+from ruleproof.model.loira.checks import directed_deck_run_out
 from ruleproof.model.loira.config import config_from
 from ruleproof.model.loira.game import LoiraGame
+from ruleproof.model.loira.shrink import COMPANIONS, shrink
 from ruleproof.model.registry import load_ruleset_file
-from ruleproof.proofs.loira_checks import directed_deck_run_out, score_bounds_opt, shrink, tie_break
+from ruleproof.proofs.loira import score_bounds_opt
 from ruleproof.solver.verify import verify
 from test_loira_helpers import ruleset
 
@@ -19,65 +25,82 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "model" / "loira" / "example
 
 def _verify(params=None, rulings=None):
     rs = ruleset({**SPEC.verify_overrides, **(params or {})}, rulings)
-    return {p.name: p for p in verify(SPEC, rs).properties}
+    rep = verify(SPEC, rs)
+    return {p.name: p for p in rep.properties}, rep
 
 
-def test_verify_holds_on_the_small_configuration_with_every_proof_bound():
-    props = _verify()
+@pytest.fixture(scope="module")
+def small():
+    """verify loira on the default small configuration and its companions (run once, ~10 s)."""
+    return _verify()
+
+
+def test_verify_holds_on_the_small_configuration_and_its_companions_with_every_move_bound(small):
+    props, rep = small
     assert all(p.status == "holds" for p in props.values()), [(p.name, p.detail) for p in props.values()
                                                                if p.status != "holds"]
-    for name in ("card-conservation-inductive", "roll-conservation-inductive", "centre-belief-inductive",
-                 "round-termination"):
-        ref = props[name].data["refinement"]
-        assert props[name].evidence == "proved" and ref["mode"] == "exhaustive" and ref["steps"] > 0, name
-        assert ref["transitions"] == 44998   # every move of the 31,213 explored states
-    # the small deck has one Grito: the deck-never-empty claim is about the standard deck (Z3 on
-    # its parameters), its mapping checked on a 3-Grito configuration, and says so
-    deck = props["deck-never-empty"]
-    assert deck.evidence == "proved" and "standard deck (29 cards, 3 Gritos)" in deck.scope
+    table = props["loira-table"]
+    ref = table.data["refinement"]
+    assert table.evidence == "proved" and ref["mode"] == "exhaustive"
+    assert ref["bound"] and ref["chance_law"] and ref["options"]
+    assert ref["transitions"] == ref["steps"] == 44998   # every move of the 31,213 explored states
+    assert ref["chance_nodes"] == 12041 and ref["decision_nodes"] == 9890
+    assert props["loira-termination"].evidence == "proved"
+    # the small deck has one Grito (not an edit: a scale-down); the 3-Grito companion shows the claim
+    assert "deck-never-empty" not in props
+    assert props["loira-deck-never-empty [3 Gritos]"].status == "holds"
+    assert [d["label"] for d in rep.derived] == [label for label, _ in COMPANIONS]
+    for label, _ in COMPANIONS:   # a companion's claims are checked on every frame, not proved again
+        res = props[f"loira-table [{label}]"]
+        assert res.evidence == "exhaustive" and res.data["refinement"]["z3"] is False, label
     assert props["tie-break"].data["ends"] > 0 and props["score-bounds (this ruleset)"].data["max"] == 11
-    assert "opening-bounded" not in props and "match-termination" not in props   # no match here
+    assert "the round's optimal value agrees" in props["fast-engine"].detail
+    assert "match-termination" not in props
 
 
 def test_full_game_score_bounds():
-    # base game, 2 players (nulls removed): bathroom 3 doors x (1+1+1+2+2+2) = 27; 4 openings one
-    # seat can win (3 Gritos + Fios) -> 4+4+3+3 = 14; Espelho copying a 4; Interruptor 2; 3 rolls.
+    # base game, 2 players (nulls removed): bathroom 3 doors x (1+1+1+2+2+2) = 27; 5 stalls one
+    # seat can win (3 Gritos, and the Fios: the invitee's stall, kept by the inviter under L33, and
+    # the inviter's own as its escort) -> 4+4+3+3+2 = 16; Espelho copying a 4; Interruptor 2; 3 rolls.
     res, lo, hi = score_bounds_opt(config_from(ruleset()), "base")
-    assert res.status == "holds" and (lo, hi) == (0, 27 + 14 + 4 + 2 + 3)
+    assert res.status == "holds" and (lo, hi) == (0, 27 + 16 + 4 + 2 + 3)
     # with the Ralo the minimum is -2 (it is the only card held)
     cfg = config_from(ruleset({"players": 4, "expansions": ["ralo"]}))
     res, lo, hi = score_bounds_opt(cfg, "ralo")
     assert res.status == "holds" and lo == -2 and (lo, hi) == closed(cfg)
 
 
-def test_tie_break_specification_for_several_seat_counts():
-    for n in (2, 3, 5):
-        game = LoiraGame(config_from(ruleset({"players": n})))
-        res = tie_break(game, iter(()), "spec only")
-        assert res.status == "holds" and res.data["ends"] == 0, (n, res.detail)
+def test_the_tie_break_is_proved_on_the_formula_the_mapping_evaluates_for_several_seat_counts():
+    for players, deck in ((3, ["F1", "F2", "grito", "toc-toc"]), (4, ["F1", "grito"])):
+        props, _ = _verify({"players": players, "deck": deck, "rolls": "standard"}, {"L28": "no"})
+        res = props["tie-break"]
+        assert res.status == "holds" and res.evidence == "proved" and res.data["ends"] > 0, res.detail
 
 
 def test_reshuffle_and_replay_non_termination_come_from_the_explorer():
-    reshuffle = _verify({"deck": ["F1", "toc-toc", "descarga"]}, {"L25": "reshuffle"})
+    reshuffle, _ = _verify({"deck": ["F1", "toc-toc", "descarga"]}, {"L25": "reshuffle"})
     res = reshuffle["round-termination"]
     assert res.status == "fails" and res.kind == "graph"
     assert any("repeat for ever" in line for line in res.counterexample)
-    replay = _verify({"deck": ["F1", "grito", "toc-toc"], "objective": "match"}, {"L15": "replay"})
+    replay, _ = _verify({"deck": ["F1", "grito", "toc-toc"], "objective": "match"}, {"L15": "replay"})
     res = replay["match-termination"]
     assert res.status == "fails" and res.kind == "graph"
     lap = res.counterexample[res.counterexample.index(next(x for x in res.counterexample if "repeat" in x)):]
     assert sum("stops" in line for line in lap) == 4   # both seats stop twice: a tied 0-0 replayed
-    tied_win = _verify({"deck": ["F1", "grito", "toc-toc"], "objective": "match"})
-    assert tied_win["match-termination"].status == "holds" and tied_win["match-termination"].evidence == "proved"
+    tied_win, _ = _verify({"deck": ["F1", "grito", "toc-toc"], "objective": "match"})
+    assert tied_win["loira-termination"].status == "holds" and tied_win["loira-termination"].evidence == "proved"
+    assert "a match at most 3 rounds" in tied_win["loira-termination"].detail
 
 
 def test_a_deck_with_fewer_than_three_gritos_runs_out_with_the_shortest_play():
-    props = _verify({"deck": ["F1", "F2", "M1", "grito", "grito", "toc-toc", "descarga"]})
+    props, _ = _verify({"deck": ["F1", "F2", "M1", "grito", "grito", "toc-toc", "descarga"]})
     res = props["deck-never-empty"]
-    assert res.status == "fails" and res.data["moves"] == 16
-    assert res.counterexample[-2].startswith("16. chance: draws")
-    three = _verify({"deck": ["F1", "F2", "grito", "grito", "grito", "toc-toc"]})["deck-never-empty"]
-    assert three.status == "holds" and three.data["refinement"]["steps"] > 0
+    assert res.status == "fails" and "empty main deck" in res.counterexample[-1]
+    assert res.data["moves"] == 16 and "round over (deck)" in res.counterexample[-2]
+    reshuffled, _ = _verify({"deck": ["F1", "F2", "M1", "grito", "grito", "toc-toc", "descarga"]}, {"L25": "reshuffle"})
+    assert reshuffled["deck-never-empty"].status == "fails" and reshuffled["deck-never-empty"].data["moves"] == 16
+    three, _ = _verify({"deck": ["F1", "F2", "grito", "grito", "grito", "toc-toc"]})
+    assert three["loira-deck-never-empty"].status == "holds" and three["loira-deck-never-empty"].evidence == "proved"
 
 
 def test_shrink_keeps_the_edit_and_names_each_configuration():
@@ -95,12 +118,30 @@ def test_shrink_keeps_the_edit_and_names_each_configuration():
 
 def test_a_directed_search_empties_the_full_two_grito_deck():
     game = LoiraGame(config_from(load_ruleset_file(EXAMPLES / "two-gritos.toml")))
-    from ruleproof.model.limits import NO_LIMITS
     play = directed_deck_run_out(game, NO_LIMITS)
-    assert play is not None and "the main deck is empty" in play[-1]
+    assert play is not None and "empty main deck" in play[-1]
     assert "deck 0" in play[-2] and "round over (deck)" in play[-2]
     standard = LoiraGame(config_from(ruleset()))
     assert directed_deck_run_out(standard, NO_LIMITS, budget=20_000) is None   # 3 Gritos: never
+
+
+def test_an_inviter_escorting_its_fios_wins_two_stalls():
+    """Found when the compare test's stalls grew: under L33 'inviter' the Fios revealer keeps the
+    invitee's stall and may escort the invitee too (L23), keeping its own pick (L18 'escort'): two
+    stalls from one Fios, beyond the old bound of one per opening. Every reachable holding now meets
+    the bound's constraints and the score-bounds check holds."""
+    from ruleproof.solver.explore import explore
+    from ruleproof.model.loira.scoring import score
+    from test_loira_helpers import game
+    g = game({"players": 2, "deck": ["F1", "F2", "M1", "grito", "toc-toc", "fios"], "stalls": [2, 4, 4],
+              "centre_rolls": 1})
+    ex = explore(g)
+    assert ex.complete and not ex.violations
+    most = max(sum(g.hand(k, seat)[g.h_stall:g.h_esp]) for k in ex.keys for seat in range(2))
+    assert most == 3 and closed(g.cfg) == (0, 15)   # 1 Grito + 2 from the Fios; 2 + 4 + 4 + 1 roll + 4
+    assert max(score(g, k, seat) for k in ex.keys for seat in range(2)) <= 15
+    props, _ = _verify({"deck": ["F1", "F2", "M1", "grito", "toc-toc", "fios"], "stalls": [2, 4, 4]})
+    assert props["score-bounds (this ruleset)"].status == "holds"
 
 
 def test_escorts_stalls_count_towards_the_opener_bound():
@@ -124,3 +165,33 @@ def test_escorts_stalls_count_towards_the_opener_bound():
             # 2 + 2 from one Grito plus the roll: the abstraction does not know the escort's roll
             # went back to the centre, so the bound is sound but one above the reachable 4
             assert hi == 5
+
+
+def test_every_property_labelled_proved_read_the_states_of_the_configuration_it_names(small):
+    """issue #21: 'score-bounds (full game)' was labelled proved though no state was mapped. Each
+    proved property of verify loira now read its configuration's states: the proofs' mapping saw
+    every transition, the score bound every seat of every state, the tie-break every end."""
+    props, _ = small
+    proved = [p for p in props.values() if p.evidence == "proved"]
+    assert {p.name for p in proved} >= {"loira-table", "loira-termination", "tie-break", "score-bounds (this ruleset)"}
+    for p in proved:
+        if "refinement" in p.data:
+            assert p.data["refinement"]["transitions"] > 0, p.name
+        elif p.name.startswith("tie-break"):
+            assert p.data["ends"] > 0, p.name
+        else:
+            assert p.name.startswith("score-bounds") and "checked on every seat of" in p.detail, p.name
+    assert not any(name.startswith("score-bounds (full game") for name in props)
+
+
+def test_a_round_too_big_to_explore_also_explores_the_other_base_cards():
+    """The shrunken deck leaves out the null card, Interruptor, Chute no Vaso and Espelho: beside it a
+    too-big round explores their companion under its own rulings (a match does not)."""
+    from ruleproof.model.loira.shrink import COMPANION, derived
+    std = ruleset({}, {"L12": "bathroom-only"})
+    labels = [d.label for d in derived(std)]
+    assert labels[-1] == "the other base cards" and all("cards:" in x for x in labels[:-1])
+    other = derived(std)[-1].ruleset
+    assert other.description == COMPANION and other.rulings["L12"] == "bathroom-only"
+    assert other["players"] == 2 and "chute" in other["deck"] and other["objective"] == "round"
+    assert not any(d.label == "the other base cards" for d in derived(ruleset({"objective": "match"})))

@@ -32,3 +32,40 @@ def test_prove_and_optimize():
         lambda s: z3.And(s["x"] >= 0, s["x"] <= 4, s["y"] >= -1, s["y"] <= 2))
     assert (lo, hi) == (-2, 13) and result.status == "holds"
     assert "x=4" in witnesses["max"][0] and "y=-1" in witnesses["max"][0]
+
+
+def test_a_function_action_is_checked_variable_by_variable_and_sliced_for_z3():
+    from ruleproof.proofs.harness import function_action, reads
+    from ruleproof.proofs.logic import If
+    # x counts up to 3, y is a flag that follows it; the step says which variable it got wrong
+    step = function_action("step", lambda s: s["x"] < 3,
+                           lambda s: {"x": s["x"] + 1, "y": If(s["x"] + 1 == 3, 1, 0)})
+    assert step.relation({"x": 1, "y": 0}, {"x": 2, "y": 0}) is True
+    assert step.relation({"x": 2, "y": 0}, {"x": 3, "y": 0}) is False
+    assert step.differences({"x": 2, "y": 0}, {"x": 3, "y": 0}) == ["y: the model 0, the rules 1"]
+    assert step.relation({"x": 3, "y": 1}, {"x": 4, "y": 0}) is False and \
+        step.differences({"x": 3, "y": 1}, {"x": 4, "y": 0}) == []   # the guard fails: no differences
+    # Z3 gets only the equations of the variables a claim reads (a weaker relation: still proves it)
+    pre, post = frame(""), frame("'")
+    assert reads(post["x"] >= 0, post) == {"x"}
+    solver = z3.Solver()
+    solver.add(pre["x"] >= 0, step.sliced({"x"})(pre, post), post["x"] < 0)
+    assert solver.check() == z3.unsat
+    init = lambda s: z3.And(s["x"] == 0, s["y"] == 0)  # noqa: E731
+    assert check_inductive("x in range", frame, init, lambda s: z3.And(s["x"] >= 0, s["x"] <= 3), [step]).status == "holds"
+    bad = check_inductive("y never set", frame, init, lambda s: s["y"] == 0, [step])
+    assert bad.status == "fails" and bad.data["action"] == "step"
+
+
+def test_a_conjunction_is_one_claim_with_parts_and_builds_its_z3_term_once():
+    from ruleproof.proofs.logic import Conjunction
+    calls = []
+
+    def x_part(f):
+        calls.append("x")
+        return f["x"] >= 0
+    conj = Conjunction(x_part, Conjunction(lambda f: f["y"] >= 0))
+    assert len(conj.parts) == 2
+    assert conj({"x": 1, "y": 2}) is True and conj({"x": 1, "y": -1}) is False
+    f = frame("")
+    assert conj(f) is conj(f) and calls.count("x") == 3   # two plain calls, one Z3 build

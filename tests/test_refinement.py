@@ -213,3 +213,92 @@ def test_a_proof_too_big_for_z3_says_so_and_is_still_mapped():
     bad = check_rule_proof(dataclasses.replace(pig_proofs(broken)[0], prove=False), broken,
                            exploration=explore(broken))
     assert bad.status == "fails" and bad.kind == "refinement"
+
+
+# ---- one mapping for the proofs of one model; options; the mapping alone ------------------------------------
+
+def _pig_ctx(game_class=Pig, goal=10):
+    from ruleproof.model.properties import EXPLORATION, Context
+    game = game_class(goal=goal)
+    return game, Context(spec=None, ruleset=None, game=game, label="pig", source=EXPLORATION,
+                         exploration=explore(game))
+
+
+def test_the_proofs_of_one_model_share_one_mapping():
+    from ruleproof.proofs.refinement import check_proof
+    game, ctx = _pig_ctx()
+    first, second = pig_proofs(game)
+    a, b = check_proof(first, ctx), check_proof(second, ctx)
+    assert a.status == b.status == "holds"
+    assert a.data["refinement"]["transitions"] == b.data["refinement"]["transitions"] > 0
+    assert len(ctx.cache["refinement passes"]) == 1
+    # a broken rule: both proofs narrate the one failing move
+    game, ctx = _pig_ctx(SixAlsoBusts)
+    first, second = pig_proofs(game)
+    a, b = check_proof(first, ctx), check_proof(second, ctx)
+    assert a.status == b.status == "fails" and "score(pts=6)" in "\n".join(a.counterexample)
+    assert a.counterexample == b.counterexample
+
+
+def test_options_compare_the_set_of_legal_moves_and_two_moves_bound_alike():
+    class HoldTwice(_StateOnly):
+        """A third action that is the same hold: the set of bound moves hides it, the check does not."""
+        def legal_actions(self, s):
+            acts = list(super().legal_actions(s))
+            return acts + [2] if 1 in acts else acts
+
+        def apply(self, s, a):
+            return super().apply(s, 1 if a == 2 else a)
+
+        def successors(self, s):
+            from ruleproof.model.protocol import Game
+            return Game.successors(self, s)
+
+        def describe_action(self, s, a):
+            return "holds again" if a == 2 else super().describe_action(s, a)
+
+    game = HoldTwice(goal=10)
+    proof = dataclasses.replace(pig_proofs(game)[0], bind=lambda s, m, actor: pig_proofs(game)[0].bind(
+        s, 1 if m == 2 and actor >= 0 else m, actor))
+    res = check_rule_proof(proof, game, exploration=explore(game))
+    assert res.status == "fails" and "two of the model's moves are the same move of the rules, hold()" in \
+        res.counterexample[-1]
+
+
+def test_a_proofs_mapping_alone_is_an_exhaustive_check_not_a_proof():
+    from ruleproof.proofs.refinement import check_mapping
+    game, ctx = _pig_ctx()
+    res = check_mapping(pig_proofs(game)[0], ctx)
+    assert res.status == "holds" and res.evidence == "exhaustive" and res.data["refinement"]["z3"] is False
+    assert "checked, not proved" in res.detail
+    game, ctx = _pig_ctx(BustKeepsTurnTotal)
+    assert check_mapping(pig_proofs(game)[0], ctx).status == "fails"
+
+
+def test_a_lemma_is_assumed_by_z3_and_left_to_its_own_proof_on_the_frames():
+    """A claim that needs another proof's invariant: without it Z3 finds a counterexample to
+    induction; given it as the lemma the claim is proved (and its frames are checked by that proof)."""
+    from ruleproof.proofs.refinement import check_proof
+    game, ctx = _pig_ctx()
+    state = pig_proofs(game)[0]
+    def rolling_in_reach(f):   # with the dice in the air the mover's score + turn total is below the goal
+        mover_score = logic.If(f["mover"] == 0, f["score0"], f["score1"])
+        return logic.Implies(logic.And(f["winner"] == -1, f["rolling"] == 1), mover_score + f["turn"] <= 9)
+    progress = dataclasses.replace(state, name="rolling within reach", invariant=rolling_in_reach)
+    assert check_proof(progress, ctx).status == "fails"   # alone: not inductive
+    given = dataclasses.replace(progress, lemma=state.invariant)
+    res = check_proof(given, ctx)
+    assert res.status == "holds" and res.evidence == "proved", res.detail
+
+
+def test_the_explorers_edges_are_the_moves_a_game_without_symmetry_makes():
+    from ruleproof.model.properties import EXPLORATION, Context
+    from ruleproof.model.loira import SPEC
+    rs = SPEC.default().with_overrides({**SPEC.verify_overrides, "deck": ["F1", "grito", "toc-toc"]}, spec=SPEC.schema)
+    game = SPEC.build(rs)
+    ex = explore(game)
+    ctx = Context(SPEC, rs, game, "x", EXPLORATION, exploration=ex)
+    edges = [(t.before, t.move, t.prob, t.after) for t in ctx.transitions()]
+    moves = [(s, a, p, t) for n in range(ex.num_states) if ex.kind[n] >= -1
+             for s in [ex.state(n)] for a, p, t in game.successors(s)]
+    assert edges == moves and len(edges) == ex.num_edges

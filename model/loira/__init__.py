@@ -49,8 +49,8 @@ SPEC = GameSpec(
     build=build,
     verify_overrides={"players": 2, "deck": ("F1", "F2", "M1", "grito", "toc-toc", "descarga", "fios"),
                       "stalls": (2, 4), "centre_rolls": 1},
-    properties="ruleproof.proofs.loira_checks:properties",
-    derived="ruleproof.proofs.loira_checks:derived",
+    properties="ruleproof.proofs.loira:properties",
+    derived="ruleproof.model.loira.shrink:derived",
     # the generic explorer visits about 7,000 Loira states a second: beyond this many, verify
     # switches to proofs on the ruleset's own parameters, derived configurations and sampling
     verify_max_states=150_000,

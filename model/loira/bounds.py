@@ -2,7 +2,7 @@
 
 These are the bounds of a sound abstraction of reachable holdings (each card held at most as many
 times as it is in the deck; stalls won limited by the openings one seat can take part in). The Z3
-optimiser in ``proofs/loira_checks.py`` recomputes them from constraints and must agree; the exhaustive
+optimiser in ``proofs/loira.py`` recomputes them from constraints and must agree; the exhaustive
 explorer checks that no reachable state leaves them.
 """
 from __future__ import annotations
@@ -25,7 +25,8 @@ def opening_capacity(cfg: Config) -> int:
     """Most score stalls one seat can win in a round: one per opening event it takes part in
     (a Grito, a Fios de Cabelo, a Rapagote, a Diretora, a Professora) and two per Aluna, plus the
     escorts' stalls when the opener keeps them (L18 "opener"; escorts join any opening or only a
-    Grito, L03)."""
+    Grito, L03), plus one per Fios de Cabelo whose inviter keeps the invitee's stall (L33) and may
+    escort the invitee too, keeping its own pick (L23, L18 "escort")."""
     deck = cfg.deck
     total = sum(cfg.stall_counts)
     if cfg.rulings["L25"] == "reshuffle":
@@ -39,6 +40,9 @@ def opening_capacity(cfg: Config) -> int:
     picks = events + deck[Kind.ALUNA]
     extra = escorts_per_opening(cfg)
     other_extra = extra if cfg.rulings["L03"] == "any-opening" else 0
+    inviter_escorts = (cfg.rulings["L03"] == "any-opening" and cfg.rulings["L33"] == "inviter"
+                       and cfg.rulings["L18"] == "escort" and cfg.total_rolls > 0)
+    picks += deck[Kind.FIOS] if inviter_escorts else 0
     return min(total, gritos * (1 + extra) + mult * (picks + events * other_extra))
 
 

@@ -1,5 +1,6 @@
 """The moves of a Loira round: one function per base card effect, the opening procedure, turn flow
-(the mini-expansion cards are in :mod:`model.loira.expansions`).
+(the mini-expansion cards are in :mod:`model.loira.expansions`; which function a move runs, and the
+legal moves of each decision, in :mod:`model.loira.dispatch`).
 
 Every function takes the game (for the layout and the rulings) and a mutable copy ``st`` of the
 state tuple, and leaves ``st`` at the next decision or chance node. Card effects cite 000 ("Cartas"
@@ -7,13 +8,11 @@ and "Mini-expansÕES"); the rulings they apply are named in each docstring.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from .cards import EXPANSION_KINDS, KEPT_KINDS
 from .cards import KindInts as Kind  # plain ints: see cards.plain_ints
-from .state import (CARD, CROLLS, CUR, DECLINE, DIR, END, FIRST, GO, GRITOS, LOIRA, NO,
-                    OPEN_ASIDE, PASS, PH, PHYS, PREV, QI, QM, QN, RALO_PASS, SLOTS, STOP,
-                    STOP_ACT, SWITCH, TURN, VICTIM, YES)
+from .state import (CARD, CROLLS, CUR, DECLINE, DIR, END, FIRST, GRITOS, LOIRA, PH, PHYS, PREV, QI,
+                    QM, QN, SLOTS, STOP, TURN, VICTIM, YES)
 from .scoring import round_winners
 from .state import EndInts as End, PhaseInts as Phase  # plain ints: see cards.plain_ints
 
@@ -94,94 +93,6 @@ def escape_options(g: "LoiraGame", st: Sequence[int], seat: int) -> list[int]:
 
 
 # ---- the turn --------------------------------------------------------------------------------------
-def legal_actions(g: "LoiraGame", s: Sequence[int]) -> list[int]:
-    ph, turn = s[PH], s[TURN]
-    if ph == Phase.TURN:
-        if s[STOP] >> turn & 1:  # stopped: only under L13 "also-stopped", holding the Interruptor
-            return [SWITCH, PASS]
-        acts = [GO, STOP_ACT]
-        base = g.o_hand + turn * g.hsize
-        if s[base + g.h_int]:
-            acts.append(SWITCH)
-        if s[base + g.h_ralo]:
-            acts += sorted(RALO_PASS + _off(g, turn, t) for t in range(g.num_players)
-                           if t != turn and not g.stopped(s, t))
-        if any(s[g.aside_slice]):
-            acts += [OPEN_ASIDE + k for i, k in enumerate(EXPANSION_KINDS) if s[g.o_aside + i]]
-        return acts
-    if ph == Phase.STEAL:
-        return sorted(_off(g, turn, t) for t in _targets(g, s, turn) if s[g.o_rolls + t])
-    if ph == Phase.DESCARGA:
-        return descarga_options(g, s)
-    if ph in (Phase.FIOS, Phase.RAPAGOTE):
-        return sorted(_off(g, turn, t) for t in _targets(g, s, turn))
-    if ph in (Phase.ESCORT, Phase.INTNOW, Phase.CHUTE, Phase.TOCTOC):
-        return [NO, YES]
-    if ph == Phase.EXPANSION:
-        return [NO, YES] if _deck_total(g, s) else [YES]
-    if ph == Phase.ESCAPE:
-        return [0] + escape_options(g, s, s[VICTIM])
-    if ph == Phase.ZELADOR:
-        return _point_slots(g, s, s[PREV])
-    if ph == Phase.PROFESSORA:
-        t = sorted(_off(g, turn, x) for x in _targets(g, s, turn))
-        return [a * 16 + b for a in t for b in t if a != b]
-    if ph == Phase.DIRETORA:
-        return _diretora_options(g, s)
-    raise ValueError(f"no decision in phase {ph}")
-
-
-def step(g: "LoiraGame", st: St, a: int) -> None:
-    HANDLERS[st[PH]](g, st, a)
-
-
-def on_turn(g: "LoiraGame", st: St, a: int) -> None:
-    """000 "O Jogo": go (draw the top card), stop for the rest of the round, or use the Interruptor."""
-    turn = st[TURN]
-    if a == GO:
-        st[PH] = Phase.DRAW
-    elif a == STOP_ACT:
-        st[STOP] |= 1 << turn
-        end_turn(g, st)
-    elif a == SWITCH:
-        use_interruptor(g, st, turn)
-    elif a == PASS:
-        end_turn(g, st)
-    elif a >= OPEN_ASIDE:
-        kind = a - OPEN_ASIDE
-        st[g.o_aside + EXPANSION_KINDS.index(kind)] -= 1
-        resolve(g, st, kind)
-    else:  # RALO_PASS: L20, passing the Ralo is an action on the holder's turn
-        st[g.h(turn, g.h_ralo)] -= 1
-        st[g.h(_seat(g, turn, a - RALO_PASS), g.h_ralo)] += 1
-
-
-def on_draw(g: "LoiraGame", st: St, kind: int) -> None:
-    """Chance: the top card of the main deck is revealed to everyone."""
-    st[g.o_deck + g.kind_index[kind]] -= 1
-    if kind >= Kind.RAPAGOTE:
-        st[CARD], st[PH] = kind, Phase.EXPANSION
-    else:
-        resolve(g, st, kind)
-
-
-def on_expansion(g: "LoiraGame", st: St, a: int) -> None:
-    """000: open the mini-expansion card on top, or set it aside closed and open the next (L19)."""
-    kind = st[CARD]
-    if a == YES:
-        resolve(g, st, kind)
-    else:
-        st[g.o_aside + EXPANSION_KINDS.index(kind)] += 1
-        st[CARD], st[PH] = -1, Phase.DRAW
-
-
-def resolve(g: "LoiraGame", st: St, kind: int) -> None:
-    """Apply a revealed card: kept cards go in front of the player, the others to the discard."""
-    st[CARD] = kind
-    if kind not in KEPT_KINDS and kind != Kind.MERENDEIRA:
-        _to_discard(g, st, kind)
-    EFFECTS[kind](g, st)
-
 
 def card_done(g: "LoiraGame", st: St) -> None:
     """The card is resolved: the empty centre ends the round (L07), else the turn passes."""
@@ -516,25 +427,3 @@ def on_escape(g: "LoiraGame", st: St, a: int) -> None:
                 st[CROLLS] -= 1
         st[QI] = st[QN]
     _after_reveal(g, st)
-
-
-# the mini-expansion cards live in their own module, which builds on the functions above
-from .expansions import (_diretora_options, aluna, diretora, merendeira, on_diretora,  # noqa: E402
-                         on_professora, on_rapagote, on_zelador, professora, ralo, rapagote, tia,
-                         zelador)
-
-EFFECTS: dict[int, Callable[["LoiraGame", St], None]] = {
-    **{k: bathroom_card for k in range(9)},
-    Kind.GRITO: grito, Kind.TOCTOC: toc_toc, Kind.INTERRUPTOR: interruptor, Kind.CHUTE: chute,
-    Kind.DESCARGA: descarga, Kind.FIOS: fios, Kind.ESPELHO: espelho,
-    Kind.RAPAGOTE: rapagote, Kind.ZELADOR: zelador, Kind.DIRETORA: diretora, Kind.TIA: tia,
-    Kind.ALUNA: aluna, Kind.PROFESSORA: professora, Kind.MERENDEIRA: merendeira, Kind.RALO: ralo,
-}
-
-HANDLERS: dict[int, Callable[["LoiraGame", St, int], None]] = {
-    Phase.TURN: on_turn, Phase.DRAW: on_draw, Phase.STEAL: on_steal, Phase.DESCARGA: on_descarga,
-    Phase.FIOS: on_fios, Phase.ESCORT: on_escort, Phase.REVEAL: on_reveal, Phase.ESCAPE: on_escape,
-    Phase.EXPANSION: on_expansion, Phase.INTNOW: on_intnow, Phase.CHUTE: on_chute,
-    Phase.RAPAGOTE: on_rapagote, Phase.ZELADOR: on_zelador, Phase.DIRETORA: on_diretora,
-    Phase.PROFESSORA: on_professora, Phase.TOCTOC: on_toctoc,
-}

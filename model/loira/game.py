@@ -19,7 +19,7 @@ from typing import Sequence
 
 from ruleproof.model.protocol import CHANCE, TERMINAL, Game, Invariant
 
-from . import effects
+from . import dispatch
 from .cards import BATHROOM_KINDS, EXPANSION_KINDS, NUM_KINDS, TOKENS, Kind
 from .centre import loira_present, reveal_distribution
 from .config import Config
@@ -173,7 +173,7 @@ class LoiraGame(Game):
         return _reveal_outcomes(self.centre_counts(s), s[SLOTS])
 
     def legal_actions(self, s: LoiraState) -> Sequence[int]:
-        return effects.legal_actions(self, s)
+        return dispatch.legal_actions(self, s)
 
     def apply(self, s: LoiraState, action: int) -> LoiraState:
         st = list(s)
@@ -204,7 +204,7 @@ class LoiraGame(Game):
                                                         tuple(p for _, p in dist))
             moves, probs = parts[1], parts[2]
         else:
-            moves, probs = effects.legal_actions(self, s), None
+            moves, probs = dispatch.legal_actions(self, s), None
         states = []
         for a in moves:
             st = list(s)
@@ -416,7 +416,7 @@ def _reveal_outcomes(counts: tuple[int, ...], slots: int) -> tuple[tuple[int, Fr
     return tuple((LOIRA if i < 0 else i, p) for i, p in reveal_distribution(counts, slots))
 
 
-_HANDLERS = effects.HANDLERS
+_HANDLERS = dispatch.HANDLERS
 _ROUND_RETURNS_MEMO = 1 << 20   # entries (a tuple of ~40 ints each): a bound on its memory
 _TURN, _END, _DRAW, _REVEAL, _ESCORT, _ESCAPE, _ZELADOR = (int(p) for p in (
     Phase.TURN, Phase.END, Phase.DRAW, Phase.REVEAL, Phase.ESCORT, Phase.ESCAPE, Phase.ZELADOR))

@@ -1,0 +1,162 @@
+"""The command's result cache (solver/cache.py): a result is shared when everything it depends on is
+the same, recomputed when anything (the configuration, a named file, the code) differs, kept on
+disk with --cache written beside and renamed into place, and nothing outlives the command."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ruleproof.model.registry import get_spec
+from ruleproof.solver import cache, compare
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pig():
+    return compare.target_ruleset("pig")[0]
+
+
+def counting(monkeypatch):
+    """Count the real verify and evaluate runs behind compare's sides."""
+    import ruleproof.solver.verify as verify_module
+    calls = {"verify": 0, "evaluate": 0}
+    real_verify, real_evaluate = verify_module.verify, compare._evaluate
+
+    def verify(*args, **kwargs):
+        calls["verify"] += 1
+        return real_verify(*args, **kwargs)
+
+    def evaluate(*args, **kwargs):
+        calls["evaluate"] += 1
+        return real_evaluate(*args, **kwargs)
+    monkeypatch.setattr(verify_module, "verify", verify)
+    monkeypatch.setattr(compare, "_evaluate", evaluate)
+    return calls
+
+
+def test_compare_sides_of_one_configuration_share_verify_and_values(monkeypatch):
+    calls = counting(monkeypatch)
+    a = pig()
+    b = a.with_overrides({}, spec=get_spec("pig").schema, source="another file")   # same configuration
+    res = compare.compare_rulesets(a, b)
+    assert calls == {"verify": 1, "evaluate": 1}
+    assert res["verdict"] == "unchanged"
+    assert res["a"]["values"] == res["b"]["values"]
+    # a configuration that differs is computed on its own
+    goal = int(a.params["goal"]) + 1
+    c = a.with_overrides({"goal": goal}, spec=get_spec("pig").schema, source="command line")
+    calls.update(verify=0, evaluate=0)
+    compare.compare_rulesets(a, c)
+    assert calls == {"verify": 2, "evaluate": 2}   # a new command: a new cache
+
+
+def test_outside_a_command_nothing_is_kept(monkeypatch):
+    calls = counting(monkeypatch)
+    a = pig()
+    compare.evaluate(a)
+    compare.evaluate(a)
+    assert calls["evaluate"] == 2 and cache.current() is None
+
+
+def test_a_code_change_misses(monkeypatch):
+    a = pig()
+    key = cache.result_key("evaluate", a, games=None)
+    assert key == cache.result_key("evaluate", a, games=None)
+    assert key != cache.result_key("evaluate", a, games=10)
+    monkeypatch.setitem(cache._digests, "pig", "another version of the code")
+    assert cache.result_key("evaluate", a, games=None) != key
+    runs = []
+    with cache.scope() as c:
+        cache.remember("x", a, {}, lambda: runs.append(1) or "first")
+        monkeypatch.setitem(cache._digests, "pig", "yet another")
+        assert cache.remember("x", a, {}, lambda: runs.append(1) or "second") == "second"
+        monkeypatch.setitem(cache._digests, "pig", "another version of the code")
+        assert cache.remember("x", a, {}, lambda: "not run") == "first"
+    assert len(runs) == 2 and c.hits == 1
+
+
+def test_code_digest_covers_the_solver_and_the_game(tmp_path, monkeypatch):
+    (tmp_path / "solver").mkdir()
+    (tmp_path / "model" / "pig").mkdir(parents=True)
+    (tmp_path / "solver" / "solve.py").write_text("A = 1\n")
+    (tmp_path / "model" / "pig" / "game.py").write_text("B = 1\n")
+    monkeypatch.setattr(cache, "PACKAGE", tmp_path)
+    monkeypatch.setattr(cache, "_digests", {})
+    first = cache.code_digest("pig")
+    for path in (tmp_path / "solver" / "solve.py", tmp_path / "model" / "pig" / "game.py"):
+        monkeypatch.setattr(cache, "_digests", {})
+        path.write_text(path.read_text() + "# edited\n")
+        assert cache.code_digest("pig") != first
+        first = cache.code_digest("pig")
+
+
+def test_a_file_a_parameter_names_is_part_of_the_key(tmp_path):
+    from ruleproof.model.registry import load_ruleset
+    board = (ROOT / "model" / "presentes" / "examples" / "curta-edited.txt").read_text()
+    (tmp_path / "board.txt").write_text(board)
+    (tmp_path / "edit.toml").write_text('extends = "presentes"\nname = "e"\n[params]\nboard = "board.txt"\n')
+    rs = load_ruleset(str(tmp_path / "edit.toml"))
+    key = cache.result_key("evaluate", rs)
+    (tmp_path / "board.txt").write_text(board.replace("\n", "\n\n", 1))
+    assert cache.result_key("evaluate", rs) != key
+
+
+def test_on_disk_shared_between_commands_and_only_its_own_files(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("the user's own")
+    calls = counting(monkeypatch)
+    a = pig()
+    with cache.scope(folder):
+        first = compare.compare_rulesets(a, a)
+    written = sorted(p.name for p in folder.iterdir())
+    assert "notes.txt" in written and len(written) == 3   # a verify report and an evaluation
+    assert not [n for n in written if n.startswith(".")]   # nothing left half-written
+    with cache.scope(folder) as c:                      # a later command: read back
+        again = compare.compare_rulesets(a, a)
+    assert calls == {"verify": 1, "evaluate": 1} and c.hits == 4
+    assert again["a"]["values"] == first["a"]["values"]
+    assert again["a"]["properties"] == first["a"]["properties"]
+    assert (folder / "notes.txt").read_text() == "the user's own"
+    # a file under a key's name that the cache did not write is not read (and not replaced)
+    for p in folder.glob("*" + cache.SUFFIX):
+        p.write_bytes(b"not ours")
+    with cache.scope(folder):
+        compare.compare_rulesets(a, a)
+    assert calls == {"verify": 2, "evaluate": 2}
+    assert all(p.read_bytes() == b"not ours" for p in folder.glob("*" + cache.SUFFIX))
+
+
+def test_a_result_under_a_time_limit_is_not_kept():
+    a = pig()
+    import time
+    with cache.scope() as c:
+        compare.evaluate(a, deadline=time.perf_counter() + 600)
+        compare.verified(a, timeout=600)
+    assert c.memory == {}
+
+
+def test_cache_flag_refuses_a_file(tmp_path):
+    not_folder = tmp_path / "f"
+    not_folder.write_text("x")
+    exe = Path(sys.executable).with_name("ruleproof")
+    proc = subprocess.run([str(exe), "verify", "pig", "--cache", str(not_folder)], capture_output=True,
+                          text=True, cwd=ROOT, env={**os.environ, "COLUMNS": "200"})
+    assert proc.returncode == 2
+    assert "--cache" in proc.stderr + proc.stdout and "Traceback" not in proc.stderr
+    assert not_folder.read_text() == "x"
+
+
+@pytest.mark.parametrize("games", [None])
+def test_a_kept_evaluation_holds_no_solved_tables(games):
+    a = pig()
+    with cache.scope() as c:
+        ev = compare.evaluate(a, games=games)
+        kept = compare.evaluate(a, games=games)
+    assert ev.solved is not None and kept.solved is None
+    assert kept.values == ev.values and kept.ruleset is a
+    assert all(v.solved is None for v in c.memory.values())
