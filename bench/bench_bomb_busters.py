@@ -37,7 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchlib import Report, add_arguments, peak_mib  # noqa: E402
 
-from ruleproof.model.bomb_busters import SPEC, build  # noqa: E402
+from ruleproof.model.bomb_busters import SPEC  # noqa: E402
+from ruleproof.model.bomb_busters.game import build  # noqa: E402
 from ruleproof.model.bomb_busters.deduce import deduce, plays  # noqa: E402
 from ruleproof.model.bomb_busters.observe import position  # noqa: E402
 from ruleproof.model.bomb_busters.policy import POLICIES  # noqa: E402
@@ -81,7 +82,7 @@ BEFORE_S17 = {"format-example.json": 0.0005, "midgame-3p.json": 0.0049, "slot-ne
 
 
 def _deduce_command(pos) -> dict:
-    from ruleproof.model.bomb_busters.deduce import report
+    from ruleproof.model.bomb_busters.report import report
     return report(deduce(pos))
 
 

@@ -33,6 +33,10 @@ NOTHING = "nothing"          #: the ruleset's own parameters (Z3 on them, a clos
 EXPLORATION = "exploration"  #: every reachable state and transition of one configuration
 SAMPLES = "samples"          #: seeded plays of a configuration too big to explore (not a proof)
 SOURCES = (NOTHING, EXPLORATION, SAMPLES)
+#: an exploration's transitions are recomputed once and kept for the next property that reads
+#: them when it has at most this many states (each proof of a game reads every move)
+CACHE_TRANSITIONS_UP_TO = 100_000
+_TRANSITIONS = "transitions"
 
 
 @dataclass(frozen=True)
@@ -136,16 +140,26 @@ class Context:
         no move)."""
         game = self.game
         if self.source == EXPLORATION:
+            cached = self.cache.get(_TRANSITIONS)
+            if cached is not None:   # several properties read one small exploration's moves
+                yield from cached
+                return
             ex = self.exploration
             if ex.perm is None and not game.seat_permutations:
                 yield from self._explored_edges(ex)
                 return
+            keep: list[Transition] | None = [] if ex.num_states <= CACHE_TRANSITIONS_UP_TO else None
             for node in range(ex.num_states):
                 if ex.kind[node] == TERMINAL:
                     continue
                 state = ex.state(node)
                 for move, p, nxt in game.successors(state):
-                    yield Transition(state, move, p, nxt, lambda node=node: ex.narrate(node))
+                    tr = Transition(state, move, p, nxt, lambda node=node: ex.narrate(node))
+                    if keep is not None:
+                        keep.append(tr)
+                    yield tr
+            if keep is not None:
+                self.cache[_TRANSITIONS] = keep
         elif self.source == SAMPLES:
             for i, steps in enumerate(self.plays):
                 for j, (s, a, t) in enumerate(steps):

@@ -45,6 +45,7 @@ point at the broken rule) the action and parameters that would have explained th
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -113,6 +114,10 @@ class StepClaim:
     actions: Sequence[str] = ()
 
 
+#: on sampled plays the options (legal-move sets) are compared at this many decisions
+OPTIONS_SAMPLED = 100
+
+
 @dataclass(frozen=True)
 class RuleProof:
     name: str
@@ -130,7 +135,9 @@ class RuleProof:
     #: the rule text's chance law (None: the proof says nothing of chance nodes' weights)
     chance: ChanceLaw | None = None
     #: the moves the rules allow at a decision state, as bound moves (None: the proof says nothing
-    #: of eligibility): the model's legal actions, bound, must be exactly this set
+    #: of eligibility): the model's legal actions, bound, must be exactly this set (at every decision
+    #: of an exploration; at the first ``OPTIONS_SAMPLED`` decisions of sampled plays, where a
+    #: full-size state may have thousands of moves)
     options: Callable[[Any], "set[Bound] | frozenset[Bound]"] | None = None
     exits: Sequence[Exit] = ()
     #: the abstraction of a state outside the frame (the game over), read by the exits
@@ -155,6 +162,10 @@ class RuleProof:
     step_claims: Sequence[StepClaim] = ()
     #: the rule sentence(s) the proof's model states, quoted with their source
     sentence: str = ""
+    #: False when the abstract model is too big for Z3 within verify's time (a full-size table):
+    #: Z3 is not asked, and the result says so; the mapping, the typing and the invariant on every
+    #: mapped frame, the chance laws and the options are checked as always
+    prove: bool = True
 
 
 # ---- the check --------------------------------------------------------------------------------------
@@ -168,6 +179,11 @@ def _frames(proof: RuleProof, state: Any) -> Mapping[str, Values] | None:
     if got is None:
         return None
     return got if proof.projected else {"": got}
+
+
+#: parameter bindings tried, at most, to say which move would have explained a failing step (the
+#: narration only: the verdict never depends on it)
+EXPLAIN_BUDGET = 20_000
 
 
 def _bindings(params: Mapping[str, Sequence[int]]) -> Iterator[dict[str, Any]]:
@@ -213,11 +229,19 @@ class _Refinement:
         return None
 
     # -- one step --
-    def explain(self, pre: Values, post: Values) -> list[str]:
-        """Every bound move that would admit this step (to point at the rule that changed)."""
+    def explain(self, pre: Values, post: Values, budget: int | None = None) -> list[str]:
+        """Every bound move that would admit this step (to point at the rule that changed); with a
+        ``budget``, at most that many parameter bindings are tried in all (an action with many
+        parameters has a product of ranges too large to try in full: 2^22 ways to set candidates
+        aside), and a last entry says the search stopped."""
         out = []
-        for a in self.proof.actions:
+        tried = 0
+        # the actions with fewest bindings first, so that a budget cuts only the largest searches
+        for a in sorted(self.proof.actions, key=lambda a: math.prod(len(r) for r in a.params.values())):
             for params in _bindings(a.params):
+                tried += 1
+                if budget is not None and tried > budget:
+                    return out + [f"(the search for a move that explains it stopped after {budget:,} bindings)"]
                 if a.relation({**pre, **params}, post):
                     out.append(Bound(a.name, params).text())
                     break
@@ -321,6 +345,7 @@ def _mapping_pass(proof: RuleProof, ctx: Context) -> dict[str, Any]:
     out: dict[str, Any] = {"failure": None, "stop": "", "run": run, "counts": counts,
                            "keep": (proof.abstraction, proof.bind, proof.chance, proof.options, list(proof.actions))}
     seen_nodes: set = set()
+    options_left = OPTIONS_SAMPLED if ctx.source == SAMPLES else None
     last: Any = object()
     before: Any = None
     actor, fresh = CHANCE, False
@@ -350,7 +375,11 @@ def _mapping_pass(proof: RuleProof, ctx: Context) -> dict[str, Any]:
             state_key = game.key(tr.before)
             if state_key not in seen_nodes:
                 seen_nodes.add(state_key)
-                if actor >= 0:
+                if actor >= 0 and options_left is not None and options_left <= 0:
+                    problem = None
+                elif actor >= 0:
+                    if options_left is not None:
+                        options_left -= 1
                     problem = run.options_problem(tr.before, before, actor)
                     if problem:
                         return fail(n, tr.narrate() + [f"at this decision ({game.seat_name(actor)} to move in "
@@ -388,9 +417,12 @@ def _mapping_pass(proof: RuleProof, ctx: Context) -> dict[str, Any]:
                 continue
             problem = run.step_problem(bound, actor, pre, post)
             if problem:
-                others = [e for e in run.explain({**pre, "actor": actor}, post) if e != bound.text()]
+                others = [e for e in run.explain({**pre, "actor": actor}, post, EXPLAIN_BUDGET)
+                          if e != bound.text()]
+                stopped = [e for e in others if e.startswith("(")]
+                others = [e for e in others if not e.startswith("(")]
                 hint = (f"the step would be {' or '.join(others[:3])}" if others else
-                        "no action of the proof's model allows this step")
+                        "no action of the proof's model allows this step") + "".join(" " + e for e in stopped)
                 return fail(n, tr.narrate() + [then(), f"frame before{tag}: {_frame_text(pre)}",
                                                f"frame after{tag}:  {_frame_text(post)}", f"{problem}; {hint}"])
             if pre == post:
@@ -501,8 +533,20 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
         return limits.not_run(proof.name, "z3")
     start = time.perf_counter()
     scope = ctx.scope
-    symbolic = check_inductive(proof.name, proof.frame, proof.init, proof.invariant, proof.actions,
-                               assumptions=_assumed(proof), timeout_ms=timeout_ms, limits=limits)
+    # proofs that state the same abstract model and invariant (and differ in their ranking) prove
+    # it once per evidence
+    key = ("inductive", id(proof.frame), id(proof.init), id(proof.invariant), tuple(map(id, proof.actions)),
+           id(proof.assumptions), id(proof.lemma))
+    known = ctx.cache.get(key)
+    if not proof.prove:
+        symbolic = PropertyResult(proof.name, HOLDS, "not asked of Z3", kind="z3")
+    elif known is not None:
+        symbolic = known[1]
+    else:
+        symbolic = check_inductive(proof.name, proof.frame, proof.init, proof.invariant, proof.actions,
+                                   assumptions=_assumed(proof), timeout_ms=timeout_ms, limits=limits)
+        if symbolic.status == HOLDS:
+            ctx.cache[key] = (proof, symbolic)
     if symbolic.status != HOLDS:
         symbolic.scope = scope
         symbolic.detail = f"the abstract proof: {symbolic.detail}"
@@ -522,6 +566,9 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
                    if proof.ranking else "")
                 + "".join(f"; every step of {', '.join(c.actions) or 'every action'}: {c.text}"
                           for c in proof.step_claims))
+    if not proof.prove:
+        abstract = (f"{proof.claim} -- not proved by Z3 (its abstract model is too big for verify's time "
+                    f"here): the invariant is checked on every mapped frame only")
     if ctx.source not in (EXPLORATION, SAMPLES):
         return PropertyResult(proof.name, UNKNOWN,
                               f"{abstract}; but its mapping to the model was not checked (no state of "
@@ -545,19 +592,20 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
                               "abstract proof no longer speaks about this code", failure, "refinement",
                               seconds, data, scope)
     if stop:
-        return PropertyResult(proof.name, UNKNOWN, f"the abstract proof holds (Z3); the refinement "
+        return PropertyResult(proof.name, UNKNOWN, f"the abstract proof {'holds (Z3)' if proof.prove else 'was not asked of Z3'}; the refinement "
                               f"check stopped ({stop}) after {counts['transitions']:,} transitions",
                               kind="z3", seconds=seconds, data=data, scope=scope)
     bound = ("each move bound to one action and its parameters" if proof.bind else
              "moves matched to any action (this proof binds no move)")
     law = ("; chance nodes equal to the rules' law" if proof.chance else "") + \
-        ("; legal moves exactly the rules' options" if proof.options else "")
+        ("; legal moves exactly the rules' options" if proof.options else "") + \
+        (f" (at the first {OPTIONS_SAMPLED} decisions)" if proof.options and mode == "sampled" else "")
     return PropertyResult(proof.name, HOLDS,
                           f"{abstract}; mapping checked on {how} ({bound}{law}): {counts['steps']:,} steps, "
                           f"{counts['stutters']:,} stutters, {counts['exits']:,} exits, "
                           f"{counts['chance_nodes']:,} chance nodes, {counts['decision_nodes']:,} decision nodes",
-                          kind="z3" if mode == "exhaustive" else "sampled", seconds=seconds, data=data,
-                          scope=scope)
+                          kind=("z3" if proof.prove else "exhaustive") if mode == "exhaustive" else "sampled",
+                          seconds=seconds, data=data, scope=scope)
 
 
 #: a proof's mapping is checked on every transition of explorations up to this many states (about

@@ -14,7 +14,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]
 
-from ruleproof.model.bomb_busters.deduce import deduce, report  # noqa: E402
+from ruleproof.model.bomb_busters.deduce import deduce  # noqa: E402
+from ruleproof.model.bomb_busters.report import report  # noqa: E402
 from ruleproof.model.bomb_busters.view import load_view, parse_view  # noqa: E402
 from test_bomb_busters_deduce import _random_position, full_size_view  # noqa: E402
 

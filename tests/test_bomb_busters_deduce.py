@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ruleproof.model.bomb_busters import tiles as T
 from ruleproof.model.bomb_busters.brute import brute_force
-from ruleproof.model.bomb_busters.deduce import NoDeal, deduce, plays, report
+from ruleproof.model.bomb_busters.deduce import NoDeal, deduce, plays
+from ruleproof.model.bomb_busters.report import report
 from ruleproof.model.bomb_busters.mission import rack_sizes, racks_for
 from ruleproof.model.bomb_busters.view import parse_view
 from ruleproof.model.ruleset import RulesetError

@@ -8,7 +8,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from ruleproof.model.bomb_busters import SPEC, VERIFY_OVERRIDES, build
+from ruleproof.model.bomb_busters import SPEC, VERIFY_OVERRIDES
+from ruleproof.model.bomb_busters.game import build
 from ruleproof.model.bomb_busters import rules as R
 from ruleproof.model.bomb_busters import state as S
 from ruleproof.model.bomb_busters import tiles as T

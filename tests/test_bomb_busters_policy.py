@@ -7,7 +7,8 @@ from itertools import combinations
 
 import pytest
 
-from ruleproof.model.bomb_busters import SPEC, build
+from ruleproof.model.bomb_busters import SPEC
+from ruleproof.model.bomb_busters.game import build
 from ruleproof.model.bomb_busters import rules as R
 from ruleproof.model.bomb_busters import tiles as T
 from ruleproof.model.bomb_busters.policy import POLICIES, exact_win_probability, likely

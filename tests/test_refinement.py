@@ -174,6 +174,47 @@ def test_an_abstract_proof_that_fails_in_z3_is_reported_before_any_mapping():
     assert res.status == "fails" and res.kind == "z3" and "abstract proof" in res.detail
 
 
+# ---- conjunct-wise refutation, one abstract proof for proofs that share it, Z3 not asked ---------------
+
+def test_a_conjunction_is_refuted_part_by_part_with_the_same_answer():
+    from ruleproof.proofs.harness import REFUTE_CHUNK, _refute
+    xs = [z3.Int(f"x{i}") for i in range(3 * REFUTE_CHUNK)]
+    facts = [x >= 0 for x in xs]
+    holds = z3.And([x > -1 for x in xs])
+    s = z3.Solver()
+    s.add(*facts)
+    assert _refute(s, holds, 1000) == z3.unsat
+    fails = z3.And([x > -1 for x in xs[:-1]] + [xs[-1] > 0])
+    s = z3.Solver()
+    s.add(*facts)
+    assert _refute(s, fails, 1000) == z3.sat and s.model().eval(xs[-1]).as_long() == 0
+
+
+def test_proofs_that_state_one_abstract_model_prove_it_once_per_evidence(monkeypatch):
+    from ruleproof.model.properties import EXPLORATION, Context
+    from ruleproof.proofs import refinement
+    game = Pig(goal=10)
+    proof = pig_proofs(game)[0]
+    calls = []
+    real = refinement.check_inductive
+    monkeypatch.setattr(refinement, "check_inductive", lambda *a, **k: calls.append(1) or real(*a, **k))
+    ctx = Context(get_spec("pig"), None, game, "pig", EXPLORATION, exploration=explore(game))
+    twin = dataclasses.replace(proof, name="twin")
+    assert refinement.check_proof(proof, ctx).status == refinement.check_proof(twin, ctx).status == "holds"
+    assert len(calls) == 1
+
+
+def test_a_proof_too_big_for_z3_says_so_and_is_still_mapped():
+    game = Pig(goal=10)
+    proof = dataclasses.replace(pig_proofs(game)[0], prove=False)
+    res = check_rule_proof(proof, game, exploration=explore(game))
+    assert res.status == "holds" and res.evidence == "exhaustive" and "not proved by Z3" in res.detail
+    broken = BustKeepsTurnTotal(goal=10)
+    bad = check_rule_proof(dataclasses.replace(pig_proofs(broken)[0], prove=False), broken,
+                           exploration=explore(broken))
+    assert bad.status == "fails" and bad.kind == "refinement"
+
+
 # ---- one mapping for the proofs of one model; options; the mapping alone ------------------------------------
 
 def _pig_ctx(game_class=Pig, goal=10):

@@ -78,6 +78,12 @@ def brute_force(pos: Position, pairs: dict | None = None) -> tuple[int, list[lis
     return kept, [[{t: Fraction(n, kept) for t, n in slot.items()} for slot in rack] for rack in counts]
 
 
+def deal_allowed(pos: Position, racks: list[list[Tile]]) -> bool:
+    """Whether a deal (every rack's tiles, sorted, hands in seat order, each hand's racks in order)
+    is one the viewer could be looking at."""
+    return _consistent(pos, _hand_racks(pos), racks)
+
+
 def _consistent(pos: Position, order: list[tuple[int, int]], racks: list[list[Tile]]) -> bool:
     held: dict[int, list[Tile]] = {}
     for (h, i), rack in zip(order, racks):

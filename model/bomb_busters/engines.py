@@ -18,7 +18,8 @@ from typing import Any
 from ruleproof.model.ruleset import RulesetError
 from ruleproof.model.seams import Deduction, Engine, SolveOptions, SolveResult
 
-from .deduce import NoDeal, TooLarge, deduce, report
+from .deduce import NoDeal, TooLarge, deduce
+from .report import report
 from .view import load_view
 
 
@@ -71,7 +72,7 @@ def solve(ruleset, options: SolveOptions, progress=None) -> SolveResult:
     from ruleproof.solver.explore import explore
     from ruleproof.solver.solve import solve as solve_graph
 
-    from . import build
+    from .game import build
     from .policy import POLICIES, EvaluationLimit, exact_win_probability
 
     game = build(ruleset)
@@ -125,6 +126,7 @@ def _too_big(ruleset, options: SolveOptions) -> str | None:
 
 
 ENGINE = Engine("policy-evaluation", _too_big, solve)
+ENGINES = (ENGINE,)
 DEDUCTION = Deduction("a Bomb Busters VIEW.json position file", deduce_file, deduce_text)
 
 

@@ -175,3 +175,8 @@ def _wire_text(w: int) -> str:
     if S.info(w):
         return text + "*"
     return text
+
+
+def build(ruleset) -> BombBusters:
+    """The protocol game for a ruleset (the spec's ``build``)."""
+    return BombBusters(Mission.from_ruleset(ruleset))
