@@ -71,7 +71,7 @@ def deduction_times(players: int, games: int, seed: int) -> dict[int, list[float
     return buckets
 
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "bomb-busters"
+EXAMPLES = Path(__file__).resolve().parent.parent / "model" / "bomb_busters" / "examples"
 #: CPU seconds of the deduce hook (engine, play table, Detector Duplo table) per example before
 #: session 17's shared-table Duplo and seeded both-red passes (this machine, best of 3): the ratio
 BEFORE_S17 = {"format-example.json": 0.0005, "midgame-3p.json": 0.0049, "slot-next-to-2.json": 0.0003,

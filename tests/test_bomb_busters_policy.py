@@ -144,6 +144,6 @@ def test_solve_engine_on_a_tiny_mission(tmp_path):
 
 def test_deduce_text_hook():
     from pathlib import Path
-    path = Path(__file__).resolve().parent.parent / "examples" / "bomb-busters" / "slot-next-to-2.json"
+    path = Path(__file__).resolve().parent.parent / "model" / "bomb_busters" / "examples" / "slot-next-to-2.json"
     text = SPEC.deduction.text(SPEC.deduction.run(path))
     assert "bia rack 0 slot  0 is      1: success 0.6667 = 2/3" in text

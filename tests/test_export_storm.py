@@ -23,7 +23,7 @@ stormpy = pytest.importorskip("stormpy", reason="stormpy is not installed (pip i
 import stormpy.models  # noqa: E402  (ModelType)
 
 LOIRA_VERIFY = dict(get_spec("loira").verify_overrides)
-TINY = Path(__file__).resolve().parents[1] / "examples" / "loira" / "tiny.toml"
+TINY = Path(__file__).resolve().parents[1] / "model" / "loira" / "examples" / "tiny.toml"
 
 #: (id, ruleset, overrides); our exact values are asserted in the tests below only against Storm
 CONFIGS = [

@@ -54,7 +54,7 @@ def _ours(game: str, ruleset, params):
     ("pig", None, {"goal": 6}),
     ("pig", None, {"goal": 8, "faces": 4}),
     # Loira: about 20 s (tiny) and 100 s (verify's configuration) of CPU in OpenSpiel's Python
-    pytest.param("loira", str(Path(__file__).resolve().parents[1] / "examples" / "loira" / "tiny.toml"),
+    pytest.param("loira", str(Path(__file__).resolve().parents[1] / "model" / "loira" / "examples" / "tiny.toml"),
                  {}, marks=pytest.mark.slow),
     pytest.param("loira", None, get_spec("loira").manifest["openspiel"]["params"], marks=pytest.mark.slow),
 ])
