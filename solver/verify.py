@@ -329,15 +329,18 @@ def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
         def sampled() -> Context | None:
             if not drawn:
                 left = limits.remaining()
+                # a fixed, seeded number of plays (the same evidence under any load); only a
+                # user's --timeout may cut it short
                 drawn.append(draw_plays(game, PROPERTY_PLAYS, seed, Limits.starting_now(
-                    None, None if left is None else left * 0.3)))
+                    None, None if left is None or timeout is None else left * 0.3)))
             return Context(spec, ruleset, game, label, SAMPLES, plays=drawn[0], seed=seed,
                            limits=limits, cache=ctx.cache) if drawn[0] else None
         report.properties.extend(run_properties(props, ctx, fallback=sampled))
         companions = [d for d in derived_of(spec, ruleset) if d.always]
         _derived_configs(spec, ruleset, companions, limits, report, seed, progress, set())
     else:
-        _verify_too_big(spec, ruleset, game, ex, label, props, limits, report, plays or DEFAULT_PLAYS, seed, progress)
+        _verify_too_big(spec, ruleset, game, ex, label, props, limits, report, plays or DEFAULT_PLAYS, seed, progress,
+                        timed=timeout is not None)
     report.seconds = time.perf_counter() - start
     return report
 
@@ -400,14 +403,17 @@ def _path(game, parent, state) -> list[str]:
     return lines
 
 
-def _verify_too_big(spec, ruleset, game, ex, label, props, limits, report, plays, seed, progress) -> None:
+def _verify_too_big(spec, ruleset, game, ex, label, props, limits, report, plays, seed, progress,
+                    timed: bool = True) -> None:
     """(a) sampled plays, (b) the properties that read samples or nothing, (c) derived
     configurations. The time left is split: 45% for drawing the plays, then the properties within
     40% of what is left, then the derived configurations."""
     why = f"{label} is too big to explore within the limits ({ex.num_states:,} states explored, {ex.stop_reason})"
     report.notes.append(why)
     left = limits.remaining()
-    sample_limits = Limits.starting_now(None, None if left is None else left * 0.45, limits.progress)
+    # the plays are a fixed amount of work (``plays``, seeded): only a user's --timeout (``timed``)
+    # cuts them short, so the evidence does not depend on the machine's load
+    sample_limits = Limits.starting_now(None, None if left is None or not timed else left * 0.45, limits.progress)
     drawn = draw_plays(game, plays, seed, sample_limits,
                        lambda done, total: limits.report("sampled plays", done, total))
     ctx = Context(spec, ruleset, game, label, SAMPLES, plays=drawn, seed=seed, limits=limits)

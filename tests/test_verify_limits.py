@@ -200,3 +200,24 @@ def test_presentes_analysis_raises_at_the_deadline():
     assert analyse(game, horizon=0)["states"] > 0
     with pytest.raises(LimitReached):
         analyse(game, horizon=0, limits=expired())
+
+
+def test_sampled_plays_are_a_fixed_amount_of_work_without_a_user_timeout(monkeypatch):
+    """Without --timeout the sampled plays are drawn with no clock (the same evidence on a busy
+    machine as on a quiet one); a user's --timeout may cut them short."""
+    import ruleproof.solver.verify as verify_module
+    seen = []
+    real = verify_module.draw_plays
+
+    def spy(game, plays, seed, limits=None, progress=None):
+        seen.append((plays, limits.deadline if limits is not None else None))
+        return real(game, plays, seed, limits, progress) if limits is not None else real(game, plays, seed)
+    monkeypatch.setattr(verify_module, "draw_plays", spy)
+    spec, rs = small("pig")
+    rep = verify(spec, rs, max_states=100, plays=60)
+    assert seen and all(plays == 60 and deadline is None for plays, deadline in seen), seen
+    ended = next(p for p in rep.properties if p.name == "termination")
+    assert ended.status == HOLDS and "60 of 60 sampled plays" in ended.detail, ended.detail
+    seen.clear()
+    verify(spec, rs, max_states=100, plays=60, timeout=30)
+    assert seen and all(deadline is not None for _, deadline in seen), seen
