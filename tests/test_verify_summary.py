@@ -51,12 +51,15 @@ def test_verify_reports_every_phase():
     assert ("sampled plays", 0, 120) in sampled and ("sampled plays", 100, 120) in sampled
 
 
-def test_presentes_checks_report_through_limits():
-    """The long Presentes graph checks say which one runs and how far its exploration is."""
-    from ruleproof.model.presentes.checks import checks
-    spec = get_spec("presentes")
+def test_each_property_reports_through_limits():
+    """verify's progress names each property as it starts (the long ones say which one runs)."""
+    from ruleproof.solver.explore import explore
+    from ruleproof.solver.verify import check_exploration
+    spec = get_spec("pig")
     rs = spec.default().with_overrides(dict(spec.verify_overrides), spec=spec.schema)
     seen = []
-    checks(rs, all_boards=False, limits=Limits(progress=lambda what, done, total: seen.append((what, done))))
-    assert seen[0] == ("termination-every-policy [mini, 2 players, 1 die]", 0)
-    assert any(what is None for what, _ in seen)   # the exploration inside moves the same step on
+    results = check_exploration(spec, rs, explore(spec.build(rs)),
+                                limits=Limits(progress=lambda what, done, total: seen.append((what, done, total))))
+    named = [what for what, _, _ in seen]
+    assert all(name in named for name in ("state rules", "termination", "fast-paths", "pig-state-invariant"))
+    assert {r.status for r in results.values()} == {"holds"}
