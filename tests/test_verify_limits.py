@@ -10,7 +10,6 @@ import z3
 from typer.testing import CliRunner
 
 from ruleproof.cli import app
-from ruleproof.model.presentes.board import OFFICIAL
 from ruleproof.model.registry import get_spec
 from ruleproof.proofs.harness import Action, check_inductive, optimize_bound, prove
 from ruleproof.solver.explore import explore
