@@ -43,8 +43,7 @@ import z3
 from ruleproof.model.bomb_busters import state as S
 from ruleproof.model.bomb_busters.mission import Mission
 from ruleproof.model.bomb_busters.state import Phase, State
-from ruleproof.model.protocol import CHANCE
-from ruleproof.proofs.bomb_busters_table import (DEFUSED, EXPLODES, GOES_ON, PICK_CUT, PICK_RED, PICK_TOKEN,
+from ruleproof.proofs.bomb_busters_table import (DEFUSED, EXPLODES, PICK_CUT, PICK_RED, PICK_TOKEN,
                                                  YELLOW, TableModel, is_red, make_table, matches,
                                                  table_proof)
 from ruleproof.proofs.harness import Action

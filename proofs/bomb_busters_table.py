@@ -32,7 +32,7 @@ from __future__ import annotations
 from fractions import Fraction
 from itertools import combinations
 from math import comb
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 import z3
 

@@ -44,7 +44,7 @@ from ruleproof.model.presentes.board import Square
 from ruleproof.model.presentes.rules import Effect, Phase, St
 from ruleproof.model.protocol import CHANCE
 from ruleproof.proofs.harness import Action
-from ruleproof.proofs.logic import And, If, Implies, Max, Not, Or, Sum
+from ruleproof.proofs.logic import And, If, Implies, Not, Or, Sum
 from ruleproof.proofs.refinement import STUTTER, Bound, RuleProof, StepClaim
 
 SEED = "seeds/003_a4b37c79483a6044.txt"

@@ -11,7 +11,7 @@ the layers between the red kinds only (``both_red``): no second run of the engin
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations
 
