@@ -55,16 +55,29 @@ def _turn_step(ex, e: int) -> int:
 
 
 def _longest_trace(ex, longest: list[int]) -> list[str]:
-    """One play of maximal length in turns, narrated (chance and choices alike)."""
-    game, node, lines = ex.game, 0, []
+    """One play of maximal length in turns, narrated (chance and choices alike); on a graph with a
+    cycle (a rule slip) it stops where the play returns to a state it has met."""
+    game, node, lines, met = ex.game, 0, [], set()
     while True:
         edges = list(ex.edges(node))
         if not edges:
             lines.append(f"end: {game.describe_state(ex.state(node))}")
             return lines
+        if node in met:
+            lines.append(f"back at an earlier state: {game.describe_state(ex.state(node))} (play need not end)")
+            return lines
+        met.add(node)
         best = max(edges, key=lambda e: _turn_step(ex, e) + longest[ex.child[e]])
         lines.append(f"{game.seat_name(int(ex.kind[node]))}: {game.describe_action(ex.state(node), ex.action[best])}")
         node = ex.child[best]
+
+
+def _has_cycle(ex, order: list[int]) -> bool:
+    """Whether some edge leads back to a node at or before its source in the DFS order (a cycle)."""
+    pos = [0] * ex.num_states
+    for i, node in enumerate(order):
+        pos[node] = i
+    return any(pos[ex.child[e]] <= pos[node] for node in range(ex.num_states) for e in ex.edges(node))
 
 
 def _topological(ex) -> list[int]:
@@ -96,6 +109,9 @@ def turn_bound_property(bound: int) -> Property:
     solvers trust)."""
     def check(ctx: Context):
         ex, game = ctx.exploration, ctx.game
+        if _has_cycle(ex, _topological(ex)):   # no longest play: a rule slip lets play go round
+            return ctx.result("turn-bound", FAILS, "a play can return to a state it has met, so no bound on "
+                              "turns holds", _longest_trace(ex, [0] * ex.num_states))
         longest = longest_turns(ex)
         moves = longest_turns(ex, lambda _ex, _e: 1)[0]
         m = game.mission
