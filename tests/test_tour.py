@@ -64,7 +64,10 @@ def estimates(doc) -> list[dict]:
     """Every typed estimate in a JSON document, and every value-like mapping (one with a float)."""
     found = []
     if isinstance(doc, dict):
-        if "kind" in doc and doc.get("kind") in KINDS or ("float" in doc and "fraction" in doc) or "ci95" in doc:
+        # (a mapping whose "kind" names an evidence level but that carries no value -- a property
+        # result's -- is not a figure)
+        valued = "float" in doc or "mean" in doc
+        if valued and ("kind" in doc and doc.get("kind") in KINDS or "fraction" in doc or "ci95" in doc):
             found.append(doc)
         for v in doc.values():
             found += estimates(v)
