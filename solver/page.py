@@ -370,9 +370,24 @@ def rank_row(row: dict[str, Any]) -> list[str]:
         return [row["ruling"], row["alternative"], row["error"], "-", "-", "-"]
     if not row.get("exercised", True):
         return [row["ruling"], row["alternative"], row["effect"], "-", "-", "-"]
+    if row.get("value_change_estimates"):   # paired games: each change with its 95% interval
+        from ruleproof.model.estimate import Estimate
+        changes = [Estimate.from_dict(d) for d in row["value_change_estimates"]]
+        biggest = max(changes, key=lambda c: abs(c.value))
+        return [row["ruling"], row["alternative"], row.get("effect", ""),
+                _plain_abs(biggest), " ".join(c.number(signed=True) for c in changes),
+                Estimate.from_dict(row["length_change_estimate"]).number(signed=True)]
     length = "-" if row["length_change"] is None else f"{row['length_change']:+.4f}"
     return [row["ruling"], row["alternative"], row.get("effect", ""), f"{row['max_value_change']:.6f}",
             " ".join(f"{d:+.6f}" for d in row["value_change"]), length]
+
+
+def _plain_abs(change) -> str:
+    """|Δ| of a sampled change, to the digits its interval supports, with the interval's half-width."""
+    from dataclasses import replace
+    if change.value >= 0:
+        return change.number()
+    return replace(change, value=-change.value, interval=(-change.interval[1], -change.interval[0])).number()
 
 
 CSS = """
