@@ -696,9 +696,10 @@ def report(ctx: typer.Context,
            timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
                                                    help="seconds for the whole report "
                                                    "(each phase gets what is left)"),
-           rank_timeout: float = typer.Option(60.0, "--rank-timeout", click_type=SECONDS_OR_ZERO,
-                                              help="seconds for ranking the "
-                                              "rulings (the page names those left unranked; 0 skips)"),
+           rank_timeout: Optional[float] = typer.Option(None, "--rank-timeout", click_type=SECONDS_OR_ZERO,
+                                                        help="seconds for ranking the rulings (the page "
+                                                        "names those left unranked; 0 skips; default: "
+                                                        "no clock, a fixed amount of work)"),
            cache_dir: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
            as_json: bool = typer.Option(False, "--json", help="print the page's data as one JSON document")) -> None:
     """One page per ruleset: properties with their evidence, values and fairness (first-seat
@@ -766,9 +767,10 @@ def sweep(ctx: typer.Context,
           max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES,
                                                    help="state limit of each "
                                                    "point's exact solve"),
-          point_timeout: float = typer.Option(30.0, "--point-timeout", click_type=SECONDS,
-                                              help="seconds for each point's "
-                                              "exact solve; beyond it the point is simulated"),
+          point_timeout: Optional[float] = typer.Option(None, "--point-timeout", click_type=SECONDS,
+                                                        help="seconds for each point's exact solve; "
+                                                        "beyond it the point is simulated (default: no "
+                                                        "clock, the state limits decide)"),
           timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
                                                   help="seconds for the whole sweep "
                                                   "(points not reached are listed as not run)"),

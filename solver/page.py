@@ -27,8 +27,9 @@ from . import cache
 from .compare import _words, overridden
 from .outputs import stamp, write_file
 
-#: without ``--rank-timeout``, ranking the rulings gets this many seconds; the rest are named unranked
-RANK_BUDGET = 60.0
+#: without ``--rank-timeout`` the ranking is a fixed amount of work (exact solves within their state
+#: limit, else a fixed number of paired seeded games): the same rows under any load
+RANK_BUDGET = None
 SYMBOL = {HOLDS: "✓", FAILS: "✗", UNKNOWN: "?"}
 NOT_RUN = "not run: the time limit was reached"
 
@@ -342,8 +343,16 @@ def page_blocks(doc: dict[str, Any]) -> list[tuple]:
                            + ", ".join(f"seat {i} {v:.6f}" for i, v in enumerate(ref["values"]))
                            + (f"; expected moves {ref['length']:.3f}" if ref.get("length") is not None else "")
                            + "."))
-        elif ref.get("error"):
+        elif ref.get("error") and not ref.get("sampled"):
             b.append(("p", f"The configuration's own readings did not solve: {ref['error']}."))
+        if ref.get("sampled"):
+            sp = ref["sampled"]
+            b.append(("p", ("Too big to solve here" if ref.get("error") else "Some readings are too big to solve")
+                      + f": each of those readings is played in the same {sp['games']:,} seeded games as the "
+                      f"configuration's own (seed {sp['seed']}, policy {sp['policy']}: common random numbers), "
+                      "and its change is the mean over those paired games ± half the 95% interval -- the "
+                      "policy's values, not the optimum. Reference in those games: "
+                      + ", ".join(f"seat {i} {v:+.2f}" for i, v in enumerate(sp["values"])) + "."))
         rows = [rank_row(row) for row in r["rows"]]
         if rows:
             b.append(("table", ["ruling", "alternative", "effect", "max |Δ value|", "Δ value per seat",
