@@ -1182,6 +1182,7 @@ def rulings_rank(ctx: typer.Context,
                  seed: Optional[int] = typer.Option(None, "--seed", help="seed of the paired games (default 0)"),
                  policy: Optional[str] = typer.Option(None, "--policy", help="policy of the paired games "
                                                       "(default: the game's simulate default)"),
+                 cache_dir: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
                  as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Every ruling alternative ranked by how far it moves the values (each seat's optimal value)
     and the expected length of play, on one configuration (named in the output). A configuration
@@ -1195,7 +1196,7 @@ def rulings_rank(ctx: typer.Context,
         ids = [x.strip() for x in only.split(",")] if only else None
         for rid in ids or []:
             known_ruling(get_spec(rs.game), rid, "--only")
-        with progress_bar(not as_json) as bar:
+        with progress_bar(not as_json) as bar, results_cache(cache_dir):
             res = rank_rulings(rs.game, ruleset=rs, only=ids, timeout=time_left(timeout), progress=bar,
                                games=games_, seed=seed, policy=policy)
         doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res,

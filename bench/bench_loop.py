@@ -72,8 +72,8 @@ def quick_loop() -> list[Step]:
 
 
 def with_cache(step: Step, folder: Path) -> Step:
-    """The step run with ``--cache folder`` where its command takes one (rulings rank does not)."""
-    if step.argv[0] not in ("verify", "compare", "report", "sweep"):
+    """The step run with ``--cache folder`` where its command takes one (rulings check does not)."""
+    if step.argv[0] not in ("verify", "compare", "report", "sweep") and step.argv[:2] != ("rulings", "rank"):
         return step
     return Step(step.edit + " (cached)", step.name, step.argv + ("--cache", str(folder)))
 

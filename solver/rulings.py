@@ -464,6 +464,19 @@ def rank_rulings(game: str, *, ruleset: Ruleset | None = None, only: list[str] |
     spec = get_spec(game)
     base = ruleset or spec.default().with_overrides(dict(spec.verify_overrides), spec=spec.schema,
                                                     source="verify configuration")
+    args = dict(only=only, progress=progress, games=games, seed=seed, policy=policy)
+    if timeout is not None:   # a ranking a clock may cut short depends on the load: not shared
+        return _rank_rulings(spec, base, timeout=timeout, **args)
+    from . import cache   # a fixed amount of work: shared within the command and with --cache
+    return cache.remember("rank", base, dict(only=sorted(only) if only else None, games=games, seed=seed,
+                                             policy=policy),
+                          lambda: _rank_rulings(spec, base, timeout=None, **args),
+                          restore=lambda kept, rs: {**kept, "configuration": rs.as_dict()})
+
+
+def _rank_rulings(spec, base: Ruleset, *, only: list[str] | None, timeout: float | None,
+                  progress: Callable | None, games: int | None, seed: int | None,
+                  policy: str | None) -> dict[str, Any]:
     limits = Limits.starting_now(None, timeout)
     games = RANK_GAMES if games is None else games
     seed = RANK_SEED if seed is None else seed
