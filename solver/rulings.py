@@ -386,6 +386,21 @@ RANK_GAMES = 200
 RANK_SEED = 0
 
 
+def _beyond_exact_engines(rs: Ruleset) -> str | None:
+    """Why no exact engine of the game answers ``rs`` in its default limits (the first engine that
+    applies samples: Loira's near-optimal one on the full deck), else None."""
+    from ruleproof.model.seams import SolveOptions
+
+    from .analysis import engines_of, pick_engine
+    try:
+        engine, skipped = pick_engine(engines_of(get_spec(rs.game)), rs, SolveOptions())
+    except RulesetError:
+        return None   # no engine at all: the generic exploration below says what it can
+    if not engine.samples:
+        return None
+    return skipped[0][1] if skipped else f"only the {engine.name} engine applies"
+
+
 def _paired_seed(seed: int, i: int) -> int:
     """Game ``i``'s own random stream: the same under both readings (common random numbers), and
     independent of the games before it, so one reading's longer game does not shift the next."""
@@ -480,7 +495,9 @@ def _rank_rulings(spec, base: Ruleset, *, only: list[str] | None, timeout: float
     limits = Limits.starting_now(None, timeout)
     games = RANK_GAMES if games is None else games
     seed = RANK_SEED if seed is None else seed
-    ref = _solve_small(base, limits)
+    beyond = _beyond_exact_engines(base)
+    # where the game's own engines say no exact solve fits, do not explore VALUE_STATES to learn it
+    ref = {"error": beyond, "too_big": True} if beyond else _solve_small(base, limits)
     plays: dict[str, Any] = {}
 
     def base_plays() -> dict[str, Any]:
