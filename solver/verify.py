@@ -41,10 +41,8 @@ PROTOCOL_PROPERTIES = {
                       "declared constant, for constant-sum games)",
 }
 
-#: without a user --timeout, a ruleset too big to explore gets this many seconds in all: the direct
-#: exploration gets a share, then the sampled plays, the properties and the derived configurations
-DEFAULT_BUDGET = 110.0
-#: the share of the budget the direct exploration may use before verify switches to that path
+#: under a user --timeout, the share of it the direct exploration may use before verify switches to
+#: sampled plays (without one, the state limit alone decides)
 DIRECT_SHARE = 0.25
 #: sampled plays at full size (each checks every invariant at every visited state)
 DEFAULT_PLAYS = 2_000
