@@ -381,7 +381,8 @@ def _effect(delta: list[float], length_change: float | None, states_a: int, stat
 #: work (the same rows under any load). The games are paired (common random numbers), so a reading
 #: that changes nothing in a game adds nothing to the spread; a difference of two utilities in
 #: [-1, 1] has a standard deviation of at most 2, so 95% intervals are at most +-0.28 wide, and far
-#: narrower where the readings rarely part (full-size Loira: ~3 ms a game, ~25 readings: ~15 s CPU)
+#: narrower where the readings rarely part (full-size Loira: 23 readings and the reference, 4,800
+#: games, took 24 CPU s on a loaded machine)
 RANK_GAMES = 200
 RANK_SEED = 0
 
@@ -468,6 +469,16 @@ def _paired_row(ref: dict[str, Any], got: dict[str, Any], seed: int) -> dict[str
             "effect": effect, "exercised": True, "evidence": "sampled"}
 
 
+def _paired_or_why(base_plays: Callable[[], dict[str, Any]], other: Ruleset, games: int, seed: int,
+                   policy: str | None, limits: Limits) -> dict[str, Any]:
+    """A reading's row from paired games, or why its games could not be played (a reading under
+    which a play does not end within the game's move bound)."""
+    try:
+        return _paired_row(base_plays(), paired_plays(other, games, seed, policy, limits), seed)
+    except RuntimeError as exc:   # montecarlo.playout: a play past its move bound
+        return {"error": f"paired games not played: {exc}"}
+
+
 def rank_rulings(game: str, *, ruleset: Ruleset | None = None, only: list[str] | None = None,
                  timeout: float | None = None, progress: Callable | None = None,
                  games: int | None = None, seed: int | None = None, policy: str | None = None) -> dict[str, Any]:
@@ -524,7 +535,7 @@ def _rank_rulings(spec, base: Ruleset, *, only: list[str] | None, timeout: float
             continue
         other = base.with_overrides(rulings={ruling.id: option}, spec=spec.schema)
         if ref.get("too_big"):   # beyond the exact solve: both readings in the same seeded games
-            row.update(_paired_row(base_plays(), paired_plays(other, games, seed, policy, limits), seed))
+            row.update(_paired_or_why(base_plays, other, games, seed, policy, limits))
             rows.append(row)
             continue
         if "error" in ref:   # nothing to rank against: the alternatives would hit the same limit
@@ -533,7 +544,7 @@ def _rank_rulings(spec, base: Ruleset, *, only: list[str] | None, timeout: float
             continue
         got = _solve_small(other, limits)
         if got.get("too_big"):   # this reading outgrows the exact solve: paired games for its row
-            row.update(_paired_row(base_plays(), paired_plays(other, games, seed, policy, limits), seed))
+            row.update(_paired_or_why(base_plays, other, games, seed, policy, limits))
             rows.append(row)
             continue
         if "error" in got or "error" in ref:
