@@ -973,12 +973,15 @@ THREE_RULINGS = {"B11": "last-racks"}
 #: experts, blue 1 four times, two yellow wires, the Estabilizador on 1 (unlocked by the first two
 #: 1s cut, B07), no red, the skull at the first failure -- in the other missions every wrong cut
 #: left once it is unlocked is on the red wire (B12), so "the detonator does not advance" shows only
-#: here (a stabilized miss that moved it would end the game)
+#: here (a stabilized miss that moved it would end the game); the set-up tokens fall at random
+#: (B09 random, ``STABILIZER_RULINGS``: every other small mission plays B09 choice), so the table's
+#: law of the random token is checked on every verify
 STABILIZER_OVERRIDES = {
     "players": 2, "blue_values": 1, "blue_copies": 4, "red_in_play": 0, "red_drawn": 0, "red_values": [],
     "yellow_in_play": 2, "yellow_drawn": 2, "yellow_values": [1, 2], "detonator": 1,
     "equipment": ["estabilizador@1"], "detector_duplo": False,
 }
+STABILIZER_RULINGS = {"B09": "random"}
 
 INFORMATION = ("seeds/004 'Comunicação': 'É Proibido: Falar sobre os fios que estão na sua mão'; step 7 (each "
                "rack faces its owner); Corte Duplo (a wrong cut's info token in the open); Comunicadores ('Todos "
@@ -1045,7 +1048,7 @@ def companions() -> list[tuple[str, Any]]:
     parts = [("companion: yellow '2 de 3'", YELLOW_OVERRIDES, {}),
              ("companion: four copies", FOUR_OVERRIDES, FOUR_RULINGS),
              ("companion: three experts", THREE_OVERRIDES, THREE_RULINGS),
-             ("companion: the Estabilizador", STABILIZER_OVERRIDES, {})]
+             ("companion: the Estabilizador", STABILIZER_OVERRIDES, STABILIZER_RULINGS)]
     return [("companion: bomb-busters-tiny", SPEC.ruleset(TINY))] + [
         (label, SPEC.default().with_overrides(params, rulings, spec=SPEC.schema, source=label))
         for label, params, rulings in parts]
