@@ -2,7 +2,7 @@
 
 A source is compiled with the system C compiler into a per-user cache folder
 (``$XDG_CACHE_HOME/ruleproof`` or ``~/.cache/ruleproof``), under a name keyed by the SHA-256 of the
-source and the compiler flags, written beside its final name and renamed into place (two processes
+source and the compiler flags (a caller may add its own, e.g. ``-DNP=3``), written beside its final name and renamed into place (two processes
 building at once each rename a whole file). A file there is loaded only when it belongs to this user
 and nobody else can write it or its folder. Any failure to build or load raises
 :class:`Unavailable` (one line); callers fall back to their pure-Python path.
@@ -45,12 +45,12 @@ def _untrusted(path: Path, kind: str) -> str | None:
     return None
 
 
-def library_path(source: Path, folder: Path | None = None) -> Path:
-    digest = hashlib.sha256(source.read_bytes() + b"\0" + " ".join(CFLAGS).encode()).hexdigest()
+def library_path(source: Path, folder: Path | None = None, flags: tuple[str, ...] = CFLAGS) -> Path:
+    digest = hashlib.sha256(source.read_bytes() + b"\0" + " ".join(flags).encode()).hexdigest()
     return (folder or cache_dir()) / f"{source.stem}-{digest[:24]}.so"
 
 
-def _build(source: Path, lib: Path) -> None:
+def _build(source: Path, lib: Path, flags: tuple[str, ...]) -> None:
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         raise Unavailable("no C compiler (cc/gcc) found")
@@ -64,7 +64,7 @@ def _build(source: Path, lib: Path) -> None:
         raise Unavailable(why)
     tmp = lib.with_name(f"{lib.name}.{os.getpid()}.tmp")
     try:
-        proc = subprocess.run([compiler, *CFLAGS, "-o", str(tmp), str(source)], capture_output=True,
+        proc = subprocess.run([compiler, *flags, "-o", str(tmp), str(source)], capture_output=True,
                               text=True)
         if proc.returncode != 0:
             raise Unavailable(f"compiling {source.name} failed: {proc.stderr.strip()[:300]}")
@@ -76,12 +76,12 @@ def _build(source: Path, lib: Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
-@cache
-def load(source: Path) -> ctypes.CDLL:
-    """The library compiled from ``source`` (built on first use); raises :class:`Unavailable`."""
-    lib = library_path(source)
+def open_library(source: Path, flags: tuple[str, ...] = CFLAGS) -> ctypes.CDLL:
+    """The library compiled from ``source`` with ``flags`` (built on first use, looked up in the
+    cache folder on every call); raises :class:`Unavailable`."""
+    lib = library_path(source, flags=flags)
     if not lib.exists():
-        _build(source, lib)
+        _build(source, lib, flags)
     why = _untrusted(lib.parent, "cache folder") or _untrusted(lib, "compiled library")
     if why:
         raise Unavailable(f"not loading {lib.name}: {why}")
@@ -89,3 +89,7 @@ def load(source: Path) -> ctypes.CDLL:
         return ctypes.CDLL(str(lib))
     except OSError as exc:
         raise Unavailable(f"cannot load {lib} ({str(exc).splitlines()[0][:200]})") from None
+
+
+#: :func:`open_library` once per process and source
+load = cache(open_library)

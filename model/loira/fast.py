@@ -12,20 +12,15 @@ is outside that scope; callers then use the generic pipeline. ``tests/test_loira
 turn by turn (:func:`turn`) for every option claimed here.
 
 The C file is compiled with the system C compiler once per player count (``-DNP=n`` sizes its
-per-seat arrays) into a per-user cache folder (see :func:`cache_dir`), under a name keyed by the
-SHA-256 of the source and the compiler flags; a file there is loaded only when it belongs to this
-user and nobody else can write it or its folder. Any failure to build or load raises
+per-seat arrays) through :mod:`ruleproof.solver.cbuild` (a private per-user cache, keyed by the
+source and the flags; a file there is loaded only when it belongs to this user and nobody else can
+write it or its folder). Any failure to build or load raises
 :class:`FastUnavailable` (one line), never a crash.
 """
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import math
-import os
-import shutil
-import stat
-import subprocess
 import threading
 import time
 from dataclasses import replace
@@ -35,6 +30,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
+from ruleproof.solver import cbuild
 from ruleproof.solver.runtime import run_interruptible
 
 from .cards import Kind
@@ -42,7 +38,7 @@ from .config import Config, config_from
 from .rulings import RULINGS
 
 SOURCE = Path(__file__).with_name("fast_solver.c")
-CFLAGS = ("-O2", "-shared", "-fPIC")
+CFLAGS = cbuild.CFLAGS
 DEFAULTS = {r.id: r.default for r in RULINGS}
 NEEDS = {r.id: r.needs for r in RULINGS}
 
@@ -153,27 +149,6 @@ def no_exact_forms(cfg: Config) -> str | None:
     return None
 
 
-def cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/ruleproof`` or ``~/.cache/ruleproof``."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "ruleproof"
-
-
-def _private(path: Path, kind: str) -> str | None:
-    """Why ``path`` may not be trusted (not ours, or writable by others), or None."""
-    try:
-        st = os.lstat(path)
-    except OSError as exc:
-        return f"cannot inspect {kind} {path} ({exc.strerror or exc})"
-    if stat.S_ISLNK(st.st_mode):
-        return f"{kind} {path} is a symbolic link"
-    if st.st_uid != os.getuid():
-        return f"{kind} {path} belongs to another user"
-    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        return f"{kind} {path} is writable by others"
-    return None
-
-
 def _flags(players: int, evaluation: bool = False) -> tuple[str, ...]:
     return (*CFLAGS, f"-DNP={players}", *(("-DEVAL",) if evaluation else ()))
 
@@ -181,48 +156,17 @@ def _flags(players: int, evaluation: bool = False) -> tuple[str, ...]:
 def library_path(folder: Path | None = None, players: int = 2, evaluation: bool = False) -> Path:
     """Where the compiled library for ``players`` seats lives (``evaluation``: the build that
     evaluates the near-optimal policy, :func:`evaluate`): keyed by the source and the flags."""
-    flags = " ".join(_flags(players, evaluation)).encode()
-    digest = hashlib.sha256(SOURCE.read_bytes() + b"\0" + flags).hexdigest()
-    return (folder or cache_dir()) / f"loira-fast-{digest[:24]}.so"
-
-
-def _build(lib: Path, players: int, evaluation: bool = False) -> None:
-    compiler = shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        raise FastUnavailable("no C compiler (cc/gcc) found")
-    folder = lib.parent
-    try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except OSError as exc:
-        raise FastUnavailable(f"cannot create the cache folder {folder} ({exc.strerror or exc})") from None
-    why = _private(folder, "cache folder")
-    if why:
-        raise FastUnavailable(why)
-    tmp = lib.with_name(f"{lib.name}.{os.getpid()}.tmp")
-    try:
-        proc = subprocess.run([compiler, *_flags(players, evaluation), "-o", str(tmp), str(SOURCE)],
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise FastUnavailable(f"compiling {SOURCE.name} failed: {proc.stderr.strip()[:300]}")
-        os.chmod(tmp, 0o700)
-        tmp.replace(lib)
-    except OSError as exc:
-        raise FastUnavailable(f"cannot write the compiled library in {folder} ({exc.strerror or exc})") from None
-    finally:
-        tmp.unlink(missing_ok=True)
+    return cbuild.library_path(SOURCE, folder, _flags(players, evaluation))
 
 
 @cache
 def _library(players: int = 2, evaluation: bool = False) -> ctypes.CDLL:
     """The engine compiled for ``players`` seats (built on first use, then loaded from the cache)."""
-    lib = library_path(players=players, evaluation=evaluation)
-    if not lib.exists():
-        _build(lib, players, evaluation)
-    why = _private(lib.parent, "cache folder") or _private(lib, "compiled library")
-    if why:
-        raise FastUnavailable(f"not loading the C engine: {why}")
     try:
-        dll = ctypes.CDLL(str(lib))
+        dll = cbuild.open_library(SOURCE, _flags(players, evaluation))
+    except cbuild.Unavailable as exc:
+        raise FastUnavailable(str(exc)) from None
+    try:
         dll.loira_solve.restype = ctypes.c_int
         dll.loira_configure.restype = ctypes.c_int
         dll.loira_turn.restype = ctypes.c_int
@@ -236,9 +180,10 @@ def _library(players: int = 2, evaluation: bool = False) -> ctypes.CDLL:
         dll.loira_tape_limit.restype = None
         dll.loira_players.restype = ctypes.c_int
     except (OSError, AttributeError) as exc:
-        raise FastUnavailable(f"cannot load {lib} ({str(exc).splitlines()[0][:200]})") from None
+        raise FastUnavailable(f"cannot load the C engine ({str(exc).splitlines()[0][:200]})") from None
     if dll.loira_players() != players:
-        raise FastUnavailable(f"{lib} was built for {dll.loira_players()} players, not {players}")
+        raise FastUnavailable(f"{library_path(players=players, evaluation=evaluation).name} was built for "
+                              f"{dll.loira_players()} players, not {players}")
     return dll
 
 
