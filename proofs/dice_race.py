@@ -160,3 +160,30 @@ def race_proofs(rules: RaceRules, record, name: str) -> list[RuleProof]:
             ranking=lambda f: If(f["winner"] == -1, goal + least - 1 - mine(f) - f["turn"], 0),
             decreasing=(SCORE,), decrease=least, resets=("hold", BUST, WIPE), **common))
     return out
+
+
+#: the goal of the three-seat companion: small enough to explore in a moment (a few thousand states)
+TRIO_GOAL = 6
+
+
+def race_companions(ruleset, schema) -> list:
+    """Configurations ``verify`` explores beside a race's ruleset every time (``Derived(...,
+    always=True)``), each small, each keeping the ruleset's dice and goal (at most its own):
+
+    * three seats (when the ruleset has two): with two, "the next seat" and "the previous seat" are
+      the same one, so a slip in the direction of play cannot show;
+    * each other option of each ruling, one at a time: a rule the ruleset's own readings never run
+      (the hold refused with an empty turn total, the goal banked by a hold) is checked too."""
+    from ruleproof.model.properties import Derived
+    out = []
+    if ruleset["players"] == 2:
+        goal = min(ruleset["goal"], TRIO_GOAL)
+        out.append(Derived(f"companion: 3 players, goal {goal} (the direction of play)",
+                           ruleset.with_overrides({"players": 3, "goal": goal}, spec=schema), always=True))
+    for ruling in schema.rulings:
+        for option in ruling.options:
+            if option != ruleset.rulings[ruling.id]:
+                out.append(Derived(f"companion: {ruling.id}={option}",
+                                   ruleset.with_overrides(rulings={ruling.id: option}, spec=schema),
+                                   always=True))
+    return out

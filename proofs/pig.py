@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ruleproof.proofs.dice_race import BUST, SCORE, RaceRules, Throw, race_proofs
+from ruleproof.proofs.dice_race import BUST, SCORE, RaceRules, Throw, race_companions, race_proofs
 from ruleproof.proofs.refinement import proof_property
 
 SENTENCE = ("Neller & Presser 2004: a 1 scores nothing and passes the die; any other face is added to the "
@@ -37,3 +37,8 @@ def pig_proofs(game, ruleset=None) -> list:
 
 def properties(ruleset, game) -> list:
     return [proof_property(p) for p in pig_proofs(game, ruleset)]
+
+
+def derived(ruleset) -> list:
+    from ruleproof.model.pig import SCHEMA
+    return race_companions(ruleset, SCHEMA)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ruleproof.proofs.dice_race import BUST, SCORE, WIPE, RaceRules, Throw, race_proofs
+from ruleproof.proofs.dice_race import BUST, SCORE, WIPE, RaceRules, Throw, race_companions, race_proofs
 from ruleproof.proofs.refinement import proof_property
 
 SENTENCE = ("model/skunk/README.md: no 1 adds the sum to the turn total; a single 1 loses the turn "
@@ -46,3 +46,8 @@ def skunk_proofs(ruleset, game) -> list:
 
 def properties(ruleset, game) -> list:
     return [proof_property(p) for p in skunk_proofs(ruleset, game)]
+
+
+def derived(ruleset) -> list:
+    from ruleproof.model.skunk import SCHEMA
+    return race_companions(ruleset, SCHEMA)

@@ -16,14 +16,17 @@ def test_verify_text_ends_with_one_line_per_property_then_the_verdict():
     assert result.exit_code == 0, result.stdout
     lines = result.stdout.rstrip("\n").splitlines()
     assert lines[-1] == "verify: holds"
-    assert lines[-2].startswith("pig: holds — 2 proved, 7 exhaustive;")
-    summary = lines[-11:-2]
-    assert lines[-12].startswith("summary of pig (pig)") and "about pig (goal=8): 602 states unless named:" in lines[-12]
+    # the ruleset's nine properties, then the same nine on the three-seat companion (goal 6)
+    assert lines[-2].startswith("pig: holds — 4 proved, 14 exhaustive;")
+    summary = lines[-20:-2]
+    assert lines[-21].startswith("summary of pig (pig)") and "about pig (goal=8): 602 states unless named:" in lines[-21]
     names = ["scores-below-goal", "turn-total-bounded", "legal-actions", "chance-distribution",
              "utility-bounds", "termination", "fast-paths", "pig-state-invariant", "pig-turn-progress"]
     for line, name in zip(summary, names):
         assert line.startswith(f"✓ {name} ") and "goal=8" not in line   # the scope is the header's
-    assert "proved" in summary[-1] and "exhaustive" in summary[0]
+    for line, name in zip(summary[9:], names):
+        assert line.startswith(f"✓ {name} [companion: 3 p") and "derived:" in line   # cut to 80 columns
+    assert "proved" in summary[8] and "exhaustive" in summary[0]
     assert all(len(line) <= 80 for line in summary)   # CliRunner's console is 80 columns
 
 
@@ -42,9 +45,10 @@ def test_verify_reports_every_phase():
     verify(spec, rs, progress=lambda n, p, s: explored.append(n),
            phase=lambda what, done, total: phases.append((what, done, total)))
     assert explored and explored[-1] > 0
-    assert [p[0] for p in phases] == ["state rules", "termination", "fast-paths", "pig-state-invariant",
-                                      "pig-turn-progress"]
-    assert [p[1:] for p in phases] == [(i, 5) for i in range(5)]
+    own = ["state rules", "termination", "fast-paths", "pig-state-invariant", "pig-turn-progress"]
+    trio = "companion: 3 players, goal 6 (the direction of play)"
+    assert [p[0] for p in phases] == own + [f"derived {trio}"] + [f"{name}[{trio}]" for name in own]
+    assert [p[1:] for p in phases] == [(i, 5) for i in range(5)] + [(0, 1)] + [(i, 5) for i in range(5)]
     # too big to explore: the sampled plays report as they go
     sampled = []
     verify(spec, rs, max_states=20, plays=120, phase=lambda what, done, total: sampled.append((what, done, total)))

@@ -38,6 +38,7 @@ SPEC = GameSpec(
     build=build,
     verify_overrides={"goal": 20},
     properties="ruleproof.proofs.pig:properties",
+    derived="ruleproof.proofs.pig:derived",
     picture="ruleproof.model.kits.dice_race_policy:draw_policy",
     policy_summary="ruleproof.model.kits.dice_race_policy:summary",
 )

@@ -54,6 +54,7 @@ SPEC = GameSpec(
     build=build,
     verify_overrides={"goal": 20},
     properties="ruleproof.proofs.skunk:properties",
+    derived="ruleproof.proofs.skunk:derived",
     picture="ruleproof.model.kits.dice_race_policy:draw_policy",
     policy_summary="ruleproof.model.kits.dice_race_policy:summary",
 )
