@@ -696,9 +696,10 @@ def report(ctx: typer.Context,
            timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
                                                    help="seconds for the whole report "
                                                    "(each phase gets what is left)"),
-           rank_timeout: float = typer.Option(60.0, "--rank-timeout", click_type=SECONDS_OR_ZERO,
-                                              help="seconds for ranking the "
-                                              "rulings (the page names those left unranked; 0 skips)"),
+           rank_timeout: Optional[float] = typer.Option(None, "--rank-timeout", click_type=SECONDS_OR_ZERO,
+                                                        help="seconds for ranking the rulings (the page "
+                                                        "names those left unranked; 0 skips; default: "
+                                                        "no clock, a fixed amount of work)"),
            cache_dir: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
            as_json: bool = typer.Option(False, "--json", help="print the page's data as one JSON document")) -> None:
     """One page per ruleset: properties with their evidence, values and fairness (first-seat
@@ -766,9 +767,10 @@ def sweep(ctx: typer.Context,
           max_states: Optional[int] = typer.Option(None, "--max-states", click_type=STATES,
                                                    help="state limit of each "
                                                    "point's exact solve"),
-          point_timeout: float = typer.Option(30.0, "--point-timeout", click_type=SECONDS,
-                                              help="seconds for each point's "
-                                              "exact solve; beyond it the point is simulated"),
+          point_timeout: Optional[float] = typer.Option(None, "--point-timeout", click_type=SECONDS,
+                                                        help="seconds for each point's exact solve; "
+                                                        "beyond it the point is simulated (default: no "
+                                                        "clock, the state limits decide)"),
           timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
                                                   help="seconds for the whole sweep "
                                                   "(points not reached are listed as not run)"),
@@ -1174,9 +1176,18 @@ def rulings_rank(ctx: typer.Context,
                  players: Optional[int] = typer.Option(None, "--players", help="number of players"),
                  timeout: Optional[float] = typer.Option(None, "--timeout", click_type=SECONDS,
                                                          help="seconds in all"),
+                 games_: Optional[int] = typer.Option(None, "--games", click_type=GAME_COUNT,
+                                                      help="paired games per reading where the "
+                                                      "configuration is too big to solve (default 200)"),
+                 seed: Optional[int] = typer.Option(None, "--seed", help="seed of the paired games (default 0)"),
+                 policy: Optional[str] = typer.Option(None, "--policy", help="policy of the paired games "
+                                                      "(default: the game's simulate default)"),
+                 cache_dir: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
                  as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """Every ruling alternative ranked by how far it moves the values (each seat's optimal value)
-    and the expected length of play, on one configuration (named in the output)."""
+    and the expected length of play, on one configuration (named in the output). A configuration
+    too big to solve is ranked by paired seeded games (both readings in the same games: common
+    random numbers), each change with its 95% interval."""
     def body():
         from ruleproof.solver.rulings import known_ruling, rank_rulings
         start = time.perf_counter()
@@ -1185,8 +1196,9 @@ def rulings_rank(ctx: typer.Context,
         ids = [x.strip() for x in only.split(",")] if only else None
         for rid in ids or []:
             known_ruling(get_spec(rs.game), rid, "--only")
-        with progress_bar(not as_json) as bar:
-            res = rank_rulings(rs.game, ruleset=rs, only=ids, timeout=time_left(timeout), progress=bar)
+        with progress_bar(not as_json) as bar, results_cache(cache_dir):
+            res = rank_rulings(rs.game, ruleset=rs, only=ids, timeout=time_left(timeout), progress=bar,
+                               games=games_, seed=seed, policy=policy)
         doc = {"game": rs.game, "ruleset": rs.name, "config": rs.as_dict(), **res,
                "seconds": round(time.perf_counter() - start, 4)}
         if as_json:
@@ -1197,19 +1209,31 @@ def rulings_rank(ctx: typer.Context,
         out.print(f"{rs.game} ({rs.name}): rulings ranked by their effect on the optimal values; "
                   f"configuration: {describe_config(rs)} -- {_current['why'][target]}", markup=False,
                   highlight=False, soft_wrap=True)
-        if "error" in ref:
-            out.print(f"  the configuration's own readings did not solve: {ref['error']}", markup=False)
-        else:
+        sp = ref.get("sampled")
+        if "error" not in ref:
             out.print("  reference: " + ", ".join(f"seat {i} {v:.6f}" for i, v in enumerate(ref["values"]))
                       + (f"; expected moves {ref['length']:.3f}" if ref["length"] is not None else ""),
                       markup=False)
+        elif not sp:
+            out.print(f"  the configuration's own readings did not solve: {ref['error']}", markup=False)
+        if sp:   # the rows (or all of them) beyond the exact solve: paired games
+            why = f"too big to solve ({ref['error']})" if "error" in ref else "readings too big to solve"
+            out.print(f"  {why}: each reading played in the same {sp['games']:,} seeded games (seed "
+                      f"{sp['seed']}, policy {sp['policy']}); reference in those games: "
+                      + ", ".join(f"seat {i} {v:+.2f}" for i, v in enumerate(sp["values"]))
+                      + (f"; moves {sp['length']:.1f}" if sp["length"] is not None else ""),
+                      markup=False, highlight=False, soft_wrap=True)
         from ruleproof.solver.page import rank_row
         headers = ["ruling", "alternative", "effect", "max |Δ value|", "Δ value per seat", "Δ expected moves"]
         for line in plain_table(headers, [rank_row(row) for row in res["rows"]]):
             out.print(line, markup=False, highlight=False, soft_wrap=True)
-        out.print("values exact, compared in floats (the change is exact to the digits shown); 'not "
-                  "exercised': this configuration cannot bring the ruling into play", markup=False,
-                  highlight=False, soft_wrap=True)
+        kinds = {r.get("evidence", "exact") for r in res["rows"] if "value_change" in r}
+        notes = (["changes with ±: sampled, the mean over the paired games ± half its 95% interval (the "
+                  "policy's values, not the optimum)"] if "sampled" in kinds else []) + \
+                (["changes without ±: exact values compared in floats (exact to the digits shown)"]
+                 if "exact" in kinds or not kinds else [])
+        out.print("; ".join(notes) + "; 'not exercised': this configuration cannot bring the ruling into play",
+                  markup=False, highlight=False, soft_wrap=True)
     run(body, timeout=timeout, as_json=as_json)
 
 

@@ -1,7 +1,7 @@
 """The designer's loop, measured as a designer meets it: each step a real ``ruleproof`` process.
 
 For each of three edits (a harmless Loira ruling, richer Loira stalls, a Presentes board) the loop
-runs verify, compare, report --against, sweep and rulings rank, and prints each step's wall
+runs verify, compare, report --against, sweep, rulings rank and the game's rulings check, and prints each step's wall
 seconds, CPU seconds (user + system of the child and everything it waited for: ``os.wait4``'s
 rusage) and peak resident memory, with the exit code and the ratio to ``bench/baseline.json``
 (key ``loop``). CPU seconds are the figure to compare between runs on a shared machine: wall
@@ -49,7 +49,8 @@ def loop_steps(edit: str, game: str, ruleset: str, sweep: str) -> list[Step]:
             Step(edit, "compare", ("compare", game, ruleset)),
             Step(edit, "report --against", ("report", ruleset, "--against", game)),
             Step(edit, "sweep", ("sweep", ruleset, "--param", sweep)),
-            Step(edit, "rulings rank", ("rulings", "rank", ruleset))]
+            Step(edit, "rulings rank", ("rulings", "rank", ruleset)),
+            Step(edit, "rulings check", ("rulings", "check", game))]
 
 
 def full_loop() -> list[Step]:
@@ -71,8 +72,8 @@ def quick_loop() -> list[Step]:
 
 
 def with_cache(step: Step, folder: Path) -> Step:
-    """The step run with ``--cache folder`` where its command takes one (rulings rank does not)."""
-    if step.argv[0] not in ("verify", "compare", "report", "sweep"):
+    """The step run with ``--cache folder`` where its command takes one (rulings check does not)."""
+    if step.argv[0] not in ("verify", "compare", "report", "sweep") and step.argv[:2] != ("rulings", "rank"):
         return step
     return Step(step.edit + " (cached)", step.name, step.argv + ("--cache", str(folder)))
 

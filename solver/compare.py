@@ -35,8 +35,9 @@ from ruleproof.model.ruleset import Ruleset, RulesetError, value_words
 from . import cache
 
 
-#: without a user --timeout, each side's exact solve stops after this many seconds (then simulated)
-SOLVE_TIMEOUT = 60.0
+#: without a user --timeout no clock decides whether a side is exact: the engines' state limits do
+#: (a fixed amount of work), so the same side gets the same evidence under any load
+SOLVE_TIMEOUT = None
 #: simulated games, and their seed, where the exact engines stop and no --games/--seed is given
 DEFAULT_GAMES = 2_000
 DEFAULT_SEED = 0
@@ -261,7 +262,7 @@ def side(ruleset: Ruleset, why: str = "", *, max_states: int | None = None, dead
     rep = verified(ruleset, max_states=max_states, timeout=_left(deadline), progress=explored,
                    phase=phase, seed=seed, plays=games)
     left = _left(deadline)
-    ev = evaluate(ruleset, max_states=max_states, timeout=left if left is not None else SOLVE_TIMEOUT,
+    ev = evaluate(ruleset, max_states=max_states, timeout=left,
                   games=games, seed=seed, policy=policy, out_dir=out_dir, progress=progress)
     return side_summary(ruleset, why, rep, ev), rep, ev
 

@@ -27,8 +27,9 @@ from . import cache
 from .compare import _words, overridden
 from .outputs import stamp, write_file
 
-#: without ``--rank-timeout``, ranking the rulings gets this many seconds; the rest are named unranked
-RANK_BUDGET = 60.0
+#: without ``--rank-timeout`` the ranking is a fixed amount of work (exact solves within their state
+#: limit, else a fixed number of paired seeded games): the same rows under any load
+RANK_BUDGET = None
 SYMBOL = {HOLDS: "✓", FAILS: "✗", UNKNOWN: "?"}
 NOT_RUN = "not run: the time limit was reached"
 
@@ -342,8 +343,16 @@ def page_blocks(doc: dict[str, Any]) -> list[tuple]:
                            + ", ".join(f"seat {i} {v:.6f}" for i, v in enumerate(ref["values"]))
                            + (f"; expected moves {ref['length']:.3f}" if ref.get("length") is not None else "")
                            + "."))
-        elif ref.get("error"):
+        elif ref.get("error") and not ref.get("sampled"):
             b.append(("p", f"The configuration's own readings did not solve: {ref['error']}."))
+        if ref.get("sampled"):
+            sp = ref["sampled"]
+            b.append(("p", ("Too big to solve here" if ref.get("error") else "Some readings are too big to solve")
+                      + f": each of those readings is played in the same {sp['games']:,} seeded games as the "
+                      f"configuration's own (seed {sp['seed']}, policy {sp['policy']}: common random numbers), "
+                      "and its change is the mean over those paired games ± half the 95% interval -- the "
+                      "policy's values, not the optimum. Reference in those games: "
+                      + ", ".join(f"seat {i} {v:+.2f}" for i, v in enumerate(sp["values"])) + "."))
         rows = [rank_row(row) for row in r["rows"]]
         if rows:
             b.append(("table", ["ruling", "alternative", "effect", "max |Δ value|", "Δ value per seat",
@@ -370,9 +379,24 @@ def rank_row(row: dict[str, Any]) -> list[str]:
         return [row["ruling"], row["alternative"], row["error"], "-", "-", "-"]
     if not row.get("exercised", True):
         return [row["ruling"], row["alternative"], row["effect"], "-", "-", "-"]
+    if row.get("value_change_estimates"):   # paired games: each change with its 95% interval
+        from ruleproof.model.estimate import Estimate
+        changes = [Estimate.from_dict(d) for d in row["value_change_estimates"]]
+        biggest = max(changes, key=lambda c: abs(c.value))
+        return [row["ruling"], row["alternative"], row.get("effect", ""),
+                _plain_abs(biggest), " ".join(c.number(signed=True) for c in changes),
+                Estimate.from_dict(row["length_change_estimate"]).number(signed=True)]
     length = "-" if row["length_change"] is None else f"{row['length_change']:+.4f}"
     return [row["ruling"], row["alternative"], row.get("effect", ""), f"{row['max_value_change']:.6f}",
             " ".join(f"{d:+.6f}" for d in row["value_change"]), length]
+
+
+def _plain_abs(change) -> str:
+    """|Δ| of a sampled change, to the digits its interval supports, with the interval's half-width."""
+    from dataclasses import replace
+    if change.value >= 0:
+        return change.number()
+    return replace(change, value=-change.value, interval=(-change.interval[1], -change.interval[0])).number()
 
 
 CSS = """

@@ -26,8 +26,9 @@ from .arguments import PLOT_FORMATS, number
 from .outputs import stamp, write_file
 from .runtime import TimeLimit
 
-#: without --timeout, each point's exact solve gets this many seconds before it is simulated
-POINT_TIMEOUT = 30.0
+#: without --point-timeout (or --timeout), no clock decides whether a point is exact: the engines'
+#: state limits do, so a sweep gives the same rows under any load
+POINT_TIMEOUT = None
 #: a range may not expand to more points than this (a typo such as 1..100000 would run for days)
 MAX_POINTS = 500
 

@@ -41,10 +41,8 @@ PROTOCOL_PROPERTIES = {
                       "declared constant, for constant-sum games)",
 }
 
-#: without a user --timeout, a ruleset too big to explore gets this many seconds in all: the direct
-#: exploration gets a share, then the sampled plays, the properties and the derived configurations
-DEFAULT_BUDGET = 110.0
-#: the share of the budget the direct exploration may use before verify switches to that path
+#: under a user --timeout, the share of it the direct exploration may use before verify switches to
+#: sampled plays (without one, the state limit alone decides)
 DIRECT_SHARE = 0.25
 #: sampled plays at full size (each checks every invariant at every visited state)
 DEFAULT_PLAYS = 2_000
@@ -304,15 +302,16 @@ def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
     every later step, so a progress bar moves in every phase.
     """
     start = time.perf_counter()
-    # without a user --timeout the whole command has DEFAULT_BUDGET seconds: a configuration that
-    # explores completely but is too big to check every transition within it is checked on samples
-    limits = Limits.starting_now(max_states, timeout if timeout is not None else DEFAULT_BUDGET, phase)
+    # without a user --timeout no clock decides anything: the work is fixed (the state limits, the
+    # seeded plays), so the same ruleset gives the same report under any load. A user's --timeout
+    # bounds the whole command (the direct exploration gets a share of it).
+    limits = Limits.starting_now(max_states, timeout, phase)
     game = spec.build(ruleset)
     label = config_label(spec, ruleset)
     limit = max_states if max_states is not None else spec.verify_max_states
     # with both a time and a state limit from the user, the state limit says when to stop exploring
     share = 1.0 if timeout is not None and max_states else DIRECT_SHARE
-    direct_time = (timeout if timeout is not None else DEFAULT_BUDGET) * share
+    direct_time = None if timeout is None else timeout * share
     report = VerifyReport(ruleset, dict(ruleset.params))
     ex, crash = _explore_guarded(game, limit, direct_time, progress)
     if crash is not None:

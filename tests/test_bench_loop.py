@@ -22,7 +22,8 @@ def test_the_three_edits_and_every_step_are_there():
     b = bench()
     steps = b.full_loop()
     assert {s.edit for s in steps} == {"loira harmless", "loira stalls", "presentes board"}
-    assert {s.name for s in steps} == {"verify", "compare", "report --against", "sweep", "rulings rank"}
+    assert {s.name for s in steps} == {"verify", "compare", "report --against", "sweep", "rulings rank",
+                                       "rulings check"}
     for s in steps + b.quick_loop():
         for arg in s.argv:
             if arg.endswith((".toml", ".txt")):
@@ -63,6 +64,6 @@ def test_rows_against_the_baseline_and_recorded_beside(tmp_path, monkeypatch):
 def test_the_cached_loop_passes_the_folder_to_the_commands_that_take_it(tmp_path):
     b = bench()
     steps = [b.with_cache(s, tmp_path) for s in b.full_loop()]
-    assert all(s.argv[-2:] == ("--cache", str(tmp_path)) for s in steps if s.name != "rulings rank")
-    assert all("--cache" not in s.argv for s in steps if s.name == "rulings rank")
+    assert all(s.argv[-2:] == ("--cache", str(tmp_path)) for s in steps if s.name != "rulings check")
+    assert all("--cache" not in s.argv for s in steps if s.name == "rulings check")
     assert b.main(["--cache", str(tmp_path), "--only", "presentes"]) == 2   # an existing folder: refused

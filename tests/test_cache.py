@@ -160,3 +160,25 @@ def test_a_kept_evaluation_holds_no_solved_tables(games):
     assert ev.solved is not None and kept.solved is None
     assert kept.values == ev.values and kept.ruleset is a
     assert all(v.solved is None for v in c.memory.values())
+
+
+def test_a_ranking_without_a_clock_is_kept_on_disk_and_given_back(monkeypatch, tmp_path):
+    """rulings rank is a fixed amount of work without --timeout: kept with --cache (report reuses
+    it), under the asking ruleset's name; with a time limit it is computed afresh."""
+    import ruleproof.solver.rulings as rulings
+    runs = []
+    real = rulings._rank_rulings
+
+    def counted(*args, **kwargs):
+        runs.append(kwargs["timeout"])
+        return real(*args, **kwargs)
+    monkeypatch.setattr(rulings, "_rank_rulings", counted)
+    a = compare.target_ruleset("model/loira/examples/tiny.toml")[0]
+    b = a.with_overrides({}, spec=get_spec("loira").schema, source="another file")
+    with cache.scope(tmp_path / "c"):
+        first = rulings.rank_rulings("loira", ruleset=a, only=["L07"])
+    with cache.scope(tmp_path / "c"):
+        again = rulings.rank_rulings("loira", ruleset=b, only=["L07"])
+        rulings.rank_rulings("loira", ruleset=b, only=["L07"], timeout=600)
+    assert runs == [None, 600]
+    assert again["rows"] == first["rows"] and again["configuration"] == b.as_dict()

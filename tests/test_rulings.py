@@ -125,3 +125,51 @@ def test_rank_tells_a_harmless_reading_from_one_the_configuration_never_exercise
     assert l07["exercised"] is True and l07["max_value_change"] == 0 and l07["effect"].startswith("no change found")
     text = runner.invoke(app, ["rulings", "rank", "loira", "--only", "L01,L07"]).stdout
     assert "not exercised by this configuration (it needs the standard deck" in text
+
+
+def test_paired_games_rank_every_reading_of_a_configuration_too_big_to_solve(monkeypatch):
+    """Beyond the exact solve (here the tiny round with the solve's state cap lowered to 50) every
+    exercised reading is ranked by paired seeded games: a reading that changes nothing gives the
+    very same games (a zero-width interval), a 2-player round's seats move by opposite amounts,
+    and the same seed gives the same rows."""
+    import ruleproof.solver.rulings as rulings
+    from ruleproof.model.registry import load_ruleset
+    monkeypatch.setattr(rulings, "VALUE_STATES", 50)
+    tiny = load_ruleset("model/loira/examples/tiny.toml")
+    res = rank_rulings("loira", ruleset=tiny, only=["L07", "L33", "L28"], games=60, seed=3)
+    assert res["reference"]["too_big"] and res["reference"]["sampled"]["games"] == 60
+    rows = {(r["ruling"], r["alternative"]): r for r in res["rows"]}
+    assert all(r["evidence"] == "sampled" and r["games"] == 60 for r in rows.values())
+    same = rows[("L07", "no")]
+    assert same["identical_games"] == 60 and same["effect"].startswith("no change found")
+    assert all(e["ci95"] == [0.0, 0.0] and e["seed"] == 3 for e in same["value_change_estimates"])
+    for r in rows.values():
+        a, b = r["value_change_estimates"]
+        assert a["float"] == pytest.approx(-b["float"]) and a["ci95"][0] <= a["float"] <= a["ci95"][1]
+        assert -2 <= a["ci95"][0] and a["ci95"][1] <= 2   # a difference of two values in [-1, 1]
+    ranked = [r["max_value_change"] for r in res["rows"]]
+    assert ranked == sorted(ranked, reverse=True)
+    again = rank_rulings("loira", ruleset=tiny, only=["L33"], games=60, seed=3)["rows"][0]
+    assert again["value_change"] == rows[("L33", "invitee")]["value_change"]
+
+
+def test_paired_games_are_common_random_numbers():
+    """The paired change is the difference of the two readings' means over the very same seeded
+    games (each game's own stream), and its interval is no wider than that of two independent
+    samples of the same size: the pairing removes the games' shared luck."""
+    import math
+
+    from ruleproof.model.registry import load_ruleset
+    from ruleproof.solver.rulings import _paired_change, paired_plays
+    tiny = load_ruleset("model/loira/examples/tiny.toml")
+    other = tiny.with_overrides(rulings={"L33": "invitee"}, spec=get_spec("loira").schema)
+    a, b = paired_plays(tiny, 80, 5), paired_plays(other, 80, 5)
+    assert paired_plays(tiny, 80, 5)["utilities"] == a["utilities"]   # seeded
+    xs, ys = [u[0] for u in a["utilities"]], [u[0] for u in b["utilities"]]
+    change = _paired_change(xs, ys, 5, "lookahead", a["bounds"])
+    assert change.value == pytest.approx(sum(ys) / 80 - sum(xs) / 80)
+
+    def half(v):
+        m = sum(v) / len(v)
+        return 1.959963984540054 * math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1) / len(v))
+    assert change.half_width <= math.hypot(half(xs), half(ys)) + 1e-12

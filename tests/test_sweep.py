@@ -143,3 +143,21 @@ def test_the_plot_draws_sampled_points_hollow_with_their_intervals():
     assert all(mc.to_hex(c.lines[0].get_markerfacecolor()) == "#ffffff" for c in bars)   # hollow
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert any("sampled: policy random, 300 games (95% interval)" in t for t in legend)
+
+
+def test_without_a_point_timeout_no_clock_decides_whether_a_point_is_exact(monkeypatch):
+    """The state limits, not the clock, decide exact vs simulated: under a clock that jumps 1,000 s
+    at every reading (a machine under any load) each point is still solved exactly."""
+    import time
+
+    from ruleproof.model.registry import get_spec
+    from ruleproof.solver.sweep import run_sweep
+    now = [time.perf_counter()]
+
+    def crawling() -> float:
+        now[0] += 1000.0
+        return now[0]
+    monkeypatch.setattr(time, "perf_counter", crawling)
+    doc = run_sweep(get_spec("pig").default(), [("goal", [4, 5])])
+    monkeypatch.undo()
+    assert [r["method"] for r in doc["points"]] == ["exact", "exact"]

@@ -221,3 +221,22 @@ def test_sampled_plays_are_a_fixed_amount_of_work_without_a_user_timeout(monkeyp
     seen.clear()
     verify(spec, rs, max_states=100, plays=60, timeout=30)
     assert seen and all(deadline is not None for _, deadline in seen), seen
+
+
+def test_without_a_timeout_no_clock_decides_what_verify_establishes(monkeypatch):
+    """Budgets by work, not by clock: verify without --timeout gives the same report however slow
+    the machine is -- here a clock that jumps 1,000 s at every reading (a share of any time budget
+    would have run out at once, leaving the exploration short and properties unknown)."""
+    spec, rs = small("pig", goal=8)
+    quiet = verify(spec, rs)
+    now = [time.perf_counter()]
+
+    def crawling() -> float:
+        now[0] += 1000.0
+        return now[0]
+    monkeypatch.setattr(time, "perf_counter", crawling)
+    loaded = verify(spec, rs)
+    monkeypatch.undo()
+    assert loaded.states == quiet.states and loaded.status == quiet.status == HOLDS
+    assert [(p.name, p.status, p.detail) for p in loaded.properties] == \
+        [(p.name, p.status, p.detail) for p in quiet.properties]
