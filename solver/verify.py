@@ -446,6 +446,7 @@ def _derived_configs(spec, ruleset, derived, limits, report, seed, progress, wai
         limits.report(f"derived {d.label}", k, len(derived))
         if limits.expired():
             report.notes.append(f"derived configuration {d.label!r} not explored: time limit")
+            _companion_unchecked(report, d, "not explored: the time limit was reached first")
             continue
         sub = Limits.starting_now(limits.max_states, limits.remaining(), limits.progress)
         dgame = spec.build(d.ruleset)
@@ -457,6 +458,7 @@ def _derived_configs(spec, ruleset, derived, limits, report, seed, progress, wai
             continue
         if not dex.complete:
             report.notes.append(f"derived: {d.label}: not explored completely ({dex.stop_reason})")
+            _companion_unchecked(report, d, f"not explored completely ({dex.stop_reason})")
             continue
         report.derived.append({"label": d.label, "config": d.ruleset.as_dict(), "states": dex.num_states})
         dctx = Context(spec, d.ruleset, dgame, config_label(spec, d.ruleset), EXPLORATION, exploration=dex,
@@ -465,6 +467,17 @@ def _derived_configs(spec, ruleset, derived, limits, report, seed, progress, wai
         results = run_properties(props, dctx, tag=f"[{d.label}]")
         report.properties.extend(results)
         waiting -= {r.data.get("property") for r in results if r.status != UNKNOWN}
+
+
+def _companion_unchecked(report: VerifyReport, d, why: str) -> None:
+    """A companion the game wants checked every time (``always``) that could not be: its
+    properties are undecided there, so the verdict cannot be "holds" (a slip only it shows would
+    otherwise pass as green)."""
+    if d.always:
+        report.properties.append(PropertyResult(f"companion [{d.label}]", UNKNOWN,
+                                                f"the properties of the companion {d.label!r}: {why}",
+                                                kind="exhaustive", scope=f"derived: {d.label}",
+                                                data={"property": "companion"}))
 
 
 # ---- the verdict of several reports -----------------------------------------------------------
