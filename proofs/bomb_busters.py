@@ -29,8 +29,9 @@ slot pointed at, the value named, what the rules say it does), never through wha
 Besides the proofs: what each seat may know (``proofs.information``, the table's view), the
 policies' choices and exact values, the deduction engine against the brute force, and the longest
 play against the proved turn bound (``model.bomb_busters.checks``); the tiny mission, a yellow
-'2 de 3' one, one with four copies of a value and one with three experts are explored beside every
-ruleset as companion configurations.
+'2 de 3' one, one with four copies of a value, one with three experts and one where the
+Estabilizador meets a wrong blue or yellow wire are explored beside every ruleset as companion
+configurations (``companions``).
 """
 from __future__ import annotations
 
@@ -945,22 +946,42 @@ def bomb_busters_proofs(ruleset, game, tm: TableModel | None = None) -> list[Rul
 
 #: the companion missions verify explores beside every ruleset (``derived``)
 TINY = "bomb-busters-tiny"
-#: a companion mission with four copies of one value: 2 experts, blue 1 four times, '1 de 2' red
-#: (713 states)
+#: a companion mission with four copies of one value: 2 experts, blue 1 four times, '1 de 2' red,
+#: the extra wire on the teammate's last rack (B11 last-racks, ``FOUR_RULINGS``): the captain can
+#: point a Detector Duplo at two right wires, and the teammate's pick (B08) is due (1,403 states)
 FOUR_OVERRIDES = {
     "players": 2, "blue_values": 1, "blue_copies": 4, "red_in_play": 1, "red_drawn": 2, "red_values": [1, 2],
     "yellow_in_play": 0, "yellow_drawn": 0, "yellow_values": [], "detonator": 2,
     "equipment": ["estabilizador@1", "comunicadores@1"], "detector_duplo": True,
 }
 
-#: a companion mission with three experts (1,140 states): the captain's two racks and one each, blue 1-2
+FOUR_RULINGS = {"B11": "last-racks"}
+
+#: a companion mission with three experts (1,678 states): the captain's two racks and one each, blue 1-2
 #: twice, red 1.5, the Estabilizador on 1, Detector Duplo -- where the seat after the next is not the
-#: one before (clockwise order, B06's skip, the teammate's pick and the set-up tokens of three seats)
+#: one before (clockwise order, B06's skip, the teammate's pick and the set-up tokens of three seats);
+#: the extra wire on the last seat's rack (B11 last-racks, ``THREE_RULINGS``), so the captain's first
+#: Detector Duplo can miss on one red and one blue wire with the detonator short of the skull (B17)
 THREE_OVERRIDES = {
     "players": 3, "blue_values": 2, "blue_copies": 2, "red_in_play": 1, "red_drawn": 1, "red_values": [1],
     "yellow_in_play": 0, "yellow_drawn": 0, "yellow_values": [], "detonator": 2,
     "equipment": ["estabilizador@1"], "detector_duplo": True,
 }
+THREE_RULINGS = {"B11": "last-racks"}
+
+#: a companion mission where the Estabilizador meets a wrong blue or yellow wire (1,261 states): 2
+#: experts, blue 1 four times, two yellow wires, the Estabilizador on 1 (unlocked by the first two
+#: 1s cut, B07), no red, the skull at the first failure -- in the other missions every wrong cut
+#: left once it is unlocked is on the red wire (B12), so "the detonator does not advance" shows only
+#: here (a stabilized miss that moved it would end the game); the set-up tokens fall at random
+#: (B09 random, ``STABILIZER_RULINGS``: every other small mission plays B09 choice), so the table's
+#: law of the random token is checked on every verify
+STABILIZER_OVERRIDES = {
+    "players": 2, "blue_values": 1, "blue_copies": 4, "red_in_play": 0, "red_drawn": 0, "red_values": [],
+    "yellow_in_play": 2, "yellow_drawn": 2, "yellow_values": [1, 2], "detonator": 1,
+    "equipment": ["estabilizador@1"], "detector_duplo": False,
+}
+STABILIZER_RULINGS = {"B09": "random"}
 
 INFORMATION = ("seeds/004 'Comunicação': 'É Proibido: Falar sobre os fios que estão na sua mão'; step 7 (each "
                "rack faces its owner); Corte Duplo (a wrong cut's info token in the open); Comunicadores ('Todos "
@@ -1009,21 +1030,28 @@ def _view_of(tm: TableModel, part: str = "view") -> Callable[[State, int], Any]:
 def derived(ruleset) -> list:
     """Smaller missions that keep the ruleset's edit (when it is too big to explore), and the
     companions explored beside every ruleset: the tiny mission, a yellow '2 de 3' one, one with
-    four copies of a value (where "the last of the value", 3 left (B03), B07 and B10 can show), and
-    one with three experts (where the turn's direction shows)."""
-    from ruleproof.model.bomb_busters import SPEC, YELLOW_OVERRIDES
+    four copies of a value (where "the last of the value", 3 left (B03), B07, B10 and the teammate's
+    pick (B08) can show), one with three experts (where the turn's direction and B17 show), and one
+    where the Estabilizador meets a wrong blue or yellow wire."""
     from ruleproof.model.bomb_busters.shrink import shrink
     from ruleproof.model.properties import Derived
     out = [Derived(label, rs) for label, rs in shrink(ruleset)]
-    companions = [("companion: bomb-busters-tiny", SPEC.ruleset(TINY)),
-                  ("companion: yellow '2 de 3'", YELLOW_OVERRIDES), ("companion: four copies", FOUR_OVERRIDES),
-                  ("companion: three experts", THREE_OVERRIDES)]
-    for label, rs in companions:
-        if isinstance(rs, dict):
-            rs = SPEC.default().with_overrides(rs, spec=SPEC.schema, source=label)
+    for label, rs in companions():
         if not _same_mission(rs, ruleset) and not any(_same_mission(rs, d.ruleset) for d in out):
             out.append(Derived(label, rs, always=True))
     return out
+
+
+def companions() -> list[tuple[str, Any]]:
+    """The companion missions as rulesets, with their labels (``derived``)."""
+    from ruleproof.model.bomb_busters import SPEC, YELLOW_OVERRIDES
+    parts = [("companion: yellow '2 de 3'", YELLOW_OVERRIDES, {}),
+             ("companion: four copies", FOUR_OVERRIDES, FOUR_RULINGS),
+             ("companion: three experts", THREE_OVERRIDES, THREE_RULINGS),
+             ("companion: the Estabilizador", STABILIZER_OVERRIDES, STABILIZER_RULINGS)]
+    return [("companion: bomb-busters-tiny", SPEC.ruleset(TINY))] + [
+        (label, SPEC.default().with_overrides(params, rulings, spec=SPEC.schema, source=label))
+        for label, params, rulings in parts]
 
 
 def _same_mission(a, b) -> bool:

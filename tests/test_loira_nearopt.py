@@ -150,3 +150,76 @@ def test_three_players_run():
     rs = load_ruleset("loira").with_overrides({"players": 3}, spec=SPEC.schema)
     out = simulate_ruleset(rs, 10, 4, "near-optimal", None)
     assert out["games"] == 10
+
+
+def test_policy_files_are_the_policys_tables(tmp_path):
+    """``solve loira`` writes the stop and escort tables (CSV), their sidecar, a summary and a
+    picture; every CSV row says what the policy does (the printed grid, the learned cells)."""
+    import csv
+    import json
+
+    from ruleproof.model.loira.nearopt import load_table
+    from ruleproof.model.loira.nearopt_files import ESCORT_COLUMNS, STOP_COLUMNS, write_policy_files
+    from ruleproof.model.loira.nearopt_play import OWN_BANDS, RISK_BANDS
+    res = solve_near_optimal(load_ruleset("loira"), seed=5, games=2, opponent_games=1)
+    files = write_policy_files(res, tmp_path, 2)
+    assert sorted(p.rsplit("/", 1)[1] for p in files) == sorted(
+        ["stop_table.csv", "escort_table.csv", "policy_tables.meta.json", "policy_summary.txt", "policy.png"])
+    grids = stop_table()["grids"]
+    with (tmp_path / "stop_table.csv").open() as fh:
+        stop = list(csv.DictReader(fh))
+    assert len(stop) == 3 * 13 * len(RISK_BANDS) * len(OWN_BANDS)
+    learned = load_table()["stop"]
+    for r in stop:
+        row = next(x for x in grids[int(r["gritos_resolved"])]["rows"] if x["lead"] == int(r["lead"]))
+        letter = row["cells"][RISK_BANDS.index(r["loira_risk"])][OWN_BANDS.index(r["own_points"])]
+        assert (letter == "S") == (r["decision"] == "stop")
+        if r["source"] != "unseen":
+            assert r["decision"] == ("stop" if float(r["advantage"]) > 0 else "go")
+    assert {r["source"] for r in stop} == {"full", "coarse", "unseen"}
+    with (tmp_path / "escort_table.csv").open() as fh:
+        escort = list(csv.DictReader(fh))
+    assert len(escort) == len(load_table()["escort"])
+    assert all(r["decision"] == ("escort" if float(r["advantage"]) > 0 else "no") for r in escort)
+    meta = json.loads((tmp_path / "policy_tables.meta.json").read_text())
+    assert [c["name"] for c in meta["tables"]["stop_table.csv"]] == list(stop[0])
+    assert [c["name"] for c in meta["tables"]["escort_table.csv"]] == list(escort[0])
+    assert len(STOP_COLUMNS) == len(stop[0]) and len(ESCORT_COLUMNS) == len(escort[0]) and learned
+    summary = (tmp_path / "policy_summary.txt").read_text()
+    assert "not an exact solution" in summary and "Gritos resolved: 2" in summary
+    assert "closest measured: bench rung, 14 cards, endgame from 8" in summary and "29 cards, 15 more" in summary
+    assert (tmp_path / "policy.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("players, closest, draws", [
+    (2, "bench rung, 14 cards, endgame from 8 cards as on the real deck", "tables deciding 6 draw(s)"),
+    (3, "3 players, verify deck, endgame from 6 cards as on the real deck", "tables deciding 1 draw(s)")])
+def test_real_deck_quotes_the_closest_setting(players, closest, draws):
+    """The real deck (2 and 3 players) names the measured row whose endgame starts where its own
+    does, the largest such deck, and how far the real deck lies beyond it."""
+    from ruleproof.model.loira.nearopt_play import applicable_regret
+    g = build_config(None, {"players": players})
+    quoted = applicable_regret(g)
+    row = next(r for r in stored()["rows"] if r["configuration"] == closest)
+    cards = sum(g.cfg.deck)
+    for r in quoted:
+        assert not r.applies and r.measured_on.startswith(closest) and draws in r.measured_on
+        assert r.value == max(s["regret_float"] for s in row["seats"])
+        assert f"this deck: {cards} cards, {cards - row['cards']} more" in r.measured_on
+
+
+def test_solve_writes_the_policy_files(tmp_path, monkeypatch):
+    """The command itself: `solve loira --games 2 --out DIR` lists the five files it wrote."""
+    from typer.testing import CliRunner
+
+    from ruleproof.cli import app
+    from ruleproof.model.loira import nearopt_play
+    monkeypatch.setattr(nearopt_play, "OPPONENT_GAMES", 1)
+    out = tmp_path / "real"
+    got = CliRunner().invoke(app, ["solve", "loira", "--games", "2", "--out", str(out)])
+    assert got.exit_code == 0, got.output
+    printed = "".join(got.output.split())      # the console wraps long lines
+    assert "near-optimal" in printed and "closestmeasured" in printed
+    for name in ("stop_table.csv", "escort_table.csv", "policy_tables.meta.json", "policy_summary.txt",
+                 "policy.png"):
+        assert (out / name).is_file() and f"wrote{out / name}" in printed

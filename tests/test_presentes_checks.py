@@ -178,10 +178,10 @@ def _core_names():
 
 @pytest.mark.slow
 def test_the_full_size_ruleset_and_its_official_boards_hold():
-    # nothing fails; the proofs' mapping of Curta's 73,694 states may stop at its time share and
-    # say unknown (checked on sampled plays), which is not a failure. The 110 s budget verify had
-    # by default keeps this test's cost (without a clock, every check to its end: 162 CPU s, 2.7 GB)
-    rep = verify(SPEC, SPEC.default(), timeout=110)
+    # nothing fails, and the official boards are explored beside Curta: verify as a user runs it,
+    # without a clock (every check to its end: 162 CPU s, 2.7 GB peak, measured at stop 29); a
+    # clock would make what this test sees depend on the machine's load
+    rep = verify(SPEC, SPEC.default())
     assert all(p.status != "fails" for p in rep.properties), \
         [(p.name, p.detail) for p in rep.properties if p.status == "fails"]
     assert {"media", "longa"} <= {d["label"].split(",")[0] for d in rep.derived}

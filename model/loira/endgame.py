@@ -38,8 +38,9 @@ keep_limit = C_KEEP
 #: above the region the policy looks one turn ahead and values a next turn-start state by the optimum
 #: of the same state with its deck cut to this many cards (``reduce_deck``), per player count: on the
 #: real deck two players decide in ~0.04 s (median; 0.2 s for 9 decisions in 10) with 6, 0.17 s
-#: with 7, 1.6 s with 8; three players ~0.07 s with 5, 0.45 s with 6 (a loaded machine)
-REDUCE = {2: 6, 3: 5}
+#: with 7, 1.6 s with 8; three players ~0.07 s with 5, 0.45 s with 6 (a loaded machine). Two players
+#: cut to 7: with 6 the 13-card ladder rows lost 0.0074 / 0.0061 (seat 0), with 7 0.0003 (h29)
+REDUCE = {2: 7, 3: 5}
 MORE_PLAYERS_REDUCE = 4
 #: Python states whose values the endgame remembers
 MEMO_MAX = 1_000_000

@@ -224,11 +224,15 @@ def _near_optimal_solve(ruleset, options: SolveOptions, progress) -> SolveResult
                            "first_seat_advantage": sp["first_seat_advantage"].as_dict()}
     figures = (Figure("first_seat_advantage", FIRST_SEAT_ADVANTAGE_MEANING + "; measured game by game in "
                       "the self-play", (sp["first_seat_advantage"],)),)
+    files: tuple[str, ...] = ()
     if options.detail:
         extras["printable"] = answer_text(res)   # the command prints it under the values
+        if options.out_dir is not None:         # the policy's tables, like an exact solve's play table
+            from .nearopt_files import write_policy_files
+            files = tuple(write_policy_files(res, options.out_dir, len(own)))
     whose = "a round" if res["objective"] == "round" else "the match (first to target_wins round wins)"
     return SolveResult(tuple(e.value for e in estimates), "near-optimal", False, 0, res["method"], extras=extras,
-                       estimates=estimates, figures=figures,
+                       estimates=estimates, figures=figures, files=files,
                        value_meaning=f"each seat's U in {whose} (P(win) - P(lose) for 2 players) when "
                                      "every seat follows the near-optimal policy, sampled by seeded "
                                      "self-play (not the optimum)")

@@ -46,15 +46,20 @@ OWN_BANDS = ("0-2", "3-5", "6-8", "9+")
 RISK_BANDS = ("none", "<=3%", "3-7%", "7-15%", ">15%")
 
 
+def stop_cell(lead: int, risk: int, own: int, gritos: int) -> tuple[str, str, list[float] | None]:
+    """(decision, source, learned cell) of the stop table on one feature key, as ``nearopt.choose``
+    reads it: the full key, else the coarse (lead, risk) one, else go (``unseen``)."""
+    cells = load_table().get("stop", {})
+    for source, key in (("full", f"{lead},{risk},{own},{gritos}"), ("coarse", f"{lead},{risk}")):
+        if key in cells:
+            return ("stop" if cells[key][0] > 0 else "go"), source, cells[key]
+    return "go", "unseen", None
+
+
 def stop_table() -> dict[str, Any]:
     """The learned go/stop decision as printable grids (S = stop, . = go), from the stored table."""
-    cells = load_table().get("stop", {})
-
     def decide(margin: int, risk: int, own: int, gritos: int) -> str:
-        for key in (f"{margin},{risk},{own},{gritos}", f"{margin},{risk}"):
-            if key in cells:
-                return "S" if cells[key][0] > 0 else "."
-        return "."                  # unseen: the policy goes
+        return "S" if stop_cell(margin, risk, own, gritos)[0] == "stop" else "."
     grids = []
     for gritos in range(3):
         rows = [{"lead": m, "cells": ["".join(decide(m, r, o, gritos) for o in range(4))
@@ -192,8 +197,10 @@ def applicable_regret(game) -> list[Regret]:
     """Per seat, the regret figure that applies to this configuration: the row of
     ``nearopt_regret.json`` measured on this very configuration (players, deck, stalls, rolls,
     objective, rulings and the policy's own endgame), else "not measured", naming the closest
-    measured configuration (the same players; on decks over 16 cards the rows that play the
-    endgame from 8 cards left as the real deck does) as context."""
+    measured configuration as context (the same players; among them the rows whose endgame starts at
+    the cards left this configuration's starts at -- on decks over 16 cards the real deck's 8 for two
+    players, 6 for three -- and of those the largest deck) and how far this one lies beyond it."""
+    from .endgame import Endgame
     from .nearopt_regret import CONFIGS, _ENDGAME_CARDS, build_config
     rows = {r["configuration"]: r for r in stored().get("rows", [])}
     n = game.num_players
@@ -205,14 +212,25 @@ def applicable_regret(game) -> list[Regret]:
             return [Regret(True, next(x["regret_float"] for x in row["seats"] if x["seat"] == seat), name,
                            _regret_how(row)) for seat in range(n)]
     same = [r for r in rows.values() if r["players"] == n]
-    if sum(game.cfg.deck) > 16:
-        same = [r for r in same if r["configuration"] in _ENDGAME_CARDS] or same
     if game.cfg.objective != "round" or not same:
         return [Regret(False, how="the regret table measures single rounds" if same else "")] * n
+    k = Endgame(game).cards
+    same = [r for r in same if r.get("endgame_cards") == k] or same
     closest = max(same, key=lambda r: (r["cards"], max(x["regret_float"] for x in r["seats"])))
     worst = max(x["regret_float"] for x in closest["seats"])
-    return [Regret(False, worst, f"{closest['configuration']} (worst seat)",
+    return [Regret(False, worst, f"{closest['configuration']} (worst seat; {beyond(closest, game)})",
                    _regret_how(closest))] * n
+
+
+def beyond(row: dict, game) -> str:
+    """How far ``game`` lies beyond the measured ``row``: cards, and the draws its tables decide
+    (those above the endgame's cards left) there and here."""
+    from .endgame import Endgame
+    cards, k = sum(game.cfg.deck), Endgame(game).cards
+    there = row["cards"] - row.get("endgame_cards", row["cards"])
+    here = cards - k if k >= 0 else cards
+    return (f"{row['cards']} cards, the tables deciding {max(there, 0)} draw(s) above the endgame; "
+            f"this deck: {cards} cards, {cards - row['cards']} more, the tables deciding {max(here, 0)}")
 
 
 def policy_method(game) -> str:
@@ -231,7 +249,7 @@ def policy_method(game) -> str:
 
 def solve_near_optimal(ruleset, limits=None, progress: Callable | None = None,
                        seed: int | None = None, games: int | None = None, detail: bool = True,
-                       opponent_games: int = OPPONENT_GAMES) -> dict[str, Any]:
+                       opponent_games: int | None = None) -> dict[str, Any]:
     """The near-optimal policy's value on ``ruleset`` (its own objective) by ``games`` seeded
     self-play games (default ``SELF_PLAY_GAMES``), the regret figure that applies, and with
     ``detail`` its play table and the self-play against the simple rules on the round and the
@@ -242,6 +260,7 @@ def solve_near_optimal(ruleset, limits=None, progress: Callable | None = None,
     start = time.perf_counter()
     from .endgame import Endgame
     seed = DEFAULT_SEED if seed is None else seed
+    opponent_games = OPPONENT_GAMES if opponent_games is None else opponent_games
     game = build(ruleset)
     if games is None:   # a fixed count chosen by the configuration, never by the clock
         games = SELF_PLAY_GAMES if Endgame(game).c else CHEAP_SELF_PLAY_GAMES

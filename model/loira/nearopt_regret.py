@@ -50,10 +50,13 @@ CONFIGS: list[tuple[str, str | None, dict]] = [
     *[(f"bench rung, {n} cards, endgame from 8 cards as on the real deck", None,
        {"players": 2, "deck": _RUNG_ORDER[:n], "stalls": st, "centre_rolls": r})
       for n, st, r in _RUNGS if n in (13, 14)],
+    ("3 players, verify deck, endgame from 6 cards as on the real deck", None, {**_VERIFY, "players": 3}),
 ]
-#: rows whose policy plays its endgame from the real deck's 8 cards left (decks over 16 cards) instead
-#: of the 10 it uses on these small decks: the tables' share of the real game, measured where it can be
-_ENDGAME_CARDS = {name: 8 for name, _, _ in CONFIGS if name.endswith("as on the real deck")}
+#: rows whose policy plays its endgame from the real deck's cards left (decks over 16 cards: 8 for two
+#: players, 6 for three) instead of the more it uses on these small decks: the tables' share of the
+#: real game, measured where it can be
+_ENDGAME_CARDS = {name: 8 if name.startswith("bench rung") else 6
+                  for name, _, _ in CONFIGS if name.endswith("as on the real deck")}
 #: the C engine's kept table sized at once for these rungs (turn states: the 16-card rung's
 #: 1.2e8, model/loira/README.md's bench ladder), 6 GiB instead of the doubling's 9.2 GiB peak
 _RESERVE = {16: 121_000_000}
@@ -99,14 +102,14 @@ def measure_one(game, cards: int | None = None) -> dict:
         made = []
 
         def policy(g):
-            made.append(near_optimal(g))
+            made.append(near_optimal(g, cards))
             return made[-1]
         per_seat = regret(game, policy, opt)
         if sum(p.endgame.overruns for p in made):
             raise RuntimeError("an endgame solve hit its state cap: not the policy as it plays")
         extra = {"method": "exact", "states": opt.states}
-        if game.num_players == 2:
-            extra["endgame_cards"] = default_cards(game)
+        if game.num_players == 2 or cards is not None:
+            extra["endgame_cards"] = cards if cards is not None else default_cards(game)
     return {"players": game.num_players, "cards": _cards(game), **extra,
             "seconds": round(time.perf_counter() - start, 1),
             "seats": [{"seat": s, "optimal": str(v["optimal"]), "policy": str(v["policy"]),

@@ -1,0 +1,158 @@
+"""The near-optimal policy's files for ``solve`` (the real deck): its stop and escort tables as CSV,
+a printable summary and a picture, like the play table, summary and picture of an exact solve.
+
+Every row says what the policy does and where that comes from (``source``): the learned cell of the
+full feature key, the coarse key it backs off to, or neither (``unseen``: the stop table goes, the
+escort falls back to the greedy rule). ``advantage`` is the learned cell's summed ``reach x (value of
+yes - value of no)`` for the mover (``nearopt.learn``; its sign decides) and ``weight`` the summed
+reach. The files are written into the staged folder ``solve`` gives (``solver/outputs.py`` swaps it
+into place), after the self-play, so a run cut short writes nothing.
+"""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+from .nearopt import load_table
+from .nearopt_play import OWN_BANDS, RISK_BANDS, stop_cell
+
+LEADS = range(-6, 7)
+ESCORT_LEADS = range(-4, 5)
+SLOTS = range(2, 7)
+STOP_COLUMNS = [
+    ("gritos_resolved", "int", "Gritos resolved so far (0, 1, 2 or more)"),
+    ("lead", "int", "own points minus the best opponent's, clipped to -6..6"),
+    ("loira_risk", "str", "P(this draw opens a stall for the mover and the Loira takes everything), banded"),
+    ("own_points", "str", "the mover's own points, banded"),
+    ("decision", "str", "stop or go: what the policy does there (while an opponent still draws, above its exact endgame)"),
+    ("source", "str", "full: the learned cell of this key; coarse: the cell of (lead, risk) it backs off to; "
+                      "unseen: neither was met in training and the policy goes"),
+    ("advantage", "float", "the deciding cell's summed reach x (U of stop - U of go) for the mover (its sign decides)"),
+    ("weight", "float", "the deciding cell's summed reach probability in training"),
+]
+ESCORT_COLUMNS = [
+    ("key", "str", "full: the six-feature cell the policy reads first; coarse: the (lead, slots, escape) cell it backs off to"),
+    ("lead", "int", "own points minus the best opponent's, clipped to -4..4"),
+    ("slots", "int", "the belief's slots: P(a pick is the Loira) = 1/slots (6 means 6 or more)"),
+    ("escape_pair", "int", "1 when the mover holds an escape pair"),
+    ("own_points", "str", "the mover's own points, banded (full keys only)"),
+    ("gritos_resolved", "int", "Gritos resolved so far (full keys only)"),
+    ("mean_unopened_stall", "int", "the mean score of the stalls still in the centre, rounded (full keys only)"),
+    ("decision", "str", "escort (spend a roll to open a stall too) or no"),
+    ("advantage", "float", "summed reach x (U of escorting - U of not) for the mover (its sign decides)"),
+    ("weight", "float", "summed reach probability in training"),
+]
+
+
+def stop_rows() -> list[list[Any]]:
+    rows = []
+    for gritos in range(3):
+        for lead in LEADS:
+            for risk, risk_name in enumerate(RISK_BANDS):
+                for own, own_name in enumerate(OWN_BANDS):
+                    decision, source, cell = stop_cell(lead, risk, own, gritos)
+                    rows.append([gritos, lead, risk_name, own_name, decision, source,
+                                 *(cell if cell else ["", ""])])
+    return rows
+
+
+def escort_rows() -> list[list[Any]]:
+    rows = []
+    for key, (adv, weight) in sorted(load_table().get("escort", {}).items(),
+                                     key=lambda kv: [int(x) for x in kv[0].split(",")]):
+        f = [int(x) for x in key.split(",")]
+        fine = [OWN_BANDS[f[3]], f[4], f[5]] if len(f) == 6 else ["", "", ""]
+        rows.append(["full" if len(f) == 6 else "coarse", f[0], f[1], f[2], *fine,
+                     "escort" if adv > 0 else "no", adv, weight])
+    return rows
+
+
+def _csv(path: Path, columns, rows) -> Path:
+    with path.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow([c[0] for c in columns])
+        w.writerows(rows)
+    return path
+
+
+def summary_text(res: dict[str, Any]) -> str:
+    from ruleproof.model.estimate import Regret
+    lines = ["Loira do Banheiro: the near-optimal policy (not an exact solution)", "", res["method"], ""]
+    for seat, r in enumerate(res["regret"]):
+        lines.append(f"seat {seat}: {Regret.from_dict(r).text()}")
+    lines += ["", "Stop table (while an opponent still draws, above the exact endgame):",
+              res.get("printable", ""), ""]
+    return "\n".join(lines)
+
+
+def draw(path: Path, title: str) -> Path:
+    """Stop decisions per Gritos resolved (rows: lead; columns: risk band x own-points band) and the
+    coarse escort cells (rows: lead; columns: slots x escape pair). Red: stop / escort; blue: go /
+    not; pale: the cell was never met in training (the fallback decides)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.colors import ListedColormap
+    # 0 go (learned), 1 stop (learned), 2 go (unseen: the fallback), 3 stop from a coarse key
+    cmap = ListedColormap(["#3b6fd1", "#d1403b", "#dbe4f5", "#ef9f9c"])
+    fig, axes = plt.subplots(1, 4, figsize=(19, 5.2), dpi=100,
+                             gridspec_kw={"width_ratios": [20, 20, 20, 10]})
+    n_own = len(OWN_BANDS)
+    for gritos, ax in enumerate(axes[:3]):
+        grid = np.zeros((len(LEADS), len(RISK_BANDS) * n_own))
+        for i, lead in enumerate(LEADS):
+            for risk in range(len(RISK_BANDS)):
+                for own in range(n_own):
+                    decision, source, _ = stop_cell(lead, risk, own, gritos)
+                    grid[i, risk * n_own + own] = (2 if source == "unseen" else
+                                                   (3 if source == "coarse" else 1) if decision == "stop" else 0)
+        ax.imshow(grid, origin="lower", cmap=cmap, vmin=0, vmax=3, aspect="auto", interpolation="nearest")
+        ax.set_xticks([r * n_own + (n_own - 1) / 2 for r in range(len(RISK_BANDS))], RISK_BANDS, fontsize=8)
+        for r in range(1, len(RISK_BANDS)):
+            ax.axvline(r * n_own - 0.5, color="white", lw=2)
+        ax.set_yticks(range(len(LEADS)), [f"{m:+d}" for m in LEADS], fontsize=8)
+        ax.set_xlabel("P(the draw loses everything to the Loira)\nwithin a band: own points "
+                      + " / ".join(OWN_BANDS), fontsize=8)
+        ax.set_ylabel("lead over the best opponent")
+        ax.set_title(f"stop table, {gritos}{'+' if gritos == 2 else ''} Gritos resolved", fontsize=10)
+    ax = axes[3]
+    cells = load_table().get("escort", {})
+    grid = np.zeros((len(ESCORT_LEADS), len(SLOTS) * 2))
+    for i, lead in enumerate(ESCORT_LEADS):
+        for j, slots in enumerate(SLOTS):
+            for esc in (0, 1):
+                cell = cells.get(f"{lead},{slots},{esc}")
+                grid[i, 2 * j + esc] = 2 if cell is None else 1 if cell[0] > 0 else 0
+    ax.imshow(grid, origin="lower", cmap=cmap, vmin=0, vmax=3, aspect="auto", interpolation="nearest")
+    ax.set_xticks([2 * j + 0.5 for j in range(len(SLOTS))],
+                  [f"1/{n}" + ("+" if n == 6 else "") for n in SLOTS], fontsize=8)
+    ax.set_yticks(range(len(ESCORT_LEADS)), [f"{m:+d}" for m in ESCORT_LEADS], fontsize=8)
+    ax.set_xlabel("P(a pick is the Loira)\nwithin: without / with an escape pair", fontsize=8)
+    ax.set_title("escort (coarse cells)", fontsize=10)
+    fig.suptitle(title + "\nred: stop / escort; pink: stop from the coarse (lead, risk) cell; "
+                 "blue: go / do not escort; pale: never met in training (go; greedy escort)", fontsize=9)
+    fig.savefig(path, bbox_inches="tight", metadata={"Software": "written by ruleproof solve"})
+    plt.close(fig)
+    return path
+
+
+def write_policy_files(res: dict[str, Any], out_dir: Path, players: int) -> list[str]:
+    """stop_table.csv, escort_table.csv, policy_tables.meta.json, policy_summary.txt, policy.png."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = [_csv(out_dir / "stop_table.csv", STOP_COLUMNS, stop_rows()),
+             _csv(out_dir / "escort_table.csv", ESCORT_COLUMNS, escort_rows())]
+    meta = {"game": "loira", "policy": "near-optimal (not an exact solution)", "method": res["method"],
+            "regret": res["regret"],
+            "tables": {name: [{"name": n, "type": t, "meaning": m} for n, t, m in cols]
+                       for name, cols in (("stop_table.csv", STOP_COLUMNS), ("escort_table.csv", ESCORT_COLUMNS))}}
+    meta_path = out_dir / "policy_tables.meta.json"
+    meta_path.write_text(json.dumps(meta, indent=1) + "\n")
+    text_path = out_dir / "policy_summary.txt"
+    text_path.write_text(summary_text(res))
+    files += [meta_path, text_path,
+              draw(out_dir / "policy.png", f"Loira do Banheiro, {players} players: the near-optimal "
+                                           "policy's learned tables")]
+    return [str(f) for f in files]
