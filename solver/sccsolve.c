@@ -27,13 +27,6 @@
  */
 #include <math.h>
 #include <stdint.h>
-
-/* a hint to fetch a cache line ahead of its use (compilers without the builtin skip it) */
-#if defined(__GNUC__) || defined(__clang__)
-#define PREFETCH(address) __builtin_prefetch((address), 0)
-#else
-#define PREFETCH(address) ((void)(address))
-#endif
 #include <stdlib.h>
 
 #define CHANCE (-1)
@@ -260,10 +253,6 @@ int scc_solve(int64_t n, int64_t seats, const int8_t *kind, const int64_t *off, 
         }
         const int64_t v = cs_node[sp - 1];
         const int64_t e = cs_edge[sp - 1];
-        if (e == off[v])   /* v is new: its children's marks are fetched together (cache misses
-                            * that overlap instead of queueing, one per edge otherwise) */
-            for (int64_t f = e; f < off[v + 1]; f++)
-                PREFETCH(mark + child[f]);
         if (e < off[v + 1]) {
             cs_edge[sp - 1] = e + 1;
             const int64_t w = child[e];
