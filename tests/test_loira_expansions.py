@@ -85,3 +85,41 @@ def test_diretora_with_too_few_stalls_and_professora():
     assert p[0] == Phase.PROFESSORA and g.legal_actions(p) == [1 * 16 + 2, 2 * 16 + 1]
     p = script(g, [2 * 16 + 1, 0], p)       # seat 2 opens first: the 2-point stall
     assert score(g, p, 2) == 2
+
+
+def test_verify_companions_hold_mini_expansion_cards_one_kind_each():
+    """The companions with mini-expansion cards: one kind per deck (a closed card's kind is then
+    known to all, so loira-information can hold), and each reaches its card's decisions: setting a
+    card aside, opening it from aside, and the card's own choice."""
+    from ruleproof.model.loira import SPEC
+    from ruleproof.model.loira.cards import EXPANSION_KINDS
+    from ruleproof.model.loira.shrink import companions
+    from ruleproof.model.loira.state import PH, Phase
+    from test_loira_helpers import ruleset
+    own = {"zelador": Phase.ZELADOR, "rapagote": Phase.RAPAGOTE, "tia": Phase.STEAL, "diretora": Phase.DIRETORA}
+    seen_kinds = set()
+    for d in companions(ruleset(dict(SPEC.verify_overrides))):
+        g = SPEC.build(d.ruleset)
+        kinds = [k for k in EXPANSION_KINDS if g.cfg.deck[k]]
+        if not kinds:
+            continue
+        assert len(kinds) == 1, d.label
+        name = {v: k for k, v in Kind.__members__.items()}[kinds[0]].lower()
+        seen_kinds.add(name)
+        states = _reachable(g)
+        assert {Phase.EXPANSION, own[name]} <= {s[PH] for s in states}, d.label
+        assert any(s[PH] == Phase.TURN and s[g.o_aside + EXPANSION_KINDS.index(kinds[0])] for s in states)
+    assert seen_kinds == set(own)
+
+
+def _reachable(g):
+    seen, stack = {g.initial_state()}, [g.initial_state()]
+    while stack:
+        s = stack.pop()
+        if g.is_terminal(s):
+            continue
+        for _, _, t in g.successors(s):
+            if t not in seen:
+                seen.add(t)
+                stack.append(t)
+    return seen

@@ -23,7 +23,8 @@ from ruleproof.model.loira.rulings import RULINGS
 from ruleproof.model.loira.scoring import score
 from ruleproof.model.loira.state import PH, STOP, TURN, Phase
 from ruleproof.model.protocol import CHANCE, TERMINAL
-from test_loira_fast_rulings import CLAIMED, _turn_states
+from test_loira_fast_rulings import (CLAIMED, _every_turn_state, _turn_states,
+                                     loira_back_beside_a_kicked_stall)
 from test_loira_helpers import game, ruleset
 
 # every base card kind, three stall values, a roll each and none in the centre (Toc-Toc steals)
@@ -107,6 +108,15 @@ def test_default_rulings_turn_by_turn():
     g = game(BASE3)
     assert fast.supports(g.cfg) is None
     assert _compare(g, _turn_states(g, random.Random(1), 30), random.Random(2)) == 30
+
+
+def test_the_loira_back_beside_a_kicked_stall_turn_by_turn():
+    """As test_loira_fast_rulings' test of that name, with three seats: every such turn-start state."""
+    _available()
+    g = game({**BASE3, **EXTRA3["L07"]}, {"L07": "no"})
+    states = [s for s in _every_turn_state(g) if loira_back_beside_a_kicked_stall(g, s)]
+    assert len(states) >= 100, len(states)
+    assert _compare(g, states, random.Random(17)) == len(states)
 
 
 @pytest.mark.parametrize("rid,opt", CLAIMED, ids=[f"{r}={o}" for r, o in CLAIMED])

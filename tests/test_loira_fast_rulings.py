@@ -16,7 +16,7 @@ import pytest
 
 from ruleproof.model.loira import fast
 from ruleproof.model.loira.rulings import RULINGS
-from ruleproof.model.loira.state import CARD, PH, Phase
+from ruleproof.model.loira.state import CARD, PH, PHYS, SLOTS, Phase
 from ruleproof.model.protocol import CHANCE, TERMINAL
 from test_loira_helpers import game, ruleset
 
@@ -81,6 +81,33 @@ def _turn_states(g, rng: random.Random, count: int) -> list[tuple[int, ...]]:
     return states[:count]
 
 
+def _every_turn_state(g) -> list[tuple[int, ...]]:
+    """Every reachable turn-start state of a small round (every move and outcome followed)."""
+    start = g.initial_state()
+    seen, stack, found = {start}, [start], []
+    while stack:
+        s = stack.pop()
+        seat = g.current_player(s)
+        if seat == TERMINAL:
+            continue
+        if s[PH] == Phase.TURN:
+            found.append(s)
+        moves = [o for o, _ in g.chance_outcomes(s)] if seat == CHANCE else g.legal_actions(s)
+        for t in (g.apply(s, m) for m in moves):
+            if t not in seen:
+                seen.add(t)
+                stack.append(t)
+    return found
+
+
+def loira_back_beside_a_kicked_stall(g, s) -> bool:
+    """The Loira is known to be in the centre again (an escape) while a stall Chute kicked out unseen
+    is still counted unopened: ``slots`` (centre.py) is then at most that count, and once the Loira
+    is the last card left (slots 1) no counted stall can be opened. Random plays seldom get here
+    (a kick, then the Loira found by a player holding a pair, then another opening)."""
+    return s[PHYS] > 0 and s[SLOTS] <= sum(g.centre_counts(s))
+
+
 def _python_turn(g, s, leaf, root=True, memo=None) -> Fraction:
     """Seat 0's value of the turn from ``s`` with ``leaf`` valuing the next turn-start states
     (memoised within the turn: set-aside cards and Merendeira's second draw reach a node many ways)."""
@@ -136,6 +163,19 @@ def test_claimed_option_turn_by_turn(rid, opt):
     assert fast.applies(ruleset(params, {rid: opt})) is None
     seed = sum(map(ord, rid + opt))
     assert _compare(g, _turn_states(g, random.Random(seed), 30), random.Random(seed + 1)) == 30
+
+
+@pytest.mark.parametrize("l07", ["no", "yes"])
+def test_the_loira_back_beside_a_kicked_stall_turn_by_turn(l07):
+    """Every such turn-start state of the L07 configuration, not a random sample: under L07 "no" the
+    C engine opened a kicked stall with probability 0 when the Loira was the last card, and went on
+    to a turn with an empty centre the model never reaches (``verify`` of
+    model/loira/examples/harmless-ruling.toml failed on it; under "yes" that branch ended the round)."""
+    _available()
+    g = game({**BASE, **EXTRA["L07"]}, {"L07": l07})
+    states = [s for s in _every_turn_state(g) if loira_back_beside_a_kicked_stall(g, s)]
+    assert any(s[SLOTS] == 1 for s in states) and len(states) >= 30, len(states)
+    assert _compare(g, states, random.Random(17)) == len(states)
 
 
 # every mini-expansion card the C engine claims, alone in a small deck and all together; rolls so

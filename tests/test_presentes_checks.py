@@ -12,7 +12,7 @@ import pytest
 from ruleproof.model.limits import Limits
 from ruleproof.model.presentes import SPEC, board as B, rules as R
 from ruleproof.model.presentes import simulate as S
-from ruleproof.model.presentes.shrink import COMPANION_PROPERTIES, TRIO_PROPERTIES, companions
+from ruleproof.model.presentes.shrink import CHAIN_PROPERTIES, COMPANION_PROPERTIES, TRIO_PROPERTIES, companions
 from ruleproof.model.properties import Derived
 from ruleproof.model.sampling import random_play
 from ruleproof.solver.explore import explore
@@ -145,15 +145,59 @@ def test_a_dead_end_is_reported_by_every_check_not_a_crash(monkeypatch):
 def test_companions_are_the_trio_board_and_the_other_official_boards():
     """Two players: the 'trio' board with three, every property; on an official board, the other
     official boards too, for the properties only their whole graph shows."""
-    trio, *comps = companions(SPEC.default())
+    trio, azar, chain, *comps = companions(SPEC.default())
     assert (trio.ruleset.params["board"], trio.ruleset.params["players"], trio.always) == ("trio", 3, True)
     assert trio.properties == TRIO_PROPERTIES and "z3-gift-conservation" in trio.properties
+    assert (azar.ruleset.params["board"], azar.ruleset.params["players"], azar.ruleset.params["host_skip"],
+            azar.properties) == ("trio-azar", 3, (1,), TRIO_PROPERTIES)
+    assert (chain.ruleset.params["board"], chain.ruleset.params["players"]) == ("chain", 2)
+    assert chain.properties == CHAIN_PROPERTIES and "z3-gift-conservation" in chain.properties
     assert [d.ruleset.params["board"] for d in comps] == ["media", "longa"]
     assert all(d.always and d.properties == COMPANION_PROPERTIES and d.ruleset.params["players"] == 2
                for d in comps)
-    assert [d.ruleset.params["board"] for d in companions(small())] == ["trio"]
-    party = companions(SPEC.ruleset("presentes-party"))   # 4 players: no trio
-    assert len(party) == 3 and all(d.ruleset.params["dice"] == 2 for d in party)
+    assert [d.ruleset.params["board"] for d in companions(small())] == ["trio", "trio-azar", "chain"]
+    party = companions(SPEC.ruleset("presentes-party"))   # 32 players: no trio
+    assert [d.ruleset.params["board"] for d in party] == ["chain", "curta", "media", "longa"]
+    assert all(d.ruleset.params["dice"] == 2 for d in party)
+
+
+def _reachable(ruleset):
+    game = SPEC.build(ruleset)
+    seen, stack = {game.initial_state()}, [game.initial_state()]
+    while stack:
+        for _, _, t in game.successors(stack.pop()):
+            if t not in seen:
+                seen.add(t)
+                stack.append(t)
+    return game, seen
+
+
+def test_the_chain_companion_reaches_the_third_landing():
+    """'Valem no máximo 3 quedas seguidas': on 'chain' a Salto chain lands a third time -- on a ★
+    (a draw on landing 3, whose Salto then moves without landing) and on an ordinary square (a
+    gift from the tree) -- which no smaller board reaches."""
+    chain = next(d.ruleset for d in companions(SPEC.default()) if d.ruleset.params["board"] == "chain")
+    game, states = _reachable(chain)
+    squares = game.board.squares
+    third = [s for s in states if s.chain == 3 and s.phase == R.Phase.LUCK]
+    assert third and all(squares[s.pos[s.turn]] == B.Square.LUCK for s in third)
+    assert any(s.phase == R.Phase.TREE and squares[s.pos[s.aux]] == B.Square.ORDINARY
+               and s.pos[s.aux] in (6, 8, 9, 10) for s in states)
+    assert all(s.chain <= 3 for s in states)
+    assert len(states) < 4_000
+
+
+def test_the_trio_azar_companion_meets_a_revanche_among_three_and_a_host_skip():
+    """On 'trio-azar' (3 players, the host skipping turn slot 1) the previous player of a Revanche
+    is one of two others, and the skipped slot hands the turn on."""
+    azar = next(d.ruleset for d in companions(SPEC.default()) if d.ruleset.params["board"] == "trio-azar")
+    game, states = _reachable(azar)
+    revenges = {(s.turn, R.previous_player(game.rules, s)) for s in states if s.phase == R.Phase.REVENGE}
+    assert {(0, 2), (1, 0)} <= revenges
+    assert 1 not in {s.slot for s in states if s.phase == R.Phase.ROLL}   # no turn is played in slot 1
+    after_seat_0 = R.begin_slot(game.rules, game.initial_state(), 1, 1)
+    assert (after_seat_0.phase, after_seat_0.turn, after_seat_0.slot) == (R.Phase.ROLL, 2, 2)
+    assert len(states) < 9_000
 
 
 def test_verify_explores_a_companion_for_the_properties_it_names():

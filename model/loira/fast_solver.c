@@ -583,7 +583,9 @@ static Val reveal(const St *s, const int *picker, const int *keeper, int n, int 
     for (int v = 0; v < S_n; v++) m += centre(s, v);
     double pl = 1.0 / s->slots;
     Val acc = vzero();
-    for (int v = 0; v < S_n; v++) {
+    /* slots 1: the Loira is certainly the card left (P 1/slots); a stall kicked out unseen may
+     * still be counted in centre(), but opening it has probability 0 (centre.reveal_distribution) */
+    for (int v = 0; v < S_n && s->slots > 1; v++) {
         int c = centre(s, v);
         if (!c) continue;
         St t = *s;

@@ -66,6 +66,11 @@ TRIO_PROPERTIES = COMPANION_PROPERTIES + ("fast-paths", "z3-gift-conservation", 
                                           "simulator-agrees", "exact-chain-agrees")
 
 
+#: the properties the 'chain' companion is explored for: the mapping of every move to the rules' model
+#: (one proof carries it, as on 'trio') and the engines' agreement, on chains that reach their last landing
+CHAIN_PROPERTIES = ("state rules", "termination", "z3-gift-conservation", "simulator-agrees", "exact-chain-agrees")
+
+
 def companions(ruleset: Ruleset) -> list:
     """Configurations ``verify`` explores beside the ruleset every time (``Derived(..., always=True)``):
 
@@ -74,6 +79,12 @@ def companions(ruleset: Ruleset) -> list:
       pick among players (the leader, P20; logo à frente / atrás, P21; ties, P26; whom to steal from or
       swap with; the targets a policy picks) cannot go wrong; with three they can (about 6,800
       states, every ★ effect and choice);
+    * the 'trio-azar' board with 3 players and the host skipping the second turn slot, for the same
+      properties: the ☠ effects where "o jogador anterior" is one of two others (P08, P24, P27),
+      and "Pular vez" passing the turn on with three seats (about 7,900 states);
+    * the 'chain' board with 2 players, where a chain of Saltos reaches its third landing (on an
+      ordinary square or on a ★ whose Salto then moves without landing, P12): "Valem no máximo 3
+      quedas seguidas" -- no smaller board reaches it (about 2,900 states);
     * for a ruleset on an official board, the other official boards with 2 players and the
       ruleset's dice, rulings and rule parameters, explored for what only their whole graph
       shows (``COMPANION_PROPERTIES``).
@@ -87,6 +98,16 @@ def companions(ruleset: Ruleset) -> list:
         params = {"board": "trio", "players": 3, "gift_values": (), "focal_seat": -1}
         out.append(Derived(f"trio board, 3 players, {dice}, the ruleset's rulings and rule parameters",
                            ruleset.with_overrides(params, spec=SCHEMA), always=True, properties=TRIO_PROPERTIES))
+        params = {"board": "trio-azar", "players": 3, "gift_values": (), "focal_seat": -1,
+                  "host_remove": [], "host_skip": (1,)}
+        out.append(Derived(f"trio-azar board, 3 players, {dice}, the host skipping turn slot 1, the ruleset's "
+                           "rulings and rule parameters", ruleset.with_overrides(params, spec=SCHEMA),
+                           always=True, properties=TRIO_PROPERTIES))
+    if p["board"] != "chain":
+        params = {"board": "chain", "players": 2, "host_remove": [], "host_skip": (), "gift_values": (),
+                  "focal_seat": -1}
+        out.append(Derived(f"chain board, 2 players, {dice}, the ruleset's rulings and rule parameters",
+                           ruleset.with_overrides(params, spec=SCHEMA), always=True, properties=CHAIN_PROPERTIES))
     if p["board"] not in OFFICIAL:
         return out
     for name in OFFICIAL:
