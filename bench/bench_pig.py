@@ -151,6 +151,8 @@ def main() -> None:
             report.fail(run, r["error"])
         else:
             report.add(run, r["states"], r["seconds"], r["peak_mib"])
+            if r.get("cpu_seconds"):   # comparable from run to run on a shared machine, as wall is not
+                report.add(f"{run}, CPU", r["states"], r["cpu_seconds"], None)
     report.finish(args)
 
 

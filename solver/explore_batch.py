@@ -305,26 +305,29 @@ def _terminal_returns(game, frontier, kind, codes, first_id, returns, violate, l
     first terminal of each code in the chunk is checked against ``game.returns`` (the two forms
     must agree)."""
     terminal = np.flatnonzero(kind == TERMINAL)
+    nodes = (first_id + terminal).tolist()
     if codes is None:
-        nodes = (first_id + terminal).tolist()
         rets = [game.returns(game.from_key(k)) for k in frontier[terminal].tolist()]
+        seen = {}   # games return a few shared tuples: check each object once, at its first node
+        for node, ret in zip(nodes, rets):
+            seen.setdefault(id(ret), (node, ret))
+        firsts = list(seen.values())
     else:
         table = game.batch_returns
-        codes = codes[terminal].tolist()
-        nodes = (first_id + terminal).tolist()
-        rets = [table[c] for c in codes]
-        first_of = {}
-        for i, c in enumerate(codes):
-            first_of.setdefault(c, i)
-        for c, i in first_of.items():
-            if game.returns(game.from_key(int(frontier[terminal[i]]))) != table[c]:
+        by_code = np.empty(len(table), object)   # not np.array(table): that would be a 2-D array
+        for c, ret in enumerate(table):
+            by_code[c] = ret
+        codes = np.asarray(codes)[terminal]
+        rets = by_code[codes].tolist()
+        first = np.unique(codes, return_index=True)[1]
+        firsts = []
+        for i in np.sort(first).tolist():   # the first terminal of each code, in node order
+            ret = rets[i]
+            if game.returns(game.from_key(int(frontier[terminal[i]]))) != ret:
                 violate("utility-bounds", "the batch returns differ from the state's returns", nodes[i])
+            firsts.append((nodes[i], ret))
     returns.update(zip(nodes, rets))
-    checked: dict[int, tuple] = {}   # games return a few shared tuples: check each object once
-    for node, ret in zip(nodes, rets):
-        if checked.get(id(ret)) is ret:
-            continue
-        checked[id(ret)] = ret
+    for node, ret in firsts:
         if any(not lo_u <= r <= hi_u for r in ret):
             violate("utility-bounds", f"returns {tuple(str(r) for r in ret)} leave [{lo_u}, {hi_u}]", node)
         elif const_sum is not None and sum(ret) != const_sum:

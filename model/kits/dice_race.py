@@ -168,54 +168,61 @@ class DiceRace(Game):
 
     # --- the batch expansion (two players, mover in seat 0) --------------------------------------------
     def expand_keys(self, keys: np.ndarray) -> KeyBatch | None:
-        """``canonical_successors`` of many two-player representatives at once."""
+        """``canonical_successors`` of many two-player representatives at once: each state's edges
+        are written straight to their places in the flat edge arrays (a decision's at its offset,
+        a throw's as one row of every outcome), not through a states x outcomes table."""
         if self.num_players != 2 or len(self.seat_permutations) != 2:
             return None
         r = self.record
-        mine, theirs, turn = r.column(keys, "score0"), r.column(keys, "score1"), r.column(keys, "turn")
+        s0, s1, st, sr, sw = (r.shift[c] for c in ("score0", "score1", "turn", "rolling", "winner"))
         won = r.column(keys, "winner") >= 0
         rolling = r.column(keys, "rolling").astype(bool)
+        decide = np.flatnonzero(~won & ~rolling)
+        roll = np.flatnonzero(~won & rolling)
+        turn_d = r.column(keys[decide], "turn")
+        hold_ok = turn_d > 0 if not self.hold_at_zero else np.ones(len(decide), bool)
         n_out = len(self.throws)
-        width = max(n_out, 2)
-        shape = (len(keys), width)
-        child, action = np.zeros(shape, np.int64), np.zeros(shape, np.int64)
-        prob, perm, valid = np.zeros(shape, np.int64), np.zeros(shape, np.int8), np.zeros(shape, bool)
-        s0, s1, st, sr, sw = (r.shift[c] for c in ("score0", "score1", "turn", "rolling", "winner"))
+        counts = np.zeros(len(keys), np.int64)
+        counts[decide] = 1 + hold_ok
+        counts[roll] = n_out
+        offsets = np.cumsum(counts) - counts
+        edges = int(offsets[-1] + counts[-1]) if len(keys) else 0
+        child, action = np.empty(edges, np.int64), np.empty(edges, np.int64)
+        prob, perm = np.empty(edges, np.int64), np.empty(edges, np.int8)
 
-        def passed(new_mine, rows):   # the dice pass: the seats swap in the representative
-            return (theirs[rows] << s0) | (new_mine << s1)
+        def passed(theirs, new_mine):   # the dice pass: the seats swap in the representative
+            return (theirs << s0) | (new_mine << s1)
 
-        decide = ~won & ~rolling
-        hold_ok = decide & (turn > 0) if not self.hold_at_zero else decide
-        child[decide, 0] = keys[decide] | (1 << sr)
-        action[decide, 0] = ROLL
-        valid[decide, 0] = True
-        banked = mine[hold_ok] + turn[hold_ok]
+        # a decision: roll (the dice in the air), then hold where it is legal
+        at = offsets[decide]
+        key_d = keys[decide]
+        child[at], action[at], prob[at], perm[at] = key_d | (1 << sr), ROLL, 0, 0
+        at, key_h = at[hold_ok] + 1, key_d[hold_ok]
+        mine_h = r.column(key_h, "score0")
+        banked = mine_h + turn_d[hold_ok]
         wins = banked >= self.goal
-        child[hold_ok, 1] = np.where(wins, keys[hold_ok] | (1 << sw), passed(banked, hold_ok))
         # a hold that wins keeps the representative (the mover is the winner, seat 0): no swap
-        perm[hold_ok, 1] = np.where(wins, 0, 1)
-        action[hold_ok, 1] = HOLD
-        valid[hold_ok, 1] = True
-        roll = ~won & rolling
-        for j, face in enumerate(self.throws):
-            action[roll, j] = face.outcome
-            prob[roll, j] = self._prob_codes[j]
-            valid[roll, j] = True
-            if face.effect == Effect.LOSE_TURN:
-                child[roll, j], perm[roll, j] = passed(mine[roll], roll), 1
-            elif face.effect == Effect.LOSE_ALL:
-                child[roll, j], perm[roll, j] = passed(np.zeros_like(mine[roll]), roll), 1
-            else:
-                total = turn[roll] + face.points
-                base = (mine[roll] << s0) | (theirs[roll] << s1)
-                if self.win_at_once:
-                    child[roll, j] = base | (total << st) | ((mine[roll] + total >= self.goal).astype(np.int64) << sw)
-                else:
-                    child[roll, j] = base | (np.minimum(total, self.goal - mine[roll]) << st)
+        child[at] = np.where(wins, key_h | (1 << sw), passed(r.column(key_h, "score1"), banked))
+        action[at], prob[at], perm[at] = HOLD, 0, np.where(wins, 0, 1)
+        # a throw: one edge per outcome, in the dice's order
+        key_r = keys[roll]
+        mine, theirs, turn = r.column(key_r, "score0"), r.column(key_r, "score1"), r.column(key_r, "turn")
+        at = offsets[roll][:, None] + np.arange(n_out)
+        effect = np.array([f.effect for f in self.throws])
+        points = np.array([f.points if f.effect == Effect.SCORE else 0 for f in self.throws], np.int64)
+        total = turn[:, None] + points
+        base = ((mine << s0) | (theirs << s1))[:, None]
+        if self.win_at_once:
+            scored = base | (total << st) | ((mine[:, None] + total >= self.goal).astype(np.int64) << sw)
+        else:
+            scored = base | (np.minimum(total, self.goal - mine[:, None]) << st)
+        lost = np.where(effect == Effect.LOSE_ALL, passed(theirs, 0)[:, None], passed(theirs, mine)[:, None])
+        child[at] = np.where(effect == Effect.SCORE, scored, lost)
+        action[at] = np.array([f.outcome for f in self.throws], np.int64)
+        prob[at] = np.array(self._prob_codes, np.int64)
+        perm[at] = np.where(effect == Effect.SCORE, 0, 1).astype(np.int8)
         kind = np.where(won, TERMINAL, np.where(rolling, CHANCE, 0)).astype(np.int8)
-        return KeyBatch(kind, valid.sum(axis=1), child[valid], action[valid], prob[valid], perm[valid],
-                        np.zeros(len(keys), np.int8))
+        return KeyBatch(kind, counts, child, action, prob, perm, np.zeros(len(keys), np.int8))
 
     # --- narration and tables -------------------------------------------------------------------------
     def dice_text(self) -> str:
