@@ -65,6 +65,10 @@ class GameSpec:
     diff_configs: Sequence[tuple[str, Mapping[str, Any]]] = ()
     #: the state limit for the exhaustive part of ``verify``
     verify_max_states: int = 2_000_000
+    #: how many seeded full-size plays ``verify`` samples when a ruleset is too big to explore (a
+    #: fixed amount of work, sized to what one play costs the game's checks; None: the core's
+    #: default, ``solver.verify.DEFAULT_PLAYS``)
+    verify_plays: int | None = None
     #: engines for ``solve``, in preference order: the first whose ``applies`` says None answers
     #: (none given: the generic exploration and exact solve, ``solver.engines.GENERIC``)
     engines: Sequence[Engine] = ()

@@ -338,7 +338,8 @@ def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
         companions = [d for d in derived_of(spec, ruleset) if d.always]
         _derived_configs(spec, ruleset, companions, limits, report, seed, progress, set())
     else:
-        _verify_too_big(spec, ruleset, game, ex, label, props, limits, report, plays or DEFAULT_PLAYS, seed, progress,
+        _verify_too_big(spec, ruleset, game, ex, label, props, limits, report,
+                        plays or spec.verify_plays or DEFAULT_PLAYS, seed, progress,
                         timed=timeout is not None)
     report.seconds = time.perf_counter() - start
     return report
