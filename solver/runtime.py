@@ -221,6 +221,9 @@ def time_limit(seconds: float | None, on_hard_stop: Callable[[], None] | None = 
         return
     started = command_started()
     soft = max(0.001, started + seconds * 1.03 + SOFT_GRACE - time.monotonic())
+    # the alarm may land in a __del__ (z3's, for one), where Python can only print it: not printed
+    # (``check_alarm`` raises it again), also where the command runs without ``armed`` (in-process)
+    old_unraisable, sys.unraisablehook = sys.unraisablehook, _quiet_unraisable
     old = signal.signal(signal.SIGALRM, _on_alarm(seconds))
     signal.setitimer(signal.ITIMER_REAL, soft)
     finished = threading.Event()
@@ -246,6 +249,7 @@ def time_limit(seconds: float | None, on_hard_stop: Callable[[], None] | None = 
             faulthandler.cancel_dump_traceback_later()
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+        sys.unraisablehook = old_unraisable
         _state["alarm"] = None
 
 

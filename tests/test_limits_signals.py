@@ -105,6 +105,27 @@ def test_a_stop_swallowed_by_a_library_is_still_a_stop(capsys):
     assert stopped.value.exit_code == 130 and capsys.readouterr().err.strip() == "interrupted"
 
 
+def test_a_time_limit_raised_in_a_destructor_prints_nothing_and_still_stops(capsys, monkeypatch):
+    """The alarm can land in a ``__del__`` (z3's AstRef, seen by the fuzzer: "Exception ignored in
+    ... TimeLimit" on stderr, in-process where ``armed`` is not in force): not printed, and the
+    next ``check_alarm`` raises it again."""
+    from ruleproof.solver import runtime
+
+    class Dying:
+        def __del__(self):
+            runtime._on_alarm(0.5)(signal.SIGALRM, None)   # the handler, as the alarm runs it
+
+    printed = []   # what Python's default hook would print ("Exception ignored in ...")
+    monkeypatch.setattr(sys, "unraisablehook", printed.append)
+    with runtime.time_limit(60):
+        Dying()   # collected at once: the TimeLimit goes to sys.unraisablehook
+        assert runtime.alarm_fired() == 0.5
+        with pytest.raises(runtime.TimeLimit):
+            runtime.check_alarm()
+    assert printed == [] and capsys.readouterr().err == ""
+    assert sys.unraisablehook == printed.append   # the command's own hook is back
+
+
 def children(pid: int) -> list[int]:
     found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
     return [int(p) for p in found]
