@@ -397,11 +397,14 @@ def _dask(workers: int, scheduler: str | None):
     except ImportError:
         raise OocError("workers/scheduler need Dask: pip install 'ruleproof[cluster]'") from None
     import logging
-    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")   # the worker processes inherit it
+    # not even its errors: on Ctrl-C the scheduler logs the tasks it loses ("Couldn't gather keys",
+    # seen in CI) before the command can say "interrupted"; a failure that matters reaches the
+    # client as an exception, and the command says it in one line
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")   # the worker processes inherit it
     # nor the note of multiprocessing's resource tracker after workers killed by Ctrl-C
     os.environ.setdefault("PYTHONWARNINGS", "ignore:::multiprocessing.resource_tracker")
-    dask.config.set({"logging.distributed": "error"})
-    logging.getLogger("distributed").setLevel(logging.ERROR)
+    dask.config.set({"logging.distributed": "critical"})
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
     if scheduler:
         try:   # an address nothing answers at: refused in seconds, not after Dask's 30
             return Client(scheduler, timeout=SCHEDULER_TIMEOUT), None
