@@ -32,7 +32,7 @@ from ruleproof.model.registry import GAMES, get_spec, load_ruleset
 from ruleproof.model.results import FAILS, HOLDS, UNKNOWN
 from ruleproof.model.ruleset import Ruleset, RulesetError, value_words
 
-from . import cache
+from . import beside, cache
 
 
 #: without a user --timeout no clock decides whether a side is exact: the engines' state limits do
@@ -444,6 +444,22 @@ def compare_rulesets(a: Ruleset, b: Ruleset, *, why: tuple[str, str] = ("", ""),
         raise RulesetError(b.source, "game", f"rulesets are for different games ({a.game} vs {b.game})")
     deadline = None if timeout is None else time.perf_counter() + timeout
     kw = dict(max_states=max_states, deadline=deadline, games=games, seed=seed, policy=policy)
-    sa = side(a, why[0], **kw)[0]
-    sb = side(b, why[1], **kw)[0]
+    # two heavy sides (full-size, sampled: fixed seeded work each) at once on two cores; the same
+    # figures, since neither side's work depends on the other's or on the clock (solver/beside.py)
+    with beside.Beside(side_summary_of, b, why[1], kw, enabled=parallel_sides(a, b, timeout)) as later:
+        sa = side(a, why[0], **kw)[0]
+        sb = later.result()
     return compare_sides(a, b, sa, sb)
+
+
+def side_summary_of(ruleset: Ruleset, why: str, kw: dict[str, Any]) -> dict[str, Any]:
+    """``side``'s JSON summary alone (what a worker process sends back)."""
+    return side(ruleset, why, **kw)[0]
+
+
+def parallel_sides(a: Ruleset, b: Ruleset, timeout: float | None) -> bool:
+    """Whether the two sides run in two processes: no time limit, two cores, two different
+    configurations (the same one is computed once and shared), both heavy."""
+    same = dict(a.params) == dict(b.params) and dict(a.rulings) == dict(b.rulings)
+    return (timeout is None and not same and beside.processes() > 1 and beside.heavy(a)
+            and beside.heavy(b))

@@ -65,7 +65,8 @@ def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states
     get what is left. ``games``/``seed``/``policy``: the sampling wherever values are sampled.
     With ``against``, both sides go through ``compare.side`` and ``compare.compare_sides``, as in
     ``compare``."""
-    from .compare import compare_sides, side
+    from . import beside
+    from .compare import parallel_sides, side_summary_of
     start = time.perf_counter()
     deadline = None if timeout is None else start + timeout
 
@@ -75,6 +76,20 @@ def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states
     say = progress or (lambda *_: None)
     say("verify", 0, None)
     sample = dict(games=games, seed=seed, policy=policy)
+    # the side it is compared with computed meanwhile on the second core when both are heavy
+    # (the same figures: fixed seeded work each; solver/beside.py)
+    other = beside.Beside(side_summary_of, against, why[1], dict(max_states=max_states, deadline=deadline, **sample),
+                          enabled=against is not None and parallel_sides(against, ruleset, timeout))
+    with other:   # leaving early (an error, Ctrl-C) ends the worker
+        return _build(ruleset, spec, other, start, left, say, sample, against=against, max_states=max_states,
+                      deadline=deadline, rank_timeout=rank_timeout, progress=progress, why=why)
+
+
+def _build(ruleset: Ruleset, spec, other, start: float, left: Callable[[], float | None], say: Callable,
+           sample: dict[str, Any], *, against: Ruleset | None, max_states: int | None, deadline: float | None,
+           rank_timeout: float | None, progress: Callable | None, why: tuple[str, str]) -> dict[str, Any]:
+    """``build_report``'s body; ``other`` gives the side it is compared with (``against``)."""
+    from .compare import compare_sides, side
     with tempfile.TemporaryDirectory(prefix="ruleproof-report-") as tmp:
         folder = Path(tmp)
         summary_b, rep, ev = side(
@@ -118,7 +133,7 @@ def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states
         doc["rulings"] = _rank(ruleset, min(budgets) if budgets else None, progress)
     if against is not None:
         say("compare", 0, None)
-        summary_a = side(against, why[1], max_states=max_states, deadline=deadline, **sample)[0]
+        summary_a = other.result()
         doc["against"] = compare_sides(against, ruleset, summary_a, summary_b)
     doc["seconds"] = round(time.perf_counter() - start, 4)
     return doc

@@ -21,7 +21,7 @@ from typing import Any, Callable
 from ruleproof.model.registry import get_spec
 from ruleproof.model.ruleset import Ruleset, RulesetError
 
-from . import cache
+from . import beside, cache
 from .arguments import PLOT_FORMATS, number
 from .outputs import stamp, write_file
 from .runtime import TimeLimit
@@ -162,6 +162,38 @@ def run_sweep(base: Ruleset, axes: list[tuple[str, list[Any]]], *, max_states: i
     start = time.perf_counter()
     points = grid_rulesets(base, axes)
     rows = [] if rows is None else rows
+    # heavy points (full-size, sampled: fixed seeded work each) two at a time on two cores when no
+    # clock is set: the same rows, since no point's work depends on another's (solver/beside.py)
+    workers = beside.processes() if deadline is None and timeout is None and len(points) > 1 else 1
+    if workers > 1 and not all(beside.heavy(rs) for _, rs in points):
+        workers = 1
+    kw = dict(max_states=max_states, timeout=None, games=games, seed=seed, policy=policy,
+              simulate_only=simulate_only)
+    ahead = beside.ordered_map(lambda p: _timed_row(p[1], kw), points, workers) if workers > 1 else None
+    try:
+        _run_points(points, rows, ahead, progress, deadline, timeout, dict(
+            max_states=max_states, games=games, seed=seed, policy=policy, simulate_only=simulate_only))
+    finally:
+        if ahead is not None:
+            ahead.close()   # the workers end (Ctrl-C, --timeout)
+    spec = get_spec(base.game)
+    partial = any(r["method"] == "not run" for r in rows)
+    return {"params": [n for n, _ in axes], "points": rows,
+            "value_meaning": getattr(spec.build(points[0][1]), "value_meaning", "") if points else "",
+            "limits": {"max_states": max_states, "timeout": timeout}, "games": games, "seed": seed,
+            "partial": partial, "reason": NOT_REACHED if partial else None,
+            "seconds": round(time.perf_counter() - start, 4)}
+
+
+def _timed_row(rs: Ruleset, kw: dict[str, Any]) -> tuple[dict[str, Any], float]:
+    """``point_row`` and its own seconds (computed in a worker: not the time the caller waited)."""
+    t0 = time.perf_counter()
+    return point_row(rs, **kw), time.perf_counter() - t0
+
+
+def _run_points(points, rows: list[dict[str, Any]], ahead, progress, deadline: float | None,
+                timeout: float | None, kw: dict[str, Any]) -> None:
+    """``run_sweep``'s rows, one per point, each from ``ahead`` (the workers) when given."""
     stopped = None
     for i, (point, rs) in enumerate(points):
         if progress:
@@ -174,21 +206,18 @@ def run_sweep(base: Ruleset, axes: list[tuple[str, list[Any]]], *, max_states: i
             rows.append(row)
             continue
         budget = timeout if left is None else left if timeout is None else min(timeout, left)
+        took = None
         try:
-            row.update(point_row(rs, max_states=max_states, timeout=budget, games=games, seed=seed,
-                                 policy=policy, simulate_only=simulate_only, deadline=deadline))
+            if ahead is not None:
+                got, took = next(ahead)
+                row.update(got)
+            else:
+                row.update(point_row(rs, timeout=budget, deadline=deadline, **kw))
         except TimeLimit as exc:   # this point is cut short: it and the rest are not run
             stopped = exc
             row = {"point": point, "method": "not run", "why": NOT_REACHED, "values": []}
-        row["seconds"] = round(time.perf_counter() - t0, 4)
+        row["seconds"] = round(time.perf_counter() - t0 if took is None else took, 4)
         rows.append(row)
-    spec = get_spec(base.game)
-    partial = any(r["method"] == "not run" for r in rows)
-    return {"params": [n for n, _ in axes], "points": rows,
-            "value_meaning": getattr(spec.build(points[0][1]), "value_meaning", "") if points else "",
-            "limits": {"max_states": max_states, "timeout": timeout}, "games": games, "seed": seed,
-            "partial": partial, "reason": NOT_REACHED if partial else None,
-            "seconds": round(time.perf_counter() - start, 4)}
 
 
 #: the kinds a sweep row can have, and how the plot draws them

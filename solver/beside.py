@@ -1,0 +1,159 @@
+"""Heavy halves of a command on the machine's second core: the same answers, sooner.
+
+``compare`` and ``report --against`` verify and evaluate two sides that share nothing when both
+are full-size rulesets an engine samples (the near-optimal engine's fixed self-play: tens of CPU
+seconds each); ``sweep`` evaluates such points one after the other. Each piece is a fixed amount
+of seeded work whose answer does not depend on where it runs, so running one of them in a forked
+worker while the command goes on changes only the wall time.
+
+Only without a time limit (a clock shared between processes would make the answer depend on the
+load) and only when the work is heavy (a fork costs tens of milliseconds). A worker that fails for
+any reason -- an exception, a kill, memory -- costs time only: the caller computes the piece itself,
+so a bad input still gets its own one-line error from the main process.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Iterable, Iterator
+
+from ruleproof.model.ruleset import Ruleset
+
+#: processes a command may use (the machine's cores, at most two: the loop's pieces come in twos)
+MAX_PROCESSES = 2
+
+#: the piece a forked worker runs (set just before the fork, so nothing needs pickling on the way in)
+_pending: list[tuple[Callable[..., Any], tuple]] = []
+
+
+def processes() -> int:
+    """Processes a command may run its heavy pieces in: the cores this process may use, at most
+    ``MAX_PROCESSES``; ``RULEPROOF_PROCESSES=1`` keeps everything in one."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    wanted = os.environ.get("RULEPROOF_PROCESSES", "")
+    if wanted.isdigit() and int(wanted) > 0:
+        cores = min(cores, int(wanted))
+    return max(1, min(cores, MAX_PROCESSES))
+
+
+def heavy(ruleset: Ruleset) -> bool:
+    """Whether evaluating ``ruleset`` is the heavy kind worth a second process: the engine that
+    answers it plays a fixed sample (the near-optimal self-play), so no exact engine fits it."""
+    from ruleproof.model.registry import get_spec
+    from ruleproof.model.seams import SolveOptions
+
+    from .analysis import engines_of, pick_engine
+    try:
+        engine, _ = pick_engine(engines_of(get_spec(ruleset.game)), ruleset, SolveOptions())
+    except Exception:   # noqa: BLE001 -- no engine applies: the caller reports it, in one process
+        return False
+    return bool(engine.samples)
+
+
+def _quiet() -> None:
+    """A worker: Ctrl-C is the parent's to answer (it ends the worker), and the parent's wake-up
+    socket is not the worker's."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        signal.set_wakeup_fd(-1)
+    except ValueError:
+        pass
+
+
+def _run_pending(i: int) -> tuple[bool, Any]:
+    fn, args = _pending[i]
+    try:
+        return True, fn(*args)
+    except BaseException:   # noqa: BLE001 -- the parent computes it again and reports it itself
+        return False, None
+
+
+def _pool(workers: int):
+    """A pool of ``workers`` forked workers (ProcessPoolExecutor: a worker that dies breaks the pool
+    and its futures say so, where multiprocessing.Pool would wait for ever)."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+    return ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=_quiet)
+
+
+def _end(pool) -> None:
+    """The pool's workers ended now (a worker still computing is not waited for)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in procs:
+        proc.join(5)
+
+
+class Beside:
+    """``fn(*args)`` started in a forked worker (when ``enabled``); :meth:`result` waits for it, or
+    computes it here when the worker could not give it. Use as a context manager: leaving the
+    block ends the worker (Ctrl-C, an error in the main process)."""
+
+    def __init__(self, fn: Callable[..., Any], *args: Any, enabled: bool = True):
+        self.fn, self.args = fn, args
+        self.pool = self.job = None
+        if enabled:
+            _pending[:] = [(fn, args)]
+            try:
+                self.pool = _pool(1)
+                self.job = self.pool.submit(_run_pending, 0)   # the worker forks here
+            except OSError:   # no fork here: computed in this process
+                self.close()
+            finally:
+                _pending.clear()
+
+    def result(self) -> Any:
+        if self.job is not None:
+            try:
+                ok, value = self.job.result()
+            except Exception:   # noqa: BLE001 -- the result would not pickle, the worker died
+                ok, value = False, None
+            self.close()
+            if ok:
+                return value
+        return self.fn(*self.args)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            _end(self.pool)
+        self.pool = self.job = None
+
+    def __enter__(self) -> Beside:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def ordered_map(fn: Callable[[Any], Any], items: Iterable[Any], workers: int) -> Iterator[Any]:
+    """``fn(item)`` for each item, in order, computed ``workers`` at a time in forked workers when
+    ``workers`` > 1; an item a worker could not compute is computed here (its error raised here).
+    The workers end when the iterator is closed or dropped."""
+    items = list(items)
+    if workers <= 1 or len(items) <= 1:
+        yield from map(fn, items)
+        return
+    _pending[:] = [(fn, (item,)) for item in items]
+    try:
+        pool = _pool(min(workers, len(items)))
+        jobs = [pool.submit(_run_pending, i) for i in range(len(items))]   # the workers fork here
+    except OSError:
+        _pending.clear()
+        yield from map(fn, items)
+        return
+    _pending.clear()   # the workers hold their copy from the fork
+    try:
+        for item, job in zip(items, jobs):
+            try:
+                ok, value = job.result()
+            except Exception:   # noqa: BLE001 -- a worker died: this one computed here
+                ok, value = False, None
+            yield value if ok else fn(item)
+    finally:
+        _end(pool)

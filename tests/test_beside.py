@@ -1,0 +1,110 @@
+"""Heavy halves of a command on a second core (solver/beside.py): the same answers as in one process,
+in the same order; a worker that fails costs time only (the piece is computed again in the main
+process, its error raised there); compare and sweep give identical documents both ways."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from ruleproof.model.registry import get_spec
+from ruleproof.solver import beside, compare
+from ruleproof.solver.sweep import run_sweep
+
+PARENT = os.getpid()
+
+
+def where(x: int) -> tuple[int, bool]:
+    return x * x, os.getpid() != PARENT
+
+
+def test_ordered_map_gives_every_answer_in_order_from_workers():
+    got = list(beside.ordered_map(where, range(6), 2))
+    assert [v for v, _ in got] == [x * x for x in range(6)]
+    assert all(forked for _, forked in got)
+    assert list(beside.ordered_map(where, range(3), 1)) == [(x * x, False) for x in range(3)]
+
+
+def fails_in_workers(x: int) -> int:
+    if os.getpid() != PARENT:
+        if x == 2:
+            os._exit(3)        # a worker killed (memory, a signal): the pool breaks
+        raise ValueError("only here")
+    return -x
+
+
+def test_a_failed_or_killed_worker_costs_time_not_the_answer():
+    assert list(beside.ordered_map(fails_in_workers, range(4), 2)) == [0, -1, -2, -3]
+    with beside.Beside(fails_in_workers, 5) as later:
+        assert later.result() == -5
+
+
+def bad(x: int) -> int:
+    raise KeyError(f"bad {x} in {'a worker' if os.getpid() != PARENT else 'the main process'}")
+
+
+def test_an_error_is_raised_by_the_main_process():
+    with pytest.raises(KeyError, match="the main process"):
+        list(beside.ordered_map(bad, [1, 2], 2))
+    with pytest.raises(KeyError, match="the main process"), beside.Beside(bad, 1) as later:
+        later.result()
+
+
+def test_processes_honours_the_environment(monkeypatch):
+    monkeypatch.setenv("RULEPROOF_PROCESSES", "1")
+    assert beside.processes() == 1
+    monkeypatch.delenv("RULEPROOF_PROCESSES")
+    assert 1 <= beside.processes() <= beside.MAX_PROCESSES
+
+
+def test_heavy_is_the_sampling_engine():
+    spec = get_spec("loira")
+    assert not beside.heavy(compare.target_ruleset("loira")[0])        # the small round: exact
+    assert beside.heavy(spec.default())                                # the real deck: near-optimal self-play
+    assert not beside.heavy(compare.target_ruleset("pig")[0])
+
+
+def without_seconds(doc):
+    if isinstance(doc, dict):
+        return {k: without_seconds(v) for k, v in doc.items() if k != "seconds"}
+    if isinstance(doc, list):
+        return [without_seconds(v) for v in doc]
+    return doc
+
+
+def forced(monkeypatch, processes: int) -> list[bool]:
+    """Every configuration counted heavy, ``processes`` processes; whether each ``Beside`` forked."""
+    forks: list[bool] = []
+    real = beside.Beside
+
+    class Recorded(real):
+        def __init__(self, fn, *args, enabled=True):
+            super().__init__(fn, *args, enabled=enabled)
+            forks.append(self.job is not None)
+    monkeypatch.setattr(beside, "heavy", lambda rs: True)
+    monkeypatch.setenv("RULEPROOF_PROCESSES", str(processes))
+    monkeypatch.setattr(beside, "Beside", Recorded)
+    return forks
+
+
+def test_compare_in_two_processes_gives_the_same_document(monkeypatch):
+    pig = compare.target_ruleset("pig")[0]
+    a, b = (pig.with_overrides({"goal": goal}, spec=get_spec("pig").schema, source="command line") for goal in (5, 6))
+    forks = forced(monkeypatch, 1)
+    one = compare.compare_rulesets(a, b)
+    assert forks == [False]
+    forks = forced(monkeypatch, 2)
+    two = compare.compare_rulesets(a, b)
+    assert forks == [True]
+    assert without_seconds(one) == without_seconds(two)
+    assert one["verdict"] != "unchanged"
+
+
+def test_sweep_in_two_processes_gives_the_same_rows(monkeypatch):
+    base = get_spec("pig").default()
+    forced(monkeypatch, 1)
+    one = run_sweep(base, [("goal", [4, 5, 6])], max_states=50, games=200, seed=3)
+    forced(monkeypatch, 2)
+    two = run_sweep(base, [("goal", [4, 5, 6])], max_states=50, games=200, seed=3)
+    assert [r["method"] for r in one["points"]] == ["simulated"] * 3
+    assert without_seconds(one) == without_seconds(two)
