@@ -21,13 +21,18 @@ from ruleproof.model.ruleset import Ruleset
 #: processes a command may use (the machine's cores, at most two: the loop's pieces come in twos)
 MAX_PROCESSES = 2
 
+#: workers this process runs now (a worker counts as all of them: no worker forks its own), so a
+#: piece that could use a second core asks ``processes()`` and finds it busy
+_running = [0]
+
 #: the piece a forked worker runs (set just before the fork, so nothing needs pickling on the way in)
 _pending: list[tuple[Callable[..., Any], tuple]] = []
 
 
 def processes() -> int:
     """Processes a command may run its heavy pieces in: the cores this process may use, at most
-    ``MAX_PROCESSES``; ``RULEPROOF_PROCESSES=1`` keeps everything in one."""
+    ``MAX_PROCESSES``, less the workers already running; ``RULEPROOF_PROCESSES=1`` keeps everything
+    in one."""
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -35,7 +40,7 @@ def processes() -> int:
     wanted = os.environ.get("RULEPROOF_PROCESSES", "")
     if wanted.isdigit() and int(wanted) > 0:
         cores = min(cores, int(wanted))
-    return max(1, min(cores, MAX_PROCESSES))
+    return max(1, min(cores, MAX_PROCESSES) - _running[0])
 
 
 def heavy(ruleset: Ruleset) -> bool:
@@ -56,6 +61,7 @@ def _quiet() -> None:
     """A worker: Ctrl-C is the parent's to answer (it ends the worker), and the parent's wake-up
     socket is not the worker's."""
     import signal
+    _running[0] = MAX_PROCESSES
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         signal.set_wakeup_fd(-1)
@@ -79,8 +85,9 @@ def _pool(workers: int):
     return ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=_quiet)
 
 
-def _end(pool) -> None:
-    """The pool's workers ended now (a worker still computing is not waited for)."""
+def _end(pool, workers: int) -> None:
+    """The pool's ``workers`` ended now (a worker still computing is not waited for)."""
+    _running[0] -= workers
     procs = list((getattr(pool, "_processes", None) or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
     for proc in procs:
@@ -102,6 +109,7 @@ class Beside:
             _pending[:] = [(fn, args)]
             try:
                 self.pool = _pool(1)
+                _running[0] += 1
                 self.job = self.pool.submit(_run_pending, 0)   # the worker forks here
             except OSError:   # no fork here: computed in this process
                 self.close()
@@ -121,7 +129,7 @@ class Beside:
 
     def close(self) -> None:
         if self.pool is not None:
-            _end(self.pool)
+            _end(self.pool, 1)
         self.pool = self.job = None
 
     def __enter__(self) -> Beside:
@@ -141,8 +149,10 @@ def ordered_map(fn: Callable[[Any], Any], items: Iterable[Any], workers: int) ->
         return
     _pending[:] = [(fn, (item,)) for item in items]
     try:
-        pool = _pool(min(workers, len(items)))
+        workers = min(workers, len(items))
+        pool = _pool(workers)
         jobs = [pool.submit(_run_pending, i) for i in range(len(items))]   # the workers fork here
+        _running[0] += workers
     except OSError:
         _pending.clear()
         yield from map(fn, items)
@@ -156,4 +166,4 @@ def ordered_map(fn: Callable[[Any], Any], items: Iterable[Any], workers: int) ->
                 ok, value = False, None
             yield value if ok else fn(item)
     finally:
-        _end(pool)
+        _end(pool, workers)

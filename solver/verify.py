@@ -410,6 +410,44 @@ def _verify_too_big(spec, ruleset, game, ex, label, props, limits, report, plays
     40% of what is left, then the derived configurations."""
     why = f"{label} is too big to explore within the limits ({ex.num_states:,} states explored, {ex.stop_reason})"
     report.notes.append(why)
+    derived = derived_of(spec, ruleset)
+    # the properties that need every state: only a derived configuration can give them one
+    waiting = {p.name for p in props if EXPLORATION in p.needs and SAMPLES not in p.needs
+               and NOTHING not in p.needs}
+    # without a clock the derived configurations (a fixed amount of work, the same results wherever
+    # they run) are explored on the second core meanwhile (solver/beside.py)
+    from . import beside
+    later = beside.Beside(_derived_part, spec, ruleset, derived, Limits(limits.max_states), seed, set(waiting),
+                          enabled=not timed and limits.deadline is None and bool(derived) and beside.processes() > 1)
+    with later:
+        _full_size_part(spec, ruleset, game, label, props, limits, report, plays, seed, timed)
+        if later.job is None:
+            _derived_configs(spec, ruleset, derived, limits, report, seed, progress, waiting)
+        else:
+            limits.report(f"derived {derived[0].label}", 0, len(derived))
+            found, explored, notes, waiting = later.result()
+            report.properties.extend(found)
+            report.derived.extend(explored)
+            report.notes.extend(notes)
+    for name in sorted(waiting):
+        report.properties.append(PropertyResult(
+            name, UNKNOWN, "needs every state of a configuration: this one is too big to explore and no "
+            "derived configuration was explored within the limits", kind="exhaustive", scope=label,
+            data={"property": name}))
+    if not derived:
+        report.notes.append(f"{spec.name} derives no smaller configurations; evidence is proofs and sampling")
+
+
+def _derived_part(spec, ruleset, derived, limits, seed, waiting: set[str]) -> tuple[list, list, list, set[str]]:
+    """``_derived_configs`` on a report of its own: (properties, derived, notes, properties still
+    waiting) -- what a worker process sends back."""
+    part = VerifyReport(ruleset, {})
+    _derived_configs(spec, ruleset, derived, limits, part, seed, None, waiting)
+    return part.properties, part.derived, part.notes, waiting
+
+
+def _full_size_part(spec, ruleset, game, label, props, limits, report, plays, seed, timed: bool) -> None:
+    """The sampled plays of a configuration too big to explore, and the properties that read them."""
     left = limits.remaining()
     # the plays are a fixed amount of work (``plays``, seeded): only a user's --timeout (``timed``)
     # cuts them short, so the evidence does not depend on the machine's load
@@ -426,18 +464,6 @@ def _verify_too_big(spec, ruleset, game, ex, label, props, limits, report, plays
     own_ctx = Context(spec, ruleset, game, label, SAMPLES, plays=drawn[:PROPERTY_PLAYS], seed=seed,
                       limits=own_limits)
     report.properties.extend(run_properties(own, own_ctx, full_size=True))
-    derived = derived_of(spec, ruleset)
-    # the properties that need every state: only a derived configuration can give them one
-    waiting = {p.name for p in props if EXPLORATION in p.needs and SAMPLES not in p.needs
-               and NOTHING not in p.needs}
-    _derived_configs(spec, ruleset, derived, limits, report, seed, progress, waiting)
-    for name in sorted(waiting):
-        report.properties.append(PropertyResult(
-            name, UNKNOWN, "needs every state of a configuration: this one is too big to explore and no "
-            "derived configuration was explored within the limits", kind="exhaustive", scope=label,
-            data={"property": name}))
-    if not derived:
-        report.notes.append(f"{spec.name} derives no smaller configurations; evidence is proofs and sampling")
 
 
 def _derived_configs(spec, ruleset, derived, limits, report, seed, progress, waiting: set[str]) -> None:

@@ -4,14 +4,16 @@ process, its error raised there); compare and sweep give identical documents bot
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
-from ruleproof.model.registry import get_spec
+from ruleproof.model.registry import get_spec, load_ruleset
 from ruleproof.solver import beside, compare
 from ruleproof.solver.sweep import run_sweep
 
 PARENT = os.getpid()
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def where(x: int) -> tuple[int, bool]:
@@ -108,3 +110,22 @@ def test_sweep_in_two_processes_gives_the_same_rows(monkeypatch):
     two = run_sweep(base, [("goal", [4, 5, 6])], max_states=50, games=200, seed=3)
     assert [r["method"] for r in one["points"]] == ["simulated"] * 3
     assert without_seconds(one) == without_seconds(two)
+
+
+def test_verify_explores_the_derived_configurations_beside_with_the_same_report(monkeypatch):
+    """A round too big for the state limit: its derived configuration explored in a worker while the
+    sampled plays run here gives the very report of one process."""
+    import ruleproof.solver.verify as verify_module
+    from ruleproof.model.properties import Derived
+    spec = get_spec("loira")
+    tiny = load_ruleset(str(ROOT / "model" / "loira" / "examples" / "tiny.toml"))
+    smaller = tiny.with_overrides({"deck": ["F1", "M1", "grito", "fios"]}, spec=spec.schema, source="test")
+    monkeypatch.setattr(verify_module, "derived_of", lambda spec, rs: [Derived("four cards", smaller)])
+    reports = []
+    for processes in (1, 2):
+        monkeypatch.setenv("RULEPROOF_PROCESSES", str(processes))
+        rep = verify_module.verify(spec, tiny, max_states=1_000, plays=200)
+        reports.append((without_seconds([p.as_dict() for p in rep.properties]), rep.derived, rep.notes, rep.status))
+    assert reports[0][1] and reports[0][1][0]["label"] == "four cards"      # explored, not cut short
+    assert any("[four cards]" in p["name"] for p in reports[0][0])
+    assert reports[0] == reports[1]
