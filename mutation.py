@@ -135,8 +135,16 @@ def _verdict(code: int, out: str, err: str, what: str) -> tuple[str, str]:
     return "unknown", "exit 1 with nothing failing (a limit?)"
 
 
-def check_mutant(m: Mutant, full: bool, timeout: float, only_full_size: bool = False) -> Outcome:
+def _full_size_ruleset(game: str, root: Path) -> Path:
+    """The game's full-size built-in ruleset inside the mutated copy ``root`` (the package the
+    registry was imported from may be another checkout than this file's)."""
     from ruleproof.model.registry import get_spec
+    spec = get_spec(game)
+    package = spec.folder.parent.parent      # <package>/model/<game>
+    return root / spec.rulesets_dir.relative_to(package) / f"{spec.default_ruleset}.toml"
+
+
+def check_mutant(m: Mutant, full: bool, timeout: float, only_full_size: bool = False) -> Outcome:
     start = time.perf_counter()
     out = Outcome(m)
     with tempfile.TemporaryDirectory(prefix="ruleproof-mutant-") as tmp:
@@ -147,14 +155,10 @@ def check_mutant(m: Mutant, full: bool, timeout: float, only_full_size: bool = F
             return out
         runs = {} if only_full_size else {"verify": ["verify", m.game, "--json"]}
         if only_full_size:
-            spec = get_spec(m.game)
-            base = (root / spec.rulesets_dir.relative_to(ROOT) / f"{spec.default_ruleset}.toml")
-            runs["full size"] = ["verify", str(base), "--json"]
+            runs["full size"] = ["verify", str(_full_size_ruleset(m.game, root)), "--json"]
         elif full:
-            spec = get_spec(m.game)
-            base = (root / spec.rulesets_dir.relative_to(ROOT) / f"{spec.default_ruleset}.toml")
             runs["rulings"] = ["rulings", "check", m.game, "--json"]
-            runs["full size"] = ["verify", str(base), "--json"]
+            runs["full size"] = ["verify", str(_full_size_ruleset(m.game, root)), "--json"]
         for what, args in runs.items():
             code, stdout, stderr = _run(root, args, timeout)
             out.checks[what], out.why[what] = _verdict(code, stdout, stderr, "rulings" if what == "rulings" else what)
