@@ -58,11 +58,16 @@ def heavy(ruleset: Ruleset) -> bool:
 
 
 def _quiet() -> None:
-    """A worker: Ctrl-C is the parent's to answer (it ends the worker), and the parent's wake-up
-    socket is not the worker's."""
+    """A worker: Ctrl-C is the parent's to answer (it ends the worker), the parent's wake-up
+    socket is not the worker's, and the worker does not outlive the parent."""
     import signal
     _running[0] = MAX_PROCESSES
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:   # Linux: killed with the parent, should it end by force (os._exit) and not end the pool
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
     try:
         signal.set_wakeup_fd(-1)
     except ValueError:

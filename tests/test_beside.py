@@ -129,3 +129,27 @@ def test_verify_explores_the_derived_configurations_beside_with_the_same_report(
     assert reports[0][1] and reports[0][1][0]["label"] == "four cards"      # explored, not cut short
     assert any("[four cards]" in p["name"] for p in reports[0][0])
     assert reports[0] == reports[1]
+
+
+def test_a_worker_does_not_outlive_its_parent(tmp_path):
+    """The parent ended by force (the Ctrl-C watchdog's os._exit): its worker is killed with it."""
+    import subprocess
+    import sys
+    import time
+    pid_file = tmp_path / "worker.pid"
+    code = ("import os, sys\nfrom ruleproof.solver import beside\n"
+            f"def piece():\n    open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+            "    import time; time.sleep(60)\n"
+            "b = beside.Beside(piece)\nimport time\n"
+            f"while not os.path.exists({str(pid_file)!r}): time.sleep(0.05)\n"
+            "time.sleep(0.2)\nos._exit(0)\n")
+    subprocess.run([sys.executable, "-c", code], timeout=60, check=True)
+    worker = int(pid_file.read_text())
+    for _ in range(100):
+        try:
+            os.kill(worker, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    os.kill(worker, 9)
+    pytest.fail("the worker outlived its parent")
