@@ -479,6 +479,27 @@ def _paired_or_why(base_plays: Callable[[], dict[str, Any]], other: Ruleset, gam
         return {"error": f"paired games not played: {exc}"}
 
 
+def _paired_ahead(spec, base: Ruleset, todo: list, base_plays: Callable[[], dict[str, Any]], games: int,
+                  seed: int, policy: str | None, limits: Limits) -> dict[tuple[str, str], dict[str, Any]]:
+    """Without a clock, the paired rows of the exercised readings computed two at a time on two
+    cores (solver/beside.py): each reading's games are its own fixed seeded work, so the rows are
+    those of one process. Empty when there is a clock or one core (the caller computes each row)."""
+    from . import beside
+    exercised = [(r.id, o) for r, o in todo if r.needs is None or r.needs.test(base.params)]
+    workers = beside.processes()
+    if limits.deadline is not None or workers < 2 or len(exercised) < 2:
+        return {}
+    try:
+        base_plays()   # once, before the fork: every worker pairs with the same reference games
+    except RuntimeError:
+        return {}
+
+    def row(job: tuple[str, str]) -> dict[str, Any]:
+        other = base.with_overrides(rulings={job[0]: job[1]}, spec=spec.schema)
+        return _paired_or_why(base_plays, other, games, seed, policy, limits)
+    return dict(zip(exercised, beside.ordered_map(row, exercised, workers)))
+
+
 def rank_rulings(game: str, *, ruleset: Ruleset | None = None, only: list[str] | None = None,
                  timeout: float | None = None, progress: Callable | None = None,
                  games: int | None = None, seed: int | None = None, policy: str | None = None) -> dict[str, Any]:
@@ -518,6 +539,7 @@ def _rank_rulings(spec, base: Ruleset, *, only: list[str] | None, timeout: float
     rows = []
     todo = [(r, o) for r in spec.schema.rulings if not only or r.id in only
             for o in r.options if o != base.rulings[r.id]]
+    ahead = _paired_ahead(spec, base, todo, base_plays, games, seed, policy, limits) if ref.get("too_big") else {}
     for i, (ruling, option) in enumerate(todo):
         if progress:
             progress("rank rulings", i, len(todo))
@@ -535,7 +557,9 @@ def _rank_rulings(spec, base: Ruleset, *, only: list[str] | None, timeout: float
             continue
         other = base.with_overrides(rulings={ruling.id: option}, spec=spec.schema)
         if ref.get("too_big"):   # beyond the exact solve: both readings in the same seeded games
-            row.update(_paired_or_why(base_plays, other, games, seed, policy, limits))
+            got_ahead = ahead.get((ruling.id, option))
+            row.update(got_ahead if got_ahead is not None else
+                       _paired_or_why(base_plays, other, games, seed, policy, limits))
             rows.append(row)
             continue
         if "error" in ref:   # nothing to rank against: the alternatives would hit the same limit

@@ -153,3 +153,21 @@ def test_a_worker_does_not_outlive_its_parent(tmp_path):
         time.sleep(0.05)
     os.kill(worker, 9)
     pytest.fail("the worker outlived its parent")
+
+
+def test_rank_in_two_processes_gives_the_same_rows(monkeypatch):
+    """Beyond the exact solve (the tiny round, the solve's cap lowered) the readings' paired games
+    computed two at a time in workers give the rows of one process."""
+    import ruleproof.solver.rulings as rulings
+    monkeypatch.setattr(rulings, "VALUE_STATES", 50)
+    tiny = load_ruleset(str(ROOT / "model" / "loira" / "examples" / "tiny.toml"))
+    docs = []
+    real = beside.ordered_map
+    for processes in (1, 2):
+        forks = forced(monkeypatch, processes)
+        seen: list[int] = []
+        monkeypatch.setattr(beside, "ordered_map", lambda fn, items, workers: (seen.append(workers), real(fn, items, workers))[1])
+        docs.append(rulings.rank_rulings("loira", ruleset=tiny, only=["L07", "L33", "L28"], games=40, seed=3))
+        assert seen == ([] if processes == 1 else [2]) and not forks
+    assert docs[0]["reference"]["too_big"]
+    assert without_seconds(docs[0]) == without_seconds(docs[1])
