@@ -107,9 +107,36 @@ def test_verify_companions_hold_mini_expansion_cards_one_kind_each():
         name = {v: k for k, v in Kind.__members__.items()}[kinds[0]].lower()
         seen_kinds.add(name)
         states = _reachable(g)
-        assert {Phase.EXPANSION, own[name]} <= {s[PH] for s in states}, d.label
+        assert {Phase.EXPANSION, own.get(name, Phase.EXPANSION)} <= {s[PH] for s in states}, d.label
         assert any(s[PH] == Phase.TURN and s[g.o_aside + EXPANSION_KINDS.index(kinds[0])] for s in states)
-    assert seen_kinds == set(own)
+    assert set(own) <= seen_kinds
+    assert seen_kinds == set(own) | {"ralo", "aluna", "merendeira", "professora"}
+
+
+def test_the_companions_of_the_other_expansion_cards_reach_each_card_s_effect():
+    """Each companion added at stop 30 reaches what its card does: the Ralo passed on (L20), the
+    Aluna's two stalls queued for one revealer, the Merendeira's reshuffle putting the discard back
+    into the deck, the Professora's choice of two other players (3 players)."""
+    from ruleproof.model.loira import SPEC
+    from ruleproof.model.loira.shrink import companions
+    from ruleproof.model.loira.state import PH, QN, RALO_PASS, Phase
+    from test_loira_helpers import ruleset
+    by_label = {d.label: SPEC.build(d.ruleset) for d in companions(ruleset(dict(SPEC.verify_overrides)))}
+
+    def moves(g):
+        for s in _reachable(g):
+            if not g.is_terminal(s):
+                for a, _, t in g.successors(s):
+                    yield s, a, t
+
+    g = by_label["two Ralos and a Descarga"]
+    assert any(s[PH] == Phase.TURN and a is not None and a >= RALO_PASS for s, a, _ in moves(g))
+    g = by_label["two Alunas"]
+    assert any(s[QN] == 2 and s[PH] in (Phase.REVEAL, Phase.ESCORT) for s in _reachable(g))
+    g = by_label["two Merendeiras"]
+    assert any(sum(t[g.deck_slice]) > sum(s[g.deck_slice]) for s, _, t in moves(g))   # the reshuffle
+    g = by_label["3 players and two Professoras"]
+    assert any(s[PH] == Phase.PROFESSORA for s in _reachable(g))
 
 
 def _reachable(g):

@@ -13,8 +13,11 @@ it every time, each companion with every property (``Derived(..., always=True)``
 * three players (the direction of play, a third seat to target or to protect, escorts in seat order);
 * a match (round wins, the next round's first seat, the match's end and its winners), with two
   stalls of one value and one of another: a face-down stall's value weighted by the counts;
+* two Descargas on doubled cards (both seats may hold the card a Descarga takes, and the last hand
+  slot, a 2-point Masculino, is dealt): whose card goes and which cards may;
 * mini-expansion cards, one kind per deck (two Zeladors; two Rapagotes; two Tias with three rolls
-  in the centre; two Diretoras with three players, more openers than stalls): their effects, the open-or-set-aside choice (L19) and their
+  in the centre; two Ralos beside a Descarga; two Alunas; two Merendeiras; two Professoras with three
+  players; two Diretoras with three players, more openers than stalls): their effects, the open-or-set-aside choice (L19) and their
   targets. One kind per deck because the model shows a closed card's kind (a known leak with two
   kinds, see the README); with one kind the kind is known to everyone anyway.
 """
@@ -42,12 +45,21 @@ COMPANIONS: tuple[tuple[str, Mapping[str, Any]], ...] = (
     ("3 players", {"players": 3, "deck": ("F1", "grito", "toc-toc", "descarga", "fios"), "stalls": [2],
                    "rolls": [1, 0, 0], "centre_rolls": 0}),
     ("a match", {"deck": ("F1", "grito", "toc-toc"), "objective": "match", "stalls": [2, 4, 4]}),
+    # Descarga where both seats can hold the same card and the last hand slot (M2) is dealt
+    ("two Descargas on doubled cards", {"deck": ("F1", "F1", "M2", "M2", "descarga", "descarga", "grito"),
+                                        "stalls": [2], "centre_rolls": 0}),
     # mini-expansion cards, one kind per deck: a closed card's kind is then known to all (the model
     # shows it, which with two kinds leaks it: model/loira/README.md), so every property holds
     # there and the cards' effects, set-aside choices (L19) and targets are mapped move by move
     ("two Zeladors", {"deck": ("F1", "F2", "grito", "zelador", "zelador"), "stalls": [2]}),
     ("two Rapagotes", {"deck": ("F1", "F2", "grito", "rapagote", "rapagote"), "stalls": [2, 4]}),
     ("two Tias, three rolls in the centre", {"deck": ("F1", "grito", "tia", "tia"), "stalls": [2], "centre_rolls": 3}),
+    ("two Ralos and a Descarga", {"deck": ("F1", "F2", "grito", "descarga", "ralo", "ralo"), "stalls": [2],
+                                  "centre_rolls": 0}),
+    ("two Alunas", {"deck": ("F1", "F2", "grito", "aluna", "aluna"), "stalls": [2, 4]}),
+    ("two Merendeiras", {"deck": ("F1", "grito", "toc-toc", "merendeira", "merendeira"), "stalls": [2]}),
+    ("3 players and two Professoras", {"players": 3, "deck": ("F1", "grito", "professora", "professora"),
+                                       "stalls": [2], "rolls": [1, 0, 0], "centre_rolls": 0}),
     ("3 players and two Diretoras", {"players": 3, "deck": ("F1", "grito", "diretora", "diretora"), "stalls": [2],
                                      "rolls": [1, 0, 0], "centre_rolls": 0}),
 )
