@@ -125,6 +125,9 @@ def _build(ruleset: Ruleset, spec, other, start: float, left: Callable[[], float
         "policy_summary": summary,
         "pictures": pictures,
     }
+    # the other side's worker done first when there is one (the two sides are about the same work):
+    # the ranking then has both cores again
+    summary_a = other.result() if other.job is not None else None
     if spec.schema.rulings and rank_timeout is not None and rank_timeout <= 0:   # ranking skipped
         doc["rulings"] = {"budget_seconds": 0, "reference": {}, "rows": [],
                           "not_ranked": [r.id for r in spec.schema.rulings]}
@@ -133,7 +136,8 @@ def _build(ruleset: Ruleset, spec, other, start: float, left: Callable[[], float
         doc["rulings"] = _rank(ruleset, min(budgets) if budgets else None, progress)
     if against is not None:
         say("compare", 0, None)
-        summary_a = other.result()
+        if summary_a is None:
+            summary_a = other.result()
         doc["against"] = compare_sides(against, ruleset, summary_a, summary_b)
     doc["seconds"] = round(time.perf_counter() - start, 4)
     return doc

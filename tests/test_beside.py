@@ -171,3 +171,18 @@ def test_rank_in_two_processes_gives_the_same_rows(monkeypatch):
         assert seen == ([] if processes == 1 else [2]) and not forks
     assert docs[0]["reference"]["too_big"]
     assert without_seconds(docs[0]) == without_seconds(docs[1])
+
+
+def test_report_against_in_two_processes_gives_the_same_page(monkeypatch):
+    """report --against: the side it is compared with computed in a worker gives the page of one
+    process (the ranking then runs with both cores)."""
+    from ruleproof.solver.page import build_report
+    pig = compare.target_ruleset("pig")[0]
+    a, b = (pig.with_overrides({"goal": goal}, spec=get_spec("pig").schema, source="command line") for goal in (5, 6))
+    docs = []
+    for processes in (1, 2):
+        forks = forced(monkeypatch, processes)
+        docs.append(build_report(b, against=a))
+        assert forks == [processes == 2]
+    assert docs[0]["against"]["verdict"] != "unchanged"
+    assert without_seconds(docs[0]) == without_seconds(docs[1])
