@@ -207,3 +207,29 @@ def test_closed_cards_values_match_the_physical_deck_with_two_kinds():
     assert s[TURN] == 1 and g.legal_actions(s) == [GO, 1, OPEN_ASIDE]
     assert dict(g.chance_outcomes(script(g, [OPEN_ASIDE], s))) == {Kind.ZELADOR: Fraction(1, 3),
                                                                    Kind.RAPAGOTE: Fraction(2, 3)}
+
+
+def test_decks_whose_closed_cards_a_reshuffle_would_tell_apart_are_refused(tmp_path):
+    """A reshuffle that can bring an opened mini-expansion card back while another lies aside, with
+    two kinds about, makes the closed cards unlike: such decks are refused with one line naming the
+    keys (exit 2), and the decks next to them are played."""
+    import pytest
+    from typer.testing import CliRunner
+    from ruleproof.cli import app
+    from ruleproof.model.ruleset import RulesetError
+    with pytest.raises(RulesetError, match=r"params\.expansions: .*merendeira"):
+        game({"players": 4, "expansions": ["merendeira", "zelador", "tia"]})
+    with pytest.raises(RulesetError, match=r"params\.deck, rulings\.L25: .*fewer than 3 Gritos"):
+        game({"deck": ["F1", "grito", "zelador", "rapagote"]}, {"L25": "reshuffle"})
+    with pytest.raises(RulesetError, match=r"params\.deck: "):
+        game({"deck": ["F1", "grito", "merendeira", "merendeira", "zelador"]})
+    # one kind besides one Merendeira; 3 Gritos under L25 'reshuffle'; one kind: played
+    game({"deck": ["F1", "grito", "merendeira", "rapagote", "rapagote"]})
+    game({"deck": ["F1", "grito", "grito", "grito", "zelador", "rapagote"]}, {"L25": "reshuffle"})
+    game({"deck": ["F1", "grito", "zelador", "zelador"]}, {"L25": "reshuffle"})
+    path = tmp_path / "refused.toml"
+    path.write_text('game = "loira"\n[params]\ndeck = ["F1", "grito", "zelador", "rapagote"]\n'
+                    '[rulings]\nL25 = "reshuffle"\n', encoding="utf-8")
+    res = CliRunner().invoke(app, ["solve", str(path)])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert "params.deck, rulings.L25" in res.output and str(path) in res.output
