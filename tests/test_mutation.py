@@ -41,3 +41,24 @@ def test_a_stale_mutant_fails_the_suite(tmp_path, monkeypatch):
 def test_pig_mutants_are_all_killed_by_verify():
     lines = []
     assert mutation.run(["pig"], jobs=2, say=lines.append) == 0, "\n".join(lines)
+
+
+def _outcome(game: str, name: str, state: str, equivalent: str = "") -> "mutation.Outcome":
+    m = mutation.Mutant(game, name, mutation.ROOT / f"{name}.toml", "a slip", "who acts", "x.py", "a", "b",
+                        equivalent=equivalent)
+    return mutation.Outcome(m, checks={"full size": state}, why={"full size": "p" if state == "killed" else ""})
+
+
+def test_the_full_size_table_holds_the_80_percent_bar_per_run():
+    killed = [_outcome("pig", f"k{i}", "killed") for i in range(4)]
+    lines = []
+    # 4 of 5 counted (the equivalent one is not): exactly the bar
+    assert mutation.report_full_size(killed + [_outcome("pig", "s", "survived"),
+                                               _outcome("pig", "e", "survived", equivalent="same")], lines.append) == 0
+    assert any("4/5 (80%)" in line for line in lines)
+    lines.clear()
+    assert mutation.report_full_size(killed[:3] + [_outcome("pig", "s", "survived"),
+                                                   _outcome("pig", "u", "unknown")], lines.append) == 1
+    assert any("below 80%" in line for line in lines)
+    lines.clear()   # an error under a mutant fails the run whatever the score
+    assert mutation.report_full_size(killed + [_outcome("pig", "x", "error")], lines.append) == 1
