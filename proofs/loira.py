@@ -219,8 +219,7 @@ class LoiraRules:
         for names, slot in ((self.E, game.h_esp), (self.T, game.h_int), (self.Z, game.h_ralo)):
             if not names:
                 ghost += [game.h(i, slot) for i in range(n)]
-        if not self.exp:
-            ghost.append(game.o_aside)
+        ghost += list(range(game.o_aside + (1 if self.exp else 0), game.o_aside + len(EXPANSION_KINDS)))
         self._ghost_get = (lambda s, i=itemgetter(*ghost): i(s) if len(ghost) > 1 else (s[ghost[0]],)) \
             if ghost else (lambda s: ())
         self.names = (self.direct + self.ST + ["owed", "mover"] + self.U + ["ghost"])

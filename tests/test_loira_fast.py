@@ -145,8 +145,8 @@ def test_reshuffle_matches_the_generic_pipeline(params):
 def test_reshuffle_sweeps_settle_recurring_states():
     _available()
     res = fast.solve(game(RESHUFFLE[1], {"L25": "reshuffle"}).cfg)
-    assert res["cycle_reads"] > 0 and res["sweeps"] > 5    # measured: 32 reads, 30 sweeps
-    assert res["value"] == pytest.approx(0.25, abs=1e-12)   # the generic pipeline: 1/4
+    assert res["cycle_reads"] > 0 and res["sweeps"] > 5    # measured: 60 reads, 81 sweeps
+    assert res["value"] == pytest.approx(0.2, abs=1e-12)    # the generic pipeline: 1/5
 
 
 def test_merendeira_resets_cycles_match_the_generic_pipeline():

@@ -47,7 +47,10 @@ class LoiraGame(Game):
         self.o_queue = off; off += 2 * self.qlen
         self.o_deck = off; off += len(self.kinds)
         self.o_disc = off; off += len(self.kinds)
-        self.o_aside = off; off += 1   # closed mini-expansion cards set aside (their kinds unknown)
+        # closed mini-expansion cards set aside (their kinds unknown) in the first field; the
+        # region keeps its former width (one field per kind, now always 0) so that stored
+        # scenario digests of decks without those cards stay as recorded
+        self.o_aside = off; off += len(EXPANSION_KINDS)
         self.o_centre = off; off += S
         self.o_out = off; off += S
         self.o_rolls = off; off += n
