@@ -32,8 +32,9 @@ checked once for all of them on every transition of the evidence:
 * ``loira-table``, one conjunction (each part checked on the frames on its own): who may act -- the
   turn seat while it has not stopped (L13's Interruptor apart), an escort only a roll holder that is
   not a picker and (L21) has not stopped, while the centre holds a card for them (L26); the Loira's
-  victim is the picker being revealed; per card kind, deck + discard + set aside + on top + holdings
-  = the deck's count; rolls in the centre plus rolls held = the boxes' rolls; per stall value,
+  victim is the picker being revealed; per card kind, deck + discard + holdings = the deck's count
+  (a mini-expansion kind's deck counts its closed cards: in the deck, set aside or on top; those set
+  aside and on top are among them); rolls in the centre plus rolls held = the boxes' rolls; per stall value,
   unopened + held + out = its count; the centre belief 0 <= phys <= slots <= unopened + 1 (so
   P(Loira next) = 1/slots is a probability). The other claims assume it (a lemma);
 * ``loira-termination`` (L25 round-ends; in a match L15 all-tied-win): a ranking every draw and
@@ -1332,7 +1333,8 @@ def loira_proofs(ruleset: Ruleset, game) -> list[RuleProof]:
         "loira-table",
         "who may act (the turn seat while it has not stopped, L13's Interruptor apart; an escort only a "
         "roll holder that is not a picker and, L21, has not stopped, while a card is left for it, L26; the "
-        "Loira's victim is the picker revealed); per card kind deck + discard + set aside + on top + held = "
+        "Loira's victim is the picker revealed); per card kind deck (a mini-expansion kind: its closed cards, "
+        "in the deck, set aside or on top) + discard + held = "
         f"the deck's count; rolls in the centre + held = {cfg.total_rolls}; per stall value unopened + held "
         "+ out = its count; 0 <= cards in the centre <= belief slots <= unopened + 1 (P(Loira next) = "
         "1/slots is a probability)",
