@@ -233,3 +233,16 @@ def test_decks_whose_closed_cards_a_reshuffle_would_tell_apart_are_refused(tmp_p
     res = CliRunner().invoke(app, ["solve", str(path)])
     assert res.exit_code == 2 and "Traceback" not in res.output
     assert "params.deck, rulings.L25" in res.output and str(path) in res.output
+
+
+def test_rulings_diff_skips_a_configuration_the_model_refuses():
+    """`rulings diff` searches the game's extra configurations too; the mini-expansion one (three
+    kinds, one Grito) is refused under L25 'reshuffle', so it is left out, not an error (the
+    configuration given still errors: tested above through solve)."""
+    from ruleproof.model.loira import SPEC
+    from ruleproof.solver.rulings import ruling_diff
+    from test_loira_helpers import ruleset
+    rs = ruleset(dict(SPEC.verify_overrides), {"L25": "reshuffle"})
+    d = ruling_diff(rs, "L19", "discard-at-end", solve_values=False, max_states=2_000, seconds=2.0)
+    assert not any(s["config"].startswith("mini-expansion cards") for s in d["searched"])
+    assert d["searched"] and d["verdict"] in ("harmless", "not-exercised", "parts")
