@@ -147,7 +147,7 @@ def belief_refusal(deck: tuple[int, ...], rulings: Mapping[str, str]) -> tuple[s
     if deck[Kind.MERENDEIRA]:
         others = [k for k in EXPANSION_KINDS if deck[k] - (k == Kind.MERENDEIRA) > 0]
         if len(others) >= 2:
-            return "deck", f"{why} (the Merendeira); use one kind besides one Merendeira"
+            return "deck", f"{why} (the Merendeira); keep at most one other kind beside one Merendeira, or leave the Merendeira out"
     return None
 
 
