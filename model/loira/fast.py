@@ -83,7 +83,7 @@ def _scope(cfg: Config) -> str | None:
     closed = [TOKENS[k] for k in EXPANSION_KINDS if cfg.deck[k]]
     if len(closed) >= 2:   # fast_solver.c draws a mini-expansion card face up
         return (f"the C engine knows a closed mini-expansion card's kind, which with {len(closed)} kinds "
-                f"({', '.join(closed)}) nobody does: the generic pipeline solves it")
+                f"({', '.join(closed)}) nobody does (the generic pipeline keeps it a belief)")
     return None
 
 
