@@ -31,7 +31,7 @@ import sys
 import tempfile
 import time
 import tomllib
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -175,8 +175,15 @@ def run(games: list[str] | None = None, full: bool = False, jobs: int = 2, timeo
     checks = ("verify at full size" if only_full_size else
               "verify" + (", rulings check, verify at full size" if full else ""))
     say(f"{len(mutants)} mutants; checks: {checks}; {jobs} at a time")
+    outcomes = []
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        outcomes = list(pool.map(lambda m: check_mutant(m, full, timeout, only_full_size), mutants))
+        futures = [pool.submit(check_mutant, m, full, timeout, only_full_size) for m in mutants]
+        for done, fut in enumerate(as_completed(futures), 1):   # one progress line a mutant, as it ends
+            o = fut.result()
+            cells = ", ".join(f"{c} {v}" for c, v in o.checks.items()) or ("stale" if o.stale else "-")
+            print(f"[{done}/{len(mutants)}] {o.mutant.game}/{o.mutant.name}: {cells} ({o.seconds:.0f} s)",
+                  file=sys.stderr, flush=True)
+        outcomes = [f.result() for f in futures]
     if only_full_size:
         return report_full_size(outcomes, say)
     return report(outcomes, full, say)

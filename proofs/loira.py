@@ -758,8 +758,10 @@ class LoiraRules:
             def pass_ralo(w):
                 v = self.put(w, self.Z, w["turn"], lambda x: x - 1)
                 return self.put(v, self.Z, w["to"], lambda x: x + 1)
+            # L20: the holder passes it on their turn, to another player who has not stopped
             add("pass the Ralo", Phase.TURN, pass_ralo,
-                lambda e: And(turn_active(e), e["to"] != e["turn"]), {"to": range(n)})
+                lambda e: And(turn_active(e), self.at(e, self.Z, e["turn"]) >= 1, e["to"] != e["turn"],
+                              Not(self.stopped(e, e["to"]))), {"to": range(n)})
         if self.exp:
             # 000 Mini-expansões: a mini-expansion card on top shows its back only ("a cor delas é
             # diferente"); open it "OU deixá-la de lado ainda fechada"; "o jogador da vez pode

@@ -58,6 +58,17 @@ def test_verify_holds_on_the_small_configuration_and_its_companions_with_every_m
     assert "match-termination" not in props
 
 
+def test_the_ralo_pass_is_proved_only_for_its_holder_and_an_active_receiver():
+    """L20 ("passing it is an action on their turn, to any active player"): the abstract 'pass the
+    Ralo' once lacked 'the mover holds it', so Z3 found a step taking a Ralo from a seat holding none
+    and the table proof failed on every deck with a Ralo (no verify configuration had one)."""
+    props, _ = _verify({"deck": ("F1", "F2", "grito", "descarga", "ralo", "ralo"), "stalls": (2,),
+                        "centre_rolls": 0})
+    table = props["loira-table"]
+    assert (table.status, table.evidence) == ("holds", "proved"), table.detail
+    assert table.data["refinement"]["bound"]
+
+
 def test_full_game_score_bounds():
     # base game, 2 players (nulls removed): bathroom 3 doors x (1+1+1+2+2+2) = 27; 5 stalls one
     # seat can win (3 Gritos, and the Fios: the invitee's stall, kept by the inviter under L33, and

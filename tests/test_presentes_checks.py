@@ -12,7 +12,8 @@ import pytest
 from ruleproof.model.limits import Limits
 from ruleproof.model.presentes import SPEC, board as B, rules as R
 from ruleproof.model.presentes import simulate as S
-from ruleproof.model.presentes.shrink import CHAIN_PROPERTIES, COMPANION_PROPERTIES, TRIO_PROPERTIES, companions
+from ruleproof.model.presentes.shrink import (CHAIN_PROPERTIES, COMPANION_PROPERTIES, HOST_REMOVAL, TRIO_PROPERTIES,
+                                            companions)
 from ruleproof.model.properties import Derived
 from ruleproof.model.sampling import random_play
 from ruleproof.solver.explore import explore
@@ -145,17 +146,19 @@ def test_a_dead_end_is_reported_by_every_check_not_a_crash(monkeypatch):
 def test_companions_are_the_trio_board_and_the_other_official_boards():
     """Two players: the 'trio' board with three, every property; on an official board, the other
     official boards too, for the properties only their whole graph shows."""
-    trio, azar, chain, *comps = companions(SPEC.default())
+    trio, azar, host, chain, *comps = companions(SPEC.default())
     assert (trio.ruleset.params["board"], trio.ruleset.params["players"], trio.always) == ("trio", 3, True)
     assert trio.properties == TRIO_PROPERTIES and "z3-gift-conservation" in trio.properties
     assert (azar.ruleset.params["board"], azar.ruleset.params["players"], azar.ruleset.params["host_skip"],
             azar.properties) == ("trio-azar", 3, (1,), TRIO_PROPERTIES)
+    assert (host.ruleset.params["board"], host.ruleset.params["players"], host.ruleset.params["host_remove"],
+            host.properties) == ("trio", 3, (HOST_REMOVAL,), TRIO_PROPERTIES)
     assert (chain.ruleset.params["board"], chain.ruleset.params["players"]) == ("chain", 2)
     assert chain.properties == CHAIN_PROPERTIES and "z3-gift-conservation" in chain.properties
     assert [d.ruleset.params["board"] for d in comps] == ["media", "longa"]
     assert all(d.always and d.properties == COMPANION_PROPERTIES and d.ruleset.params["players"] == 2
                for d in comps)
-    assert [d.ruleset.params["board"] for d in companions(small())] == ["trio", "trio-azar", "chain"]
+    assert [d.ruleset.params["board"] for d in companions(small())] == ["trio", "trio-azar", "trio", "chain"]
     party = companions(SPEC.ruleset("presentes-party"))   # 32 players: no trio
     assert [d.ruleset.params["board"] for d in party] == ["chain", "curta", "media", "longa"]
     assert all(d.ruleset.params["dice"] == 2 for d in party)
@@ -198,6 +201,22 @@ def test_the_trio_azar_companion_meets_a_revanche_among_three_and_a_host_skip():
     after_seat_0 = R.begin_slot(game.rules, game.initial_state(), 1, 1)
     assert (after_seat_0.phase, after_seat_0.turn, after_seat_0.slot) == (R.Phase.ROLL, 2, 2)
     assert len(states) < 9_000
+
+
+def test_the_host_removal_companion_sends_a_held_gift_back_to_the_tree():
+    """On 'trio' with the host removing seat 1 at turn slot 4 (P28: "Tira um jogador da partida. O
+    presente dele volta para a árvore") the removed seat holds a gift in some plays, which then lies
+    under the tree, and the two others play on: the slips a removal can hide have a state to show in."""
+    host = next(d.ruleset for d in companions(SPEC.default()) if d.ruleset.params["host_remove"])
+    game, states = _reachable(host)
+    slot, seat = HOST_REMOVAL
+    before = [s for s in states if s.phase == R.Phase.ROLL and s.slot == slot - 1 and s.gift[seat] >= 0
+              and s.pos[seat] < game.rules.finish]
+    assert before, "seat 1 never holds a gift before its removal"
+    removed = [s for s in states if s.pos[seat] == game.rules.out]
+    assert removed and all(s.gift[seat] == R.NO_GIFT for s in removed)
+    assert any(s.phase == R.Phase.ROLL and s.turn != seat for s in removed)   # play goes on without it
+    assert len(states) < 4_000
 
 
 def test_verify_explores_a_companion_for_the_properties_it_names():

@@ -13,9 +13,11 @@ it every time, each companion with every property (``Derived(..., always=True)``
 * three players (the direction of play, a third seat to target or to protect, escorts in seat order);
 * a match (round wins, the next round's first seat, the match's end and its winners), with two
   stalls of one value and one of another: a face-down stall's value weighted by the counts;
+* two Descargas on doubled cards (both seats may hold the card a Descarga takes, and the last hand
+  slot, a 2-point Masculino, is dealt): whose card goes and which cards may;
 * mini-expansion cards, one kind per deck (two Zeladors; two Rapagotes; two Tias with three rolls
-  in the centre; two Diretoras with three players, more openers than stalls): their effects, the
-  open-or-set-aside choice (L19) and their targets;
+  in the centre; two Ralos beside a Descarga; two Diretoras with three players, more openers than
+  stalls): their effects, the open-or-set-aside choice (L19) and their targets;
 * two mini-expansion kinds in one deck (a Zelador and two Rapagotes): a closed card's kind is
   nobody's knowledge until it is opened, so the choice to open or set it aside, and opening one set
   aside, are taken without it (``loira-information``), and the kind drawn on opening is weighed by
@@ -45,12 +47,17 @@ COMPANIONS: tuple[tuple[str, Mapping[str, Any]], ...] = (
     ("3 players", {"players": 3, "deck": ("F1", "grito", "toc-toc", "descarga", "fios"), "stalls": [2],
                    "rolls": [1, 0, 0], "centre_rolls": 0}),
     ("a match", {"deck": ("F1", "grito", "toc-toc"), "objective": "match", "stalls": [2, 4, 4]}),
+    # Descarga where both seats can hold the same card and the last hand slot (M2) is dealt
+    ("two Descargas on doubled cards", {"deck": ("F1", "F1", "M2", "M2", "descarga", "descarga", "grito"),
+                                        "stalls": [2], "centre_rolls": 0}),
     # mini-expansion cards, one kind per deck: a closed card's kind is then known to all (the model
     # shows it, which with two kinds leaks it: model/loira/README.md), so every property holds
     # there and the cards' effects, set-aside choices (L19) and targets are mapped move by move
     ("two Zeladors", {"deck": ("F1", "F2", "grito", "zelador", "zelador"), "stalls": [2]}),
     ("two Rapagotes", {"deck": ("F1", "F2", "grito", "rapagote", "rapagote"), "stalls": [2, 4]}),
     ("two Tias, three rolls in the centre", {"deck": ("F1", "grito", "tia", "tia"), "stalls": [2], "centre_rolls": 3}),
+    ("two Ralos and a Descarga", {"deck": ("F1", "F2", "grito", "descarga", "ralo", "ralo"), "stalls": [2],
+                                  "centre_rolls": 0}),
     ("3 players and two Diretoras", {"players": 3, "deck": ("F1", "grito", "diretora", "diretora"), "stalls": [2],
                                      "rolls": [1, 0, 0], "centre_rolls": 0}),
     # two kinds, unequal counts: a closed card opened is a Rapagote with probability 2/3 at first

@@ -71,6 +71,11 @@ TRIO_PROPERTIES = COMPANION_PROPERTIES + ("fast-paths", "z3-gift-conservation", 
 CHAIN_PROPERTIES = ("state rules", "termination", "z3-gift-conservation", "simulator-agrees", "exact-chain-agrees")
 
 
+#: the 'trio-host' companion's removal: (turn slot, seat). Seat 1 has had one turn by slot 4, so it
+#: may hold a gift (P28: "O presente dele volta para a árvore") and two seats play on after it
+HOST_REMOVAL = (4, 1)
+
+
 def companions(ruleset: Ruleset) -> list:
     """Configurations ``verify`` explores beside the ruleset every time (``Derived(..., always=True)``):
 
@@ -82,6 +87,9 @@ def companions(ruleset: Ruleset) -> list:
     * the 'trio-azar' board with 3 players and the host skipping the second turn slot, for the same
       properties: the ☠ effects where "o jogador anterior" is one of two others (P08, P24, P27),
       and "Pular vez" passing the turn on with three seats (about 7,900 states);
+    * the 'trio' board with 3 players and the host removing seat 1 at turn slot 4 (P28, "Remover
+      jogador ... O presente dele volta para a árvore"): the removed seat may hold a gift, and the two
+      others play on (about 2,800 states);
     * the 'chain' board with 2 players, where a chain of Saltos reaches its third landing (on an
       ordinary square or on a ★ whose Salto then moves without landing, P12): "Valem no máximo 3
       quedas seguidas" -- no smaller board reaches it (about 2,900 states);
@@ -103,6 +111,11 @@ def companions(ruleset: Ruleset) -> list:
         out.append(Derived(f"trio-azar board, 3 players, {dice}, the host skipping turn slot 1, the ruleset's "
                            "rulings and rule parameters", ruleset.with_overrides(params, spec=SCHEMA),
                            always=True, properties=TRIO_PROPERTIES))
+        params = {"board": "trio", "players": 3, "gift_values": (), "focal_seat": -1,
+                  "host_remove": [HOST_REMOVAL], "host_skip": ()}
+        out.append(Derived(f"trio board, 3 players, {dice}, the host removing seat {HOST_REMOVAL[1]} at turn slot "
+                           f"{HOST_REMOVAL[0]}, the ruleset's rulings and rule parameters",
+                           ruleset.with_overrides(params, spec=SCHEMA), always=True, properties=TRIO_PROPERTIES))
     if p["board"] != "chain":
         params = {"board": "chain", "players": 2, "host_remove": [], "host_skip": (), "gift_values": (),
                   "focal_seat": -1}
