@@ -96,7 +96,8 @@ def test_verify_companions_hold_mini_expansion_cards():
     from ruleproof.model.loira.shrink import companions
     from ruleproof.model.loira.state import CARD, PH, Phase
     from test_loira_helpers import ruleset
-    own = {"zelador": Phase.ZELADOR, "rapagote": Phase.RAPAGOTE, "tia": Phase.STEAL, "diretora": Phase.DIRETORA}
+    own = {"zelador": Phase.ZELADOR, "rapagote": Phase.RAPAGOTE, "tia": Phase.STEAL, "diretora": Phase.DIRETORA,
+           "ralo": Phase.TURN}   # the Ralo: kept, passed on its holder's turn (L20)
     seen_kinds, two = set(), 0
     for d in companions(ruleset(dict(SPEC.verify_overrides))):
         g = SPEC.build(d.ruleset)
