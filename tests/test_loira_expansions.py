@@ -97,7 +97,8 @@ def test_verify_companions_hold_mini_expansion_cards():
     from ruleproof.model.loira.state import CARD, PH, Phase
     from test_loira_helpers import ruleset
     own = {"zelador": Phase.ZELADOR, "rapagote": Phase.RAPAGOTE, "tia": Phase.STEAL, "diretora": Phase.DIRETORA,
-           "ralo": Phase.TURN}   # the Ralo: kept, passed on its holder's turn (L20)
+           "ralo": Phase.TURN,   # the Ralo: kept, passed on its holder's turn (L20)
+           "aluna": Phase.REVEAL, "merendeira": Phase.DRAW, "professora": Phase.PROFESSORA}
     seen_kinds, two = set(), 0
     for d in companions(ruleset(dict(SPEC.verify_overrides))):
         g = SPEC.build(d.ruleset)
@@ -120,6 +121,32 @@ def test_verify_companions_hold_mini_expansion_cards():
             assert all(sum(1 for a in g.legal_actions(s) if a >= OPEN_ASIDE) == 1
                        for s in states if s[PH] == Phase.TURN and s[g.o_aside])
     assert seen_kinds == set(own) and two == 1
+
+
+def test_the_companions_of_the_other_expansion_cards_reach_each_card_s_effect():
+    """Each companion added at stop 30 reaches what its card does: the Ralo passed on (L20), the
+    Aluna's two stalls queued for one revealer, the Merendeira's reshuffle putting the discard back
+    into the deck, the Professora's choice of two other players (3 players)."""
+    from ruleproof.model.loira import SPEC
+    from ruleproof.model.loira.shrink import companions
+    from ruleproof.model.loira.state import PH, QN, RALO_PASS, Phase
+    from test_loira_helpers import ruleset
+    by_label = {d.label: SPEC.build(d.ruleset) for d in companions(ruleset(dict(SPEC.verify_overrides)))}
+
+    def moves(g):
+        for s in _reachable(g):
+            if not g.is_terminal(s):
+                for a, _, t in g.successors(s):
+                    yield s, a, t
+
+    g = by_label["two Ralos and a Descarga"]
+    assert any(s[PH] == Phase.TURN and a is not None and a >= RALO_PASS for s, a, _ in moves(g))
+    g = by_label["two Alunas"]
+    assert any(s[QN] == 2 and s[PH] in (Phase.REVEAL, Phase.ESCORT) for s in _reachable(g))
+    g = by_label["two Merendeiras"]
+    assert any(sum(t[g.deck_slice]) > sum(s[g.deck_slice]) for s, _, t in moves(g))   # the reshuffle
+    g = by_label["3 players and two Professoras"]
+    assert any(s[PH] == Phase.PROFESSORA for s in _reachable(g))
 
 
 def _reachable(g):

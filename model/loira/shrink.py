@@ -16,8 +16,9 @@ it every time, each companion with every property (``Derived(..., always=True)``
 * two Descargas on doubled cards (both seats may hold the card a Descarga takes, and the last hand
   slot, a 2-point Masculino, is dealt): whose card goes and which cards may;
 * mini-expansion cards, one kind per deck (two Zeladors; two Rapagotes; two Tias with three rolls
-  in the centre; two Ralos beside a Descarga; two Diretoras with three players, more openers than
-  stalls): their effects, the open-or-set-aside choice (L19) and their targets;
+  in the centre; two Ralos beside a Descarga; two Alunas; two Merendeiras; two Professoras with three
+  players; two Diretoras with three players, more openers than stalls): their effects, the
+  open-or-set-aside choice (L19) and their targets;
 * two mini-expansion kinds in one deck (a Zelador and two Rapagotes): a closed card's kind is
   nobody's knowledge until it is opened, so the choice to open or set it aside, and opening one set
   aside, are taken without it (``loira-information``), and the kind drawn on opening is weighed by
@@ -58,6 +59,10 @@ COMPANIONS: tuple[tuple[str, Mapping[str, Any]], ...] = (
     ("two Tias, three rolls in the centre", {"deck": ("F1", "grito", "tia", "tia"), "stalls": [2], "centre_rolls": 3}),
     ("two Ralos and a Descarga", {"deck": ("F1", "F2", "grito", "descarga", "ralo", "ralo"), "stalls": [2],
                                   "centre_rolls": 0}),
+    ("two Alunas", {"deck": ("F1", "F2", "grito", "aluna", "aluna"), "stalls": [2, 4]}),
+    ("two Merendeiras", {"deck": ("F1", "grito", "toc-toc", "merendeira", "merendeira"), "stalls": [2]}),
+    ("3 players and two Professoras", {"players": 3, "deck": ("F1", "grito", "professora", "professora"),
+                                       "stalls": [2], "rolls": [1, 0, 0], "centre_rolls": 0}),
     ("3 players and two Diretoras", {"players": 3, "deck": ("F1", "grito", "diretora", "diretora"), "stalls": [2],
                                      "rolls": [1, 0, 0], "centre_rolls": 0}),
     # two kinds, unequal counts: a closed card opened is a Rapagote with probability 2/3 at first
