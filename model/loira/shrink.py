@@ -176,17 +176,22 @@ def derived(ruleset: Ruleset) -> list[Derived]:
     of (a ruleset too big to explore) the ruleset itself."""
     if is_small_default(ruleset):
         return companions(ruleset)
-    return [Derived(label, rs) for label, rs in shrink(ruleset)] + other_base_cards(ruleset)
+    return [Derived(label, rs) for label, rs in shrink(ruleset)] + full_size_companions(ruleset)
 
 
-def other_base_cards(ruleset: Ruleset) -> list[Derived]:
-    """Beside a round too big to explore, the companion of the base cards a shrunken deck leaves out
-    (a null card, Interruptor, Chute no Vaso, Espelho, two Gritos) under the ruleset's rulings: a
-    kick, an escape and the opening after them are explored, not only sampled."""
+def full_size_companions(ruleset: Ruleset) -> list[Derived]:
+    """Beside a round too big to explore, the default small configuration's companions under the
+    ruleset's rulings: the cards and situations a shrunken deck leaves out (a null card,
+    Interruptor, Chute no Vaso, Espelho; a third seat; a match; doubled cards under Descarga; every
+    mini-expansion kind) are explored, not only sampled -- as Bomb Busters, Presentes and the dice
+    races explore theirs beside every ruleset. A match too big to explore gets none (its rounds are
+    the small configuration's companions already)."""
     from ruleproof.model.loira import SPEC
     if ruleset["objective"] != "round":
         return []
-    label, params = COMPANIONS[1]
     base = {**SPEC.verify_overrides, "players": 2, "stall_count": 7, "expansions": [], "first_seat": 0}
-    rs = ruleset.with_overrides({**base, **params}, spec=SPEC.schema, source=f"companion of {ruleset.source}")
-    return [Derived(label, dataclasses.replace(rs, description=COMPANION))]
+    out = []
+    for label, params in COMPANIONS:
+        rs = ruleset.with_overrides({**base, **params}, spec=SPEC.schema, source=f"companion of {ruleset.source}")
+        out.append(Derived(label, dataclasses.replace(rs, description=COMPANION)))
+    return out
