@@ -983,6 +983,15 @@ STABILIZER_OVERRIDES = {
 }
 STABILIZER_RULINGS = {"B09": "random"}
 
+#: a companion mission where the red candidate is drawn at random among the eleven tiles (step 5.2;
+#: 1,233 states): every other mission fixes its red and yellow values, so the draw's law was only
+#: sampled at full size. 2 experts, blue 1 four times, '1 de 1' red, no equipment
+DRAW_OVERRIDES = {
+    "players": 2, "blue_values": 1, "blue_copies": 4, "red_in_play": 1, "red_drawn": 1, "red_values": [],
+    "yellow_in_play": 0, "yellow_drawn": 0, "yellow_values": [], "detonator": 1,
+    "equipment": [], "detector_duplo": False,
+}
+
 INFORMATION = ("seeds/004 'Comunicação': 'É Proibido: Falar sobre os fios que estão na sua mão'; step 7 (each "
                "rack faces its owner); Corte Duplo (a wrong cut's info token in the open); Comunicadores ('Todos "
                "veem de onde os fios foram retirados'); step 5.3 (the set-aside tile 'sem revelá-la')")
@@ -1031,8 +1040,9 @@ def derived(ruleset) -> list:
     """Smaller missions that keep the ruleset's edit (when it is too big to explore), and the
     companions explored beside every ruleset: the tiny mission, a yellow '2 de 3' one, one with
     four copies of a value (where "the last of the value", 3 left (B03), B07, B10 and the teammate's
-    pick (B08) can show), one with three experts (where the turn's direction and B17 show), and one
-    where the Estabilizador meets a wrong blue or yellow wire."""
+    pick (B08) can show), one with three experts (where the turn's direction and B17 show), one
+    where the Estabilizador meets a wrong blue or yellow wire, and one whose red candidate is drawn
+    at random among the eleven tiles (the others fix their values)."""
     from ruleproof.model.bomb_busters.shrink import shrink
     from ruleproof.model.properties import Derived
     out = [Derived(label, rs) for label, rs in shrink(ruleset)]
@@ -1048,7 +1058,8 @@ def companions() -> list[tuple[str, Any]]:
     parts = [("companion: yellow '2 de 3'", YELLOW_OVERRIDES, {}),
              ("companion: four copies", FOUR_OVERRIDES, FOUR_RULINGS),
              ("companion: three experts", THREE_OVERRIDES, THREE_RULINGS),
-             ("companion: the Estabilizador", STABILIZER_OVERRIDES, STABILIZER_RULINGS)]
+             ("companion: the Estabilizador", STABILIZER_OVERRIDES, STABILIZER_RULINGS),
+             ("companion: the red candidate drawn", DRAW_OVERRIDES, {})]
     return [("companion: bomb-busters-tiny", SPEC.ruleset(TINY))] + [
         (label, SPEC.default().with_overrides(params, rulings, spec=SPEC.schema, source=label))
         for label, params, rulings in parts]

@@ -32,8 +32,9 @@ checked once for all of them on every transition of the evidence:
 * ``loira-table``, one conjunction (each part checked on the frames on its own): who may act -- the
   turn seat while it has not stopped (L13's Interruptor apart), an escort only a roll holder that is
   not a picker and (L21) has not stopped, while the centre holds a card for them (L26); the Loira's
-  victim is the picker being revealed; per card kind, deck + discard + set aside + on top + holdings
-  = the deck's count; rolls in the centre plus rolls held = the boxes' rolls; per stall value,
+  victim is the picker being revealed; per card kind, deck + discard + holdings = the deck's count
+  (a mini-expansion kind's deck counts its closed cards: in the deck, set aside or on top; those set
+  aside and on top are among them); rolls in the centre plus rolls held = the boxes' rolls; per stall value,
   unopened + held + out = its count; the centre belief 0 <= phys <= slots <= unopened + 1 (so
   P(Loira next) = 1/slots is a probability). The other claims assume it (a lemma);
 * ``loira-termination`` (L25 round-ends; in a match L15 all-tied-win): a ranking every draw and
@@ -58,7 +59,7 @@ from ruleproof.model.limits import NO_LIMITS, Limits
 from ruleproof.model.loira.bounds import opening_capacity, score_bounds as closed_bounds
 from ruleproof.model.loira.cards import BATHROOM_KINDS, EXPANSION_KINDS, KEPT_KINDS, TOKENS, Kind
 from ruleproof.model.loira.config import Config
-from ruleproof.model.loira.state import (CARD, CROLLS, DECLINE, DIR, END, FIRST, GO, GRITOS, LOIRA, OPEN_ASIDE,
+from ruleproof.model.loira.state import (CARD, CLOSED, NO, CROLLS, DECLINE, DIR, END, FIRST, GO, GRITOS, LOIRA, OPEN_ASIDE,
                                          PASS, PH, PHYS, PREV, QI, QM, QN, RALO_PASS, SLOTS, STOP, STOP_ACT,
                                          SWITCH, TURN, VICTIM, YES, End, Phase)
 from ruleproof.model.properties import EXPLORATION, SAMPLES, Context, Property
@@ -198,8 +199,8 @@ class LoiraRules:
             direct[self.PK[j]], direct[self.KP[j]] = game.o_queue + 2 * j, game.o_queue + 2 * j + 1
         for i, k in enumerate(self.kinds):
             direct[f"d{k}"], direct[f"x{k}"] = game.o_deck + i, game.o_disc + i
-        for k in self.exp:
-            direct[f"a{k}"] = game.o_aside + EXPANSION_KINDS.index(k)
+        if self.exp:   # the closed mini-expansion cards set aside (their kinds are nobody's knowledge)
+            direct["aside"] = game.o_aside
         for v in range(self.S):
             direct[f"c{v}"], direct[f"o{v}"] = game.o_centre + v, game.o_out + v
         for i in range(n):
@@ -219,7 +220,7 @@ class LoiraRules:
         for names, slot in ((self.E, game.h_esp), (self.T, game.h_int), (self.Z, game.h_ralo)):
             if not names:
                 ghost += [game.h(i, slot) for i in range(n)]
-        ghost += [game.o_aside + i for i, k in enumerate(EXPANSION_KINDS) if k not in self.exp]
+        ghost += list(range(game.o_aside + (1 if self.exp else 0), game.o_aside + len(EXPANSION_KINDS)))
         self._ghost_get = (lambda s, i=itemgetter(*ghost): i(s) if len(ghost) > 1 else (s[ghost[0]],)) \
             if ghost else (lambda s: ())
         self.names = (self.direct + self.ST + ["owed", "mover"] + self.U + ["ghost"])
@@ -271,7 +272,15 @@ class LoiraRules:
         return w
 
     def deck_total(self, w) -> Any:
-        return Sum([w[x] for x in self.DK])
+        """Cards in the main deck: a mini-expansion kind's ``d`` counts its closed cards wherever
+        they lie, so those set aside and the closed one on top or being opened are not in it."""
+        if not self.exp:
+            return Sum([w[x] for x in self.DK])
+        return Sum([w[x] for x in self.DK]) - w["aside"] - If(w["card"] == CLOSED, 1, 0)
+
+    def closed(self, w) -> Any:
+        """Closed mini-expansion cards: in the deck, set aside or on top (none ever seen)."""
+        return Sum([w[f"d{k}"] for k in self.exp] + [0])
 
     def stopped(self, w, i) -> Any:
         return self.at(w, self.ST, i) == 1
@@ -460,7 +469,8 @@ class LoiraRules:
         v.update({x: -1 for x in self.PK + self.KP})
         for k in self.kinds:
             v[f"d{k}"], v[f"x{k}"] = cfg.deck[k], 0
-        v.update({f"a{k}": 0 for k in self.exp})
+        if self.exp:
+            v["aside"] = 0
         for i in range(self.S):
             v[f"c{i}"], v[f"o{i}"] = cfg.stall_counts[i], 0
         v.update({self.RS[i]: w[self.R[i]] for i in range(self.n)})
@@ -752,20 +762,25 @@ class LoiraRules:
             add("pass the Ralo", Phase.TURN, pass_ralo,
                 lambda e: And(turn_active(e), self.at(e, self.Z, e["turn"]) >= 1, e["to"] != e["turn"],
                               Not(self.stopped(e, e["to"]))), {"to": range(n)})
+        if self.exp:
+            # 000 Mini-expansões: a mini-expansion card on top shows its back only ("a cor delas é
+            # diferente"); open it "OU deixá-la de lado ainda fechada"; "o jogador da vez pode
+            # escolher abri-la" later. Its kind shows when it is opened (``unveil``)
+            add("draw a closed card", Phase.DRAW, lambda w: w.but(card=CLOSED, ph=Phase.EXPANSION, mover=w["turn"]),
+                lambda e: self.closed(e) - e["aside"] >= 1)
+            add("open the closed card on top", Phase.EXPANSION, lambda w: w.but(ph=Phase.UNVEIL, mover=CHANCE),
+                lambda e: e["card"] == CLOSED)
+            add("set the closed card aside", Phase.EXPANSION,
+                lambda w: w.but(aside=w["aside"] + 1, card=-1, ph=Phase.DRAW, mover=CHANCE),
+                lambda e: And(e["card"] == CLOSED, self.deck_total(e) >= 1))
+            add("open a set-aside card", Phase.TURN,
+                lambda w: w.but(aside=w["aside"] - 1, card=CLOSED, ph=Phase.UNVEIL, mover=CHANCE),
+                lambda e: And(turn_active(e), e["aside"] >= 1))
         for k in self.kinds:
             tok = TOKENS[k]
             if k in EXPANSION_KINDS:
-                add(f"draw {tok}", Phase.DRAW,
-                    lambda w, k=k: w.but(**{f"d{k}": w[f"d{k}"] - 1}, card=k, ph=Phase.EXPANSION, mover=w["turn"]),
-                    lambda e, k=k: e[f"d{k}"] >= 1)
-                add(f"open {tok} on top", Phase.EXPANSION, lambda w, k=k: self.resolve(w, k),
-                    lambda e, k=k: e["card"] == k)
-                add(f"set {tok} aside", Phase.EXPANSION,
-                    lambda w, k=k: w.but(**{f"a{k}": w[f"a{k}"] + 1}, card=-1, ph=Phase.DRAW, mover=CHANCE),
-                    lambda e, k=k: And(e["card"] == k, self.deck_total(e) >= 1))
-                add(f"open the set-aside {tok}", Phase.TURN,
-                    lambda w, k=k: self.resolve(w.but(**{f"a{k}": w[f"a{k}"] - 1}), k),
-                    lambda e, k=k: And(turn_active(e), e[f"a{k}"] >= 1))
+                add(f"unveil {tok}", Phase.UNVEIL, lambda w, k=k: self.resolve(w.but(**{f"d{k}": w[f"d{k}"] - 1}), k),
+                    lambda e, k=k: And(e["card"] == CLOSED, e[f"d{k}"] >= 1))
             else:
                 add(f"draw {tok}", Phase.DRAW, lambda w, k=k: self.resolve(w.but(**{f"d{k}": w[f"d{k}"] - 1}), k),
                     lambda e, k=k: e[f"d{k}"] >= 1)
@@ -936,14 +951,16 @@ class LoiraRules:
         n, ph = self.n, s[PH]
         turn = s[TURN]
         if ph == Phase.DRAW:
-            return Bound(f"draw {TOKENS.get(move, move)}")
+            return Bound("draw a closed card" if move == CLOSED else f"draw {TOKENS.get(move, move)}")
+        if ph == Phase.UNVEIL:
+            return Bound(f"unveil {TOKENS.get(move, move)}")
         if ph == Phase.REVEAL:
             if move == LOIRA:
                 return Bound("reveal the Loira")
             return Bound(f"reveal a {self.cfg.stalls[move]}" if 0 <= move < self.S else f"reveal {move!r}")
         if ph == Phase.TURN:
-            if move >= OPEN_ASIDE:
-                return Bound(f"open the set-aside {TOKENS.get(move - OPEN_ASIDE, move)}")
+            if move == OPEN_ASIDE:
+                return Bound("open a set-aside card")
             if move >= RALO_PASS:
                 return Bound("pass the Ralo", {"to": (turn + move - RALO_PASS) % n})
             return Bound({GO: "go", STOP_ACT: "stop", SWITCH: "use the Interruptor", PASS: "pass"}.get(move, repr(move)))
@@ -968,8 +985,8 @@ class LoiraRules:
             d, v1, v2 = (move - 1) // 9, (move - 1) // 3 % 3, (move - 1) % 3
             return Bound(f"escape with {TOKENS[3 * d + v1]}+{TOKENS[3 * d + v2]}")
         if ph == Phase.EXPANSION:
-            tok = TOKENS.get(s[CARD], s[CARD])
-            return Bound(f"open {tok} on top" if move == YES else f"set {tok} aside")
+            return Bound("open the closed card on top" if move == YES else
+                         "set the closed card aside" if move == NO else f"a move the rules do not list ({move!r})")
         if ph == Phase.INTNOW:
             return Bound("use it now" if move == YES else "keep it")
         if ph == Phase.CHUTE:
@@ -1003,7 +1020,8 @@ class LoiraRules:
                 out.append(Bound("use the Interruptor"))
             if self.Z and f[self.Z[turn]]:
                 out += [Bound("pass the Ralo", {"to": t}) for t in range(n) if t != turn and not f[self.ST[t]]]
-            out += [Bound(f"open the set-aside {TOKENS[k]}") for k in self.exp if f[f"a{k}"]]
+            if self.exp and f["aside"]:
+                out.append(Bound("open a set-aside card"))
             return out
         others = [t for t, ok in self.targets(f, turn) if ok]
         if ph == Phase.STEAL:
@@ -1027,8 +1045,8 @@ class LoiraRules:
                     out.append(Bound(f"escape with {TOKENS[a]}+{TOKENS[b]}"))
             return out
         if ph == Phase.EXPANSION:
-            tok = TOKENS[f["card"]]
-            return [Bound(f"open {tok} on top")] + ([Bound(f"set {tok} aside")] if self.deck_total(f) else [])
+            return [Bound("open the closed card on top")] + (
+                [Bound("set the closed card aside")] if self.deck_total(f) else [])
         if ph == Phase.INTNOW:
             return [Bound("use it now"), Bound("keep it")]
         if ph == Phase.CHUTE:
@@ -1047,12 +1065,22 @@ class LoiraRules:
         return []
 
     def chance(self, f) -> dict[Bound, Fraction]:
-        """000: the top card of a shuffled deck, each card alike (so each kind by its count); a
-        face-down stall picked among the cards in the centre, each alike, the Loira among them with
-        probability phys/slots (``model.loira.centre``: kicks unseen, an escape puts her back)."""
+        """000: the top card of a shuffled deck, each card alike (so each kind by its count, every
+        closed mini-expansion card in the deck together: their kinds are not seen); a closed card
+        opened is each closed card alike (none was seen: "Embaralhe as cartas de mini-expansão com o
+        Baralho Principal"), so a kind by its count of cards not yet revealed; a face-down stall
+        picked among the cards in the centre, each alike, the Loira among them with probability
+        phys/slots (``model.loira.centre``: kicks unseen, an escape puts her back)."""
         if f["ph"] == Phase.DRAW:
             total = self.deck_total(f)
-            return {Bound(f"draw {TOKENS[k]}"): Fraction(f[f"d{k}"], total) for k in self.kinds if f[f"d{k}"]}
+            law = {Bound(f"draw {TOKENS[k]}"): Fraction(f[f"d{k}"], total)
+                   for k in self.kinds if f[f"d{k}"] and k not in self.exp}
+            if self.exp and self.closed(f) - f["aside"]:
+                law[Bound("draw a closed card")] = Fraction(self.closed(f) - f["aside"], total)
+            return law
+        if f["ph"] == Phase.UNVEIL:
+            closed = self.closed(f)
+            return {Bound(f"unveil {TOKENS[k]}"): Fraction(f[f"d{k}"], closed) for k in self.exp if f[f"d{k}"]}
         phys, slots = f["phys"], f["slots"]
         present = Fraction(phys, slots)          # P(the Loira is among the face-down cards)
         loira = present / phys                   # each face-down card alike
@@ -1075,7 +1103,8 @@ class LoiraRules:
         eq += [f[x] == 0 for x in self.ST + self.W + self.U]
         eq += [f[x] == -1 for x in self.PK + self.KP]
         eq += [f[f"d{k}"] == cfg.deck[k] for k in self.kinds] + [f[f"x{k}"] == 0 for k in self.kinds]
-        eq += [f[f"a{k}"] == 0 for k in self.exp]
+        if self.exp:
+            eq.append(f["aside"] == 0)
         eq += [f[f"c{v}"] == cfg.stall_counts[v] for v in range(self.S)] + [f[f"o{v}"] == 0 for v in range(self.S)]
         eq += [f[self.R[i]] == cfg.rolls[i] for i in range(self.n)] + [f[self.RS[i]] == cfg.rolls[i] for i in range(self.n)]
         eq += [f[x] == 0 for names in [*self.H.values(), *self.SV, self.E, self.T, self.Z] if names for x in names]
@@ -1129,7 +1158,8 @@ class Claims:
         own = {Phase.DESCARGA: [Kind.DESCARGA], Phase.FIOS: [Kind.FIOS], Phase.RAPAGOTE: [Kind.RAPAGOTE],
                Phase.ZELADOR: [Kind.ZELADOR], Phase.DIRETORA: [Kind.DIRETORA], Phase.PROFESSORA: [Kind.PROFESSORA],
                Phase.INTNOW: [Kind.INTERRUPTOR], Phase.CHUTE: [Kind.CHUTE], Phase.TOCTOC: [Kind.TOCTOC],
-               Phase.STEAL: [Kind.TOCTOC, Kind.TIA], Phase.EXPANSION: list(r.exp), Phase.TURN: [-1],
+               Phase.STEAL: [Kind.TOCTOC, Kind.TIA], Phase.EXPANSION: [CLOSED], Phase.UNVEIL: [CLOSED],
+               Phase.TURN: [-1],
                Phase.DRAW: [-1], Phase.END: [-1],
                Phase.ESCORT: [Kind.GRITO, Kind.FIOS, Kind.RAPAGOTE, Kind.DIRETORA, Kind.ALUNA, Kind.PROFESSORA]}
         own[Phase.REVEAL] = own[Phase.ESCAPE] = own[Phase.ESCORT]
@@ -1179,7 +1209,7 @@ class Claims:
         def others(f):
             ph, mover = f["ph"], f["mover"]
             return And(Implies(ph == Phase.END, mover == TERMINAL),
-                       Implies(Or(ph == Phase.DRAW, ph == Phase.REVEAL), mover == CHANCE),
+                       Implies(Or(ph == Phase.DRAW, ph == Phase.REVEAL, ph == Phase.UNVEIL), mover == CHANCE),
                        Implies(Or([ph == x for x in own]), mover == f["turn"]))
 
         def victim(f):
@@ -1201,7 +1231,9 @@ class Claims:
                    Implies(f["ph"] == Phase.ESCAPE, f["phys"] <= m), f["gritos"] >= 0)
 
     def cards(self) -> list:
-        """Per card kind: deck + discard + set aside + on top + held = the deck's count."""
+        """Per card kind: deck + discard + held = the deck's count (a mini-expansion kind's deck
+        counts its closed cards, set aside and on top included); the closed cards set aside and the
+        one on top are among the closed ones."""
         r = self.r
 
         def kind(k):
@@ -1209,13 +1241,15 @@ class Claims:
             for names, which in ((r.E, Kind.ESPELHO), (r.T, Kind.INTERRUPTOR), (r.Z, Kind.RALO)):
                 if names and k == which:
                     held = list(names)
-            regions = [f"d{k}", f"x{k}"] + ([f"a{k}"] if k in r.exp else []) + held
+            regions = [f"d{k}", f"x{k}"] + held
 
             def claim(f):
-                top = [If(And(f["ph"] == Phase.EXPANSION, f["card"] == k), 1, 0)] if k in r.exp else []
-                return And(Sum([f[x] for x in regions] + top) == r.cfg.deck[k], [f[x] >= 0 for x in regions])
+                return And(Sum([f[x] for x in regions]) == r.cfg.deck[k], [f[x] >= 0 for x in regions])
             return claim
-        return [kind(k) for k in r.kinds]
+
+        def closed(f):
+            return And(f["aside"] >= 0, r.closed(f) - f["aside"] - If(f["card"] == CLOSED, 1, 0) >= 0)
+        return [kind(k) for k in r.kinds] + ([closed] if r.exp else [])
 
     def rolls(self, f) -> Any:
         """Rolls in the centre plus rolls held = the boxes' rolls, none negative; each escort queued
@@ -1242,8 +1276,7 @@ class Claims:
         """Merendeiras not yet resolved (in the deck, set aside, on top)."""
         if not self.r.cfg.deck[Kind.MERENDEIRA]:
             return 0
-        k = Kind.MERENDEIRA
-        return f[f"d{k}"] + f[f"a{k}"] + If(And(f["ph"] == Phase.EXPANSION, f["card"] == k), 1, 0)
+        return f[f"d{Kind.MERENDEIRA}"]   # closed ones: in the deck, set aside or on top
 
     def round_rank(self, f) -> Any:
         r = self.r
@@ -1302,7 +1335,8 @@ def loira_proofs(ruleset: Ruleset, game) -> list[RuleProof]:
         "loira-table",
         "who may act (the turn seat while it has not stopped, L13's Interruptor apart; an escort only a "
         "roll holder that is not a picker and, L21, has not stopped, while a card is left for it, L26; the "
-        "Loira's victim is the picker revealed); per card kind deck + discard + set aside + on top + held = "
+        "Loira's victim is the picker revealed); per card kind deck (a mini-expansion kind: its closed cards, "
+        "in the deck, set aside or on top) + discard + held = "
         f"the deck's count; rolls in the centre + held = {cfg.total_rolls}; per stall value unopened + held "
         "+ out = its count; 0 <= cards in the centre <= belief slots <= unopened + 1 (P(Loira next) = "
         "1/slots is a probability)",
@@ -1503,10 +1537,11 @@ def information_view(rules: LoiraRules, read) -> Callable[[Any, int], tuple]:
     a multiset of unopened stalls and what was kicked is seen by nobody (the belief of
     ``model.loira.centre``); a mini-expansion card on top or set aside is closed ("deixá-la de lado
     ainda fechada"): only that there is one is known, and per kind how many are not yet revealed.
-    Everything a seat may know is then the public table (the same for every seat)."""
+    Everything a seat may know is then the public table (the same for every seat): a card on top or
+    being opened is shown as closed, counted back among its kind's closed cards."""
     hidden = set(rules.U) | {"ghost"}
     exp = rules.exp
-    names = [x for x in rules.names if x not in hidden and not (exp and x in {f"a{k}" for k in exp})]
+    names = [x for x in rules.names if x not in hidden]
     get = itemgetter(*names)
     last: list = [None, None]   # the view is the same for every seat: computed once per state
 
@@ -1514,17 +1549,12 @@ def information_view(rules: LoiraRules, read) -> Callable[[Any, int], tuple]:
         if last[0] is state:
             return last[1]
         f = read(state)
-        if exp:
+        if exp and f["ph"] in (Phase.EXPANSION, Phase.UNVEIL) and f["card"] != CLOSED:
             f = dict(f)
-            top = f["card"] if f["ph"] == Phase.EXPANSION else -1
-            aside = {k: f[f"a{k}"] for k in exp}
-            for k in exp:   # not yet revealed: in the deck, set aside or on top
-                f[f"d{k}"] += aside[k] + int(top == k)
-            if f["ph"] == Phase.EXPANSION:
-                f["card"] = -2
-            got = get(f) + (sum(aside.values()),)
-        else:
-            got = get(f)
+            if f["card"] in exp:   # a model that knows the card's kind: the rules count it closed
+                f[f"d{f['card']}"] += 1
+            f["card"] = CLOSED
+        got = get(f)
         last[0], last[1] = state, got
         return got
     return view

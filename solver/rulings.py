@@ -218,8 +218,14 @@ def ruling_diff(ruleset: Ruleset, ruling_id: str, option: str, *, max_states: in
         if name != "the configuration given" and not ruling.exercised_by(rs.params):
             continue   # cannot come into play there: not worth searching
         other = rs.with_overrides(rulings={ruling_id: option}, spec=spec.schema)
-        candidates.append((_config_label(spec, ruleset, rs, name), rs, other, extra,
-                           spec.build(rs), spec.build(other), ruling.exercised_by(rs.params)))
+        try:
+            games = spec.build(rs), spec.build(other)
+        except RulesetError:
+            if name == "the configuration given":
+                raise
+            continue   # a configuration the game refuses under one reading (Loira: two closed kinds under a reshuffle)
+        candidates.append((_config_label(spec, ruleset, rs, name), rs, other, extra, *games,
+                           ruling.exercised_by(rs.params)))
     # a set-up ruling parts at the very start: check every configuration for that first (cheap)
     order = sorted(range(len(candidates)), key=lambda i: not _starts_apart(*candidates[i][4:6]))
     parted = None

@@ -136,9 +136,21 @@ def test_the_slip_fails_the_table_proof_on_its_companion(mutant, word):
 
 
 def test_the_real_model_keeps_the_table_proof_on_the_new_companions():
-    for word in ("four copies", "three experts", "Estabilizador"):
+    for word in ("four copies", "three experts", "Estabilizador", "red candidate"):
         rs = companion(word)
         game = BombBusters(Mission.from_ruleset(rs))
         table = next(p for p in bomb_busters_proofs(rs, game) if p.name == TABLE)
         res = check_rule_proof(table, game, exploration=explore(game), scope="test")
         assert res.status == "holds", (word, res.detail, res.counterexample)
+
+
+def test_the_drawing_companion_draws_the_red_candidate_among_the_eleven_tiles():
+    """Step 5.2: the red candidates are drawn at random among the eleven tiles. Every other mission
+    verify explores fixes its values, so a slip in the draw (a tile never drawn) could only be met
+    at full size, by sampled plays; here the draw is a chance node with eleven outcomes of 1/11."""
+    rs = companion("red candidate")
+    game = BombBusters(Mission.from_ruleset(rs))
+    root = game.initial_state()
+    outcomes = [(p, t) for _a, p, t in game.successors(root)]
+    assert len(outcomes) == 11 and {p for p, _ in outcomes} == {Fraction(1, 11)}
+    assert sorted(t.reds for _p, t in outcomes) == [(T.red(v),) for v in range(1, 12)]

@@ -195,14 +195,20 @@ def test_every_property_labelled_proved_read_the_states_of_the_configuration_it_
     assert not any(name.startswith("score-bounds (full game") for name in props)
 
 
-def test_a_round_too_big_to_explore_also_explores_the_other_base_cards():
-    """The shrunken deck leaves out the null card, Interruptor, Chute no Vaso and Espelho: beside it a
-    too-big round explores their companion under its own rulings (a match does not)."""
+def test_a_round_too_big_to_explore_also_explores_the_small_configuration_s_companions():
+    """The shrunken deck leaves out the null card, Interruptor, Chute no Vaso, Espelho and every
+    mini-expansion card: beside it a too-big round explores every companion of the default small
+    configuration under its own rulings (a match does not), so a slip in a card the standard deck
+    lacks is seen at full size too."""
     from ruleproof.model.loira.shrink import COMPANION, derived
     std = ruleset({}, {"L12": "bathroom-only"})
-    labels = [d.label for d in derived(std)]
-    assert labels[-1] == "the other base cards" and all("cards:" in x for x in labels[:-1])
-    other = derived(std)[-1].ruleset
+    found = derived(std)
+    labels = [d.label for d in found]
+    shrunk = [x for x in labels if "cards:" in x]
+    assert labels == shrunk + [label for label, _ in COMPANIONS]
+    other = next(d.ruleset for d in found if d.label == "the other base cards")
     assert other.description == COMPANION and other.rulings["L12"] == "bathroom-only"
     assert other["players"] == 2 and "chute" in other["deck"] and other["objective"] == "round"
+    ralo = next(d.ruleset for d in found if d.label == "two Ralos and a Descarga")
+    assert not ralo["expansions"] and "ralo" in ralo["deck"]
     assert not any(d.label == "the other base cards" for d in derived(ruleset({"objective": "match"})))

@@ -31,6 +31,10 @@ def configurations(draw):
     if params["objective"] == "match":
         rulings["L15"] = "all-tied-win"  # the replay reading may never end (proved separately)
     rulings["L25"] = "round-ends"       # the reshuffle reading may cycle (proved separately)
+    from ruleproof.model.loira.cards import counts_of, parse_token
+    from ruleproof.model.loira.config import belief_refusal
+    if belief_refusal(counts_of(map(parse_token, deck)), rulings):   # refused decks (tested apart)
+        params["deck"] = [c for c in deck if c != "merendeira"] or ["F1"]
     return params, rulings
 
 

@@ -37,10 +37,9 @@ def _ran_out(game, before, move, after) -> bool:
     deck is rebuilt from the discard (L25 'reshuffle'; a Merendeira's reshuffle is its own effect)."""
     if after[PH] == Phase.END:
         return after[END] == End.DECK
-    deck = game.deck_slice
     drawn = 1 if before[PH] == Phase.DRAW else 0
-    merendeira = (before[PH] == Phase.DRAW and move == Kind.MERENDEIRA) or after[PH] == Phase.DRAW
-    return sum(after[deck]) > sum(before[deck]) - drawn and not merendeira
+    merendeira = (before[PH] == Phase.UNVEIL and move == Kind.MERENDEIRA) or after[PH] == Phase.DRAW
+    return game.deck_total(after) > game.deck_total(before) - drawn and not merendeira
 
 
 def deck_runs_out(ex, limits: Limits = NO_LIMITS) -> tuple[list[str] | None, str]:

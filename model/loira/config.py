@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ruleproof.model.ruleset import Param, RulesSchema, Ruleset, int_in, int_list, one_of
+from ruleproof.model.ruleset import Param, RulesSchema, Ruleset, RulesetError, int_in, int_list, one_of
 
-from .cards import (EXPANSION_NAMES, NUM_KINDS, TOKENS, Kind, counts_of, parse_token,
+from .cards import (EXPANSION_KINDS, EXPANSION_NAMES, NUM_KINDS, TOKENS, Kind, counts_of, parse_token,
                     standard_deck, standard_stalls)
 from .rulings import RULINGS
 
@@ -124,6 +124,33 @@ class Config:
 
 
 
+def belief_refusal(deck: tuple[int, ...], rulings: Mapping[str, str]) -> tuple[str, str] | None:
+    """Why the model cannot play this deck exactly (the keys to change, the reason), or None.
+
+    A closed mini-expansion card's kind is a belief: its kind's count among the cards not yet
+    revealed (``LoiraGame.chance_outcomes``). That is exact while every closed card is alike, which
+    a reshuffle breaks when it puts an opened card back into the deck while a closed card lies
+    aside and two kinds are about: the card aside is then one of the old ones only (pool {x, y},
+    one aside, an x shuffled back in: after an x is drawn, the card aside is a y with probability
+    2/3, not the 1/2 the counts say). That needs a reshuffle: the Merendeira's (with two kinds among
+    the other mini-expansion cards: one opened and shuffled back, one aside) or L25 'reshuffle' on a
+    deck that can run out (fewer than 3 Gritos). Those decks are refused, not solved wrongly."""
+    kinds = [k for k in EXPANSION_KINDS if deck[k]]
+    if len(kinds) < 2:
+        return None
+    names = ", ".join(TOKENS[k] for k in kinds)
+    why = (f"mini-expansion cards of {len(kinds)} kinds ({names}) with a reshuffle that can bring an "
+           "opened one back while another lies aside closed: the closed cards are then no longer alike "
+           "and the model keeps no exact belief for that")
+    if rulings.get("L25") == "reshuffle" and deck[Kind.GRITO] < 3:
+        return "deck, rulings.L25", f"{why} (L25 'reshuffle', fewer than 3 Gritos); use one kind, 3 Gritos or L25 'round-ends'"
+    if deck[Kind.MERENDEIRA]:
+        others = [k for k in EXPANSION_KINDS if deck[k] - (k == Kind.MERENDEIRA) > 0]
+        if len(others) >= 2:
+            return "deck", f"{why} (the Merendeira); keep at most one other kind beside one Merendeira, or leave the Merendeira out"
+    return None
+
+
 def config_from(ruleset: Ruleset) -> Config:
     p, r = ruleset.params, ruleset.rulings
     n = p["players"]
@@ -137,6 +164,11 @@ def config_from(ruleset: Ruleset) -> Config:
         values = standard_stalls(r["L02"], p["stall_count"], r["L34"])
     else:
         values = p["stalls"]
+    refused = belief_refusal(deck, r)
+    if refused:
+        key, reason = refused
+        key = "params." + key if p["deck"] != STANDARD else key.replace("deck", "params.expansions")
+        raise RulesetError(ruleset.origin("deck" if p["deck"] != STANDARD else "expansions"), key, reason)
     distinct = tuple(sorted(set(values)))
     rolls = (0,) * n if p["rolls"] == STANDARD else tuple(p["rolls"])
     centre = p["centre_rolls"] if p["centre_rolls"] >= 0 else max(0, 3 * boxes - sum(rolls))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from .cards import EXPANSION_KINDS, KEPT_KINDS
+from .cards import KEPT_KINDS
 from .cards import KindInts as Kind  # plain ints: see cards.plain_ints
 from .effects import (St, _deck_total, _off, _point_slots, _seat, _targets, _to_discard, bathroom_card, chute,
                       descarga, descarga_options, end_turn, escape_options, espelho, fios, grito,
@@ -15,7 +15,7 @@ from .effects import (St, _deck_total, _off, _point_slots, _seat, _targets, _to_
                       on_reveal, on_steal, on_toctoc, toc_toc, use_interruptor)
 from .expansions import (_diretora_options, aluna, diretora, merendeira, on_diretora, on_professora,
                          on_rapagote, on_zelador, professora, ralo, rapagote, tia, zelador)
-from .state import (CARD, GO, NO, OPEN_ASIDE, PASS, PH, PREV, RALO_PASS, STOP, STOP_ACT, SWITCH,
+from .state import (CARD, CLOSED, GO, NO, OPEN_ASIDE, PASS, PH, PREV, RALO_PASS, STOP, STOP_ACT, SWITCH,
                     TURN, VICTIM, YES)
 from .state import PhaseInts as Phase  # plain ints: see cards.plain_ints
 
@@ -35,8 +35,8 @@ def legal_actions(g: "LoiraGame", s: Sequence[int]) -> list[int]:
         if s[base + g.h_ralo]:
             acts += sorted(RALO_PASS + _off(g, turn, t) for t in range(g.num_players)
                            if t != turn and not g.stopped(s, t))
-        if any(s[g.aside_slice]):
-            acts += [OPEN_ASIDE + k for i, k in enumerate(EXPANSION_KINDS) if s[g.o_aside + i]]
+        if s[g.o_aside]:   # one action: the closed cards aside are alike to every player
+            acts.append(OPEN_ASIDE)
         return acts
     if ph == Phase.STEAL:
         return sorted(_off(g, turn, t) for t in _targets(g, s, turn) if s[g.o_rolls + t])
@@ -76,32 +76,39 @@ def on_turn(g: "LoiraGame", st: St, a: int) -> None:
         use_interruptor(g, st, turn)
     elif a == PASS:
         end_turn(g, st)
-    elif a >= OPEN_ASIDE:
-        kind = a - OPEN_ASIDE
-        st[g.o_aside + EXPANSION_KINDS.index(kind)] -= 1
-        resolve(g, st, kind)
+    elif a == OPEN_ASIDE:   # 000 L19: open a closed card set aside; its kind is then drawn (UNVEIL)
+        st[g.o_aside] -= 1
+        st[CARD], st[PH] = CLOSED, Phase.UNVEIL
     else:  # RALO_PASS: L20, passing the Ralo is an action on the holder's turn
         st[g.h(turn, g.h_ralo)] -= 1
         st[g.h(_seat(g, turn, a - RALO_PASS), g.h_ralo)] += 1
 
 
 def on_draw(g: "LoiraGame", st: St, kind: int) -> None:
-    """Chance: the top card of the main deck is revealed to everyone."""
-    st[g.o_deck + g.kind_index[kind]] -= 1
-    if kind >= Kind.RAPAGOTE:
-        st[CARD], st[PH] = kind, Phase.EXPANSION
+    """Chance: the top card of the main deck is revealed to everyone; a mini-expansion card shows
+    only its back ("a cor delas é diferente"): ``CLOSED``, its kind unknown until it is opened."""
+    if kind == CLOSED:
+        st[CARD], st[PH] = CLOSED, Phase.EXPANSION
     else:
+        st[g.o_deck + g.kind_index[kind]] -= 1
         resolve(g, st, kind)
 
 
 def on_expansion(g: "LoiraGame", st: St, a: int) -> None:
-    """000: open the mini-expansion card on top, or set it aside closed and open the next (L19)."""
-    kind = st[CARD]
+    """000: open the closed mini-expansion card on top, or set it aside closed and draw the next
+    (L19)."""
     if a == YES:
-        resolve(g, st, kind)
+        st[PH] = Phase.UNVEIL
     else:
-        st[g.o_aside + EXPANSION_KINDS.index(kind)] += 1
+        st[g.o_aside] += 1
         st[CARD], st[PH] = -1, Phase.DRAW
+
+
+def on_unveil(g: "LoiraGame", st: St, kind: int) -> None:
+    """Chance: the closed card opened turns out to be ``kind`` (each closed card alike: by the
+    counts of the kinds not yet revealed, ``LoiraGame.chance_outcomes``)."""
+    st[g.o_deck + g.kind_index[kind]] -= 1
+    resolve(g, st, kind)
 
 
 def resolve(g: "LoiraGame", st: St, kind: int) -> None:
@@ -125,5 +132,5 @@ HANDLERS: dict[int, Callable[["LoiraGame", St, int], None]] = {
     Phase.FIOS: on_fios, Phase.ESCORT: on_escort, Phase.REVEAL: on_reveal, Phase.ESCAPE: on_escape,
     Phase.EXPANSION: on_expansion, Phase.INTNOW: on_intnow, Phase.CHUTE: on_chute,
     Phase.RAPAGOTE: on_rapagote, Phase.ZELADOR: on_zelador, Phase.DIRETORA: on_diretora,
-    Phase.PROFESSORA: on_professora, Phase.TOCTOC: on_toctoc,
+    Phase.PROFESSORA: on_professora, Phase.TOCTOC: on_toctoc, Phase.UNVEIL: on_unveil,
 }

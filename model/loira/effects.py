@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Sequence
 
 from .cards import KindInts as Kind  # plain ints: see cards.plain_ints
-from .state import (CARD, CROLLS, CUR, DECLINE, DIR, END, FIRST, GRITOS, LOIRA, PH, PHYS, PREV, QI,
+from .state import (CARD, CLOSED, CROLLS, CUR, DECLINE, DIR, END, FIRST, GRITOS, LOIRA, PH, PHYS, PREV, QI,
                     QM, QN, SLOTS, STOP, TURN, VICTIM, YES)
 from .scoring import round_winners
 from .state import EndInts as End, PhaseInts as Phase  # plain ints: see cards.plain_ints
@@ -29,7 +29,9 @@ def _rule(g: "LoiraGame", rid: str) -> str:
 
 
 def _deck_total(g: "LoiraGame", st: Sequence[int]) -> int:
-    return sum(st[g.deck_slice])
+    """Cards in the main deck: the deck entries count a mini-expansion kind's closed cards wherever
+    they lie, so the ones set aside and the closed one on top or being opened are taken off."""
+    return sum(st[g.deck_slice]) - st[g.o_aside] - (st[CARD] == CLOSED)
 
 
 def _to_discard(g: "LoiraGame", st: St, kind: int, count: int = 1) -> None:
@@ -105,7 +107,7 @@ def card_done(g: "LoiraGame", st: St) -> None:
 def end_turn(g: "LoiraGame", st: St) -> None:
     """Pass the turn to the next active player in the direction of play (L06, L25)."""
     st[CARD], st[PREV] = -1, -1
-    if sum(st[g.deck_slice]) == 0:
+    if _deck_total(g, st) == 0:
         if _rule(g, "L25") == "reshuffle":
             _reshuffle(g, st, keep=())
         if _deck_total(g, st) == 0:
@@ -127,6 +129,9 @@ def end_turn(g: "LoiraGame", st: St) -> None:
 
 
 def _reshuffle(g: "LoiraGame", st: St, keep: tuple[int, ...]) -> None:
+    """The discard into the deck; an opened mini-expansion card goes back closed (its deck entry
+    counts closed cards). ``config.belief_refusal`` keeps out the decks where one can go back while
+    another lies aside with two kinds about: those would no longer be alike."""
     for i, k in enumerate(g.kinds):
         if k not in keep:
             st[g.o_deck + i] += st[g.o_disc + i]

@@ -48,7 +48,7 @@ TIE = 1e-12
 
 
 def deck_left(g, s) -> int:
-    return sum(s[g.o_deck:g.o_deck + len(g.kinds)])
+    return g.deck_total(s)
 
 
 def default_cards(g) -> int:

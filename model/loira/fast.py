@@ -33,7 +33,7 @@ from typing import Any, Iterator, Mapping, Sequence
 from ruleproof.solver import cbuild
 from ruleproof.solver.runtime import run_interruptible
 
-from .cards import Kind
+from .cards import EXPANSION_KINDS, TOKENS, Kind
 from .config import Config, config_from
 from .rulings import RULINGS
 
@@ -80,6 +80,10 @@ def _scope(cfg: Config) -> str | None:
         return _match_scope(cfg)
     if len(cfg.stalls) > 8:
         return f"the C engine handles 8 distinct stall values at most, not {len(cfg.stalls)}"
+    closed = [TOKENS[k] for k in EXPANSION_KINDS if cfg.deck[k]]
+    if len(closed) >= 2:   # fast_solver.c draws a mini-expansion card face up
+        return (f"the C engine knows a closed mini-expansion card's kind, which with {len(closed)} kinds "
+                f"({', '.join(closed)}) nobody does (the generic pipeline keeps it a belief)")
     return None
 
 
@@ -569,6 +573,12 @@ def c_state(game: Any, s: Sequence[int]) -> tuple[int, ...]:
     from .cards import EXPANSION_KINDS
     n = game.num_players
     deck = [s[game.deck_index(k)] if k in game.kind_index else 0 for k in range(24)]
+    # one mini-expansion kind at most (``_scope``): its closed cards are its cards in the deck and
+    # those set aside (none is on top at a turn's start)
+    aside = [0] * len(EXPANSION_KINDS)
+    for k in game.closed_kinds:
+        aside[EXPANSION_KINDS.index(k)] = s[game.o_aside]
+        deck[k] -= s[game.o_aside]
     bath, stall, esp, sw, ralo = [], [], [], [], []
     for seat in range(n):
         hand = game.hand(s, seat)
@@ -579,7 +589,6 @@ def c_state(game: Any, s: Sequence[int]) -> tuple[int, ...]:
         ralo.append(hand[game.h_ralo])
     rolls = list(s[game.o_rolls:game.o_rolls + n])
     out = list(s[game.o_out:game.o_out + game.num_stall_values]) + [0] * (8 - game.num_stall_values)
-    aside = list(s[game.o_aside:game.o_aside + len(EXPANSION_KINDS)])
     return tuple(deck + bath + stall + esp + sw + rolls + out + [s[STOP], s[TURN], s[GRITOS], s[PHYS], s[SLOTS]]
                  + ralo + aside + [s[DIR] if n > 2 else 0])
 

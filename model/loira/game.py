@@ -25,7 +25,7 @@ from .centre import loira_present, reveal_distribution
 from .config import Config, config_from
 from .scoring import round_winners
 from .scoring import weights as scoring_weights
-from .state import (CARD, CROLLS, CUR, DECLINE, DIR, END, FIRST, GO, GRITOS, HEADER, LOIRA,
+from .state import (CARD, CLOSED, CROLLS, CUR, DECLINE, DIR, END, FIRST, GO, GRITOS, HEADER, LOIRA,
                     OPEN_ASIDE, PASS, PH, PHYS, PREV, QI, QM, QN, RALO_PASS, SLOTS, STOP,
                     STOP_ACT, SWITCH, TURN, VICTIM, YES, End, LoiraState, Phase)
 
@@ -47,6 +47,9 @@ class LoiraGame(Game):
         self.o_queue = off; off += 2 * self.qlen
         self.o_deck = off; off += len(self.kinds)
         self.o_disc = off; off += len(self.kinds)
+        # closed mini-expansion cards set aside (their kinds unknown) in the first field; the
+        # region keeps its former width (one field per kind, now always 0) so that stored
+        # scenario digests of decks without those cards stay as recorded
         self.o_aside = off; off += len(EXPANSION_KINDS)
         self.o_centre = off; off += S
         self.o_out = off; off += S
@@ -59,8 +62,13 @@ class LoiraGame(Game):
         # for the transition code: the rulings and the deck region, looked up per move
         self.rulings = cfg.rulings
         self.deck_slice = slice(self.o_deck, self.o_deck + len(self.kinds))
-        self.aside_slice = slice(self.o_aside, self.o_aside + len(EXPANSION_KINDS))
+        #: the mini-expansion kinds the deck holds, and their deck entries (closed cards, anywhere)
+        self.closed_kinds = tuple(k for k in self.kinds if k in EXPANSION_KINDS)
+        self.closed_slice = slice(self.o_deck + len(self.kinds) - len(self.closed_kinds),
+                                  self.o_deck + len(self.kinds))
+        assert all(self.kind_index[k] >= len(self.kinds) - len(self.closed_kinds) for k in self.closed_kinds)
         self._draws: dict[tuple[int, ...], tuple[tuple[int, Fraction], ...]] = {}
+        self._unveils: dict[tuple[int, ...], tuple[tuple[int, Fraction], ...]] = {}
         self._chance_parts: dict[int, tuple] = {}   # id(distribution) -> it, outcomes, probabilities
         self._utilities: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
         self._round_returns: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
@@ -93,6 +101,10 @@ class LoiraGame(Game):
     def h(self, seat: int, slot: int) -> int:
         """Index of ``slot`` of ``seat``'s holding in the state tuple."""
         return self.o_hand + seat * self.hsize + slot
+
+    def deck_total(self, s: Sequence[int]) -> int:
+        """Cards in the main deck (``effects._deck_total``: closed cards aside or on top are not)."""
+        return sum(s[self.deck_slice]) - s[self.o_aside] - (s[CARD] == CLOSED)
 
     def deck_index(self, kind: int) -> int:
         return self.o_deck + self.kind_index[kind]
@@ -134,7 +146,7 @@ class LoiraGame(Game):
         for i, k in enumerate(self.kinds):
             st[self.o_deck + i] = cfg.deck[k]
             st[self.o_disc + i] = 0
-        st[self.o_aside:self.o_aside + len(EXPANSION_KINDS)] = [0] * len(EXPANSION_KINDS)
+        st[self.o_aside] = 0
         for i, c in enumerate(cfg.stall_counts):
             st[self.o_centre + i] = c
             st[self.o_out + i] = 0
@@ -149,7 +161,7 @@ class LoiraGame(Game):
             return s[TURN]
         if ph == _END:
             return TERMINAL
-        if ph == _DRAW or ph == _REVEAL:
+        if ph == _DRAW or ph == _REVEAL or ph == _UNVEIL:
             return CHANCE
         if ph == _ESCORT:
             return (s[self.o_queue] + s[CUR]) % self.num_players
@@ -161,16 +173,41 @@ class LoiraGame(Game):
 
     def chance_outcomes(self, s: LoiraState) -> Sequence[tuple[int, Fraction]]:
         """The same tuple object for the same deck (or centre), so the explorer checks and interns
-        each distribution once."""
-        if s[PH] == _DRAW:
-            counts = s[self.deck_slice]
+        each distribution once.
+
+        The draw: each card of the deck alike, so a kind by its count; the closed mini-expansion
+        cards in the deck (their kinds' entries less those set aside) are one outcome, ``CLOSED``.
+        Opening a closed card (UNVEIL): every closed card is alike (none was ever seen, each was
+        shuffled in alike), so its kind is ``k`` with probability ``closed_k / closed`` over the
+        kinds not yet revealed -- exact while no reshuffle brings an opened card back beside one
+        set aside (``config.belief_refusal`` keeps those decks out)."""
+        ph = s[PH]
+        if ph == _DRAW:
+            counts = s[self.deck_slice] + (s[self.o_aside],)
             dist = self._draws.get(counts)
             if dist is None:
-                total = sum(counts)
-                dist = self._draws[counts] = tuple((k, Fraction(c, total))
-                                                   for k, c in zip(self.kinds, counts) if c)
+                dist = self._draws[counts] = self._draw_law(counts)
+            return dist
+        if ph == _UNVEIL:
+            closed = s[self.closed_slice]
+            dist = self._unveils.get(closed)
+            if dist is None:
+                total = sum(closed)
+                dist = self._unveils[closed] = tuple((k, Fraction(c, total))
+                                                     for k, c in zip(self.closed_kinds, closed) if c)
             return dist
         return _reveal_outcomes(self.centre_counts(s), s[SLOTS])
+
+    def _draw_law(self, counts: tuple[int, ...]) -> tuple[tuple[int, Fraction], ...]:
+        """``counts``: the deck entries then the cards set aside."""
+        *deck, aside = counts
+        opened = len(self.kinds) - len(self.closed_kinds)
+        weights = [(k, c) for k, c in zip(self.kinds[:opened], deck[:opened]) if c]
+        closed = sum(deck[opened:]) - aside
+        if closed:
+            weights.append((CLOSED, closed))
+        total = sum(c for _, c in weights)
+        return tuple((k, Fraction(c, total)) for k, c in weights)
 
     def legal_actions(self, s: LoiraState) -> Sequence[int]:
         return dispatch.legal_actions(self, s)
@@ -196,7 +233,7 @@ class LoiraGame(Game):
         a chance node's outcomes and probabilities are one shared pair of tuples per distribution."""
         ph = s[PH]
         handler = _HANDLERS[ph]
-        if ph == _DRAW or ph == _REVEAL:
+        if ph == _DRAW or ph == _REVEAL or ph == _UNVEIL:
             dist = self.chance_outcomes(s)   # interned (see there), so its id is stable
             parts = self._chance_parts.get(id(dist))
             if parts is None or parts[0] is not dist:
@@ -296,9 +333,9 @@ class LoiraGame(Game):
             "best_opponent_points": max(score(self, s, t) for t in others),
             "opponents_stopped": sum(self.stopped(s, t) for t in others),
             "gritos_out": s[GRITOS],
-            "deck_left": sum(s[self.o_deck:self.o_deck + len(self.kinds)]),
+            "deck_left": self.deck_total(s),
         }
-        for i, k in enumerate(self.kinds):
+        for i, k in enumerate(self.kinds):   # a mini-expansion kind: its closed cards, anywhere
             cols[f"deck_{TOKENS[k]}"] = s[self.o_deck + i]
         cols.update(centre_stalls=s[PHYS], loira_next=round(1 / s[SLOTS], 9) if s[SLOTS] else 0.0,
                     my_rolls=s[self.o_rolls + me], centre_rolls=s[CROLLS])
@@ -315,7 +352,7 @@ class LoiraGame(Game):
             head = f"round over ({End(s[END]).name.lower()})"
         else:
             head = f"seat {s[TURN]}'s turn, {Phase(s[PH]).name.lower()}"
-        deck = sum(s[self.o_deck:self.o_deck + len(self.kinds)])
+        deck = self.deck_total(s)
         seats = []
         for seat in range(n):
             hand = self.hand(s, seat)
@@ -330,6 +367,11 @@ class LoiraGame(Game):
         centre = "/".join(f"{v}x{c}" for v, c in zip(self.cfg.stalls, self.centre_counts(s)) if c)
         if self.cfg.objective == "match":   # the match score first: it is what a round changes
             head = "round wins " + "-".join(str(s[self.o_wins + seat]) for seat in range(n)) + "; " + head
+        closed = sum(s[self.closed_slice])
+        if closed:
+            head += (f"; closed mini-expansion cards {closed} (" + "/".join(
+                f"{TOKENS[k]}x{c}" for k, c in zip(self.closed_kinds, s[self.closed_slice]) if c)
+                + f"), {s[self.o_aside]} set aside")
         return (f"{head}; deck {deck}; centre {s[PHYS]} cards (unopened {centre or 'none'}, "
                 f"P(Loira present)={loira_present(s[PHYS], s[SLOTS])}, P(Loira next)=1/{s[SLOTS]}); gritos {s[GRITOS]}; rolls in centre {s[CROLLS]}; "
                 + " ".join(seats))
@@ -337,14 +379,16 @@ class LoiraGame(Game):
     def describe_action(self, s: LoiraState, a: int) -> str:
         ph = s[PH]
         if ph == Phase.DRAW:
-            return f"draws {TOKENS[a]}"
+            return "draws a closed mini-expansion card" if a == CLOSED else f"draws {TOKENS[a]}"
+        if ph == Phase.UNVEIL:
+            return f"the closed card opened is {TOKENS[a]}"
         if ph == Phase.REVEAL:
             picker = s[self.o_queue + 2 * s[QI]]
             return (f"seat {picker} opens the Loira" if a == LOIRA
                     else f"seat {picker} opens a {self.cfg.stalls[a]}-point stall")
         if ph == Phase.TURN:
-            if a >= OPEN_ASIDE:
-                return f"opens the set-aside {TOKENS[a - OPEN_ASIDE]}"
+            if a == OPEN_ASIDE:
+                return "opens a set-aside mini-expansion card"
             if a >= RALO_PASS:
                 return f"passes the Ralo to seat {(s[TURN] + a - RALO_PASS) % self.num_players}"
             return {GO: "goes to the bathroom (draws)", STOP_ACT: "stops", SWITCH: "uses the Interruptor",
@@ -402,7 +446,8 @@ class LoiraGame(Game):
             return None
         draws = cfg.deck_size + cfg.deck[Kind.MERENDEIRA] * cfg.deck_size
         turns = draws + n + 1 + n * cfg.deck[Kind.RALO]
-        per_turn = 6 + 3 * (n + 2) + len(EXPANSION_KINDS) + n
+        # a turn: draw, set each closed card aside, open one (and its kind drawn), the effect ...
+        per_turn = 6 + 3 * (n + 2) + 2 * sum(cfg.deck[k] for k in EXPANSION_KINDS) + 1 + n
         rounds = 1
         if cfg.objective == "match":
             if cfg.rule("L15") != "all-tied-win":
@@ -418,8 +463,8 @@ def _reveal_outcomes(counts: tuple[int, ...], slots: int) -> tuple[tuple[int, Fr
 
 _HANDLERS = dispatch.HANDLERS
 _ROUND_RETURNS_MEMO = 1 << 20   # entries (a tuple of ~40 ints each): a bound on its memory
-_TURN, _END, _DRAW, _REVEAL, _ESCORT, _ESCAPE, _ZELADOR = (int(p) for p in (
-    Phase.TURN, Phase.END, Phase.DRAW, Phase.REVEAL, Phase.ESCORT, Phase.ESCAPE, Phase.ZELADOR))
+_TURN, _END, _DRAW, _REVEAL, _ESCORT, _ESCAPE, _ZELADOR, _UNVEIL = (int(p) for p in (
+    Phase.TURN, Phase.END, Phase.DRAW, Phase.REVEAL, Phase.ESCORT, Phase.ESCAPE, Phase.ZELADOR, Phase.UNVEIL))
 
 
 def utility(n: int, winners: Sequence[int]) -> tuple[Fraction, ...]:

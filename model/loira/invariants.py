@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Sequence
 
 from ruleproof.model.protocol import Invariant
 
-from .cards import EXPANSION_KINDS, Kind
-from .state import CARD, CROLLS, GRITOS, PH, PHYS, QI, QN, SLOTS, Phase
+from .cards import Kind
+from .state import CARD, CLOSED, CROLLS, GRITOS, PH, PHYS, QI, QN, SLOTS, Phase
 
 if TYPE_CHECKING:
     from .game import LoiraGame
@@ -51,23 +51,27 @@ def invariants(g: "LoiraGame", screened: bool = True) -> tuple[Invariant, ...]:
     n, cfg = g.num_players, g.cfg
     lo, hi = score_bounds(cfg)
 
-    # card-conservation: per kind present, deck + discard + holdings + set aside
+    # card-conservation: per kind present, deck + discard + holdings (a mini-expansion kind's deck
+    # entry counts its closed cards, set aside and on top included); the closed cards set aside or
+    # on top are some of those (none negative)
     def slot_of(k):
         return k if k < 9 else getattr(g, _KEPT_SLOT[k]) if k in _KEPT_SLOT else None
 
     card_groups = [[g.o_deck + i, g.o_disc + i]
-                   + ([g.o_aside + EXPANSION_KINDS.index(k)] if k in EXPANSION_KINDS else [])
                    + ([g.h(seat, slot_of(k)) for seat in range(n)] if slot_of(k) is not None else [])
                    for i, k in enumerate(g.kinds)]
     card_sum = _group_sums(card_groups)
     card_expected = [cfg.deck[k] for k in g.kinds]
     deck_disc = slice(g.o_deck, g.o_disc + len(g.kinds))   # the deck and discard regions, adjacent
     assert g.o_disc == g.o_deck + len(g.kinds)
-    expansion = int(Phase.EXPANSION)
+    closed_slice, aside_at = g.closed_slice, g.o_aside
 
-    def cards_fast(s):   # the card on top (EXPANSION phase) is left to the exact check
-        return (s[PH] != expansion and card_sum(s) == card_expected
-                and min(s[deck_disc], default=0) >= 0)
+    def closed_ok(s):
+        aside = s[aside_at]
+        return 0 <= aside and aside + (s[CARD] == CLOSED) <= sum(s[closed_slice])
+
+    def cards_fast(s):
+        return card_sum(s) == card_expected and min(s[deck_disc], default=0) >= 0 and closed_ok(s)
 
     stall_groups = [[g.o_centre + i, g.o_out + i] + [g.h(seat, g.h_stall + i) for seat in range(n)]
                     for i in range(g.num_stall_values)]
@@ -80,14 +84,14 @@ def invariants(g: "LoiraGame", screened: bool = True) -> tuple[Invariant, ...]:
 
     def cards(s):
         for i, k in enumerate(g.kinds):
-            aside = s[g.o_aside + EXPANSION_KINDS.index(k)] if k in EXPANSION_KINDS else 0
-            total = s[g.o_deck + i] + s[g.o_disc + i] + held_count(g, s, k) + aside
-            if s[PH] == Phase.EXPANSION and k == s[15]:
-                total += 1  # the mini-expansion card on top, being decided
+            total = s[g.o_deck + i] + s[g.o_disc + i] + held_count(g, s, k)
             if total != cfg.deck[k]:
                 return f"{total} cards of kind {k} instead of {cfg.deck[k]}"
             if min(s[g.o_deck + i], s[g.o_disc + i]) < 0:
                 return f"negative count of kind {k}"
+        if not closed_ok(s):
+            return (f"{s[aside_at]} closed cards set aside (and {int(s[CARD] == CLOSED)} on top) of "
+                    f"{sum(s[closed_slice])} closed")
         return None
 
     def stalls(s):
@@ -174,7 +178,7 @@ def _row_screens(g: "LoiraGame", card_groups: list[list[int]], stall_groups: lis
     check itself on every state a screen leaves out."""
     import numpy as np
     n, cfg, i16 = g.num_players, g.cfg, np.int16
-    expansion, escape, end = int(Phase.EXPANSION), int(Phase.ESCAPE), int(Phase.END)
+    escape, end = int(Phase.ESCAPE), int(Phase.END)
 
     def column(r, i):   # int16: sums of int8 entries below 256 terms cannot overflow
         return r[:, i].astype(i16)
@@ -189,12 +193,11 @@ def _row_screens(g: "LoiraGame", card_groups: list[list[int]], stall_groups: lis
     centre = slice(g.o_centre, g.o_centre + g.num_stall_values)
 
     def cards(r):
-        on_top = np.where(r[:, PH] == expansion, r[:, CARD], -1)   # the mini-expansion card on top
-
-        def top(i):
-            return on_top == g.kinds[i]
-        return (groups_hold(r, card_groups, [cfg.deck[k] for k in g.kinds], top)
-                & (r[:, deck_disc] >= 0).all(axis=1))
+        aside = column(r, g.o_aside)
+        closed = r[:, g.closed_slice].sum(axis=1, dtype=i16)
+        return (groups_hold(r, card_groups, [cfg.deck[k] for k in g.kinds])
+                & (r[:, deck_disc] >= 0).all(axis=1) & (aside >= 0)
+                & (aside + (r[:, CARD] == CLOSED) <= closed))
 
     def stalls(r):
         return groups_hold(r, stall_groups, cfg.stall_counts) & (r[:, centre] >= 0).all(axis=1)

@@ -238,7 +238,10 @@ def policy_method(game) -> str:
     from .endgame import Endgame
     end = Endgame(game)
     if end.cards < 0 and end.stopped_cards < 0:
-        where = "no exact endgame on this configuration (a match, or 3+ players on a deck over 16 cards)"
+        from . import fast
+        why = fast.supports(game.cfg) if game.cfg.objective == "round" else None
+        where = (f"no exact endgame on this configuration ({why})" if why else
+                 "no exact endgame on this configuration (a match, or 3+ players on a deck over 16 cards)")
     else:
         where = f"exact endgame from {end.cards} cards left" if end.cards >= 0 else "no exact endgame by cards left"
         if end.stopped_cards > end.cards:

@@ -167,6 +167,11 @@ RULINGS: tuple[Ruling, ...] = (
     R("L37", "the direction of play at the start of a later round",
       {"clockwise": "every round starts clockwise", "carried": "the direction carries over"},
       '000: "No sentido horário, cada um compra uma carta na sua vez"'),
+    R("L38", "the back of a mini-expansion card on top of the main deck",
+      {"unseen-before-drawing": "a player decides to go or stop without reading the top card's back: "
+       "it is known to be a mini-expansion card when drawn, its kind only when opened"},
+      '000 Mini-expansões: "Quando uma carta de mini-expansão aparece no topo do Baralho Principal (a '
+      'cor delas é diferente), o jogador ... decide entre escolhê-la e abri-la OU deixá-la de lado"'),
 )
 
 
@@ -204,6 +209,7 @@ NEEDS: dict[str, Needs] = {
     "L16": _MATCH,
     "L19": _card(*_EXPANSIONS),
     "L20": _card("ralo"),
+    "L38": _card(*_EXPANSIONS),
     "L25": Needs("a deck with fewer than 3 Gritos (it can run out)",
                  lambda p: p["deck"] != "standard" and list(p["deck"]).count("grito") < 3),
     "L29": _card("toc-toc", "descarga", "chute"),

@@ -17,9 +17,12 @@ it every time, each companion with every property (``Derived(..., always=True)``
   slot, a 2-point Masculino, is dealt): whose card goes and which cards may;
 * mini-expansion cards, one kind per deck (two Zeladors; two Rapagotes; two Tias with three rolls
   in the centre; two Ralos beside a Descarga; two Alunas; two Merendeiras; two Professoras with three
-  players; two Diretoras with three players, more openers than stalls): their effects, the open-or-set-aside choice (L19) and their
-  targets. One kind per deck because the model shows a closed card's kind (a known leak with two
-  kinds, see the README); with one kind the kind is known to everyone anyway.
+  players; two Diretoras with three players, more openers than stalls): their effects, the
+  open-or-set-aside choice (L19) and their targets;
+* two mini-expansion kinds in one deck (a Zelador and two Rapagotes): a closed card's kind is
+  nobody's knowledge until it is opened, so the choice to open or set it aside, and opening one set
+  aside, are taken without it (``loira-information``), and the kind drawn on opening is weighed by
+  the closed cards' counts (the chance law bound in ``loira-table``).
 """
 from __future__ import annotations
 
@@ -62,6 +65,9 @@ COMPANIONS: tuple[tuple[str, Mapping[str, Any]], ...] = (
                                        "stalls": [2], "rolls": [1, 0, 0], "centre_rolls": 0}),
     ("3 players and two Diretoras", {"players": 3, "deck": ("F1", "grito", "diretora", "diretora"), "stalls": [2],
                                      "rolls": [1, 0, 0], "centre_rolls": 0}),
+    # two kinds, unequal counts: a closed card opened is a Rapagote with probability 2/3 at first
+    ("a Zelador and two Rapagotes", {"deck": ("F1", "F2", "grito", "zelador", "rapagote", "rapagote"),
+                                     "stalls": [2]}),
 )
 
 
@@ -95,9 +101,18 @@ def companions(ruleset: Ruleset) -> list[Derived]:
     from ruleproof.model.loira import SPEC
     out = []
     for label, params in COMPANIONS:
+        if _refused(ruleset, params):
+            continue   # e.g. two kinds under L25 'reshuffle' (config.belief_refusal): not a game the model plays
         rs = ruleset.with_overrides(dict(params), spec=SPEC.schema, source=f"companion of {ruleset.source}")
         out.append(Derived(label, dataclasses.replace(rs, description=COMPANION), always=True))
     return out
+
+
+def _refused(ruleset: Ruleset, params: Mapping[str, Any]) -> bool:
+    from .cards import counts_of
+    from .config import belief_refusal
+    deck = params.get("deck")
+    return deck is not None and belief_refusal(counts_of(map(parse_token, deck)), ruleset.rulings) is not None
 
 
 #: the cards every derived configuration starts from (two doors for an escape pair, a roll mover, a
@@ -161,17 +176,22 @@ def derived(ruleset: Ruleset) -> list[Derived]:
     of (a ruleset too big to explore) the ruleset itself."""
     if is_small_default(ruleset):
         return companions(ruleset)
-    return [Derived(label, rs) for label, rs in shrink(ruleset)] + other_base_cards(ruleset)
+    return [Derived(label, rs) for label, rs in shrink(ruleset)] + full_size_companions(ruleset)
 
 
-def other_base_cards(ruleset: Ruleset) -> list[Derived]:
-    """Beside a round too big to explore, the companion of the base cards a shrunken deck leaves out
-    (a null card, Interruptor, Chute no Vaso, Espelho, two Gritos) under the ruleset's rulings: a
-    kick, an escape and the opening after them are explored, not only sampled."""
+def full_size_companions(ruleset: Ruleset) -> list[Derived]:
+    """Beside a round too big to explore, the default small configuration's companions under the
+    ruleset's rulings: the cards and situations a shrunken deck leaves out (a null card,
+    Interruptor, Chute no Vaso, Espelho; a third seat; a match; doubled cards under Descarga; every
+    mini-expansion kind) are explored, not only sampled -- as Bomb Busters, Presentes and the dice
+    races explore theirs beside every ruleset. A match too big to explore gets none (its rounds are
+    the small configuration's companions already)."""
     from ruleproof.model.loira import SPEC
     if ruleset["objective"] != "round":
         return []
-    label, params = COMPANIONS[1]
     base = {**SPEC.verify_overrides, "players": 2, "stall_count": 7, "expansions": [], "first_seat": 0}
-    rs = ruleset.with_overrides({**base, **params}, spec=SPEC.schema, source=f"companion of {ruleset.source}")
-    return [Derived(label, dataclasses.replace(rs, description=COMPANION))]
+    out = []
+    for label, params in COMPANIONS:
+        rs = ruleset.with_overrides({**base, **params}, spec=SPEC.schema, source=f"companion of {ruleset.source}")
+        out.append(Derived(label, dataclasses.replace(rs, description=COMPANION)))
+    return out

@@ -16,11 +16,13 @@ Header fields (each variable's meaning beside it, TLA+ style):
     VICTIM  seat deciding on an escape from the Loira (or -1)
     END     0 while the round (match) goes on, else the reason it ended (``End``)
     FIRST   the seat that started this round
-    CARD    the main-deck card being resolved (-1 none)
+    CARD    the main-deck card being resolved (-1 none; ``CLOSED`` a closed mini-expansion card)
     PREV    the seat whose set-aside choice or Zelador discard is pending (mini-expansions)
 
 Regions follow: the opening queue (picker, beneficiary) pairs, the main deck and the discard pile
-(counts per card kind present in the configuration), the set-aside mini-expansion cards, the
+(counts per card kind present in the configuration; for a mini-expansion kind the deck entry counts
+its *closed* cards -- in the deck, set aside or on top --, since nobody knows where each one lies),
+how many closed mini-expansion cards are set aside, the
 centre's public multiset of unopened score stalls (counts per value), the stalls out of the round
 (flushed or lost to the Loira), rolls per seat, rolls per seat when the round started, round wins
 per seat, and each seat's holding (bathroom cards by kind, stalls by value, Espelho, Interruptor,
@@ -57,6 +59,7 @@ class Phase(IntEnum):
     DIRETORA = 14   # too few stalls: the revealer picks who opens (as a set)
     PROFESSORA = 15  # the two invitees, in order
     TOCTOC = 16     # L29 alternative: apply the Toc-Toc or decline it
+    UNVEIL = 17     # chance: the kind of the closed mini-expansion card being opened
 
 
 class End(IntEnum):
@@ -74,7 +77,10 @@ PhaseInts, EndInts = plain_ints(Phase), plain_ints(End)
 # action codes
 GO, STOP_ACT, SWITCH, PASS = 0, 1, 2, 3
 RALO_PASS = 100     # + target seat
-OPEN_ASIDE = 200    # + card kind
+OPEN_ASIDE = 200    # open a set-aside (closed) mini-expansion card
+#: a closed mini-expansion card: the draw's outcome, and CARD while it lies on top or is being
+#: opened (its kind is nobody's knowledge until it is opened, 000 "ainda fechada")
+CLOSED = 24
 LOIRA = 99          # reveal outcome: the Loira
 NO, YES = 0, 1
 DECLINE = -1

@@ -43,7 +43,7 @@ def features(g, s) -> tuple[int, int, int, int]:
     own = score(g, s, seat)
     best = max(score(g, s, t) for t in range(g.num_players) if t != seat)
     deck = s[g.o_deck:g.o_deck + len(g.kinds)]
-    total = sum(deck) or 1
+    total = g.deck_total(s) or 1
     openers = sum(c for k, c in zip(g.kinds, deck) if k in (Kind.GRITO, Kind.ALUNA, Kind.RAPAGOTE,
                                                               Kind.DIRETORA))
     risk = 0.0 if can_escape(g, s, seat) else openers / total / s[SLOTS]
