@@ -52,11 +52,17 @@ def test_an_error_is_raised_by_the_main_process():
         later.result()
 
 
-def test_processes_honours_the_environment(monkeypatch):
+def test_processes_honours_the_environment_else_an_idle_core(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _: {0, 1})
     monkeypatch.setenv("RULEPROOF_PROCESSES", "1")
     assert beside.processes() == 1
+    monkeypatch.setenv("RULEPROOF_PROCESSES", "2")
+    monkeypatch.setattr(os, "getloadavg", lambda: (7.0, 7.0, 7.0))
+    assert beside.processes() == 2          # asked for: whatever the load
     monkeypatch.delenv("RULEPROOF_PROCESSES")
-    assert 1 <= beside.processes() <= beside.MAX_PROCESSES
+    assert beside.processes() == 1          # busy: the extra CPU of a worker would cost wall time
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.4, 0.5, 0.5))
+    assert beside.processes() == 2          # a core idle
 
 
 def test_heavy_is_the_sampling_engine():
