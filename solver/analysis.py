@@ -387,3 +387,14 @@ def deduce_file(path: Path) -> tuple[dict[str, Any], str]:
            "config": res.get("config", {"view": str(path)}), **res,
            "seconds": round(time.perf_counter() - start, 4)}
     return doc, spec.deduction.text(res)
+
+
+def heavy(ruleset: Ruleset) -> bool:
+    """Whether evaluating ``ruleset`` is the heavy kind worth a second process: the engine that
+    answers it plays a fixed sample (the near-optimal self-play), so no exact engine fits it:
+    ``compare`` and ``sweep`` then run such sides or points beside each other (``beside``)."""
+    try:
+        engine, _ = pick_engine(engines_of(get_spec(ruleset.game)), ruleset, SolveOptions())
+    except Exception:   # noqa: BLE001 -- no engine applies: the caller reports it, in one process
+        return False
+    return bool(engine.samples)

@@ -18,8 +18,6 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Iterable, Iterator
 
-from ruleproof.model.ruleset import Ruleset
-
 #: processes a command may use (the machine's cores, at most two: the loop's pieces come in twos)
 MAX_PROCESSES = 2
 
@@ -55,20 +53,6 @@ def _load() -> float:
         return os.getloadavg()[0]
     except (AttributeError, OSError):
         return 0.0
-
-
-def heavy(ruleset: Ruleset) -> bool:
-    """Whether evaluating ``ruleset`` is the heavy kind worth a second process: the engine that
-    answers it plays a fixed sample (the near-optimal self-play), so no exact engine fits it."""
-    from ruleproof.model.registry import get_spec
-    from ruleproof.model.seams import SolveOptions
-
-    from .analysis import engines_of, pick_engine
-    try:
-        engine, _ = pick_engine(engines_of(get_spec(ruleset.game)), ruleset, SolveOptions())
-    except Exception:   # noqa: BLE001 -- no engine applies: the caller reports it, in one process
-        return False
-    return bool(engine.samples)
 
 
 def _quiet() -> None:

@@ -461,5 +461,6 @@ def parallel_sides(a: Ruleset, b: Ruleset, timeout: float | None) -> bool:
     """Whether the two sides run in two processes: no time limit, two cores, two different
     configurations (the same one is computed once and shared), both heavy."""
     same = dict(a.params) == dict(b.params) and dict(a.rulings) == dict(b.rulings)
-    return (timeout is None and not same and beside.processes() > 1 and beside.heavy(a)
-            and beside.heavy(b))
+    from .analysis import heavy
+    return (timeout is None and not same and beside.processes() > 1 and heavy(a)
+            and heavy(b))

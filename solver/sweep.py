@@ -165,7 +165,8 @@ def run_sweep(base: Ruleset, axes: list[tuple[str, list[Any]]], *, max_states: i
     # heavy points (full-size, sampled: fixed seeded work each) two at a time on two cores when no
     # clock is set: the same rows, since no point's work depends on another's (solver/beside.py)
     workers = beside.processes() if deadline is None and timeout is None and len(points) > 1 else 1
-    if workers > 1 and not all(beside.heavy(rs) for _, rs in points):
+    from .analysis import heavy
+    if workers > 1 and not all(heavy(rs) for _, rs in points):
         workers = 1
     kw = dict(max_states=max_states, timeout=None, games=games, seed=seed, policy=policy,
               simulate_only=simulate_only)

@@ -10,6 +10,8 @@ import pytest
 
 from ruleproof.model.registry import get_spec, load_ruleset
 from ruleproof.solver import beside, compare
+from ruleproof.solver import analysis
+from ruleproof.solver.analysis import heavy
 from ruleproof.solver.sweep import run_sweep
 
 PARENT = os.getpid()
@@ -67,9 +69,9 @@ def test_processes_honours_the_environment_else_an_idle_core(monkeypatch):
 
 def test_heavy_is_the_sampling_engine():
     spec = get_spec("loira")
-    assert not beside.heavy(compare.target_ruleset("loira")[0])        # the small round: exact
-    assert beside.heavy(spec.default())                                # the real deck: near-optimal self-play
-    assert not beside.heavy(compare.target_ruleset("pig")[0])
+    assert not heavy(compare.target_ruleset("loira")[0])        # the small round: exact
+    assert heavy(spec.default())                                # the real deck: near-optimal self-play
+    assert not heavy(compare.target_ruleset("pig")[0])
 
 
 def without_seconds(doc):
@@ -89,7 +91,7 @@ def forced(monkeypatch, processes: int) -> list[bool]:
         def __init__(self, fn, *args, enabled=True):
             super().__init__(fn, *args, enabled=enabled)
             forks.append(self.job is not None)
-    monkeypatch.setattr(beside, "heavy", lambda rs: True)
+    monkeypatch.setattr(analysis, "heavy", lambda rs: True)
     monkeypatch.setenv("RULEPROOF_PROCESSES", str(processes))
     monkeypatch.setattr(beside, "Beside", Recorded)
     return forks
