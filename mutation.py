@@ -189,17 +189,26 @@ def run(games: list[str] | None = None, full: bool = False, jobs: int = 2, timeo
     return report(outcomes, full, say)
 
 
+def _label(o: Outcome) -> str:
+    return f"{o.mutant.game}/{o.mutant.name}"[:44]
+
+
+def _stale(o: Outcome, say, problems: list[str]) -> bool:
+    """A mutant that no longer applies: its table line and a problem (it tests nothing)."""
+    if o.stale:
+        say(f"{_label(o):44} {o.mutant.rule[:22]:22} STALE: {o.stale}")
+        problems.append(f"{_label(o)}: stale ({o.stale})")
+    return bool(o.stale)
+
+
 def report_full_size(outcomes: list[Outcome], say=print) -> int:
     """The kill table of the full-size path alone (``--only-full-size``): issue #21 asks it to kill
     at least ``FULL_SIZE_BAR`` of the non-equivalent mutants. Errors and stale mutants fail the run."""
     problems: list[str] = []
     say(f"{'mutant':44} {'rule':22} {'full size':10} caught by")
     for o in outcomes:
-        m = o.mutant
-        label = f"{m.game}/{m.name}"[:44]
-        if o.stale:
-            say(f"{label:44} {m.rule[:22]:22} STALE: {o.stale}")
-            problems.append(f"{label}: stale ({o.stale})")
+        m, label = o.mutant, _label(o)
+        if _stale(o, say, problems):
             continue
         state = o.checks.get("full size", "-")
         note = f"equivalent: {m.equivalent}" if m.equivalent else o.why.get("full size", "")
@@ -227,11 +236,8 @@ def report(outcomes: list[Outcome], full: bool, say=print) -> int:
     problems: list[str] = []
     counted = [o for o in outcomes if not o.mutant.equivalent and not o.stale]
     for o in outcomes:
-        m = o.mutant
-        label = f"{m.game}/{m.name}"[:44]
-        if o.stale:
-            say(f"{label:44} {m.rule[:22]:22} STALE: {o.stale}")
-            problems.append(f"{label}: stale ({o.stale})")
+        m, label = o.mutant, _label(o)
+        if _stale(o, say, problems):
             continue
         cells = " ".join(f"{o.checks.get(c, '-'):10}" for c in checks)
         why = next((o.why[c] for c in checks if o.checks.get(c) == "killed"), "")
