@@ -212,3 +212,6 @@ def test_a_round_too_big_to_explore_also_explores_the_small_configuration_s_comp
     ralo = next(d.ruleset for d in found if d.label == "two Ralos and a Descarga")
     assert not ralo["expansions"] and "ralo" in ralo["deck"]
     assert not any(d.label == "the other base cards" for d in derived(ruleset({"objective": "match"})))
+    # under L25 'reshuffle' the two-kind companion is one the model refuses: left out, not an error
+    reshuffle = [d.label for d in derived(ruleset({}, {"L25": "reshuffle"}))]
+    assert "the other base cards" in reshuffle and "a Zelador and two Rapagotes" not in reshuffle

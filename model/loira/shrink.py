@@ -98,13 +98,19 @@ def is_small_default(ruleset: Ruleset) -> bool:
 
 def companions(ruleset: Ruleset) -> list[Derived]:
     """The companions of the default small configuration under the ruleset's rulings."""
+    return _companions(ruleset, {}, always=True)
+
+
+def _companions(ruleset: Ruleset, base: Mapping[str, Any], always: bool) -> list[Derived]:
+    """Each of ``COMPANIONS`` as ``ruleset`` with ``base`` and the companion's own parameters, its
+    rulings kept; those the model refuses under these rulings are left out."""
     from ruleproof.model.loira import SPEC
     out = []
     for label, params in COMPANIONS:
         if _refused(ruleset, params):
             continue   # e.g. two kinds under L25 'reshuffle' (config.belief_refusal): not a game the model plays
-        rs = ruleset.with_overrides(dict(params), spec=SPEC.schema, source=f"companion of {ruleset.source}")
-        out.append(Derived(label, dataclasses.replace(rs, description=COMPANION), always=True))
+        rs = ruleset.with_overrides({**base, **params}, spec=SPEC.schema, source=f"companion of {ruleset.source}")
+        out.append(Derived(label, dataclasses.replace(rs, description=COMPANION), always=always))
     return out
 
 
@@ -190,8 +196,4 @@ def full_size_companions(ruleset: Ruleset) -> list[Derived]:
     if ruleset["objective"] != "round":
         return []
     base = {**SPEC.verify_overrides, "players": 2, "stall_count": 7, "expansions": [], "first_seat": 0}
-    out = []
-    for label, params in COMPANIONS:
-        rs = ruleset.with_overrides({**base, **params}, spec=SPEC.schema, source=f"companion of {ruleset.source}")
-        out.append(Derived(label, dataclasses.replace(rs, description=COMPANION)))
-    return out
+    return _companions(ruleset, base, always=False)
