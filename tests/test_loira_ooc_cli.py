@@ -98,6 +98,16 @@ def test_folders_it_cannot_resume_are_refused(tmp_path):
     del job["stalls"]
     (done / "job.json").write_text(json.dumps(job))
     assert "'stalls' missing" in one_line(run(done, *SMALL))
+    # a folder of the layout before stop 31 (16-byte keys; its job.json has no "layout"): refused,
+    # never read with this layout's sizes
+    old = tmp_path / "old"
+    assert run(old, *SMALL, "--quiet").returncode == 0
+    job = json.loads((old / "job.json").read_text())
+    del job["layout"], job["key_bytes"]
+    (old / "job.json").write_text(json.dumps(job))
+    before = sorted(p.name for p in old.rglob("*"))
+    assert "earlier version (file layout 1" in one_line(run(old, *SMALL))
+    assert sorted(p.name for p in old.rglob("*")) == before
     # someone's folder: the files stay as they were
     assert (stale / "L000" / "p000.keys.npy").read_bytes() == b"junk"
     assert a_file.read_text() == "mine"

@@ -1568,53 +1568,61 @@ int loira_eval(const int *deck, int S, const int *vals, const int *cnts, const i
 }
 #endif
 
-/* ---- 128-bit keys for the out-of-core solver (ooc.py) ------------------------------------------
- * Keys are 16 raw bytes ordered as memcmp orders them, which is the order NumPy gives a "V16"
- * array: these routines and np.unique / np.searchsorted agree element for element (tested), so a
- * folder written by either can be read by the other. They exist for speed: NumPy compares V16
- * items through a generic call per comparison (~0.3 us an item to sort). */
+/* ---- keys for the out-of-core solver (ooc.py) ---------------------------------------------------
+ * On disk a key is its first w bytes (w = ooc_key_bytes: the bytes the configuration's fields can
+ * reach), ordered as memcmp orders them, which is the order NumPy gives a "V<w>" array: these
+ * routines and np.unique / np.searchsorted agree element for element (tested). They exist for
+ * speed: NumPy compares V<w> items through a generic call per comparison (~0.3 us an item to sort). */
 
-/* Sort n keys in place (LSD radix on bytes 15..0, skipping bytes every key shares) and drop the
- * repeats; returns how many are left, or -2 when out of memory. */
-int64_t ooc_sort_unique(uint8_t *keys, int64_t n) {
+/* The bytes a key of this configuration needs: its bits (set_config's total), rounded up; 16 when
+ * it needs over 127 bits (refused by loira_expand anyway). ooc.py stores key - (0, 1): pack's hi
+ * word is the key's high bits plus one, so the stored bytes above these are zero. */
+int ooc_key_bytes(const int *deck, int S, const int *vals, const int *cnts, const int *rolls, int crolls) {
+    if (set_config(deck, S, vals, cnts, rolls, crolls)) return 16;
+    return (total_bits + 7) / 8;
+}
+
+/* Sort n keys of w bytes in place (LSD radix on bytes w-1..0, skipping bytes every key shares) and
+ * drop the repeats; returns how many are left, or -2 when out of memory. */
+int64_t ooc_sort_unique(uint8_t *keys, int64_t n, int w) {
     if (n <= 1) return n;
-    uint8_t *tmp = malloc((size_t)n * 16);
+    uint8_t *tmp = malloc((size_t)n * w);
     int64_t (*hist)[256] = calloc(16, sizeof *hist);
     if (!tmp || !hist) { free(tmp); free(hist); return -2; }
     for (int64_t i = 0; i < n; i++)
-        for (int b = 0; b < 16; b++) hist[b][keys[i * 16 + b]]++;
+        for (int b = 0; b < w; b++) hist[b][keys[i * w + b]]++;
     uint8_t *src = keys, *dst = tmp;
-    for (int b = 15; b >= 0; b--) {
+    for (int b = w - 1; b >= 0; b--) {
         if (hist[b][src[b]] == n) continue;          /* every key has this byte: no reordering */
         int64_t at[256], run = 0;
         for (int d = 0; d < 256; d++) { at[d] = run; run += hist[b][d]; }
-        for (int64_t i = 0; i < n; i++) memcpy(dst + 16 * at[src[i * 16 + b]]++, src + 16 * i, 16);
+        for (int64_t i = 0; i < n; i++) memcpy(dst + w * at[src[i * w + b]]++, src + w * i, w);
         uint8_t *t = src; src = dst; dst = t;
     }
-    if (src != keys) memcpy(keys, src, (size_t)n * 16);
+    if (src != keys) memcpy(keys, src, (size_t)n * w);
     int64_t m = 1;
     for (int64_t i = 1; i < n; i++)
-        if (memcmp(keys + 16 * i, keys + 16 * (m - 1), 16) != 0) {
-            if (m != i) memcpy(keys + 16 * m, keys + 16 * i, 16);
+        if (memcmp(keys + w * i, keys + w * (m - 1), w) != 0) {
+            if (m != i) memcpy(keys + w * m, keys + w * i, w);
             m++;
         }
     free(tmp); free(hist);
     return m;
 }
 
-/* The position of each asked key in the sorted unique keys (a binary search that starts from the
- * previous answer while the asked keys rise); -3 if a key is absent. */
-int64_t ooc_positions(const uint8_t *keys, int64_t n, const uint8_t *asked, int64_t m, uint32_t *out) {
+/* The position of each asked key (w bytes) in the sorted unique keys (a binary search that starts
+ * from the previous answer while the asked keys rise); -3 if a key is absent. */
+int64_t ooc_positions(const uint8_t *keys, int64_t n, const uint8_t *asked, int64_t m, uint32_t *out, int w) {
     int64_t from = 0;
     for (int64_t i = 0; i < m; i++) {
-        const uint8_t *k = asked + 16 * i;
-        if (i && memcmp(k, asked + 16 * (i - 1), 16) < 0) from = 0;
+        const uint8_t *k = asked + w * i;
+        if (i && memcmp(k, asked + w * (i - 1), w) < 0) from = 0;
         int64_t lo = from, hi = n;                   /* first index whose key is >= k */
         while (lo < hi) {
             int64_t mid = lo + (hi - lo) / 2;
-            if (memcmp(keys + 16 * mid, k, 16) < 0) lo = mid + 1; else hi = mid;
+            if (memcmp(keys + w * mid, k, w) < 0) lo = mid + 1; else hi = mid;
         }
-        if (lo >= n || memcmp(keys + 16 * lo, k, 16) != 0) return -3;
+        if (lo >= n || memcmp(keys + w * lo, k, w) != 0) return -3;
         out[i] = (uint32_t)lo;
         from = lo;
     }

@@ -46,6 +46,7 @@ from . import fast
 from .config import Config
 
 KEY = np.dtype("V16")          # a packed turn-start key (lo, hi) as one sortable item
+LAYOUT = 2                     # the folder's file layout (job.json "layout"; none: stop 19-30's)
 BUFFER = 1 << 21               # successor entries per engine call
 SCHEDULER_TIMEOUT = 3          # seconds to reach a Dask scheduler (--scheduler)
 
@@ -64,6 +65,8 @@ class Job:
     centre_rolls: int
     first_seat: int
     partitions: int
+    key_bytes: int = 16        # the bytes of a key on disk (the configuration's key bits, rounded up)
+    layout: int = LAYOUT
 
     @classmethod
     def of(cls, cfg: Config, partitions: int) -> "Job":
@@ -83,8 +86,9 @@ class Job:
             raise OocError(f"out-of-core solving covers the default rulings (not {', '.join(flagged)})")
         if partitions < 1:
             raise OocError(f"partitions: must be at least 1 (got {partitions})")
-        return cls(tuple(cfg.deck[:24]), tuple(cfg.stalls), tuple(cfg.stall_counts),
-                   (cfg.rolls[0], cfg.rolls[1]), cfg.centre_rolls, cfg.first_seat, partitions)
+        job = cls(tuple(cfg.deck[:24]), tuple(cfg.stalls), tuple(cfg.stall_counts),
+                  (cfg.rolls[0], cfg.rolls[1]), cfg.centre_rolls, cfg.first_seat, partitions)
+        return cls(**{**asdict(job), "key_bytes": key_bytes(job)})
 
     @property
     def layers(self) -> int:
@@ -97,6 +101,16 @@ def _engine():
     fn = dll.loira_expand
     fn.restype = ctypes.c_int64
     return fn
+
+
+def key_bytes(job: Job) -> int:
+    """The bytes a key of this configuration needs on disk (C: ``ooc_key_bytes``; 16 at most)."""
+    ints = lambda xs, n: (ctypes.c_int * n)(*xs)          # noqa: E731
+    flags = [0] * len(fast.FLAGS)
+    with fast._CALL_LOCK:
+        fast._library().loira_configure(ints(flags, len(flags)), len(flags))
+        return int(fast._library().ooc_key_bytes(ints(job.deck, 24), len(job.stalls), ints(job.stalls, 8),
+                                                  ints(job.counts, 8), ints(job.rolls, 2), job.centre_rolls))
 
 
 def _call(job: Job, mode: int, keys: np.ndarray, succ: np.ndarray | None = None,
@@ -160,9 +174,11 @@ def _keys_fn(name: str):
 
 
 def unique(keys: np.ndarray) -> np.ndarray:
-    """``np.unique`` of 16-byte keys, in C (the same order; ~10x faster than NumPy's V16 sort)."""
-    out = np.array(keys, dtype=KEY, copy=True).ravel()
-    n = _keys_fn("ooc_sort_unique")(ctypes.c_void_p(out.ctypes.data), ctypes.c_int64(len(out)))
+    """``np.unique`` of keys (``V<w>`` items), in C (the same order; ~10x faster than NumPy's sort)."""
+    keys = np.asarray(keys)
+    out = np.array(keys, copy=True).ravel()
+    n = _keys_fn("ooc_sort_unique")(ctypes.c_void_p(out.ctypes.data), ctypes.c_int64(len(out)),
+                                    keys.dtype.itemsize)
     if n < 0:
         raise OocError("out of memory sorting keys")
     return out[:n]
@@ -171,13 +187,35 @@ def unique(keys: np.ndarray) -> np.ndarray:
 def positions(keys: np.ndarray, asked: np.ndarray) -> np.ndarray:
     """Where each asked key sits in the sorted unique ``keys`` (``np.searchsorted``, in C)."""
     keys, asked = np.ascontiguousarray(keys), np.ascontiguousarray(asked)
+    assert keys.dtype == asked.dtype
     out = np.zeros(len(asked), dtype=np.uint32)
     rc = _keys_fn("ooc_positions")(ctypes.c_void_p(keys.ctypes.data), ctypes.c_int64(len(keys)),
-                                       ctypes.c_void_p(asked.ctypes.data), ctypes.c_int64(len(asked)),
-                                       ctypes.c_void_p(out.ctypes.data))
+                                   ctypes.c_void_p(asked.ctypes.data), ctypes.c_int64(len(asked)),
+                                   ctypes.c_void_p(out.ctypes.data), keys.dtype.itemsize)
     if rc != 0:
         raise OocError("a requested key is not in the partition (the folder's files are inconsistent)")
     return out
+
+
+def narrow(keys: np.ndarray, width: int) -> np.ndarray:
+    """The engine's 16-byte keys as stored on disk: the key's bits (``hi - 1``: pack adds one to
+    the high word) in their first ``width`` bytes, as ``V<width>`` items; the bytes left out must
+    be zero (checked: a configuration whose key outgrew ``width`` is an error, never a collision)."""
+    words = np.ascontiguousarray(keys).view(np.uint64).reshape(-1, 2).copy()
+    words[:, 1] -= np.uint64(1)
+    raw = words.view(np.uint8).reshape(-1, 16)
+    if width < 16 and raw[:, width:].any():
+        raise OocError(f"a key needs more than the {width} bytes its configuration's fields allow (a bug)")
+    return np.ascontiguousarray(raw[:, :width]).view(f"V{width}").ravel()
+
+
+def widen(keys: np.ndarray) -> np.ndarray:
+    """The inverse of :func:`narrow`: stored keys as the engine's 16-byte keys."""
+    width = keys.dtype.itemsize
+    raw = np.zeros((len(keys), 16), dtype=np.uint8)
+    raw[:, :width] = np.ascontiguousarray(keys).view(np.uint8).reshape(-1, width)
+    raw.view(np.uint64)[:, 1] += np.uint64(1)
+    return raw.ravel().view(KEY)
 
 
 def partition_of(keys: np.ndarray, partitions: int) -> np.ndarray:
@@ -200,12 +238,32 @@ def _save(path: Path, array: np.ndarray) -> None:
     os.replace(tmp, path)
 
 
-def _load_keys(path: Path) -> np.ndarray:
-    return np.load(path).view(KEY).ravel() if path.exists() else np.zeros(0, KEY)
+def _stored(array: np.ndarray) -> np.ndarray:
+    """A keys file's rows as keys: ``V<w>`` (bytes, this layout) or ``V16`` (two words, stop 19-30's)."""
+    return np.ascontiguousarray(array).view(f"V{array.shape[1] * array.itemsize}").ravel()
+
+
+def _load_keys(path: Path, width: int) -> np.ndarray:
+    return _stored(np.load(path)) if path.exists() else np.zeros(0, f"V{width}")
 
 
 def _as_saved(keys: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(keys).view(np.uint64).reshape(-1, 2)
+    return np.ascontiguousarray(keys).view(np.uint8).reshape(-1, keys.dtype.itemsize)
+
+
+def _save_positions(path: Path, at: np.ndarray, n: int) -> None:
+    """A request's positions (strictly rising) in a partition of ``n`` keys: as a bitmap over the
+    partition (``uint8``, n/8 bytes) when that is smaller than the positions (``uint32``, 4 bytes each)."""
+    if (n + 7) // 8 < 4 * len(at):
+        mask = np.zeros(n, dtype=bool)
+        mask[at] = True
+        at = np.packbits(mask)
+    _save(path, at)
+
+
+def _load_positions(path: Path) -> np.ndarray:
+    at = np.load(path)
+    return np.flatnonzero(np.unpackbits(at)) if at.dtype == np.uint8 else at
 
 
 def _requests(root: Path, layer: int, part: int) -> list[Path]:
@@ -257,12 +315,13 @@ def forward_task(root: str, job: Job, layer: int, part: int) -> dict:
         key = root_key(job)
         keys = key if partition_of(key, job.partitions)[0] == part else np.zeros(0, KEY)
     else:
-        asked = [np.load(p).view(KEY).ravel() for p in requests]
-        keys = unique(np.concatenate(asked)) if asked else np.zeros(0, KEY)
+        asked = [_stored(np.load(p)) for p in requests]
+        keys = unique(np.concatenate(asked)) if asked else np.zeros(0, f"V{job.key_bytes}")
         if len(keys) >= 1 << 32:
             raise OocError(f"{folder}: partition {part} has {len(keys)} keys (at most 2^32: use more partitions)")
-        for req, ask in zip(requests, asked):   # both sorted: the positions are increasing
-            _save(_positions_path(req), positions(keys, ask))
+        for req, ask in zip(requests, asked):   # both sorted and unique: the positions rise
+            _save_positions(_positions_path(req), positions(keys, ask), len(keys))
+        keys = widen(keys)
     P = job.partitions
     found: dict[int, list[np.ndarray]] = {}
     for out, lay in expand(job, keys):
@@ -274,13 +333,13 @@ def forward_task(root: str, job: Job, layer: int, part: int) -> dict:
         out, group = out[order], group[order]
         cuts = np.flatnonzero(np.diff(group)) + 1
         for piece, g in zip(np.split(out, cuts), group[np.r_[0, cuts]] if len(group) else []):
-            found.setdefault(int(g), []).append(unique(piece))
+            found.setdefault(int(g), []).append(unique(narrow(piece, job.key_bytes)))
     for g, pieces in found.items():
         dst_layer, dst_part = layer + 1 + g // P, g % P
         dst = _layer_dir(Path(root), dst_layer)
         dst.mkdir(parents=True, exist_ok=True)
         _save(dst / (_request_name(dst_part, layer, part) + ".npy"), _as_saved(unique(np.concatenate(pieces))))
-    _save(keys_path, _as_saved(keys))
+    _save(keys_path, _as_saved(narrow(keys, job.key_bytes)))
     _mark(done, str(len(keys)))
     for req in requests:                # their positions hold the same information
         req.unlink()
@@ -294,21 +353,21 @@ def backward_task(root: str, job: Job, layer: int, part: int) -> dict:
     if done.exists():
         return {"cpu": 0.0, "peak": _peak()}
     start = time.process_time()
-    keys = _load_keys(folder / f"p{part:03d}.keys.npy")
+    keys = widen(_load_keys(folder / f"p{part:03d}.keys.npy", job.key_bytes))
     succ, vals = [], []
     for nxt in (layer + 1, layer + 2):
         for q in range(job.partitions):
             at_path = _positions_path(_layer_dir(Path(root), nxt) / (_request_name(q, layer, part) + ".npy"))
             if not at_path.exists():
                 continue
-            at = np.load(at_path)
+            at = _load_positions(at_path)
             try:   # memory-mapped: only the asked rows are read
                 their_keys = np.load(_layer_dir(Path(root), nxt) / f"p{q:03d}.keys.npy", mmap_mode="r")
                 their_vals = np.load(_layer_dir(Path(root), nxt) / f"p{q:03d}.values.npy", mmap_mode="r")
             except FileNotFoundError as e:
                 raise OocError(f"{e.filename}: missing, but {at_path.name} asks it for values "
                                "(the folder's files are inconsistent)") from None
-            succ.append(np.ascontiguousarray(their_keys[at]).view(KEY).ravel())
+            succ.append(widen(_stored(their_keys[at])))
             vals.append(np.asarray(their_vals[at]))
     values = evaluate(job, keys, np.concatenate(succ) if succ else np.zeros(0, KEY),
                       np.concatenate(vals) if vals else np.zeros(0))
@@ -376,6 +435,9 @@ def _check_folder(root: Path, job: Job) -> None:
         raise OocError(f"{meta}: not a job description (a JSON object); give a new or empty folder")
     if have.get("tool", "ruleproof") != "ruleproof" or have.get("command", "ooc") != "ooc":
         raise OocError(f"{meta}: not an out-of-core job's description; give a new or empty folder")
+    if have.get("layout") != LAYOUT:   # the files' format changed (stop 31): never mixed
+        raise OocError(f"{meta}: written by an earlier version (file layout {have.get('layout', 1)}, this "
+                       f"version writes {LAYOUT}); not resumable here: give a new or empty folder")
     for key, value in want.items():
         if key in ("tool", "command"):
             continue   # (job descriptions written before these keys are resumed too)
@@ -519,7 +581,8 @@ def layer_values(folder: str | Path, layers: tuple[int, ...]) -> tuple[np.ndarra
             vals = path.with_name(path.name.replace(".keys.", ".values."))
             if not vals.exists():
                 raise OocError(f"{vals}: missing (was the folder solved with these layers kept?)")
-            keys.append(_load_keys(path))
+            stored = np.load(path)   # bytes (this layout), or the engine's two words (stop 19-30's)
+            keys.append(_stored(stored) if stored.dtype == np.uint64 else widen(_stored(stored)))
             values.append(np.load(vals))
     if not keys:
         raise OocError(f"{root}: no kept layer among {list(layers)}")
