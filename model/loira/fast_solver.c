@@ -1232,9 +1232,16 @@ static int layer_of(const St *s) {
     for (int k = 0; k < NK; k++) drawn += deck_start[k] - s->deck[k];
     return 2 * drawn + (s->stopped != 0);
 }
+/* expand: a successor is listed once per call (a turn meets the same next state many times, and
+ * neighbouring keys share many): it goes into the table too, valued 0 -- the value expand's search
+ * gets for every successor, so the search runs as before -- and a second meeting finds it there */
 static Val ooc_successor(const St *s, uint64_t lo, uint64_t hi) {
     if (ooc_mode == 1) {
         if (ooc_n < ooc_cap) {
+            if (full() && grow()) { oom = 1; ooc_error = 3; return vzero(); }
+            Slot *slot = find(lo, hi);
+            slot->lo = lo; slot->hi = hi; slot->v = vzero();
+            used++;
             ooc_out[2 * ooc_n] = lo; ooc_out[2 * ooc_n + 1] = hi;
             ooc_layer[ooc_n++] = (int8_t)layer_of(s);
         } else ooc_error = 1;
@@ -1253,8 +1260,8 @@ static int fresh_table(int64_t entries) {
 
 /* cfg as loira_solve. keys: n turn-start keys as (lo, hi) pairs, the mover as seat 0.
  * mode 0 (root): out[0..1] = the initial state's key; returns its layer (0).
- * mode 1 (expand): appends each turn's successor keys and layers to out/out_layer (capacity out_cap
- *   entries; *out_n written); returns the number of keys fully expanded (fewer than n when out
+ * mode 1 (expand): appends the turns' successor keys and layers to out/out_layer, each once per call
+ *   (capacity out_cap entries; *out_n written); returns the number of keys fully expanded (fewer than n when out
  *   filled up: call again with the rest).
  * mode 2 (evaluate): succ/succ_val hold n_succ successor keys with their movers' values (every
  *   successor of every key); values[i] = the mover's optimal value at keys[i]; returns n.
@@ -1291,6 +1298,7 @@ int64_t loira_expand(const int *deck, int S, const int *vals, const int *cnts, c
     *out_n = ooc_n;
     free(table); table = NULL; cap = used = 0;
     if (ooc_error == 2) return -3;
+    if (ooc_error == 3) return -2;
     return i;
 }
 
@@ -1610,14 +1618,18 @@ int64_t ooc_sort_unique(uint8_t *keys, int64_t n, int w) {
     return m;
 }
 
-/* The position of each asked key (w bytes) in the sorted unique keys (a binary search that starts
- * from the previous answer while the asked keys rise); -3 if a key is absent. */
+/* The position of each asked key (w bytes) in the sorted unique keys (while the asked keys rise, a
+ * galloping search from the previous answer: steps of 1, 2, 4, ... then a binary search, so a
+ * request asking for a good share of the partition costs about one pass over it); -3 if a key is
+ * absent. */
 int64_t ooc_positions(const uint8_t *keys, int64_t n, const uint8_t *asked, int64_t m, uint32_t *out, int w) {
     int64_t from = 0;
     for (int64_t i = 0; i < m; i++) {
         const uint8_t *k = asked + w * i;
         if (i && memcmp(k, asked + w * (i - 1), w) < 0) from = 0;
-        int64_t lo = from, hi = n;                   /* first index whose key is >= k */
+        int64_t lo = from, hi = n, step = 1;         /* first index whose key is >= k */
+        while (lo + step < n && memcmp(keys + w * (lo + step), k, w) < 0) { lo += step; step *= 2; }
+        if (lo + step < n) hi = lo + step + 1;
         while (lo < hi) {
             int64_t mid = lo + (hi - lo) / 2;
             if (memcmp(keys + w * mid, k, w) < 0) lo = mid + 1; else hi = mid;

@@ -329,7 +329,7 @@ def forward_task(root: str, job: Job, layer: int, part: int) -> dict:
         if len(step) and (step.min() < 1 or step.max() > 2):
             raise OocError(f"{folder}: a turn moved {sorted(set(step.tolist()))} layers (expected 1 or 2)")
         group = (step - 1) * P + partition_of(out, P)
-        order = np.argsort(group, kind="stable")
+        order = np.argsort(group.astype(np.int16), kind="stable")   # 16-bit: a radix sort (2P < 2^15)
         out, group = out[order], group[order]
         cuts = np.flatnonzero(np.diff(group)) + 1
         for piece, g in zip(np.split(out, cuts), group[np.r_[0, cuts]] if len(group) else []):
