@@ -1232,16 +1232,18 @@ static int layer_of(const St *s) {
     for (int k = 0; k < NK; k++) drawn += deck_start[k] - s->deck[k];
     return 2 * drawn + (s->stopped != 0);
 }
-/* expand: a successor is listed once per call (a turn meets the same next state many times, and
- * neighbouring keys share many): it goes into the table too, valued 0 -- the value expand's search
- * gets for every successor, so the search runs as before -- and a second meeting finds it there */
+/* expand: a turn meets the same next state several times; a small direct-mapped cache of the
+ * successors listed lately (it fits the CPU's L2 cache) lists a quarter fewer keys for Python to
+ * sort (13 cards, layer 16: 6.0 a key, not 7.9; 2.4 distinct). A table of every successor listed
+ * gets down to 2.4, but its cache misses cost more than the sorting they save (measured). */
+#define OOC_SEEN 8192
+static uint64_t ooc_seen[OOC_SEEN][2];
 static Val ooc_successor(const St *s, uint64_t lo, uint64_t hi) {
     if (ooc_mode == 1) {
+        uint64_t *seen = ooc_seen[mix(lo, hi) & (OOC_SEEN - 1)];
+        if (seen[0] == lo && seen[1] == hi) return vzero();
         if (ooc_n < ooc_cap) {
-            if (full() && grow()) { oom = 1; ooc_error = 3; return vzero(); }
-            Slot *slot = find(lo, hi);
-            slot->lo = lo; slot->hi = hi; slot->v = vzero();
-            used++;
+            seen[0] = lo; seen[1] = hi;
             ooc_out[2 * ooc_n] = lo; ooc_out[2 * ooc_n + 1] = hi;
             ooc_layer[ooc_n++] = (int8_t)layer_of(s);
         } else ooc_error = 1;
@@ -1260,8 +1262,8 @@ static int fresh_table(int64_t entries) {
 
 /* cfg as loira_solve. keys: n turn-start keys as (lo, hi) pairs, the mover as seat 0.
  * mode 0 (root): out[0..1] = the initial state's key; returns its layer (0).
- * mode 1 (expand): appends the turns' successor keys and layers to out/out_layer, each once per call
- *   (capacity out_cap entries; *out_n written); returns the number of keys fully expanded (fewer than n when out
+ * mode 1 (expand): appends the turns' successor keys and layers to out/out_layer, most repeats
+ *   dropped (capacity out_cap entries; *out_n written); returns the number of keys fully expanded (fewer than n when out
  *   filled up: call again with the rest).
  * mode 2 (evaluate): succ/succ_val hold n_succ successor keys with their movers' values (every
  *   successor of every key); values[i] = the mover's optimal value at keys[i]; returns n.
@@ -1283,6 +1285,7 @@ int64_t loira_expand(const int *deck, int S, const int *vals, const int *cnts, c
             used++;
         }
     ooc_out = out; ooc_layer = out_layer; ooc_n = 0; ooc_cap = out_cap;
+    memset(ooc_seen, 0, sizeof ooc_seen);   /* hi is never 0: no key matches an empty entry */
     ooc_mode = mode;
     int64_t i = 0;
     for (; i < n; i++) {
@@ -1298,7 +1301,6 @@ int64_t loira_expand(const int *deck, int S, const int *vals, const int *cnts, c
     *out_n = ooc_n;
     free(table); table = NULL; cap = used = 0;
     if (ooc_error == 2) return -3;
-    if (ooc_error == 3) return -2;
     return i;
 }
 

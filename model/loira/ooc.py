@@ -333,7 +333,7 @@ def forward_task(root: str, job: Job, layer: int, part: int) -> dict:
         out, group = out[order], group[order]
         cuts = np.flatnonzero(np.diff(group)) + 1
         for piece, g in zip(np.split(out, cuts), group[np.r_[0, cuts]] if len(group) else []):
-            found.setdefault(int(g), []).append(unique(narrow(piece, job.key_bytes)))
+            found.setdefault(int(g), []).append(narrow(piece, job.key_bytes))   # sorted once, below
     for g, pieces in found.items():
         dst_layer, dst_part = layer + 1 + g // P, g % P
         dst = _layer_dir(Path(root), dst_layer)
