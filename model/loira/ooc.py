@@ -6,15 +6,19 @@ their key into ``partitions`` files; each partition is one task:
 
 - forward, layer by layer from the initial state: the partition's keys are the union of the keys
   its predecessors asked for; each request file is then replaced by the positions of its keys in
-  the partition (4 bytes a request instead of 16). The C engine (``loira_expand`` in
-  ``fast_solver.c``, the same rules as the in-memory solver) lists each turn's successor keys,
-  which are written as request files into the successor partitions' folders (deduplicated per
-  source partition);
+  the partition (4 bytes a request, or a bitmap over the partition when that is smaller). The C
+  engine (``loira_expand`` in ``fast_solver.c``, the same rules as the in-memory solver) lists
+  each turn's successor keys, which are written as request files into the successor partitions'
+  folders (deduplicated per source partition);
 - backward, from the last layer: the engine computes each key's value from its successors'
   values (read through the positions from the next two layers' keys and values), and writes them.
   Once a layer is valued, what only it needed goes: its position files, and the keys and values
-  two layers on. The disk then holds keys and values (24 bytes a state) of the layers not yet
-  valued, their positions, and the requests of at most two layers.
+  two layers on. The disk then holds keys and values of the layers not yet valued, their
+  positions, and the requests of at most two layers.
+
+On disk a key takes the bytes its configuration's fields need (``Job.key_bytes``: 9 for the full
+round's 6 stalls and 3 rolls on 16 cards), not the engine's 16 (:func:`narrow`, :func:`widen`).
+A folder records its layout (``job.json``); one written by an earlier layout is refused.
 
 Values are the same float64 arithmetic as the in-memory C solver in the same order, so they are
 bit-equal to it ("exact" means the exact optimum, computed in float64). Every finished task leaves
