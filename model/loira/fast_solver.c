@@ -490,7 +490,7 @@ static uint64_t tape_fallbacks;            /* components swept without tapes (th
 static double cyc_sweeps, cyc_residual, cyc_states;   /* sweeps in all, the largest last change, states swept */
 static Val close_component(uint64_t root);
 static void tape_free(void);
-static Val ooc_successor(const St *s, uint64_t lo, uint64_t hi);
+static Val ooc_successor(const St *s, uint64_t lo, uint64_t hi, int rot);
 
 static int deck_total(const St *s) { int t = 0; for (int k = 0; k < NK; k++) t += s->deck[k]; return t; }
 static int centre(const St *s, int v) {
@@ -985,6 +985,9 @@ static Val turn_value(const St *s) {
 #endif
     uint64_t lo, hi;
     pack(s, rot, opt, &lo, &hi);
+    /* out of core: a next turn state goes to the hook (expand: the table is empty; evaluate: the
+     * hook looks it up among the given values) */
+    if (ooc_mode && !ooc_root) return ooc_successor(s, lo, hi, rot);
     Slot *slot = find(lo, hi);
     /* forms: this state is a leaf of the turn that reached it (stored values are the mover's) */
 #if NP == 2
@@ -1007,7 +1010,7 @@ static Val turn_value(const St *s) {
         }
         return from_stored(slot->v, rot);
     }
-    if (ooc_mode) { if (ooc_root) ooc_root = 0; else return ooc_successor(s, lo, hi); }
+    if (ooc_mode) ooc_root = 0;   /* the key searched (the others went to the hook above) */
     if (sweep_mode && !oom) oom = 7;   /* a sweep met a state the first pass did not: a bug */
     if (loira_stop_requested && !oom) oom = 5;
     if (oom) return vzero();   /* aborting: unwind without more work */
@@ -1232,23 +1235,29 @@ static int layer_of(const St *s) {
     for (int k = 0; k < NK; k++) drawn += deck_start[k] - s->deck[k];
     return 2 * drawn + (s->stopped != 0);
 }
-/* expand: a turn meets the same next state several times; a small direct-mapped cache of the
- * successors listed lately (it fits the CPU's L2 cache) lists a quarter fewer keys for Python to
- * sort (13 cards, layer 16: 6.0 a key, not 7.9; 2.4 distinct). A table of every successor listed
- * gets down to 2.4, but its cache misses cost more than the sorting they save (measured). */
+/* A turn meets the same next state several times: a small direct-mapped cache of the successors
+ * met lately (it fits the CPU's L2 cache; the table of every successor does not). Expand lists a
+ * quarter fewer keys for Python to sort (13 cards, layer 16: 6.0 a key, not 7.9; 2.4 distinct);
+ * evaluate reads a quarter of its values from it instead of the table. (A table of every successor
+ * listed gets expand down to 2.4, but its cache misses cost more than the sorting they save.) */
 #define OOC_SEEN 8192
-static uint64_t ooc_seen[OOC_SEEN][2];
-static Val ooc_successor(const St *s, uint64_t lo, uint64_t hi) {
+typedef struct { uint64_t lo, hi; Val v; } Seen;
+static Seen ooc_seen[OOC_SEEN];
+static Val ooc_successor(const St *s, uint64_t lo, uint64_t hi, int rot) {
+    Seen *seen = &ooc_seen[mix(lo, hi) & (OOC_SEEN - 1)];
+    if (seen->lo == lo && seen->hi == hi) return ooc_mode == 1 ? vzero() : from_stored(seen->v, rot);
     if (ooc_mode == 1) {
-        uint64_t *seen = ooc_seen[mix(lo, hi) & (OOC_SEEN - 1)];
-        if (seen[0] == lo && seen[1] == hi) return vzero();
         if (ooc_n < ooc_cap) {
-            seen[0] = lo; seen[1] = hi;
+            *seen = (Seen){lo, hi, vzero()};
             ooc_out[2 * ooc_n] = lo; ooc_out[2 * ooc_n + 1] = hi;
             ooc_layer[ooc_n++] = (int8_t)layer_of(s);
         } else ooc_error = 1;
-    } else ooc_error = 2;
-    return vzero();
+        return vzero();
+    }
+    Slot *slot = find(lo, hi);
+    if (!slot->hi) { ooc_error = 2; return vzero(); }
+    *seen = (Seen){lo, hi, slot->v};
+    return from_stored(slot->v, rot);
 }
 static int fresh_table(int64_t entries) {
     free(table); table = NULL; cap = used = 0;
