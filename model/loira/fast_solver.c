@@ -23,6 +23,9 @@
 #include <string.h>
 #include <math.h>
 #include <time.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #ifndef NP
 #define NP 2       /* players */
@@ -1259,10 +1262,33 @@ static Val ooc_successor(const St *s, uint64_t lo, uint64_t hi, int rot) {
     *seen = (Seen){lo, hi, slot->v};
     return from_stored(slot->v, rot);
 }
-static int fresh_table(int64_t entries) {
+/* evaluate's table of successor values is read at random, one lookup a successor met: on Linux it
+ * is mapped on 2 MiB pages when the kernel allows (transparent huge pages on madvise), which
+ * spares most of the TLB misses of 4 KiB pages */
+static size_t ooc_mapped;          /* bytes of a table mapped here (0: the table came from calloc) */
+static void ooc_table_free(void) {
+#ifdef __linux__
+    if (ooc_mapped) { munmap(table, ooc_mapped); ooc_mapped = 0; table = NULL; }
+#endif
     free(table); table = NULL; cap = used = 0;
+}
+static int fresh_table(int64_t entries) {
+    ooc_table_free();
     uint64_t want = 1 << 16;
     while (want < 2 * (uint64_t)entries + 2) want *= 2;
+#ifdef __linux__
+    size_t bytes = want * sizeof(Slot);
+    if (bytes >= (8u << 20)) {   /* zero-filled by the kernel, as calloc's */
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED) {
+#ifdef MADV_HUGEPAGE
+            madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+            table = p; ooc_mapped = bytes; cap = want;
+            return 0;
+        }
+    }
+#endif
     table = calloc(want, sizeof(Slot));
     if (!table) return -1;
     cap = want;
@@ -1308,7 +1334,7 @@ int64_t loira_expand(const int *deck, int S, const int *vals, const int *cnts, c
     }
     ooc_mode = 0;
     *out_n = ooc_n;
-    free(table); table = NULL; cap = used = 0;
+    ooc_table_free();
     if (ooc_error == 2) return -3;
     return i;
 }
