@@ -1628,8 +1628,9 @@ int ooc_key_bytes(const int *deck, int S, const int *vals, const int *cnts, cons
 }
 
 /* Sort n keys of w bytes in place (LSD radix on bytes w-1..0, skipping bytes every key shares) and
- * drop the repeats; returns how many are left, or -2 when out of memory. */
-int64_t ooc_sort_unique(uint8_t *keys, int64_t n, int w) {
+ * drop the repeats; returns how many are left, or -2 when out of memory. Compiled once per width
+ * (ooc_sort_unique below): a copy of a constant size is a move or two, not a call to memcpy. */
+static inline __attribute__((always_inline)) int64_t sort_unique_w(uint8_t *keys, int64_t n, const int w) {
     if (n <= 1) return n;
     uint8_t *tmp = malloc((size_t)n * w);
     int64_t (*hist)[256] = calloc(16, sizeof *hist);
@@ -1653,6 +1654,15 @@ int64_t ooc_sort_unique(uint8_t *keys, int64_t n, int w) {
         }
     free(tmp); free(hist);
     return m;
+}
+int64_t ooc_sort_unique(uint8_t *keys, int64_t n, int w) {
+    switch (w) {
+#define WIDTH(W) case W: return sort_unique_w(keys, n, W);
+    WIDTH(1) WIDTH(2) WIDTH(3) WIDTH(4) WIDTH(5) WIDTH(6) WIDTH(7) WIDTH(8)
+    WIDTH(9) WIDTH(10) WIDTH(11) WIDTH(12) WIDTH(13) WIDTH(14) WIDTH(15) WIDTH(16)
+#undef WIDTH
+    }
+    return -1;
 }
 
 /* The position of each asked key (w bytes) in the sorted unique keys (while the asked keys rise, a
