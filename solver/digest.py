@@ -16,14 +16,76 @@ import base64
 import hashlib
 import json
 import lzma
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from ruleproof.model.protocol import TERMINAL
 
 
+#: value types whose text is a function of the value and the exact type
+_PLAIN = frozenset({int, str, bool, type(None), Fraction})
+
+
 def _records(ex, sol=None):
-    """Each state's record (bytes), in the exploration's breadth-first order."""
+    """Each state's record (bytes), in the exploration's breadth-first order: the JSON text of
+    ``[key, kind, [[action, probability, child key, permutation]...], returns?, values?, choice?]``
+    (``json.dumps`` with ``(",", ":")`` separators). Built from pieces encoded once each -- a
+    state's key is in the record of every state that leads to it -- and joined as ``json.dumps``
+    would join them (``tests/test_digest.py`` checks it against ``json.dumps`` record by record)."""
+    keys, kinds, offsets = ex.keys, ex.kind, ex.offsets
+    action, prob, child, perm = ex.action, ex.prob, ex.child, ex.perm
+    exact = getattr(sol, "exact", None) if sol is not None and sol.exploration is ex else None
+    choice = sol.choice if exact is not None else None
+    dumps = json.dumps
+    key_text: dict[int, str] = {}
+    pieces: dict[Any, str] = {}      # actions' and probabilities' texts, by value
+
+    def key_of(node: int) -> str:
+        text = key_text.get(node)
+        if text is None:
+            text = key_text[node] = dumps(repr(keys[node]))
+        return text
+
+    def piece(value: Any, as_text) -> str:
+        # remembered by value and exact type (an IntEnum member equals its int, 1 == 1.0, yet
+        # their texts differ), so only for plain scalars and flat tuples of them
+        kind = type(value)
+        if kind is tuple:
+            if not all(type(x) in _PLAIN for x in value):
+                return dumps(as_text(value))
+            memo: Any = (tuple(map(type, value)), value)
+        elif kind in _PLAIN:
+            memo = (kind, value)
+        else:
+            return dumps(as_text(value))
+        text = pieces.get(memo)
+        if text is None:
+            text = pieces[memo] = dumps(as_text(value))
+        return text
+
+    def prob_text(p) -> str:
+        return "" if p is None else str(p)
+
+    for node in range(ex.num_states):
+        moves = ",".join(
+            f"[{piece(action[e], repr)},{piece(prob[e], prob_text)},{key_of(child[e])},"
+            f"{int(perm[e]) if perm is not None else 0}]"
+            for e in range(offsets[node], offsets[node + 1]))
+        rec = f"[{key_of(node)},{int(kinds[node])},[{moves}]"
+        if kinds[node] == TERMINAL:
+            rec += "," + dumps([str(r) for r in ex.returns[node]], separators=(",", ":"))
+        if exact is not None:
+            rec += "," + dumps([str(v) for v in exact[node]], separators=(",", ":"))
+            c = int(choice[node])
+            rec += "," + (piece(action[c], repr) if c >= 0 else '""')
+        key_text.pop(node, None)     # breadth-first: a state's own record is its key's last use mostly
+        yield (rec + "]").encode()
+
+
+def _records_plain(ex, sol=None):
+    """The records as first written (one ``json.dumps`` per state): the reference the fast
+    ``_records`` is tested against."""
     keys, kinds, offsets = ex.keys, ex.kind, ex.offsets
     exact = getattr(sol, "exact", None) if sol is not None and sol.exploration is ex else None
     choice = sol.choice if exact is not None else None
