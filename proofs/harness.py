@@ -78,14 +78,17 @@ def function_action(name: str, guard: StatePredicate, effect: Callable[[Frame], 
     """A deterministic action (see :class:`Action`): on plain frames the guard is tested first and
     the effect computed only when it holds; on Z3 frames the effect is built once per frame (the
     proofs of one model share it)."""
-    built: dict[tuple, Mapping[str, object]] = {}
+    # by the frame's variables: Z3 makes one node of each named constant while it lives, so every
+    # proof building the frame again (loira-table, termination, ... of one model) finds the effect
+    # built; each entry keeps its frame's nodes alive, so no other term can take over their ids
+    built: dict[tuple, tuple[tuple, Mapping[str, object]]] = {}
 
     def symbolic(pre):
         key = tuple((k, v.get_id()) for k, v in pre.items())
         got = built.get(key)
         if got is None:
-            got = built[key] = effect(pre)
-        return got
+            got = built[key] = (tuple(pre.values()), effect(pre))
+        return got[1]
 
     def cached(pre):
         if any(isinstance(v, z3.ExprRef) for v in pre.values()):

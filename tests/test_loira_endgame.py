@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ruleproof.model.loira import fast
+from ruleproof.model.loira import endgame, fast
 from ruleproof.model.loira.endgame import Endgame, deck_left
 from ruleproof.model.loira.exact import solve
 from ruleproof.model.loira.state import PH, Phase
@@ -42,16 +42,66 @@ def test_state_value_is_the_exact_value_of_every_turn_state(params):
     fast.forget_states()
 
 
-def test_state_value_limit_raises_and_drops_the_table():
+@pytest.mark.parametrize("limit", [1, 50, 400])
+def test_state_value_limit_keeps_the_states_its_search_completed(limit):
+    """A search stopped at its state limit keeps what it completed (turn_value stores a state only
+    once its search has ended below the limit: final values), and FastLimit says how many: every
+    turn state asked afterwards, the first ones answered from those kept entries, has its exact
+    value, and the round ends with fast.solve's count."""
     _available()
     g = game(CONFIGS[3])
+    sol = solve(g)
     fast.forget_states()
-    with pytest.raises(fast.FastLimit):
-        fast.state_value(g.cfg, fast.c_state(g, g.initial_state()), max_states=50)
-    # the interrupted table is gone: the next answer is a full fresh search
+    with pytest.raises(fast.FastLimit) as exc:
+        fast.state_value(g.cfg, fast.c_state(g, g.initial_state()), max_states=limit)
+    assert exc.value.kept == limit == fast.kept_states(2)
+    for s, v in sol.values.items():
+        if s[PH] == Phase.TURN and g.current_player(s) >= 0:
+            got, _ = fast.state_value(g.cfg, fast.c_state(g, s))
+            assert got == pytest.approx(float(v[0]), abs=1e-12), g.describe_state(s)
     v, kept = fast.state_value(g.cfg, fast.c_state(g, g.initial_state()))
     assert kept == fast.solve(g.cfg)["states"] and v == pytest.approx(fast.solve(g.cfg)["value"])
     fast.forget_states()
+    assert fast.kept_states(2) == 0
+
+
+def test_state_value_limit_under_reshuffle_drops_the_table():
+    """Under L25 reshuffle a state is stored before its search (a cycle back reads it): a stopped
+    search leaves partial values, so the limit drops the kept table."""
+    _available()
+    g = game(_DISCARD_DECK, {"L25": "reshuffle"})
+    assert fast.cyclic(g.cfg)
+    res = fast.solve(g.cfg)
+    fast.forget_states()
+    with pytest.raises(fast.FastLimit) as exc:
+        fast.state_value(g.cfg, fast.c_state(g, g.initial_state()), max_states=20)
+    assert exc.value.kept == 0 == fast.kept_states(2)
+    got, kept = fast.state_value(g.cfg, fast.c_state(g, g.initial_state()))
+    fast.forget_states()
+    assert got == pytest.approx(res["value"], abs=1e-12) and kept == res["states"]
+
+
+def test_endgame_decisions_after_an_overrun_are_optimal(monkeypatch):
+    """With a budget so small that decisions overrun, the endgame keeps what the stopped searches
+    completed and its memo: every decision it still answers is optimal, and later ones are answered."""
+    _available()
+    monkeypatch.setattr(endgame, "C_STATES", 40)
+    g = game(CONFIGS[3])
+    sol = solve(g)
+    fast.forget_states()
+    end = Endgame(g)
+    answered = 0
+    for s in reversed(list(sol.values)):        # parents first: the root's decisions overrun
+        seat = g.current_player(s)
+        if seat in (CHANCE, TERMINAL) or len(g.legal_actions(s)) < 2:
+            continue
+        a = end.choose(s)
+        if a is not None:
+            best = max(v[seat] for _, v in sol.action_values(s))
+            assert sol.value(g.apply(s, a))[seat] == best, g.describe_state(s)
+            answered += end.overruns > 0
+    fast.forget_states()
+    assert end.overruns > 0 and answered > 10
 
 
 def test_endgame_decisions_are_optimal():

@@ -57,6 +57,30 @@ def test_a_function_action_is_checked_variable_by_variable_and_sliced_for_z3():
     assert bad.status == "fails" and bad.data["action"] == "step"
 
 
+def test_a_function_action_builds_its_z3_effect_once_for_every_proof_of_its_model():
+    """Each proof builds its frames again; Z3 makes one node of each named constant, so a second
+    proof (a second check_inductive) finds the effect built -- and a frame of other names does not."""
+    import gc
+
+    from ruleproof.proofs.harness import function_action
+    built = []
+
+    def effect(s):
+        built.append(1)
+        return {"x": s["x"] + 1}   # (reads no y: nothing else keeps the first frame's y alive)
+    step = function_action("step", lambda s: s["x"] < 3, effect)
+    init = lambda s: z3.And(s["x"] == 0, s["y"] == 0)  # noqa: E731
+    claim = lambda s: z3.And(s["x"] >= 0, s["x"] <= 3)  # noqa: E731
+    assert check_inductive("x in range", frame, init, claim, [step]).status == "holds"
+    gc.collect()   # the first proof's frames are gone: the effect keeps the nodes its key names
+    taken = [z3.Int(f"other{i}") for i in range(50)]   # new terms that could take freed ids
+    assert check_inductive("x in range again", frame, init, claim, [step]).status == "holds"
+    assert len(built) == 1 and taken
+    other = {"x": z3.Int("x2"), "y": z3.Int("y2")}
+    step.relation(other, {"x": z3.Int("x3"), "y": z3.Int("y3")})
+    assert len(built) == 2
+
+
 def test_a_conjunction_is_one_claim_with_parts_and_builds_its_z3_term_once():
     from ruleproof.proofs.logic import Conjunction
     calls = []

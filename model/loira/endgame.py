@@ -111,11 +111,10 @@ class Endgame:
         except FastUnavailable:                 # no C compiler, out of memory: the tables play on
             self.cards = self.stopped_cards = -1
             return None
-        except FastLimit:                       # the C engine dropped its kept table
-            self.kept = 0
+        except FastLimit as exc:                # the states it completed stay in the kept table
+            self.kept = exc.kept
             self.overruns += 1
             self.too_big = deck_left(self.g, s)
-            self.memo.clear()
             return None
 
     def value(self, s) -> tuple[float, ...]:
@@ -176,11 +175,9 @@ class Endgame:
         except FastUnavailable:
             self.cards = self.stopped_cards = -1
             return None
-        except FastLimit:
-            self.kept = 0
+        except FastLimit as exc:
+            self.kept = exc.kept
             self.lookahead_overruns += 1
-            self.memo.clear()
-            self.ahead.clear()
             return None
 
     def ahead_value(self, x) -> tuple[float, ...]:

@@ -222,7 +222,12 @@ _CALL_LOCK = threading.Lock()
 
 
 class FastLimit(RuntimeError):
-    """The state or time limit was reached before the value was known."""
+    """The state or time limit was reached before the value was known. ``kept``: the turn states
+    :func:`state_value`'s kept table still holds (0: it was dropped)."""
+
+    def __init__(self, message: str, kept: int = 0):
+        super().__init__(message)
+        self.kept = kept
 
 
 def solve(cfg: Config, max_states: int | None = None, timeout: float | None = None,
@@ -642,7 +647,9 @@ def state_value(cfg: Config, state: Sequence[int], max_states: int | None = None
 
     The C engine keeps the table between calls for the same configuration (``loira_sub_value``), so
     the later turns of a game are lookups; :func:`forget_states` frees it. Raises :class:`FastLimit`
-    when more than ``max_states`` new turn states would be needed (the kept table is then dropped).
+    when more than ``max_states`` new turn states would be needed: the states the stopped search
+    completed stay in the kept table (their values are final; under L25 reshuffle, whose open
+    components hold partial values, the table is dropped), ``FastLimit.kept`` says how many.
     ``reserve``: size an empty kept table for that many states at once (a whole 16-card rung: 6 GiB
     instead of the 9.2 GiB peak of doubling)."""
     dll, width, args, st = _state_call(cfg, state)
@@ -654,8 +661,9 @@ def state_value(cfg: Config, state: Sequence[int], max_states: int | None = None
                                  ctypes.c_double(reserve), value, ctypes.byref(kept))
     if rc == -1:
         raise FastUnavailable("the configuration does not fit the 128-bit state key")
+    _KEPT_STATES[cfg.players] = int(kept.value)
     if rc == -3:
-        raise FastLimit(f"state limit {max_states:,} new turn states reached")
+        raise FastLimit(f"state limit {max_states:,} new turn states reached", int(kept.value))
     if rc:
         raise FastUnavailable("out of memory" if rc == -2 else "stopped")
     return (value[0] if cfg.players == 2 else tuple(value)), int(kept.value)
@@ -663,6 +671,14 @@ def state_value(cfg: Config, state: Sequence[int], max_states: int | None = None
 
 #: player counts whose engine may hold a kept table (state_value)
 _KEPT: set[int] = set()
+#: turn states each player count's kept table holds, as of the last call
+_KEPT_STATES: dict[int, int] = {}
+
+
+def kept_states(players: int) -> int:
+    """Turn states :func:`state_value`'s kept table for ``players`` seats holds now (every caller's:
+    one table per player count)."""
+    return _KEPT_STATES.get(players, 0)
 
 
 def forget_states() -> None:
@@ -670,6 +686,7 @@ def forget_states() -> None:
     with _CALL_LOCK:
         for players in sorted(_KEPT | {2}):
             _library(players).loira_sub_reset()
+        _KEPT_STATES.clear()
 
 
 def evaluate(cfg: Config, seat: int, cards: int, stopped_cards: int, reduce_to: int,

@@ -295,13 +295,20 @@ static double now_seconds(void) {
 }
 
 /* ---- scoring ------------------------------------------------------------------------------ */
+/* the Espelho's worth: the most any card held is worth (bathroom kinds 3d + 1 and 3d + 2 are worth
+ * 1 and 2, 3d nothing; L12: stalls too) -- the bathroom part without a division, it is on the
+ * search's hottest path (terminal_x) */
 static int espelho_value(const St *s) {
-    int best = 0;
+    int ones = 0, twos = 0, best = 0;
     for (int i = 0; i < NP; i++) {
-        for (int k = 0; k < 9; k++) if (s->bath[i][k] && k % 3 > best) best = k % 3;
-        if (!RF[R_ESPELHO_BATHROOM_ONLY])                             /* L12 */
-            for (int v = 0; v < S_n; v++) if (s->stall[i][v] && S_val[v] > best) best = S_val[v];
+        const int *b = s->bath[i];
+        ones |= b[1] | b[4] | b[7];
+        twos |= b[2] | b[5] | b[8];
     }
+    best = twos ? 2 : ones ? 1 : 0;
+    if (!RF[R_ESPELHO_BATHROOM_ONLY])                                 /* L12 */
+        for (int v = 0; v < S_n; v++) if (S_val[v] > best)
+            for (int i = 0; i < NP; i++) if (s->stall[i][v]) { best = S_val[v]; break; }
     return best;
 }
 /* ---- exact forms (loira_solve with loira_forms(1)) -------------------------------------------
@@ -440,12 +447,16 @@ static Val choose(int mover, Val a, Val b, size_t m0, size_t m1) {
 /* the end of the round: scores, the tie-break (L04, L05), shared wins; `excluded` cannot win (L28
  * no: the Loira's victim; -1 none) */
 static Val terminal_x(const St *s, int excluded) {
-    int sc[NP], cards[NP], ev = espelho_value(s);
+    /* the hottest leaf of the search (every Loira reveal ends here): no Espelho held, no Espelho
+     * value; the bathroom kinds by their point value (k % 3) without a division */
+    int sc[NP], cards[NP], ev = 0, nulls = !(RF[R_TIE_NO_NULLS] && !RF[R_TIE_BATHROOM]);
+    for (int i = 0; i < NP; i++) if (s->esp[i]) { ev = espelho_value(s); break; }
     for (int i = 0; i < NP; i++) {
         int t = 0, c = 0, stalls = 0;
-        for (int k = 0; k < 9; k++) {
-            t += (k % 3) * s->bath[i][k];
-            if (!(RF[R_TIE_NO_NULLS] && !RF[R_TIE_BATHROOM] && k % 3 == 0)) c += s->bath[i][k];
+        const int *b = s->bath[i];
+        for (int d = 0; d < 9; d += 3) {   /* kinds 3d, 3d+1, 3d+2: worth 0, 1, 2 */
+            t += b[d + 1] + 2 * b[d + 2];
+            c += b[d + 1] + b[d + 2] + (nulls ? b[d] : 0);
         }
         for (int v = 0; v < S_n; v++) { t += S_val[v] * s->stall[i][v]; stalls += s->stall[i][v]; }
         t += s->esp[i] * ev + 2 * s->sw[i] + s->rolls[i] - 2 * s->ralo[i];
@@ -1515,8 +1526,13 @@ double loira_tape_fallbacks(void) { return (double)tape_fallbacks; }
  * loira_sub_value solves the round on from the given state (St field order, as loira_turn) with a
  * table of its own, kept between calls while the configuration and the ruling flags stay the same:
  * a game's later decisions are then lookups. The global table of loira_solve is swapped out
- * meanwhile, so the two never mix. Any abnormal end (state limit, stop, out of memory) drops the kept
- * table: an interrupted search may have stored wrong values. loira_sub_reset frees it. */
+ * meanwhile, so the two never mix. A search stopped at its state limit keeps the table: turn_value
+ * stores a state only when its search ended below the limit, and once the limit is met (oom 3)
+ * every later store is refused (used never falls back below it), so whatever is stored is a
+ * completed value -- except under L25 reshuffle, whose states are stored before their search (an
+ * open component's values are partial). Any other abnormal end (stop, out of memory), or the limit
+ * under reshuffle, drops the kept table: an interrupted search may have stored wrong values there.
+ * loira_sub_reset frees it. */
 static Slot *sub_table;
 static uint64_t sub_cap, sub_used;
 static int sub_dense;   /* the kept table was sized at once (reserve): fill it to 3/4 */
@@ -1564,7 +1580,7 @@ int loira_sub_value(const int *deck, int S, const int *vals, const int *cnts, co
     table = t0; cap = c0; used = u0; forms_on = f0; limit = 0; dense = 0;
     int rc = oom == 3 ? -3 : oom == 5 ? -5 : oom ? -2 : 0;
     oom = 0;
-    if (rc) loira_sub_reset();
+    if (rc && (rc != -3 || RF[R_RESHUFFLE])) loira_sub_reset();
     for (int i = 0; i < NV; i++) value[i] = v.v[i];
     *states = (double)sub_used;
     return rc;
