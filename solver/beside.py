@@ -32,10 +32,9 @@ _pending: list[tuple[Callable[..., Any], tuple]] = []
 def processes() -> int:
     """Processes a command may run its heavy pieces in: the cores this process may use, at most
     ``MAX_PROCESSES``, less the workers already running. ``RULEPROOF_PROCESSES=N`` sets N (1: one
-    process); without it a second process is used only while a core is idle (the 1-minute load
-    average below the cores less one): a worker cannot share the caches one side fills for the
-    other (up to ~20% more CPU), which a busy machine pays in wall time too. The answers are the
-    same either way; only the time depends on it."""
+    process); without it a second process is used only while a core is idle: a worker cannot share
+    the caches one side fills for the other (up to ~20% more CPU), which a busy machine pays in wall
+    time too. The answers are the same either way; only the time depends on it."""
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -43,16 +42,46 @@ def processes() -> int:
     wanted = os.environ.get("RULEPROOF_PROCESSES", "")
     if wanted.isdigit() and int(wanted) > 0:
         cores = min(cores, int(wanted))
-    elif cores > 1 and _load() > cores - 1:
+    elif cores > 1 and _busy() > cores - MAX_PROCESSES + 0.5:   # others' work leaves no core idle for a worker
         cores = 1
     return max(1, min(cores, MAX_PROCESSES) - _running[0])
 
 
-def _load() -> float:
+#: how long the machine's CPU use is watched before a fork (seconds)
+IDLE_WINDOW = 0.15
+
+
+def _busy() -> float:
+    """Cores busy with others' work now (this process sleeps meanwhile): measured over IDLE_WINDOW
+    from the kernel's CPU times (``/proc/stat``), else the 1-minute load average (which counts this
+    process too). The load average trails by a minute: right after the designer's
+    previous command it still counts that command, and a loop of commands one after the other
+    would never see the idle core it has."""
+    first = _cpu_times()
+    if first is not None:
+        import time
+        time.sleep(IDLE_WINDOW)
+        second = _cpu_times()
+        if second is not None and second[0] > first[0]:
+            total, idle = second[0] - first[0], second[1] - first[1]
+            return (os.cpu_count() or 1) * (1 - idle / total)
     try:
         return os.getloadavg()[0]
     except (AttributeError, OSError):
         return 0.0
+
+
+def _cpu_times() -> tuple[int, int] | None:
+    """(all, idle) CPU time of the whole machine, in clock ticks, or None where unknown."""
+    try:
+        with open("/proc/stat") as fh:
+            fields = fh.readline().split()
+    except OSError:
+        return None
+    if not fields or fields[0] != "cpu" or len(fields) < 5:
+        return None
+    ticks = [int(x) for x in fields[1:9] if x.isdigit()]
+    return sum(ticks), ticks[3] + (ticks[4] if len(ticks) > 4 else 0)   # idle + iowait
 
 
 def _quiet() -> None:

@@ -59,12 +59,36 @@ def test_processes_honours_the_environment_else_an_idle_core(monkeypatch):
     monkeypatch.setenv("RULEPROOF_PROCESSES", "1")
     assert beside.processes() == 1
     monkeypatch.setenv("RULEPROOF_PROCESSES", "2")
-    monkeypatch.setattr(os, "getloadavg", lambda: (7.0, 7.0, 7.0))
+    monkeypatch.setattr(beside, "_busy", lambda: 7.0)
     assert beside.processes() == 2          # asked for: whatever the load
     monkeypatch.delenv("RULEPROOF_PROCESSES")
     assert beside.processes() == 1          # busy: the extra CPU of a worker would cost wall time
-    monkeypatch.setattr(os, "getloadavg", lambda: (0.4, 0.5, 0.5))
-    assert beside.processes() == 2          # a core idle
+    monkeypatch.setattr(beside, "_busy", lambda: 0.8)
+    assert beside.processes() == 1          # most of a core busy with others' work
+    monkeypatch.setattr(beside, "_busy", lambda: 0.2)
+    assert beside.processes() == 2          # both cores idle but for this command
+
+
+def test_busy_cores_are_measured_now_not_a_minute_ago(monkeypatch):
+    """Two readings of the machine's CPU times: the share not idle between them, in cores."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 9.0, 9.0))   # a busy minute, now over
+    monkeypatch.setattr(beside, "IDLE_WINDOW", 0.0)
+    readings = iter([(1_000, 400), (1_200, 550)])                       # 150 of 200 ticks idle
+    monkeypatch.setattr(beside, "_cpu_times", lambda: next(readings))
+    assert beside._busy() == pytest.approx(0.5)
+    readings = iter([(1_000, 400), (1_200, 410)])                       # both cores busy
+    assert beside._busy() == pytest.approx(1.9)
+    monkeypatch.setattr(beside, "_cpu_times", lambda: None)             # no /proc: the load average
+    assert beside._busy() == 9.0
+
+
+def test_the_machine_cpu_times_are_read_where_the_kernel_gives_them():
+    got = beside._cpu_times()
+    if os.path.exists("/proc/stat"):
+        assert got is not None and got[0] >= got[1] >= 0
+    else:
+        assert got is None
 
 
 def test_heavy_is_the_sampling_engine():
