@@ -1,26 +1,39 @@
 """The regression scenarios' state records (``solver.digest``): the fast record builder writes, byte
-for byte, what one ``json.dumps`` per state writes, on every game's explored graphs (solved and
-not, symmetric and not, cyclic), so the stored digests keep their meaning."""
+for byte, what one ``json.dumps`` per state writes, on every game's stored small scenarios (solved
+and not, symmetric and not), so the stored digests keep their meaning."""
 from __future__ import annotations
+
+import json
 
 import pytest
 
-from ruleproof.model.registry import get_spec
-from ruleproof.solver.analysis import scenario_ruleset, solve_ruleset
+from ruleproof.model.registry import GAMES, get_spec
+from ruleproof.solver.analysis import scenario_file, scenario_ruleset, solve_ruleset
 from ruleproof.solver.digest import _records, _records_plain, graph_digest
 from ruleproof.solver.explore import explore
 
-CASES = [   # the stored scenarios' small configurations (each game's scenarios.json "defaults")
-    ("pig", {"goal": 20}, {}),
-    ("skunk", {"goal": 20}, {}),
-    ("loira", {"deck": ["F1", "F2", "grito", "toc-toc", "descarga"], "stalls": [2, 4], "centre_rolls": 1}, {}),
-    ("loira", {"deck": ["F1", "F2", "grito", "toc-toc", "fios"], "stalls": [2, 4], "centre_rolls": 1},
-     {"L25": "reshuffle"}),   # cyclic: a state is reached again from later states
-    ("presentes", {"board": "mini", "dice": 1, "players": 2}, {}),
-    ("bomb-busters", {"blue_copies": 2, "blue_values": 2, "detector_duplo": True, "detonator": 2,
-                      "equipment": ["estabilizador@1", "comunicadores@2"], "players": 2, "red_drawn": 2,
-                      "red_in_play": 1, "red_values": [1, 2], "yellow_drawn": 0, "yellow_in_play": 0}, {}),
-]
+#: graphs small enough for a unit test: each game's stored scenarios up to this many states
+SMALL = 60_000
+
+
+def _cases() -> list[tuple[str, dict, dict]]:
+    """Each game's stored regression scenarios (its own configurations, read from its folder), the
+    two smallest with different digests: the default reading and one that changes the graph."""
+    cases = []
+    for game in sorted(GAMES):
+        path = scenario_file(game)
+        entries = json.loads(path.read_text()) if path.exists() else {}
+        small = sorted((e for e in entries.values() if (e["expect"] or {}).get("states", SMALL + 1) <= SMALL),
+                       key=lambda e: e["expect"]["states"])
+        seen: set[str] = set()
+        for entry in small:
+            if entry["expect"]["digest"] not in seen and len(seen) < 2:
+                seen.add(entry["expect"]["digest"])
+                cases.append((game, entry.get("params", {}), entry.get("rulings", {})))
+    return cases
+
+
+CASES = _cases()
 
 
 def _small(game, params, rulings):
