@@ -22,7 +22,6 @@ from typing import Any
 
 from ruleproof.model.protocol import TERMINAL
 
-
 #: value types whose text is a function of the value and the exact type
 _PLAIN = frozenset({int, str, bool, type(None), Fraction})
 
@@ -81,26 +80,6 @@ def _records(ex, sol=None):
             rec += "," + (piece(action[c], repr) if c >= 0 else '""')
         key_text.pop(node, None)     # breadth-first: a state's own record is its key's last use mostly
         yield (rec + "]").encode()
-
-
-def _records_plain(ex, sol=None):
-    """The records as first written (one ``json.dumps`` per state): the reference the fast
-    ``_records`` is tested against."""
-    keys, kinds, offsets = ex.keys, ex.kind, ex.offsets
-    exact = getattr(sol, "exact", None) if sol is not None and sol.exploration is ex else None
-    choice = sol.choice if exact is not None else None
-    for node in range(ex.num_states):
-        moves = [(repr(ex.action[e]), str(ex.prob[e]) if ex.prob[e] is not None else "",
-                  repr(keys[ex.child[e]]), int(ex.perm[e]) if ex.perm is not None else 0)
-                 for e in range(offsets[node], offsets[node + 1])]
-        rec: list[Any] = [repr(keys[node]), int(kinds[node]), moves]
-        if kinds[node] == TERMINAL:
-            rec.append([str(r) for r in ex.returns[node]])
-        if exact is not None:
-            rec.append([str(v) for v in exact[node]])
-            c = int(choice[node])
-            rec.append(repr(ex.action[c]) if c >= 0 else "")
-        yield json.dumps(rec, separators=(",", ":")).encode()
 
 
 def graph_digest(ex, sol=None) -> tuple[str, bytes]:

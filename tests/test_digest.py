@@ -4,12 +4,13 @@ and not, symmetric and not), so the stored digests keep their meaning."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
-
+from ruleproof.model.protocol import TERMINAL
 from ruleproof.model.registry import GAMES, get_spec
 from ruleproof.solver.analysis import scenario_file, scenario_ruleset, solve_ruleset
-from ruleproof.solver.digest import _records, _records_plain, graph_digest
+from ruleproof.solver.digest import _records, graph_digest
 from ruleproof.solver.explore import explore
 
 #: graphs small enough for a unit test: each game's stored scenarios up to this many states
@@ -35,6 +36,26 @@ def _cases() -> list[tuple[str, dict, dict]]:
 
 CASES = _cases()
 
+
+
+def _records_plain(ex, sol=None):
+    """The records as first written (one ``json.dumps`` per state, the stored digests' format):
+    the reference ``solver.digest._records`` is held to."""
+    keys, kinds, offsets = ex.keys, ex.kind, ex.offsets
+    exact = getattr(sol, "exact", None) if sol is not None and sol.exploration is ex else None
+    choice = sol.choice if exact is not None else None
+    for node in range(ex.num_states):
+        moves = [(repr(ex.action[e]), str(ex.prob[e]) if ex.prob[e] is not None else "",
+                  repr(keys[ex.child[e]]), int(ex.perm[e]) if ex.perm is not None else 0)
+                 for e in range(offsets[node], offsets[node + 1])]
+        rec: list[Any] = [repr(keys[node]), int(kinds[node]), moves]
+        if kinds[node] == TERMINAL:
+            rec.append([str(r) for r in ex.returns[node]])
+        if exact is not None:
+            rec.append([str(v) for v in exact[node]])
+            c = int(choice[node])
+            rec.append(repr(ex.action[c]) if c >= 0 else "")
+        yield json.dumps(rec, separators=(",", ":")).encode()
 
 def _small(game, params, rulings):
     spec = get_spec(game)
