@@ -135,6 +135,31 @@ def test_own_successors_and_memoised_returns_agree_with_the_plain_rules(params, 
     assert terminals >= 5
 
 
+def test_the_last_moves_memo_answers_for_the_state_and_configuration_asked():
+    """``successors``/``successor_lists`` keep the moves of the last state asked (the fast-paths
+    check asks each state three ways): two configurations in one process that differ only in a
+    ruling, asked in turn about the same states (equal tuples, not the same objects), each get
+    their own rules' moves, and a caller changing the lists it was given changes no later answer."""
+    a = game(CONFIGS[0], {"L29": "mandatory"})
+    b = game(CONFIGS[0], {"L29": "optional"})
+    differ = 0
+    for s in _reachable(a, 2000):
+        if a.current_player(s) == TERMINAL:
+            continue
+        for g in (a, b, a):
+            want = Game.successors(g, s)   # the reference: legal moves applied one by one
+            assert g.successors(s) == want
+            moves, probs, nexts = g.successor_lists(tuple(list(s)))
+            assert list(zip(moves, probs or [None] * len(moves), nexts)) == want
+            nexts.clear()
+            if isinstance(moves, list):
+                moves.clear()
+            assert g.successors(s) == want
+            assert [m[2] for m in g.canonical_successors(s)] == [t for _, _, t in want]
+        differ += a.successors(s) != b.successors(s)
+    assert differ >= 5   # the memo was asked about states whose moves the two rulings tell apart
+
+
 def test_explore_leaves_the_garbage_collector_as_it_found_it():
     g = game(CONFIGS[0])
     assert gc.get_freeze_count() == 0

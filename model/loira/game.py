@@ -72,6 +72,8 @@ class LoiraGame(Game):
         self._chance_parts: dict[int, tuple] = {}   # id(distribution) -> it, outcomes, probabilities
         self._utilities: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
         self._round_returns: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
+        #: (state, its moves) of the state whose moves were listed last (``_moves_of``)
+        self._last_moves: tuple | None = None
         # scoring reads the holdings and the rolls (``scoring.round_winners``); L28 "no" also END, VICTIM
         self._winners_need_rolls_only = cfg.rulings["L28"] != "no"
         self.score_weights, self.tie_weights = scoring_weights(self)
@@ -220,13 +222,27 @@ class LoiraGame(Game):
     def successors(self, s: LoiraState) -> list[tuple[int, Fraction | None, LoiraState]]:
         if not self._own_moves:   # a subclass changes the moves (the mutation tests do)
             return Game.successors(self, s)
-        moves, probs, states = self._successor_lists(s)
+        moves, probs, states = self._moves_of(s)
         return list(zip(moves, probs or [None] * len(moves), states))
 
     def successor_lists(self, s: LoiraState):
         if not self._own_moves:
             return Game.successor_lists(self, s)
-        return self._successor_lists(s)
+        moves, probs, states = self._moves_of(s)
+        return (moves if type(moves) is tuple else list(moves)), probs, list(states)
+
+    def _moves_of(self, s: LoiraState):
+        """``_successor_lists`` of the last state asked again (by value: a state is a tuple of ints,
+        and its moves a function of it and this configuration): the fast-paths check asks
+        ``successors``, ``successor_lists`` and ``canonical_successors`` of each state in turn. The
+        entry is handed out as copies (a decision's moves are a list), so no caller can change it."""
+        last = self._last_moves
+        if last is not None and (last[0] is s or last[0] == s):
+            return last[1]
+        moves, probs, states = self._successor_lists(s)
+        got = (moves, probs, tuple(states))
+        self._last_moves = (s, got)
+        return got
 
     def _successor_lists(self, s: LoiraState):
         """``Game.successor_lists`` with the phase dispatch done once per state, not once per move;
