@@ -206,6 +206,9 @@ class _Refinement:
                        "decision_nodes": 0}
         self.steps_ok: set = set()
         self.typed: set = set()
+        #: id(frame) -> (frame, label) of the frames typed: the abstraction of a state reached again
+        #: is often the very same object (``_memo``), known without reading its items
+        self.typed_objects: dict[int, tuple[Values, str]] = {}
         self.options_ok: set = set()
         self.laws: dict[int, dict] = {}
         self.by_action: dict[str, int] = {}
@@ -216,10 +219,16 @@ class _Refinement:
     # -- frames --
     def typing_problem(self, label: str, f: Values, index: int, tr: Any) -> str | None:
         """None when a mapped frame meets the typing assumptions (it is then recorded)."""
-        key = (label, tuple(f.items()))
+        known = self.typed_objects.get(id(f))
+        if known is not None and known[0] is f and known[1] == label:
+            return None
+        # (the names in order and the values: equal exactly when the items are, without a pair each)
+        key = (label, tuple(f), tuple(f.values()))
         if key in self.typed:
+            self.typed_objects[id(f)] = (f, label)
             return None
         self.typed.add(key)
+        self.typed_objects[id(f)] = (f, label)
         self.frames.append((index, label, f, tr))
         # (a proof that binds its moves types its frame alone; older ones type their parameters too)
         if self.proof.assumptions is not None and self.proof.bind is not None and \
@@ -459,16 +468,21 @@ def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, 
     counts = dict(record["counts"])
     failure = record["failure"]
     parts = ctx.cache.setdefault(("refinement parts", id(proof.frame)), _Parts(proof))
-    for index, label, f, tr in record["run"].frames:
-        if failure is not None and index >= failure[0]:
-            break   # (a step the rules do not make is told as such, not by the invariant it breaks)
-        if not parts.holds(proof.invariant, label, f):
-            tag = f" [{label}]" if label else ""
-            actor = game.current_player(tr.before)
-            called = f" (the proof's model: {proof.bind(tr.before, tr.move, actor).text()})" if proof.bind else ""
-            return tr.narrate() + [f"then: {game.seat_name(actor)}: {game.describe_action(tr.before, tr.move)}"
-                                   f"{called} -> {game.describe_state(tr.after)}",
-                                   f"the invariant fails on the frame{tag}: {_frame_text(f)}"], counts, ""
+    met = record["run"].frames
+    labelled = record.get("labelled")
+    if labelled is None:
+        labelled = record["labelled"] = [(label, f) for _, label, f, _ in met]
+    if failure is not None:   # (a step the rules do not make is told as such, not by the invariant it breaks)
+        labelled = labelled[:next((j for j, m in enumerate(met) if m[0] >= failure[0]), len(met))]
+    bad = parts.first_failure(proof.invariant, labelled)
+    if bad is not None:
+        _, label, f, tr = met[bad]
+        tag = f" [{label}]" if label else ""
+        actor = game.current_player(tr.before)
+        called = f" (the proof's model: {proof.bind(tr.before, tr.move, actor).text()})" if proof.bind else ""
+        return tr.narrate() + [f"then: {game.seat_name(actor)}: {game.describe_action(tr.before, tr.move)}"
+                               f"{called} -> {game.describe_state(tr.after)}",
+                               f"the invariant fails on the frame{tag}: {_frame_text(f)}"], counts, ""
     if failure is not None:
         return failure[1], counts, ""
     return None, counts, record["stop"]
@@ -482,8 +496,14 @@ class _Parts:
         self.proof = proof
         self.reading: dict[int, Any] = {}
         self.done: dict[int, set] = {}
+        #: id(claim) -> (claim, its parts each with its reading and the readings it holds on)
+        self.plans: dict[int, tuple[Any, tuple]] = {}
 
-    def holds(self, claim: StatePredicate, label: str, f: Values) -> bool:
+    def _plan(self, claim: StatePredicate) -> tuple:
+        got = self.plans.get(id(claim))
+        if got is not None and got[0] is claim:
+            return got[1]
+        plan = []
         for part in getattr(claim, "parts", (claim,)):
             read = self.reading.get(id(part))
             if read is None:
@@ -492,14 +512,38 @@ class _Parts:
                 read = self.reading[id(part)] = (itemgetter(*names) if len(names) > 1 else
                                                  (lambda f, x=names[0]: f[x]) if names else (lambda f: ()))
                 self.done[id(part)] = set()
+            plan.append((part, read, self.done[id(part)]))
+        self.plans[id(claim)] = (claim, tuple(plan))   # (it keeps the claim and its parts alive)
+        return tuple(plan)
+
+    def holds(self, claim: StatePredicate, label: str, f: Values) -> bool:
+        for part, read, done in self._plan(claim):
             seen = (label, read(f))
-            done = self.done[id(part)]
             if seen in done:
                 continue
             if not part(f):
                 return False
             done.add(seen)
         return True
+
+    def first_failure(self, claim: StatePredicate, frames: Sequence[tuple[str, Values]]) -> int | None:
+        """The position of the first of ``frames`` (label, frame) where the claim fails, or None:
+        what ``holds`` on each frame in turn finds, read part by part over all the frames."""
+        bad = len(frames)
+        try:
+            for part, read, done in self._plan(claim):
+                for j in range(bad):
+                    label, f = frames[j]
+                    seen = (label, read(f))
+                    if seen in done:
+                        continue
+                    if not part(f):
+                        bad = j
+                        break
+                    done.add(seen)
+        except Exception:   # noqa: BLE001 -- a part that raises: frame by frame, to raise where holds does
+            return next((j for j, (label, f) in enumerate(frames) if not self.holds(claim, label, f)), None)
+        return bad if bad < len(frames) else None
 
 
 def _exit_problem(proof: RuleProof, bound: Bound | None, before: Mapping[str, Values], after_state: Any,
