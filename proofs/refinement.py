@@ -72,7 +72,13 @@ class Bound:
     params: Mapping[str, int] = field(default_factory=dict)
 
     def key(self) -> tuple:
-        return (self.action, tuple(sorted(self.params.items())))
+        # (computed once: a bound move is hashed and compared several times -- its step, the legal
+        # set, the chance law; its params are not changed once it is made)
+        got = self.__dict__.get("_key")
+        if got is None:
+            got = (self.action, tuple(sorted(self.params.items())) if self.params else ())
+            object.__setattr__(self, "_key", got)
+        return got
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Bound) and self.key() == other.key()
@@ -296,7 +302,7 @@ class _Refinement:
                     return (f"two of the model's moves are the same move of the rules, {b.text()}: "
                             f"{game.describe_action(state, seen[b])!r} and {game.describe_action(state, a)!r}")
                 seen[b] = a
-        key = (actor, tuple(tuple(f.items()) for f in frames.values()), tuple(b.key() for b in legal))
+        key = (actor, tuple((tuple(f), tuple(f.values())) for f in frames.values()), tuple(b.key() for b in legal))
         if key in self.options_ok:
             return None
         allowed = set(proof.options(frames if proof.projected else frames[""]))
@@ -495,8 +501,9 @@ class _Parts:
     def __init__(self, proof: RuleProof):
         self.proof = proof
         self.reading: dict[int, Any] = {}
-        self.done: dict[int, set] = {}
-        #: id(claim) -> (claim, its parts each with its reading and the readings it holds on)
+        #: id(part) -> label -> the readings the part holds on
+        self.done: dict[int, dict[str, set]] = {}
+        #: id(claim) -> (claim, its parts each with its reading and its readings done)
         self.plans: dict[int, tuple[Any, tuple]] = {}
 
     def _plan(self, claim: StatePredicate) -> tuple:
@@ -511,36 +518,57 @@ class _Parts:
                 names = sorted(reads(part(sym), sym))
                 read = self.reading[id(part)] = (itemgetter(*names) if len(names) > 1 else
                                                  (lambda f, x=names[0]: f[x]) if names else (lambda f: ()))
-                self.done[id(part)] = set()
+                self.done[id(part)] = {}
             plan.append((part, read, self.done[id(part)]))
         self.plans[id(claim)] = (claim, tuple(plan))   # (it keeps the claim and its parts alive)
         return tuple(plan)
 
     def holds(self, claim: StatePredicate, label: str, f: Values) -> bool:
         for part, read, done in self._plan(claim):
-            seen = (label, read(f))
-            if seen in done:
+            known = done.get(label)
+            if known is None:
+                known = done[label] = set()
+            reading = read(f)
+            if reading in known:
                 continue
             if not part(f):
                 return False
-            done.add(seen)
+            known.add(reading)
         return True
 
     def first_failure(self, claim: StatePredicate, frames: Sequence[tuple[str, Values]]) -> int | None:
         """The position of the first of ``frames`` (label, frame) where the claim fails, or None:
         what ``holds`` on each frame in turn finds, read part by part over all the frames."""
         bad = len(frames)
+        labels = {label for label, _ in frames}
+        alone = [f for _, f in frames]
         try:
             for part, read, done in self._plan(claim):
+                if len(labels) == 1:   # one label (a proof not projected): the readings in a row
+                    label = next(iter(labels))
+                    known = done.get(label)
+                    if known is None:
+                        known = done[label] = set()
+                    for j, reading in enumerate(map(read, alone[:bad])):
+                        if reading in known:
+                            continue
+                        if not part(alone[j]):
+                            bad = j
+                            break
+                        known.add(reading)
+                    continue
                 for j in range(bad):
                     label, f = frames[j]
-                    seen = (label, read(f))
-                    if seen in done:
+                    known = done.get(label)
+                    if known is None:
+                        known = done[label] = set()
+                    reading = read(f)
+                    if reading in known:
                         continue
                     if not part(f):
                         bad = j
                         break
-                    done.add(seen)
+                    known.add(reading)
         except Exception:   # noqa: BLE001 -- a part that raises: frame by frame, to raise where holds does
             return next((j for j, (label, f) in enumerate(frames) if not self.holds(claim, label, f)), None)
         return bad if bad < len(frames) else None
