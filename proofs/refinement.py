@@ -480,7 +480,15 @@ def refinement_check(proof: RuleProof, ctx: Context) -> tuple[list[str] | None, 
         labelled = record["labelled"] = [(label, f) for _, label, f, _ in met]
     if failure is not None:   # (a step the rules do not make is told as such, not by the invariant it breaks)
         labelled = labelled[:next((j for j, m in enumerate(met) if m[0] >= failure[0]), len(met))]
-    bad = parts.first_failure(proof.invariant, labelled)
+    # the invariant on the frames met, once per pass and invariant (the tie-break reads loira-table's
+    # pass and invariant again after loira-table)
+    checked = record.setdefault("invariants", {})
+    known = checked.get(id(proof.invariant))
+    if known is not None and known[0] is proof.invariant and known[1] == len(labelled):
+        bad = known[2]
+    else:
+        bad = parts.first_failure(proof.invariant, labelled)
+        checked[id(proof.invariant)] = (proof.invariant, len(labelled), bad)
     if bad is not None:
         _, label, f, tr = met[bad]
         tag = f" [{label}]" if label else ""
