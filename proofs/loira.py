@@ -188,6 +188,7 @@ class LoiraRules:
         held = self.R + [x for names in [*self.H.values(), *self.SV, self.E, self.T, self.Z] if names for x in names]
         self._held = itemgetter(*held)
         self._won: dict = {}
+        self._effects: dict | None = None   # each card kind's effect (``resolve``)
 
     # ---- the frame and the abstraction ---------------------------------------------------------------
     def _layout(self, game) -> None:
@@ -492,11 +493,14 @@ class LoiraRules:
         turn = w["turn"]
         if kind in BATHROOM_KINDS:
             return self.card_done(self.put(w, self.H[kind], turn, lambda x: x + 1))
-        effect = {Kind.ESPELHO: self.espelho, Kind.INTERRUPTOR: self.interruptor, Kind.RALO: self.ralo_card,
-                  Kind.GRITO: self.grito, Kind.TOCTOC: self.toc_toc, Kind.CHUTE: self.chute,
-                  Kind.DESCARGA: self.descarga, Kind.FIOS: self.fios, Kind.RAPAGOTE: self.rapagote,
-                  Kind.ZELADOR: self.zelador, Kind.DIRETORA: self.diretora, Kind.TIA: self.tia,
-                  Kind.ALUNA: self.aluna, Kind.PROFESSORA: self.professora, Kind.MERENDEIRA: self.merendeira}
+        effect = self._effects
+        if effect is None:   # (made once: the refinement check resolves a card at every draw)
+            effect = self._effects = {
+                Kind.ESPELHO: self.espelho, Kind.INTERRUPTOR: self.interruptor, Kind.RALO: self.ralo_card,
+                Kind.GRITO: self.grito, Kind.TOCTOC: self.toc_toc, Kind.CHUTE: self.chute,
+                Kind.DESCARGA: self.descarga, Kind.FIOS: self.fios, Kind.RAPAGOTE: self.rapagote,
+                Kind.ZELADOR: self.zelador, Kind.DIRETORA: self.diretora, Kind.TIA: self.tia,
+                Kind.ALUNA: self.aluna, Kind.PROFESSORA: self.professora, Kind.MERENDEIRA: self.merendeira}
         return effect[kind](w)
 
     def espelho(self, w: World) -> World:

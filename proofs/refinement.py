@@ -519,10 +519,12 @@ class _Parts:
         if got is not None and got[0] is claim:
             return got[1]
         plan = []
+        sym = None
         for part in getattr(claim, "parts", (claim,)):
             read = self.reading.get(id(part))
             if read is None:
-                sym = self.proof.frame("")
+                if sym is None:   # (one frame of Z3 constants to read every new part's variables)
+                    sym = self.proof.frame("")
                 names = sorted(reads(part(sym), sym))
                 read = self.reading[id(part)] = (itemgetter(*names) if len(names) > 1 else
                                                  (lambda f, x=names[0]: f[x]) if names else (lambda f: ()))
