@@ -302,3 +302,55 @@ def test_the_explorers_edges_are_the_moves_a_game_without_symmetry_makes():
     moves = [(s, a, p, t) for n in range(ex.num_states) if ex.kind[n] >= -1
              for s in [ex.state(n)] for a, p, t in game.successors(s)]
     assert edges == moves and len(edges) == ex.num_edges
+
+
+# ---- the invariant on the frames met: part by part, once per pass ------------------------------------------
+
+class _TwoVariables:
+    """What ``_Parts`` needs of a proof: a frame of Z3 constants to read each part's variables."""
+    @staticmethod
+    def frame(sfx):
+        return {"a": z3.Int("a" + sfx), "b": z3.Int("b" + sfx)}
+
+
+def _raises_at_seven(f):
+    if isinstance(f["a"], z3.ExprRef):
+        return f["a"] != 7
+    if f["a"] == 7:
+        raise ZeroDivisionError("a part that breaks on a frame no check should reach")
+    return True
+
+
+@pytest.mark.parametrize("labels", [("",), ("x", "y")])
+def test_an_invariant_read_part_by_part_fails_where_frame_by_frame_it_fails(labels):
+    from ruleproof.proofs.refinement import _Parts
+    values = [(1, 1), (2, 2), (6, 0), (1, 3), (7, 3), (2, 2)]
+    frames = [(labels[j % len(labels)], {"a": a, "b": b}) for j, (a, b) in enumerate(values)]
+    claims = [logic.Conjunction(lambda f: f["a"] <= 5, lambda f: f["b"] != 3),
+              logic.Conjunction(lambda f: f["b"] != 3, lambda f: f["a"] <= 5),
+              logic.Conjunction(lambda f: f["b"] != 3),
+              logic.Conjunction(lambda f: f["b"] < 9),
+              # the first part would raise on a frame after the first failing one: frame by
+              # frame it is never asked there, and the part-by-part reading falls back so
+              logic.Conjunction(_raises_at_seven, lambda f: f["a"] <= 5)]
+    for claim in claims:
+        one_by_one = _Parts(_TwoVariables())
+        expected = next((j for j, (label, f) in enumerate(frames) if not one_by_one.holds(claim, label, f)), None)
+        assert _Parts(_TwoVariables()).first_failure(claim, frames) == expected
+        assert one_by_one.first_failure(claim, frames) == expected   # readings known to hold: the same
+    assert [_Parts(_TwoVariables()).first_failure(c, frames) for c in claims] == [2, 2, 3, None, 2]
+
+
+def test_proofs_sharing_a_pass_each_get_their_own_invariant_checked_once():
+    from ruleproof.model.properties import EXPLORATION, Context
+    from ruleproof.proofs.refinement import refinement_check
+    game = Pig(goal=10)
+    ex = explore(game)
+    proof = pig_proofs(game)[0]
+    low = dataclasses.replace(proof, invariant=lambda s: s["turn"] < 7)   # the same pass, another claim
+    ctx = Context(None, None, game, "pig", EXPLORATION, exploration=ex)
+    for _ in range(2):   # asked again on the same context: the answers stay each proof's own
+        assert refinement_check(proof, ctx)[0] is None
+        failure = refinement_check(low, ctx)[0]
+        assert failure is not None and "the invariant fails on the frame" in failure[-1]
+    assert len(ctx.cache["refinement passes"]) == 1
