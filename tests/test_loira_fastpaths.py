@@ -226,3 +226,39 @@ def test_parent_edges_and_depths_are_the_bfs_tree(limit):
         assert ex.parent_edge[v] == first[v]
         assert ex.depth[v] == ex.depth[ex.source_of(first[v])] + 1
     assert max(ex.depth) > 5 and ex.complete == (limit is None)
+
+
+class _EscortDrift(LoiraGame):
+    """A fast copy that drifts: the batch successor lists drop the last move of an escort decision."""
+    def _successor_lists(self, s):
+        moves, probs, states = super()._successor_lists(s)
+        if s[PH] == Phase.ESCORT and probs is None and len(moves) > 1:
+            return moves[:-1], probs, states[:-1]
+        return moves, probs, states
+
+
+def test_sampled_fast_paths_check_each_distinct_state_once_and_report_what_checking_all_reports(monkeypatch):
+    from ruleproof.model import conformance
+    from ruleproof.model.properties import SAMPLES, Context, draw_plays
+    from ruleproof.solver import fastpaths
+    params = {"players": 2, "deck": ["F1", "F2", "grito", "grito", "toc-toc"], "stalls": [2, 4], "centre_rolls": 1}
+    asked = []
+    real = conformance.state_problem
+    monkeypatch.setattr(fastpaths, "state_problem", lambda g, s: asked.append(s) or real(g, s))
+
+    def check(g, every_state=False):
+        if every_state:   # (what the check did before: each sampled state, however often met)
+            monkeypatch.setattr(g, "state_is_key", False)
+        asked.clear()
+        ctx = Context(None, None, g, "x", SAMPLES, plays=draw_plays(g, 300, 5), seed=5)
+        return fastpaths._check_samples(ctx, "fast-paths"), [s for s, _ in ctx.states()]
+
+    g = game(params)
+    res, states = check(g)
+    assert res.status == "holds" and f"at the {len(states):,} states" in res.detail
+    assert len(asked) == len(set(states)) < len(states) / 2
+    drift = _EscortDrift(g.cfg)
+    bad, _ = check(drift)
+    assert bad.status == "fails" and bad.counterexample[-1].startswith("here: successors lists")
+    again, _ = check(_EscortDrift(g.cfg), every_state=True)
+    assert again.status == "fails" and again.counterexample == bad.counterexample
