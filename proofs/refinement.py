@@ -533,18 +533,21 @@ class _Parts:
         self.plans[id(claim)] = (claim, tuple(plan))   # (it keeps the claim and its parts alive)
         return tuple(plan)
 
-    def holds(self, claim: StatePredicate, label: str, f: Values) -> bool:
-        for part, read, done in self._plan(claim):
-            known = done.get(label)
-            if known is None:
-                known = done[label] = set()
-            reading = read(f)
-            if reading in known:
-                continue
-            if not part(f):
-                return False
-            known.add(reading)
+    @staticmethod
+    def _part_holds(part, read, done: dict[str, set], label: str, f: Values) -> bool:
+        known = done.get(label)
+        if known is None:
+            known = done[label] = set()
+        reading = read(f)
+        if reading in known:
+            return True
+        if not part(f):
+            return False
+        known.add(reading)
         return True
+
+    def holds(self, claim: StatePredicate, label: str, f: Values) -> bool:
+        return all(self._part_holds(part, read, done, label, f) for part, read, done in self._plan(claim))
 
     def first_failure(self, claim: StatePredicate, frames: Sequence[tuple[str, Values]]) -> int | None:
         """The position of the first of ``frames`` (label, frame) where the claim fails, or None:
@@ -554,28 +557,17 @@ class _Parts:
         alone = [f for _, f in frames]
         try:
             for part, read, done in self._plan(claim):
-                if len(labels) == 1:   # one label (a proof not projected): the readings in a row
-                    label = next(iter(labels))
-                    known = done.get(label)
-                    if known is None:
-                        known = done[label] = set()
-                    for j, reading in enumerate(map(read, alone[:bad])):
-                        if reading in known:
-                            continue
-                        if not part(alone[j]):
-                            bad = j
-                            break
-                        known.add(reading)
+                if len(labels) != 1:   # a projected proof: each frame with its label
+                    bad = next((j for j in range(bad) if not self._part_holds(part, read, done, *frames[j])), bad)
                     continue
-                for j in range(bad):
-                    label, f = frames[j]
-                    known = done.get(label)
-                    if known is None:
-                        known = done[label] = set()
-                    reading = read(f)
+                # one label: the readings in a row
+                known = done.get(frames[0][0])
+                if known is None:
+                    known = done[frames[0][0]] = set()
+                for j, reading in enumerate(map(read, alone[:bad])):
                     if reading in known:
                         continue
-                    if not part(f):
+                    if not part(alone[j]):
                         bad = j
                         break
                     known.add(reading)
