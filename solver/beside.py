@@ -171,6 +171,89 @@ class Beside:
         self.close()
 
 
+class BothEnds:
+    """Items ``0 .. count-1`` shared between this process and a forked worker (when ``enabled``),
+    so both end about together whatever each item costs: the worker computes ``fn(i)`` for items
+    it takes from the front while this process does its own work, then this process takes items
+    from the back (:meth:`back`) until they meet. :meth:`results` waits for the worker's
+    ``{i: fn(i)}`` (empty when it failed: what is missing is the caller's to compute). Use as a
+    context manager: leaving the block ends the worker."""
+
+    #: seconds to wait for the ends' lock (held for a few instructions: only a worker killed
+    #: while holding it makes this process stop taking items, and compute the rest afterwards)
+    LOCK_WAIT = 10.0
+
+    def __init__(self, fn: Callable[[int], Any], count: int, *, enabled: bool = True):
+        self.pool = self.job = self.ends = None
+        if not enabled or count < 1:
+            return
+        import multiprocessing as mp
+        self.ends = mp.get_context("fork").Array("q", [0, count])   # [next from the front, end of the back]
+        _pending[:] = [(_from_front, (fn, self.ends))]
+        try:
+            self.pool = _pool(1)
+            _running[0] += 1
+            self.job = self.pool.submit(_run_pending, 0)   # the worker forks here
+        except OSError:   # no fork here: every item computed in this process
+            self.close()
+        finally:
+            _pending.clear()
+
+    def back(self) -> Iterator[int]:
+        """The items this process takes, from the back, until the worker's and these meet (none
+        without a worker)."""
+        while self.job is not None and (i := _take(self.ends, front=False, wait=self.LOCK_WAIT)) is not None:
+            yield i
+
+    def results(self) -> dict[int, Any]:
+        if self.job is None:
+            return {}
+        try:
+            ok, value = self.job.result()
+        except Exception:   # noqa: BLE001 -- the result would not pickle, the worker died
+            ok, value = False, None
+        self.close()
+        return value if ok else {}
+
+    def close(self) -> None:
+        if self.pool is not None:
+            _end(self.pool, 1)
+        self.pool = self.job = None
+
+    def __enter__(self) -> BothEnds:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def _take(ends, *, front: bool, wait: float | None = None) -> int | None:
+    """The next item from one end of ``ends`` ([next from the front, end of the back]), or None
+    once the ends meet (or the lock could not be had within ``wait`` seconds)."""
+    lock = ends.get_lock()
+    if not lock.acquire(timeout=wait):
+        return None
+    try:
+        first, end = ends[0], ends[1]
+        if first >= end:
+            return None
+        if front:
+            ends[0] = first + 1
+            return first
+        ends[1] = end - 1
+        return end - 1
+    finally:
+        lock.release()
+
+
+def _from_front(fn: Callable[[int], Any], ends) -> dict[int, Any]:
+    """A worker's share of :class:`BothEnds`: items from the front until the ends meet."""
+    done = {}
+    while (i := _take(ends, front=True)) is not None:
+        done[i] = fn(i)
+    return done
+
+
 def ordered_map(fn: Callable[[Any], Any], items: Iterable[Any], workers: int) -> Iterator[Any]:
     """``fn(item)`` for each item, in order, computed ``workers`` at a time in forked workers when
     ``workers`` > 1; an item a worker could not compute is computed here (its error raised here).

@@ -415,20 +415,24 @@ def _verify_too_big(spec, ruleset, game, ex, label, props, limits, report, plays
     waiting = {p.name for p in props if EXPLORATION in p.needs and SAMPLES not in p.needs
                and NOTHING not in p.needs}
     # without a clock the derived configurations (a fixed amount of work, the same results wherever
-    # they run) are explored on the second core meanwhile (solver/beside.py)
+    # they run) are shared with a worker on the second core (solver/beside.py): it takes them from
+    # the front while this process draws the plays, then this one takes them from the back
     from . import beside
-    later = beside.Beside(_derived_part, spec, ruleset, derived, Limits(limits.max_states), seed, set(waiting),
-                          enabled=not timed and limits.deadline is None and bool(derived) and beside.processes() > 1)
-    with later:
+    alone = Limits(limits.max_states)
+    parts: dict[int, tuple] = {}
+    with beside.BothEnds(lambda k: _derived_one(spec, ruleset, derived[k], alone, seed, None), len(derived),
+                         enabled=not timed and limits.deadline is None and bool(derived)
+                         and beside.processes() > 1) as ends:
         _full_size_part(spec, ruleset, game, label, props, limits, report, plays, seed, timed)
-        if later.job is None:
-            _derived_configs(spec, ruleset, derived, limits, report, seed, progress, waiting)
-        else:
-            limits.report(f"derived {derived[0].label}", 0, len(derived))
-            found, explored, notes, waiting = later.result()
-            report.properties.extend(found)
-            report.derived.extend(explored)
-            report.notes.extend(notes)
+        for k in ends.back():
+            limits.report(f"derived {derived[k].label}", len(derived) - k - 1, len(derived))
+            parts[k] = _derived_one(spec, ruleset, derived[k], limits, seed, progress)
+        parts.update(ends.results())
+    for k, d in enumerate(derived):   # in order, as one process gives them (the worker's, a failed worker's)
+        if k not in parts:
+            limits.report(f"derived {d.label}", k, len(derived))
+            parts[k] = _derived_one(spec, ruleset, d, limits, seed, progress)
+        _add_part(report, waiting, parts[k])
     for name in sorted(waiting):
         report.properties.append(PropertyResult(
             name, UNKNOWN, "needs every state of a configuration: this one is too big to explore and no "
@@ -436,14 +440,6 @@ def _verify_too_big(spec, ruleset, game, ex, label, props, limits, report, plays
             data={"property": name}))
     if not derived:
         report.notes.append(f"{spec.name} derives no smaller configurations; evidence is proofs and sampling")
-
-
-def _derived_part(spec, ruleset, derived, limits, seed, waiting: set[str]) -> tuple[list, list, list, set[str]]:
-    """``_derived_configs`` on a report of its own: (properties, derived, notes, properties still
-    waiting) -- what a worker process sends back."""
-    part = VerifyReport(ruleset, {})
-    _derived_configs(spec, ruleset, derived, limits, part, seed, None, waiting)
-    return part.properties, part.derived, part.notes, waiting
 
 
 def _full_size_part(spec, ruleset, game, label, props, limits, report, plays, seed, timed: bool) -> None:
@@ -471,29 +467,48 @@ def _derived_configs(spec, ruleset, derived, limits, report, seed, progress, wai
     named ``[label]``; ``waiting`` loses the names of the properties that ran on one."""
     for k, d in enumerate(derived):
         limits.report(f"derived {d.label}", k, len(derived))
-        if limits.expired():
-            report.notes.append(f"derived configuration {d.label!r} not explored: time limit")
-            _companion_unchecked(report, d, "not explored: the time limit was reached first")
-            continue
-        sub = Limits.starting_now(limits.max_states, limits.remaining(), limits.progress)
-        dgame = spec.build(d.ruleset)
-        dex, crash = _explore_guarded(dgame, sub.states(spec.verify_max_states), sub.remaining(), progress)
-        if crash is not None:
-            report.properties.append(PropertyResult(f"model-runs [{d.label}]", FAILS, "every move of every "
-                                                    "reachable state can be computed by the model", crash,
-                                                    "exhaustive", scope=f"derived: {d.label}"))
-            continue
-        if not dex.complete:
-            report.notes.append(f"derived: {d.label}: not explored completely ({dex.stop_reason})")
-            _companion_unchecked(report, d, f"not explored completely ({dex.stop_reason})")
-            continue
-        report.derived.append({"label": d.label, "config": d.ruleset.as_dict(), "states": dex.num_states})
-        dctx = Context(spec, d.ruleset, dgame, config_label(spec, d.ruleset), EXPLORATION, exploration=dex,
-                       seed=seed, limits=sub, derived=d.label)
-        props = [p for p in game_properties(spec, d.ruleset, dgame) if d.properties is None or p.name in d.properties]
-        results = run_properties(props, dctx, tag=f"[{d.label}]")
-        report.properties.extend(results)
-        waiting -= {r.data.get("property") for r in results if r.status != UNKNOWN}
+        _add_part(report, waiting, _derived_one(spec, ruleset, d, limits, seed, progress))
+
+
+def _add_part(report: VerifyReport, waiting: set[str], part: tuple[list, list, list, set[str]]) -> None:
+    """One derived configuration's part (``_derived_one``) added to the report; ``waiting`` loses
+    the properties it decided."""
+    found, explored, notes, decided = part
+    report.properties.extend(found)
+    report.derived.extend(explored)
+    report.notes.extend(notes)
+    waiting -= decided
+
+
+def _derived_one(spec, ruleset, d, limits, seed, progress) -> tuple[list, list, list, set[str]]:
+    """One derived configuration explored and given every property again (or those it names):
+    (properties, derived, notes, the names of the properties it decided) -- the same wherever it
+    runs (what a worker process sends back)."""
+    report = VerifyReport(ruleset, {})
+    if limits.expired():
+        report.notes.append(f"derived configuration {d.label!r} not explored: time limit")
+        _companion_unchecked(report, d, "not explored: the time limit was reached first")
+        return report.properties, report.derived, report.notes, set()
+    sub = Limits.starting_now(limits.max_states, limits.remaining(), limits.progress)
+    dgame = spec.build(d.ruleset)
+    dex, crash = _explore_guarded(dgame, sub.states(spec.verify_max_states), sub.remaining(), progress)
+    if crash is not None:
+        report.properties.append(PropertyResult(f"model-runs [{d.label}]", FAILS, "every move of every "
+                                                "reachable state can be computed by the model", crash,
+                                                "exhaustive", scope=f"derived: {d.label}"))
+        return report.properties, report.derived, report.notes, set()
+    if not dex.complete:
+        report.notes.append(f"derived: {d.label}: not explored completely ({dex.stop_reason})")
+        _companion_unchecked(report, d, f"not explored completely ({dex.stop_reason})")
+        return report.properties, report.derived, report.notes, set()
+    report.derived.append({"label": d.label, "config": d.ruleset.as_dict(), "states": dex.num_states})
+    dctx = Context(spec, d.ruleset, dgame, config_label(spec, d.ruleset), EXPLORATION, exploration=dex,
+                   seed=seed, limits=sub, derived=d.label)
+    props = [p for p in game_properties(spec, d.ruleset, dgame) if d.properties is None or p.name in d.properties]
+    results = run_properties(props, dctx, tag=f"[{d.label}]")
+    report.properties.extend(results)
+    return report.properties, report.derived, report.notes, {r.data.get("property") for r in results
+                                                             if r.status != UNKNOWN}
 
 
 def _companion_unchecked(report: VerifyReport, d, why: str) -> None:
