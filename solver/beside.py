@@ -35,6 +35,8 @@ def processes() -> int:
     process); without it a second process is used only while a core is idle: a worker cannot share
     the caches one side fills for the other (up to ~20% more CPU), which a busy machine pays in wall
     time too. The answers are the same either way; only the time depends on it."""
+    if _running[0] >= MAX_PROCESSES - 1:
+        return 1   # the second process is this command's already: nothing to measure
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):

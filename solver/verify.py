@@ -334,9 +334,9 @@ def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
                     None, None if left is None or timeout is None else left * 0.3)))
             return Context(spec, ruleset, game, label, SAMPLES, plays=drawn[0], seed=seed,
                            limits=limits, cache=ctx.cache) if drawn[0] else None
-        report.properties.extend(run_properties(props, ctx, fallback=sampled))
         companions = [d for d in derived_of(spec, ruleset) if d.always]
-        _derived_configs(spec, ruleset, companions, limits, report, seed, progress, set())
+        _with_derived(spec, ruleset, companions, limits, report, seed, progress, set(),
+                      lambda: report.properties.extend(run_properties(props, ctx, fallback=sampled)))
     else:
         _verify_too_big(spec, ruleset, game, ex, label, props, limits, report,
                         plays or spec.verify_plays or DEFAULT_PLAYS, seed, progress,
@@ -414,25 +414,8 @@ def _verify_too_big(spec, ruleset, game, ex, label, props, limits, report, plays
     # the properties that need every state: only a derived configuration can give them one
     waiting = {p.name for p in props if EXPLORATION in p.needs and SAMPLES not in p.needs
                and NOTHING not in p.needs}
-    # without a clock the derived configurations (a fixed amount of work, the same results wherever
-    # they run) are shared with a worker on the second core (solver/beside.py): it takes them from
-    # the front while this process draws the plays, then this one takes them from the back
-    from . import beside
-    alone = Limits(limits.max_states)
-    parts: dict[int, tuple] = {}
-    with beside.BothEnds(lambda k: _derived_one(spec, ruleset, derived[k], alone, seed, None), len(derived),
-                         enabled=not timed and limits.deadline is None and bool(derived)
-                         and beside.processes() > 1) as ends:
-        _full_size_part(spec, ruleset, game, label, props, limits, report, plays, seed, timed)
-        for k in ends.back():
-            limits.report(f"derived {derived[k].label}", len(derived) - k - 1, len(derived))
-            parts[k] = _derived_one(spec, ruleset, derived[k], limits, seed, progress)
-        parts.update(ends.results())
-    for k, d in enumerate(derived):   # in order, as one process gives them (the worker's, a failed worker's)
-        if k not in parts:
-            limits.report(f"derived {d.label}", k, len(derived))
-            parts[k] = _derived_one(spec, ruleset, d, limits, seed, progress)
-        _add_part(report, waiting, parts[k])
+    _with_derived(spec, ruleset, derived, limits, report, seed, progress, waiting,
+                  lambda: _full_size_part(spec, ruleset, game, label, props, limits, report, plays, seed, timed))
     for name in sorted(waiting):
         report.properties.append(PropertyResult(
             name, UNKNOWN, "needs every state of a configuration: this one is too big to explore and no "
@@ -462,12 +445,29 @@ def _full_size_part(spec, ruleset, game, label, props, limits, report, plays, se
     report.properties.extend(run_properties(own, own_ctx, full_size=True))
 
 
-def _derived_configs(spec, ruleset, derived, limits, report, seed, progress, waiting: set[str]) -> None:
-    """Each derived configuration explored and given every property again (or those it names),
-    named ``[label]``; ``waiting`` loses the names of the properties that ran on one."""
-    for k, d in enumerate(derived):
-        limits.report(f"derived {d.label}", k, len(derived))
-        _add_part(report, waiting, _derived_one(spec, ruleset, d, limits, seed, progress))
+def _with_derived(spec, ruleset, derived, limits, report, seed, progress, waiting: set[str],
+                  own: Callable[[], None]) -> None:
+    """``own()`` (the configuration's own properties, added to the report), then each derived
+    configuration explored and given every property again (or those it names), named ``[label]``,
+    in order; ``waiting`` loses the names of the properties decided on one. Without a clock the
+    derived configurations (a fixed amount of work, the same results wherever they run) are shared
+    with a worker on the second core (solver/beside.py): it takes them from the front while this
+    process runs ``own()``, then this one takes them from the back, so both end about together."""
+    from . import beside
+    alone = Limits(limits.max_states)
+    parts: dict[int, tuple] = {}
+    with beside.BothEnds(lambda k: _derived_one(spec, ruleset, derived[k], alone, seed, None), len(derived),
+                         enabled=limits.deadline is None and bool(derived) and beside.processes() > 1) as ends:
+        own()
+        for k in ends.back():
+            limits.report(f"derived {derived[k].label}", len(derived) - k - 1, len(derived))
+            parts[k] = _derived_one(spec, ruleset, derived[k], limits, seed, progress)
+        parts.update(ends.results())
+    for k, d in enumerate(derived):   # in order, as one process gives them (the worker's, a failed worker's)
+        if k not in parts:
+            limits.report(f"derived {d.label}", k, len(derived))
+            parts[k] = _derived_one(spec, ruleset, d, limits, seed, progress)
+        _add_part(report, waiting, parts[k])
 
 
 def _add_part(report: VerifyReport, waiting: set[str], part: tuple[list, list, list, set[str]]) -> None:

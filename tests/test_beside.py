@@ -163,11 +163,13 @@ def test_verify_explores_the_derived_configurations_beside_with_the_same_report(
     assert reports[0] == reports[1]
 
 
-def test_verify_shares_the_derived_configurations_from_both_ends_with_the_same_report(monkeypatch, tmp_path):
-    """Several derived configurations: the worker takes them from the front, the main process (after
-    the sampled plays) from the back. The report is that of one process: the same order, and a
-    property waiting for a complete exploration is decided when either process decided it (the
-    first configuration checks only fast-engine and is the worker's; the last checks only
+@pytest.mark.parametrize("too_big", [True, False])
+def test_verify_shares_the_derived_configurations_from_both_ends_with_the_same_report(monkeypatch, tmp_path, too_big):
+    """Several derived configurations (of a round too big to explore, or the companions of one
+    explored): the worker takes them from the front, the main process (after the sampled plays, or
+    the round's own properties) from the back. The report is that of one process: the same order,
+    and a property waiting for a complete exploration is decided when either process decided it
+    (the first configuration checks only fast-engine and is the worker's; the last checks only
     invariant-screens and is the main process's)."""
     import time
     import ruleproof.solver.verify as verify_module
@@ -175,9 +177,9 @@ def test_verify_shares_the_derived_configurations_from_both_ends_with_the_same_r
     spec = get_spec("loira")
     tiny = load_ruleset(str(ROOT / "model" / "loira" / "examples" / "tiny.toml"))
     smaller = tiny.with_overrides({"deck": ["F1", "M1", "grito", "fios"]}, spec=spec.schema, source="test")
-    three = [Derived("engine only", smaller, properties=("fast-engine",)),
-             Derived("termination only", smaller, properties=("termination",)),
-             Derived("screens only", smaller, properties=("invariant-screens",))]
+    three = [Derived("engine only", smaller, always=True, properties=("fast-engine",)),
+             Derived("termination only", smaller, always=True, properties=("termination",)),
+             Derived("screens only", smaller, always=True, properties=("invariant-screens",))]
     monkeypatch.setattr(verify_module, "derived_of", lambda spec, rs: three)
     flag, real = tmp_path / "main-took-one", verify_module._derived_one
 
@@ -210,14 +212,14 @@ def test_verify_shares_the_derived_configurations_from_both_ends_with_the_same_r
         monkeypatch.setenv("RULEPROOF_PROCESSES", str(processes))
         shares.clear()
         flag.unlink(missing_ok=True)
-        rep = verify_module.verify(spec, tiny, max_states=1_000, plays=200)
+        rep = verify_module.verify(spec, tiny if too_big else smaller, max_states=1_000 if too_big else None, plays=200)
         reports.append((without_seconds([p.as_dict() for p in rep.properties]), rep.derived, rep.notes, rep.status))
         assert shares == [] if processes == 1 else (("worker", 0) in shares and ("main", 2) in shares
                                                     and len(shares) == 3)
     names = [p["name"] for p in reports[0][0]]
     assert [d["label"] for d in reports[0][1]] == [d.label for d in three]
     assert "fast-engine [engine only]" in names and "invariant-screens [screens only]" in names
-    assert "fast-engine" not in names and "invariant-screens" not in names   # not left waiting
+    assert ("fast-engine" not in names and "invariant-screens" not in names) == too_big   # not left waiting
     assert reports[0] == reports[1]
 
 
