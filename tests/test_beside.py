@@ -43,6 +43,30 @@ def test_a_failed_or_killed_worker_costs_time_not_the_answer():
         assert later.result() == -5
 
 
+def worker_took_one(ends: beside.BothEnds) -> None:
+    """Wait (at most 30 s) until the worker has taken an item from the front."""
+    import time
+    for _ in range(1500):
+        if ends.ends[0] > 0:
+            return
+        time.sleep(0.02)
+
+
+def test_both_ends_share_the_items_a_prefix_to_the_worker_and_a_failed_worker_costs_time_only():
+    with beside.BothEnds(where, 8) as ends:
+        worker_took_one(ends)
+        mine = {i: where(i) for i in ends.back()}
+        theirs = ends.results()
+    assert 0 in theirs and sorted(theirs) == list(range(len(theirs))) and sorted(mine) == list(range(len(theirs), 8))
+    assert all(forked for _, forked in theirs.values()) and not any(forked for _, forked in mine.values())
+    with beside.BothEnds(fails_in_workers, 3) as ends:   # the worker raises on its first item: nothing from it
+        worker_took_one(ends)
+        mine = {i: fails_in_workers(i) for i in ends.back()}
+        assert ends.results() == {} and 0 not in mine     # item 0 is the caller's to compute again
+    with beside.BothEnds(where, 3, enabled=False) as ends:   # one process: every item is the caller's
+        assert list(ends.back()) == [] and ends.results() == {}
+
+
 def bad(x: int) -> int:
     raise KeyError(f"bad {x} in {'a worker' if os.getpid() != PARENT else 'the main process'}")
 
