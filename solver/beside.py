@@ -2,11 +2,12 @@
 
 ``compare`` and ``report --against`` verify and evaluate two sides that share nothing when both
 are full-size rulesets an engine samples (the near-optimal engine's fixed self-play: tens of CPU
-seconds each); ``sweep`` evaluates such points one after the other; ``verify`` of a ruleset too big
-to explore checks its derived configurations after its sampled plays; ``rulings rank`` beyond the
-exact solve plays each reading's paired games in turn. Each piece is a fixed amount of seeded work
-whose answer does not depend on where it runs, so running one of them in a forked worker while the
-command goes on changes only the wall time.
+seconds each); ``sweep`` evaluates such points one after the other; ``verify`` checks a ruleset's
+derived configurations (its companions) after its own properties or sampled plays, and shares them
+with the worker from both ends (:class:`BothEnds`: the worker's from the front meanwhile, the rest
+here from the back); ``rulings rank`` beyond the exact solve plays each reading's paired games in
+turn. Each piece is a fixed amount of seeded work whose answer does not depend on where it runs, so
+running one of them in a forked worker while the command goes on changes only the wall time.
 
 Only without a time limit (a clock shared between processes would make the answer depend on the
 load) and only when the work is heavy (a fork costs tens of milliseconds). A worker that fails for
