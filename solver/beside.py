@@ -153,14 +153,19 @@ class Beside:
 
     def result(self) -> Any:
         if self.job is not None:
-            try:
-                ok, value = self.job.result()
-            except Exception:   # noqa: BLE001 -- the result would not pickle, the worker died
-                ok, value = False, None
-            self.close()
+            ok, value = self._outcome()
             if ok:
                 return value
         return self.fn(*self.args)
+
+    def _outcome(self) -> tuple[bool, Any]:
+        """(True, the worker's value) or (False, None) when it could not give one; the worker ended."""
+        try:
+            ok, value = self.job.result()
+        except Exception:   # noqa: BLE001 -- the result would not pickle, the worker died
+            ok, value = False, None
+        self.close()
+        return ok, value
 
     def close(self) -> None:
         if self.pool is not None:
@@ -174,7 +179,7 @@ class Beside:
         self.close()
 
 
-class BothEnds:
+class BothEnds(Beside):
     """Items ``0 .. count-1`` shared between this process and a forked worker (when ``enabled``),
     so both end about together whatever each item costs: the worker computes ``fn(i)`` for items
     it takes from the front while this process does its own work, then this process takes items
@@ -187,20 +192,11 @@ class BothEnds:
     LOCK_WAIT = 10.0
 
     def __init__(self, fn: Callable[[int], Any], count: int, *, enabled: bool = True):
-        self.pool = self.job = self.ends = None
-        if not enabled or count < 1:
-            return
         import multiprocessing as mp
-        self.ends = mp.get_context("fork").Array("q", [0, count])   # [next from the front, end of the back]
-        _pending[:] = [(_from_front, (fn, self.ends))]
-        try:
-            self.pool = _pool(1)
-            _running[0] += 1
-            self.job = self.pool.submit(_run_pending, 0)   # the worker forks here
-        except OSError:   # no fork here: every item computed in this process
-            self.close()
-        finally:
-            _pending.clear()
+        enabled = enabled and count > 0
+        # [next from the front, end of the back], in memory the fork shares
+        self.ends = mp.get_context("fork").Array("q", [0, count]) if enabled else None
+        super().__init__(_from_front, fn, self.ends, enabled=enabled)
 
     def back(self) -> Iterator[int]:
         """The items this process takes, from the back, until the worker's and these meet (none
@@ -209,25 +205,11 @@ class BothEnds:
             yield i
 
     def results(self) -> dict[int, Any]:
+        """The worker's ``{i: fn(i)}`` ({} without a worker, or when it failed)."""
         if self.job is None:
             return {}
-        try:
-            ok, value = self.job.result()
-        except Exception:   # noqa: BLE001 -- the result would not pickle, the worker died
-            ok, value = False, None
-        self.close()
+        ok, value = self._outcome()
         return value if ok else {}
-
-    def close(self) -> None:
-        if self.pool is not None:
-            _end(self.pool, 1)
-        self.pool = self.job = None
-
-    def __enter__(self) -> BothEnds:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
 
 
 def _take(ends, *, front: bool, wait: float | None = None) -> int | None:
