@@ -1393,6 +1393,8 @@ def main(argv: list[str] | None = None) -> None:
     # the console script arms the watchdogs (Ctrl-C, --timeout); in-process callers (tests) do not
     watchdogs = runtime.armed(_STARTED, lambda line: os.write(2, (line + "\n").encode())) \
         if argv is None else nullcontext()
+    if argv is None:
+        runtime.no_full_collections()
     try:
         with watchdogs:
             code = _guarded(argv)

@@ -1,9 +1,23 @@
+import gc
 import os
 
 from hypothesis import settings
+
+from ruleproof.solver import runtime
+
+# the suite runs with the console script's collector settings (solver/runtime.py): the same code
+# paths, and minutes less of full collections over the large graphs the tests keep
+runtime.no_full_collections()
 
 # CI draws the same examples every run (a red CI must be reproducible); `make soak` hunts for new
 # counterexamples with fresh random draws and many more examples.
 settings.register_profile("ci", max_examples=60, deadline=None, derandomize=True)
 settings.register_profile("dev", max_examples=30, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+def pytest_runtest_teardown(item, nextitem):
+    """A full collection between test files: what one file's tests leave in cycles (a caught
+    exception's frames) is freed before the next file, as the command line frees it at exit."""
+    if nextitem is None or nextitem.path != item.path:
+        gc.collect()

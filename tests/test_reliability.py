@@ -447,3 +447,18 @@ def test_an_alarm_swallowed_by_a_gc_callback_still_stops_the_command(capsys):
     with pytest.raises(typer.Exit) as stopped:
         cli_module.run(body, timeout=0.2)
     assert stopped.value.exit_code == 1 and "time limit 0.2 s" in capsys.readouterr().out
+
+
+def test_no_full_collections_keeps_the_young_generations_and_stops_the_full_walks():
+    """solver/runtime.py: the console script and this suite run without the full collections
+    that walked every long-lived object (28 of 72 CPU s of verify on the Presentes board edit)."""
+    import gc
+
+    from ruleproof.solver import runtime
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        runtime.no_full_collections()
+        assert gc.get_threshold() == (700, 10, runtime.FULL_COLLECTION_THRESHOLD)
+    finally:
+        gc.set_threshold(*before)
