@@ -2,11 +2,12 @@
 
 ``compare`` and ``report --against`` verify and evaluate two sides that share nothing when both
 are full-size rulesets an engine samples (the near-optimal engine's fixed self-play: tens of CPU
-seconds each); ``sweep`` evaluates such points one after the other; ``verify`` of a ruleset too big
-to explore checks its derived configurations after its sampled plays; ``rulings rank`` beyond the
-exact solve plays each reading's paired games in turn. Each piece is a fixed amount of seeded work
-whose answer does not depend on where it runs, so running one of them in a forked worker while the
-command goes on changes only the wall time.
+seconds each); ``sweep`` evaluates such points one after the other; ``verify`` checks a ruleset's
+derived configurations (its companions) after its own properties or sampled plays, and shares them
+with the worker from both ends (:class:`BothEnds`: the worker's from the front meanwhile, the rest
+here from the back); ``rulings rank`` beyond the exact solve plays each reading's paired games in
+turn. Each piece is a fixed amount of seeded work whose answer does not depend on where it runs, so
+running one of them in a forked worker while the command goes on changes only the wall time.
 
 Only without a time limit (a clock shared between processes would make the answer depend on the
 load) and only when the work is heavy (a fork costs tens of milliseconds). A worker that fails for
@@ -35,6 +36,8 @@ def processes() -> int:
     process); without it a second process is used only while a core is idle: a worker cannot share
     the caches one side fills for the other (up to ~20% more CPU), which a busy machine pays in wall
     time too. The answers are the same either way; only the time depends on it."""
+    if _running[0] >= MAX_PROCESSES - 1:
+        return 1   # the second process is this command's already: nothing to measure
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -150,14 +153,19 @@ class Beside:
 
     def result(self) -> Any:
         if self.job is not None:
-            try:
-                ok, value = self.job.result()
-            except Exception:   # noqa: BLE001 -- the result would not pickle, the worker died
-                ok, value = False, None
-            self.close()
+            ok, value = self._outcome()
             if ok:
                 return value
         return self.fn(*self.args)
+
+    def _outcome(self) -> tuple[bool, Any]:
+        """(True, the worker's value) or (False, None) when it could not give one; the worker ended."""
+        try:
+            ok, value = self.job.result()
+        except Exception:   # noqa: BLE001 -- the result would not pickle, the worker died
+            ok, value = False, None
+        self.close()
+        return ok, value
 
     def close(self) -> None:
         if self.pool is not None:
@@ -169,6 +177,66 @@ class Beside:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+class BothEnds(Beside):
+    """Items ``0 .. count-1`` shared between this process and a forked worker (when ``enabled``),
+    so both end about together whatever each item costs: the worker computes ``fn(i)`` for items
+    it takes from the front while this process does its own work, then this process takes items
+    from the back (:meth:`back`) until they meet. :meth:`results` waits for the worker's
+    ``{i: fn(i)}`` (empty when it failed: what is missing is the caller's to compute). Use as a
+    context manager: leaving the block ends the worker."""
+
+    #: seconds to wait for the ends' lock (held for a few instructions: only a worker killed
+    #: while holding it makes this process stop taking items, and compute the rest afterwards)
+    LOCK_WAIT = 10.0
+
+    def __init__(self, fn: Callable[[int], Any], count: int, *, enabled: bool = True):
+        import multiprocessing as mp
+        enabled = enabled and count > 0
+        # [next from the front, end of the back], in memory the fork shares
+        self.ends = mp.get_context("fork").Array("q", [0, count]) if enabled else None
+        super().__init__(_from_front, fn, self.ends, enabled=enabled)
+
+    def back(self) -> Iterator[int]:
+        """The items this process takes, from the back, until the worker's and these meet (none
+        without a worker)."""
+        while self.job is not None and (i := _take(self.ends, front=False, wait=self.LOCK_WAIT)) is not None:
+            yield i
+
+    def results(self) -> dict[int, Any]:
+        """The worker's ``{i: fn(i)}`` ({} without a worker, or when it failed)."""
+        if self.job is None:
+            return {}
+        ok, value = self._outcome()
+        return value if ok else {}
+
+
+def _take(ends, *, front: bool, wait: float | None = None) -> int | None:
+    """The next item from one end of ``ends`` ([next from the front, end of the back]), or None
+    once the ends meet (or the lock could not be had within ``wait`` seconds)."""
+    lock = ends.get_lock()
+    if not lock.acquire(timeout=wait):
+        return None
+    try:
+        first, end = ends[0], ends[1]
+        if first >= end:
+            return None
+        if front:
+            ends[0] = first + 1
+            return first
+        ends[1] = end - 1
+        return end - 1
+    finally:
+        lock.release()
+
+
+def _from_front(fn: Callable[[int], Any], ends) -> dict[int, Any]:
+    """A worker's share of :class:`BothEnds`: items from the front until the ends meet."""
+    done = {}
+    while (i := _take(ends, front=True)) is not None:
+        done[i] = fn(i)
+    return done
 
 
 def ordered_map(fn: Callable[[Any], Any], items: Iterable[Any], workers: int) -> Iterator[Any]:

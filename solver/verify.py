@@ -334,9 +334,9 @@ def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
                     None, None if left is None or timeout is None else left * 0.3)))
             return Context(spec, ruleset, game, label, SAMPLES, plays=drawn[0], seed=seed,
                            limits=limits, cache=ctx.cache) if drawn[0] else None
-        report.properties.extend(run_properties(props, ctx, fallback=sampled))
         companions = [d for d in derived_of(spec, ruleset) if d.always]
-        _derived_configs(spec, ruleset, companions, limits, report, seed, progress, set())
+        _with_derived(spec, ruleset, companions, limits, report, seed, progress, set(),
+                      lambda: report.properties.extend(run_properties(props, ctx, fallback=sampled)))
     else:
         _verify_too_big(spec, ruleset, game, ex, label, props, limits, report,
                         plays or spec.verify_plays or DEFAULT_PLAYS, seed, progress,
@@ -414,21 +414,8 @@ def _verify_too_big(spec, ruleset, game, ex, label, props, limits, report, plays
     # the properties that need every state: only a derived configuration can give them one
     waiting = {p.name for p in props if EXPLORATION in p.needs and SAMPLES not in p.needs
                and NOTHING not in p.needs}
-    # without a clock the derived configurations (a fixed amount of work, the same results wherever
-    # they run) are explored on the second core meanwhile (solver/beside.py)
-    from . import beside
-    later = beside.Beside(_derived_part, spec, ruleset, derived, Limits(limits.max_states), seed, set(waiting),
-                          enabled=not timed and limits.deadline is None and bool(derived) and beside.processes() > 1)
-    with later:
-        _full_size_part(spec, ruleset, game, label, props, limits, report, plays, seed, timed)
-        if later.job is None:
-            _derived_configs(spec, ruleset, derived, limits, report, seed, progress, waiting)
-        else:
-            limits.report(f"derived {derived[0].label}", 0, len(derived))
-            found, explored, notes, waiting = later.result()
-            report.properties.extend(found)
-            report.derived.extend(explored)
-            report.notes.extend(notes)
+    _with_derived(spec, ruleset, derived, limits, report, seed, progress, waiting,
+                  lambda: _full_size_part(spec, ruleset, game, label, props, limits, report, plays, seed, timed))
     for name in sorted(waiting):
         report.properties.append(PropertyResult(
             name, UNKNOWN, "needs every state of a configuration: this one is too big to explore and no "
@@ -436,14 +423,6 @@ def _verify_too_big(spec, ruleset, game, ex, label, props, limits, report, plays
             data={"property": name}))
     if not derived:
         report.notes.append(f"{spec.name} derives no smaller configurations; evidence is proofs and sampling")
-
-
-def _derived_part(spec, ruleset, derived, limits, seed, waiting: set[str]) -> tuple[list, list, list, set[str]]:
-    """``_derived_configs`` on a report of its own: (properties, derived, notes, properties still
-    waiting) -- what a worker process sends back."""
-    part = VerifyReport(ruleset, {})
-    _derived_configs(spec, ruleset, derived, limits, part, seed, None, waiting)
-    return part.properties, part.derived, part.notes, waiting
 
 
 def _full_size_part(spec, ruleset, game, label, props, limits, report, plays, seed, timed: bool) -> None:
@@ -466,34 +445,70 @@ def _full_size_part(spec, ruleset, game, label, props, limits, report, plays, se
     report.properties.extend(run_properties(own, own_ctx, full_size=True))
 
 
-def _derived_configs(spec, ruleset, derived, limits, report, seed, progress, waiting: set[str]) -> None:
-    """Each derived configuration explored and given every property again (or those it names),
-    named ``[label]``; ``waiting`` loses the names of the properties that ran on one."""
-    for k, d in enumerate(derived):
-        limits.report(f"derived {d.label}", k, len(derived))
-        if limits.expired():
-            report.notes.append(f"derived configuration {d.label!r} not explored: time limit")
-            _companion_unchecked(report, d, "not explored: the time limit was reached first")
-            continue
-        sub = Limits.starting_now(limits.max_states, limits.remaining(), limits.progress)
-        dgame = spec.build(d.ruleset)
-        dex, crash = _explore_guarded(dgame, sub.states(spec.verify_max_states), sub.remaining(), progress)
-        if crash is not None:
-            report.properties.append(PropertyResult(f"model-runs [{d.label}]", FAILS, "every move of every "
-                                                    "reachable state can be computed by the model", crash,
-                                                    "exhaustive", scope=f"derived: {d.label}"))
-            continue
-        if not dex.complete:
-            report.notes.append(f"derived: {d.label}: not explored completely ({dex.stop_reason})")
-            _companion_unchecked(report, d, f"not explored completely ({dex.stop_reason})")
-            continue
-        report.derived.append({"label": d.label, "config": d.ruleset.as_dict(), "states": dex.num_states})
-        dctx = Context(spec, d.ruleset, dgame, config_label(spec, d.ruleset), EXPLORATION, exploration=dex,
-                       seed=seed, limits=sub, derived=d.label)
-        props = [p for p in game_properties(spec, d.ruleset, dgame) if d.properties is None or p.name in d.properties]
-        results = run_properties(props, dctx, tag=f"[{d.label}]")
-        report.properties.extend(results)
-        waiting -= {r.data.get("property") for r in results if r.status != UNKNOWN}
+def _with_derived(spec, ruleset, derived, limits, report, seed, progress, waiting: set[str],
+                  own: Callable[[], None]) -> None:
+    """``own()`` (the configuration's own properties, added to the report), then each derived
+    configuration explored and given every property again (or those it names), named ``[label]``,
+    in order; ``waiting`` loses the names of the properties decided on one. Without a clock the
+    derived configurations (a fixed amount of work, the same results wherever they run) are shared
+    with a worker on the second core (solver/beside.py): it takes them from the front while this
+    process runs ``own()``, then this one takes them from the back, so both end about together."""
+    from . import beside
+    alone = Limits(limits.max_states)
+    parts: dict[int, tuple] = {}
+    with beside.BothEnds(lambda k: _derived_one(spec, ruleset, derived[k], alone, seed, None), len(derived),
+                         enabled=limits.deadline is None and bool(derived) and beside.processes() > 1) as ends:
+        own()
+        for k in ends.back():
+            limits.report(f"derived {derived[k].label}", len(derived) - k - 1, len(derived))
+            parts[k] = _derived_one(spec, ruleset, derived[k], limits, seed, progress)
+        parts.update(ends.results())
+    for k, d in enumerate(derived):   # in order, as one process gives them (the worker's, a failed worker's)
+        if k not in parts:
+            limits.report(f"derived {d.label}", k, len(derived))
+            parts[k] = _derived_one(spec, ruleset, d, limits, seed, progress)
+        _add_part(report, waiting, parts[k])
+
+
+def _add_part(report: VerifyReport, waiting: set[str], part: tuple[list, list, list, set[str]]) -> None:
+    """One derived configuration's part (``_derived_one``) added to the report; ``waiting`` loses
+    the properties it decided."""
+    found, explored, notes, decided = part
+    report.properties.extend(found)
+    report.derived.extend(explored)
+    report.notes.extend(notes)
+    waiting -= decided
+
+
+def _derived_one(spec, ruleset, d, limits, seed, progress) -> tuple[list, list, list, set[str]]:
+    """One derived configuration explored and given every property again (or those it names):
+    (properties, derived, notes, the names of the properties it decided) -- the same wherever it
+    runs (what a worker process sends back)."""
+    report = VerifyReport(ruleset, {})
+    if limits.expired():
+        report.notes.append(f"derived configuration {d.label!r} not explored: time limit")
+        _companion_unchecked(report, d, "not explored: the time limit was reached first")
+        return report.properties, report.derived, report.notes, set()
+    sub = Limits.starting_now(limits.max_states, limits.remaining(), limits.progress)
+    dgame = spec.build(d.ruleset)
+    dex, crash = _explore_guarded(dgame, sub.states(spec.verify_max_states), sub.remaining(), progress)
+    if crash is not None:
+        report.properties.append(PropertyResult(f"model-runs [{d.label}]", FAILS, "every move of every "
+                                                "reachable state can be computed by the model", crash,
+                                                "exhaustive", scope=f"derived: {d.label}"))
+        return report.properties, report.derived, report.notes, set()
+    if not dex.complete:
+        report.notes.append(f"derived: {d.label}: not explored completely ({dex.stop_reason})")
+        _companion_unchecked(report, d, f"not explored completely ({dex.stop_reason})")
+        return report.properties, report.derived, report.notes, set()
+    report.derived.append({"label": d.label, "config": d.ruleset.as_dict(), "states": dex.num_states})
+    dctx = Context(spec, d.ruleset, dgame, config_label(spec, d.ruleset), EXPLORATION, exploration=dex,
+                   seed=seed, limits=sub, derived=d.label)
+    props = [p for p in game_properties(spec, d.ruleset, dgame) if d.properties is None or p.name in d.properties]
+    results = run_properties(props, dctx, tag=f"[{d.label}]")
+    report.properties.extend(results)
+    return report.properties, report.derived, report.notes, {r.data.get("property") for r in results
+                                                             if r.status != UNKNOWN}
 
 
 def _companion_unchecked(report: VerifyReport, d, why: str) -> None:

@@ -43,6 +43,30 @@ def test_a_failed_or_killed_worker_costs_time_not_the_answer():
         assert later.result() == -5
 
 
+def worker_took_one(ends: beside.BothEnds) -> None:
+    """Wait (at most 30 s) until the worker has taken an item from the front."""
+    import time
+    for _ in range(1500):
+        if ends.ends[0] > 0:
+            return
+        time.sleep(0.02)
+
+
+def test_both_ends_share_the_items_a_prefix_to_the_worker_and_a_failed_worker_costs_time_only():
+    with beside.BothEnds(where, 8) as ends:
+        worker_took_one(ends)
+        mine = {i: where(i) for i in ends.back()}
+        theirs = ends.results()
+    assert 0 in theirs and sorted(theirs) == list(range(len(theirs))) and sorted(mine) == list(range(len(theirs), 8))
+    assert all(forked for _, forked in theirs.values()) and not any(forked for _, forked in mine.values())
+    with beside.BothEnds(fails_in_workers, 3) as ends:   # the worker raises on its first item: nothing from it
+        worker_took_one(ends)
+        mine = {i: fails_in_workers(i) for i in ends.back()}
+        assert ends.results() == {} and 0 not in mine     # item 0 is the caller's to compute again
+    with beside.BothEnds(where, 3, enabled=False) as ends:   # one process: every item is the caller's
+        assert list(ends.back()) == [] and ends.results() == {}
+
+
 def bad(x: int) -> int:
     raise KeyError(f"bad {x} in {'a worker' if os.getpid() != PARENT else 'the main process'}")
 
@@ -160,6 +184,66 @@ def test_verify_explores_the_derived_configurations_beside_with_the_same_report(
         reports.append((without_seconds([p.as_dict() for p in rep.properties]), rep.derived, rep.notes, rep.status))
     assert reports[0][1] and reports[0][1][0]["label"] == "four cards"      # explored, not cut short
     assert any("[four cards]" in p["name"] for p in reports[0][0])
+    assert reports[0] == reports[1]
+
+
+@pytest.mark.parametrize("too_big", [True, False])
+def test_verify_shares_the_derived_configurations_from_both_ends_with_the_same_report(monkeypatch, tmp_path, too_big):
+    """Several derived configurations (of a round too big to explore, or the companions of one
+    explored): the worker takes them from the front, the main process (after the sampled plays, or
+    the round's own properties) from the back. The report is that of one process: the same order,
+    and a property waiting for a complete exploration is decided when either process decided it
+    (the first configuration checks only fast-engine and is the worker's; the last checks only
+    invariant-screens and is the main process's)."""
+    import time
+    import ruleproof.solver.verify as verify_module
+    from ruleproof.model.properties import Derived
+    spec = get_spec("loira")
+    tiny = load_ruleset(str(ROOT / "model" / "loira" / "examples" / "tiny.toml"))
+    smaller = tiny.with_overrides({"deck": ["F1", "M1", "grito", "fios"]}, spec=spec.schema, source="test")
+    three = [Derived("engine only", smaller, always=True, properties=("fast-engine",)),
+             Derived("termination only", smaller, always=True, properties=("termination",)),
+             Derived("screens only", smaller, always=True, properties=("invariant-screens",))]
+    monkeypatch.setattr(verify_module, "derived_of", lambda spec, rs: three)
+    flag, real = tmp_path / "main-took-one", verify_module._derived_one
+
+    def held(spec, ruleset, d, *args):
+        """The worker's first configuration waits until the main process has taken one from the back."""
+        if os.getpid() == PARENT:
+            flag.touch()
+        else:
+            for _ in range(3000):
+                if flag.exists():
+                    break
+                time.sleep(0.02)
+        return real(spec, ruleset, d, *args)
+    monkeypatch.setattr(verify_module, "_derived_one", held)
+    shares, reports = [], []
+    ends = beside.BothEnds
+
+    class Recorded(ends):
+        def back(self):
+            for i in super().back():
+                shares.append(("main", i))
+                yield i
+
+        def results(self):
+            got = super().results()
+            shares.extend(("worker", i) for i in got)
+            return got
+    monkeypatch.setattr(beside, "BothEnds", Recorded)
+    for processes in (1, 2):
+        monkeypatch.setenv("RULEPROOF_PROCESSES", str(processes))
+        shares.clear()
+        flag.unlink(missing_ok=True)
+        rep = verify_module.verify(spec, tiny if too_big else smaller, max_states=1_000 if too_big else None, plays=200)
+        reports.append((without_seconds([p.as_dict() for p in rep.properties]), rep.derived, rep.notes, rep.status))
+        assert shares == [] if processes == 1 else (("worker", 0) in shares and ("main", 2) in shares
+                                                    and len(shares) == 3)
+    names = [p["name"] for p in reports[0][0]]
+    assert [d["label"] for d in reports[0][1]] == [d.label for d in three]
+    assert "fast-engine [engine only]" in names and "invariant-screens [screens only]" in names
+    assert ("fast-engine" not in names and "invariant-screens" not in names) == too_big   # not left waiting
     assert reports[0] == reports[1]
 
 
