@@ -44,7 +44,8 @@ def _check_samples(ctx: Context, name: str) -> PropertyResult:
     for count, (state, narrate) in enumerate(ctx.states(), 1):
         if count & 1023 == 0 and ctx.limits.expired():
             return ctx.limits.not_run(name)
-        if checked is not None and isinstance(state, (int, tuple)):
+        remembered = checked is not None and isinstance(state, (int, tuple))
+        if remembered:
             try:
                 if state in checked:
                     continue
@@ -54,7 +55,7 @@ def _check_samples(ctx: Context, name: str) -> PropertyResult:
         if problem:
             return ctx.result(name, FAILS, "a fast copy of a move rule disagrees with the reference moves",
                               narrate() + [f"here: {problem}"])
-        if checked is not None and isinstance(state, (int, tuple)):
+        if remembered:
             checked.add(state)   # (its key is an int or a tuple of ints: state_problem checked it)
         canonical = game.key(game.canonicalize(state)[0])
         if isinstance(canonical, int):

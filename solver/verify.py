@@ -454,20 +454,29 @@ def _with_derived(spec, ruleset, derived, limits, report, seed, progress, waitin
     with a worker on the second core (solver/beside.py): it takes them from the front while this
     process runs ``own()``, then this one takes them from the back, so both end about together."""
     from . import beside
-    alone = Limits(limits.max_states)
+
+    def in_worker(k: int) -> tuple:
+        # the worker's phases are recorded and said here in the list's order, so the progress
+        # shown is the one-process sequence on an idle machine too
+        said: list = [(f"derived {derived[k].label}", k, len(derived))]
+        recorded = Limits(limits.max_states, progress=lambda *phase: said.append(phase))
+        return _derived_one(spec, ruleset, derived[k], recorded, seed, None), said
     parts: dict[int, tuple] = {}
-    with beside.BothEnds(lambda k: _derived_one(spec, ruleset, derived[k], alone, seed, None), len(derived),
+    with beside.BothEnds(in_worker, len(derived),
                          enabled=limits.deadline is None and bool(derived) and beside.processes() > 1) as ends:
         own()
         for k in ends.back():
             limits.report(f"derived {derived[k].label}", len(derived) - k - 1, len(derived))
-            parts[k] = _derived_one(spec, ruleset, derived[k], limits, seed, progress)
+            parts[k] = _derived_one(spec, ruleset, derived[k], limits, seed, progress), ()
         parts.update(ends.results())
     for k, d in enumerate(derived):   # in order, as one process gives them (the worker's, a failed worker's)
         if k not in parts:
             limits.report(f"derived {d.label}", k, len(derived))
-            parts[k] = _derived_one(spec, ruleset, d, limits, seed, progress)
-        _add_part(report, waiting, parts[k])
+            parts[k] = _derived_one(spec, ruleset, d, limits, seed, progress), ()
+        part, said = parts[k]
+        for phase in said:
+            limits.report(*phase)
+        _add_part(report, waiting, part)
 
 
 def _add_part(report: VerifyReport, waiting: set[str], part: tuple[list, list, list, set[str]]) -> None:

@@ -6,7 +6,7 @@ from hypothesis import settings
 from ruleproof.solver import runtime
 
 # the suite runs with the console script's collector settings (solver/runtime.py): the same code
-# paths, and minutes less of full collections over the large graphs the tests keep
+# paths as the command line, without full collections over the large graphs the tests keep
 runtime.no_full_collections()
 
 # CI draws the same examples every run (a red CI must be reproducible); `make soak` hunts for new
