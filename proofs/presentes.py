@@ -516,13 +516,11 @@ class Abstract:
         """``core(f, T) -> (guard, after)``: in one of ``phases``, played by ``actor(T)``, the move is
         allowed when ``guard`` holds and leaves exactly the table ``after()``."""
         keys = self.keys
-        memo: dict = {}
-
         built: dict = {}
 
         def relation(f, t):
-            T = {k: f[k] for k in keys}
             if isinstance(f["m"], _Z):
+                T = {k: f[k] for k in keys}
                 # Z3 constants are identified by name: every proof asking with the same frames
                 # gets the formula built once
                 zkey = (tuple(v.get_id() for v in f.values()), tuple(v.get_id() for v in t.values()))
@@ -532,18 +530,18 @@ class Abstract:
                     built[zkey] = _and(*self.pinned(f), _or([f["ph"] == int(x) for x in phases]),
                                        f["actor"] == actor(T), guard, *[t[k] == post[k] for k in keys if k in t])
                 return built[zkey]
-            key = tuple(f.items())
-            post = memo.get(key)
-            if post is None:
-                if f["ph"] not in phases or f["actor"] != actor(T):
-                    post = False
-                else:
-                    guard, after = core(f, T)
-                    post = after() if guard else False
-                if len(memo) > 200_000:
-                    memo.clear()
-                memo[key] = post
-            return post is not False and all(t[k] == post[k] for k in keys)
+            # on values, computed each time: the mapping pass asks each (frame, move) once (a memo
+            # of them never hit, and held ~150k frames)
+            if f["ph"] not in phases:
+                return False
+            T = {k: f[k] for k in keys}
+            if f["actor"] != actor(T):
+                return False
+            guard, after = core(f, T)
+            if not guard:
+                return False
+            post = after()
+            return all(t[k] == post[k] for k in keys)
         relation.__name__ = name
         return relation
 

@@ -3,8 +3,9 @@ from fractions import Fraction as F
 
 
 from ruleproof.model.presentes import SPEC
+from ruleproof.model.presentes import rules as R
 from ruleproof.model.presentes.rules import Effect, Phase, St
-from ruleproof.model.protocol import CHANCE, TERMINAL
+from ruleproof.model.protocol import CHANCE, TERMINAL, Game
 
 
 def game(tmp_path=None, layout=None, rulings=None, **params):
@@ -321,3 +322,68 @@ def test_p23_redraw_is_refused_by_the_exact_analysis_and_simulate_only_when_reac
     assert (a["mean_turns"], a["first"], a["own_gift"]) == (b["mean_turns"], b["first"], b["own_gift"])
     assert run_games(b_game.rules, 200, seed=3)["turns"].tolist() == \
         run_games(game(tmp_path, plain, players=2).rules, 200, seed=3)["turns"].tolist()
+
+
+def _some_states(g, limit):
+    seen, queue = {g.initial_state()}, [g.initial_state()]
+    for s in queue:
+        if len(queue) >= limit:
+            break
+        for _, _, t in Game.successors(g, s):
+            if t not in seen:
+                seen.add(t)
+                queue.append(t)
+    return queue
+
+
+def test_the_last_moves_memo_answers_for_the_state_and_configuration_asked():
+    """``successors`` keeps the moves of the last state asked (the fast-paths check asks each state
+    four ways): two configurations in one process that differ only in a ruling, asked in turn about
+    the same states (equal tuples, not the same objects), each get their own rules' moves, and a
+    caller changing the list it was given changes no later answer."""
+    a = game(rulings={"P17": "one", "P11": "choose"})
+    b = game(rulings={"P17": "two", "P11": "random"})
+    differ = 0
+    for s in _some_states(a, 3000):
+        if a.current_player(s) == TERMINAL:
+            continue
+        for g in (a, b, a, b):
+            want = Game.successors(g, s)   # the reference: the rules' moves applied one by one
+            got = g.successors(s)
+            assert got == want
+            got.clear()
+            assert g.successors(g.from_key(g.key(s))) == want
+            moves, probs, nexts = g.successor_lists(s)
+            assert list(zip(moves, probs or [None] * len(moves), nexts)) == want
+            nexts.clear()
+            moves.clear()
+            assert [m[2] for m in g.canonical_successors(s)] == [t for _, _, t in want]
+        differ += a.successors(s) != b.successors(s)
+    assert differ >= 5   # the memo was asked about states whose moves the two rulings tell apart
+
+
+def test_the_draw_memo_answers_for_the_state_and_configuration_asked(monkeypatch):
+    """``chance_outcomes`` remembers each ★/☠ state's draw: two configurations that differ in the
+    draw's weights (P17) and targets (P11), asked in turn about equal states, each get their own
+    rules' draw, computed afresh; a caller changing its list changes no later answer; past the
+    memo's size it is forgotten and built again, the same."""
+    from ruleproof.model.presentes import game as G
+    from ruleproof.model.presentes.board import Square
+    monkeypatch.setattr(G, "DRAWS_KEPT", 50)
+    a = game(rulings={"P17": "one", "P11": "choose"})
+    b = game(rulings={"P17": "two", "P11": "random"})
+    draws = [s for s in _some_states(a, 3000) if s.phase in (Phase.LUCK, Phase.BAD)]
+    assert len(draws) > 100
+    differ = 0
+    for _ in range(2):
+        for s in draws:
+            square = Square.LUCK if s.phase == Phase.LUCK else Square.BAD
+            for g in (a, b):
+                want = R.effect_draw(g.rules, s, square)
+                got = g.chance_outcomes(s)
+                assert got == want
+                got.clear()
+                assert g.chance_outcomes(St(*s)) == want
+            differ += a.chance_outcomes(s) != b.chance_outcomes(s)
+    assert differ >= 10
+    assert 0 < len(a._draws) <= 50

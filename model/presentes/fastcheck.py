@@ -21,7 +21,7 @@ first turn start where they differ fails the property, narrated.
 from __future__ import annotations
 
 from fractions import Fraction
-from math import lcm
+from math import lcm, prod
 from typing import Any
 
 import numpy as np
@@ -178,21 +178,21 @@ def simulated_turns(game, states: list[St], policy: str, limits=None) -> list[di
             deepest = int(b.drawn.max()) if len(part) else 0
             drawn, high, choice = b.drawn.tolist(), b.high[:, :deepest].tolist(), b.choice[:, :deepest].tolist()
             mover = movers.tolist()
+            extend = pending.extend
             for i, (k, prefix) in enumerate(part):
-                order = tuple(sorted((seat for seat, r in enumerate(rank[i]) if r >= 0), key=rank[i].__getitem__))
+                ranks = rank[i]
+                order = tuple(sorted((seat for seat, r in enumerate(ranks) if r >= 0), key=ranks.__getitem__))
                 table = (tuple(pos[i]), tuple(gift[i]), tuple(tree[i]), tuple(used[i]), order)
                 end = ("reveal",) + table if done[i] else ("turn of", mover[i], stored) + table
                 d = drawn[i]
                 highs = high[i][:d]
-                den = 1
-                for h in highs:
-                    den *= h
                 key = (end, tuple(counts[i]))
-                dens[k].setdefault(key, []).append(den)
+                dens[k].setdefault(key, []).append(prod(highs))
+                row = choice[i]
                 for j in range(len(prefix), d):   # every other stream from here, each once
-                    head = tuple(choice[i][:j])
-                    for x in range(1, highs[j]):
-                        pending.append((k, head + (x,)))
+                    if highs[j] > 1:
+                        head = tuple(row[:j])
+                        extend([(k, head + (x,)) for x in range(1, highs[j])])
     out = []
     for per in dens:
         turn = {}

@@ -14,6 +14,8 @@ from .rules import Effect, Phase, Rules, St
 Action = int | tuple[int, int]
 
 _HEAD = 7  # phase, turn, chain, aux, tree, used, slot
+#: effect draws kept by ``PresentesGame._draw`` (a few hundred bytes each)
+DRAWS_KEPT = 200_000
 
 
 class PresentesGame(Game):
@@ -28,6 +30,10 @@ class PresentesGame(Game):
         self.max_utility = max(flat)
         self.constant_sum = None
         self.max_game_length = None  # moving back and swapping places make the graph cyclic
+        #: (state, its moves) of the state whose moves were listed last (``successors``)
+        self._last_moves: tuple | None = None
+        #: state -> its effect draw (``chance_outcomes`` at a ★ or ☠), kept while there are few
+        self._draws: dict[St, tuple] = {}
 
     # ---- play tables -----------------------------------------------------------------------------
     value_meaning = "the mover's expected gift value (gift_values; default 1 for any gift but its own)"
@@ -68,13 +74,25 @@ class PresentesGame(Game):
         ph = s.phase
         if ph == Phase.ROLL:
             return [((total, 0), p) for total, p in self.rules.dice]
-        if ph == Phase.LUCK:
-            return R.effect_draw(self.rules, s, Square.LUCK)
-        if ph == Phase.BAD:
-            return R.effect_draw(self.rules, s, Square.BAD)
+        if ph == Phase.LUCK or ph == Phase.BAD:
+            return self._draw(s, ph)
         if ph in (Phase.TREE, Phase.TREE_LAST) and not self.rules.tree_pick:
             return R.tree_outcomes(s)
         return []
+
+    def _draw(self, s: St, ph: int) -> list[tuple[tuple[int, int], Fraction]]:
+        """``effect_draw`` of a state, remembered: verify asks a draw state's law many times (the
+        exploration, the fast-paths check, the mapping pass, the checks, both engines' turns), and
+        the draw builds its Fractions afresh each time. By value (the draw is a function of the
+        state and this configuration), handed out as a new list; forgotten past ``DRAWS_KEPT``."""
+        got = self._draws.get(s)
+        if got is None or type(s) is not St:
+            got = tuple(R.effect_draw(self.rules, s, Square.LUCK if ph == Phase.LUCK else Square.BAD))
+            if type(s) is St:
+                if len(self._draws) >= DRAWS_KEPT:
+                    self._draws.clear()
+                self._draws[s] = got
+        return list(got)
 
     def apply(self, s: St, a: Action) -> St:
         ph, r = s.phase, self.rules
@@ -87,6 +105,20 @@ class PresentesGame(Game):
         if ph == Phase.OVER:
             raise ValueError("the game is over")
         return R.decide(r, s, a)
+
+    def successors(self, s: St) -> list[tuple[Action, Fraction | None, St]]:
+        """``Game.successors`` (the rules' moves applied one by one), those of the last state asked
+        kept: verify's fast-paths check asks each state ``successors``, then of the state rebuilt
+        from its key, ``successor_lists`` and ``canonical_successors`` (both through this), so its
+        moves were computed four times. By value (a state is a tuple of ints, its moves a function
+        of it and this configuration; a rebuilt state that differs misses), handed out as a new
+        list (each move a tuple of values), so no caller can change a later answer."""
+        last = self._last_moves
+        if last is not None and (last[0] is s or (last[0] == s and type(s) is St)):
+            return list(last[1])
+        moves = Game.successors(self, s)
+        self._last_moves = (s, tuple(moves))
+        return moves
 
     def returns(self, s: St) -> tuple[Fraction, ...]:
         vals = self.rules.values
