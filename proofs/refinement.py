@@ -333,7 +333,7 @@ class _Refinement:
         law = proof.chance(frames if proof.projected else frames[""])
         stated = self.laws.get(id(law))
         if stated is None or stated[0] is not law:
-            stated = (law, {b.key(): Fraction(p) for b, p in law.items() if p})
+            stated = (law, {b.key(): p if p.__class__ is Fraction else Fraction(p) for b, p in law.items() if p})
             if len(self.laws) < 4096:
                 self.laws[id(law)] = stated
         stated = stated[1]
@@ -586,13 +586,14 @@ class _Parts:
                 if len(labels) != 1:   # a projected proof: each frame with its label
                     bad = next((j for j in range(bad) if not self._part_holds(part, read, done, *frames[j])), bad)
                     continue
-                # one label: the readings in a row
+                # one label: the readings in a row; each new reading is checked on the first frame
+                # that has it, in the frames' order (the readings' first positions found in C)
                 known = done.get(frames[0][0])
                 if known is None:
                     known = done[frames[0][0]] = set()
-                for j, reading in enumerate(map(read, alone[:bad])):
-                    if reading in known:
-                        continue
+                readings = list(map(read, alone[:bad]))
+                first = dict(zip(reversed(readings), range(len(readings) - 1, -1, -1)))
+                for reading, j in sorted(((r, j) for r, j in first.items() if r not in known), key=itemgetter(1)):
                     if not part(alone[j]):
                         bad = j
                         break
