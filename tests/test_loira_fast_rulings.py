@@ -326,3 +326,11 @@ def test_turn_reuses_its_buffer_and_grows_it_when_a_turn_has_more_states():
             assert len(fast._TURN_OUT[width]) > max(len(succ) for succ, _ in first) * width
     finally:
         fast._TURN_OUT.pop(width, None)
+    # another configuration between two calls: its own arguments and flags, not the last one's
+    other = game({**BASE, "deck": ["F1", "grito"], "centre_rolls": 2}, dict([CLAIMED[0]]))
+    assert fast.supports(other.cfg) is None
+    start = fast.c_state(other, other.initial_state())
+    fast._PREPARED, fast._FLAGS_OF = (None, None), (None, None)
+    alone = fast.turn(other.cfg, start)
+    assert [fast.turn(g.cfg, fast.c_state(g, s)) for s in states] == first
+    assert fast.turn(other.cfg, start) == alone and fast.turn(g.cfg, fast.c_state(g, states[0])) == first[0]

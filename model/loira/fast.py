@@ -212,13 +212,21 @@ def _seats(cfg: Config, raw: Sequence[float]) -> tuple[float, ...]:
 def _configure(dll: ctypes.CDLL, cfg: Config) -> None:
     # L25 reshuffle only where the deck can run out: elsewhere it changes nothing, and the C
     # engine's cycle handling would cost time
-    flags = (ctypes.c_int * len(FLAGS))(*(int(cfg.rulings.get(rid) == opt and (rid != "L25" or cyclic(cfg)))
-                                          for rid, opt in FLAGS))
+    global _FLAGS_OF
+    last = _FLAGS_OF
+    if last[0] is cfg:   # (the last configuration's flags: ``turn`` configures at every call)
+        flags = last[1]
+    else:
+        flags = (ctypes.c_int * len(FLAGS))(*(int(cfg.rulings.get(rid) == opt and (rid != "L25" or cyclic(cfg)))
+                                              for rid, opt in FLAGS))
+        _FLAGS_OF = (cfg, flags)
     if dll.loira_configure(flags, len(FLAGS)) != 0:
         raise FastUnavailable("fast_solver.c and fast.py disagree on the ruling flags")
 
 
 _CALL_LOCK = threading.Lock()
+#: (configuration, its ruling flags as C ints) of the last ``_configure``
+_FLAGS_OF: tuple = (None, None)
 #: ``turn``'s output buffer by state width, kept between calls (a zeroed one of 8192 states at every
 #: call was ~19% of the call; the C side writes the states it returns before reading them)
 _TURN_OUT: dict[int, Any] = {}
@@ -601,16 +609,28 @@ def c_state(game: Any, s: Sequence[int]) -> tuple[int, ...]:
                  + ralo + aside + [s[DIR] if n > 2 else 0])
 
 
+#: (configuration, its library, C state width and call arguments) of the last ``_state_call``: the
+#: differential check asks thousands of turns of one configuration (a frozen Config, read-only arrays)
+_PREPARED: tuple = (None, None)
+
+
 def _state_call(cfg: Config, state: Sequence[int]) -> tuple:
     """The library, a C state's width and the call's arguments for one turn-start ``state``."""
-    reason = supports(cfg)
-    if reason:
-        raise FastUnavailable(reason)
-    dll = _library(cfg.players)
-    width = dll.loira_state_ints()
+    global _PREPARED
+    last = _PREPARED
+    if last[0] is cfg:
+        dll, width, args = last[1]
+    else:
+        reason = supports(cfg)
+        if reason:
+            raise FastUnavailable(reason)
+        dll = _library(cfg.players)
+        width = dll.loira_state_ints()
+        args = _args(cfg)
+        _PREPARED = (cfg, (dll, width, args))
     if len(state) != width:
         raise ValueError(f"a C state has {width} ints, not {len(state)}")
-    return dll, width, _args(cfg), (ctypes.c_int * width)(*state)
+    return dll, width, args, (ctypes.c_int * width)(*state)
 
 
 def _given(cfg: Config, value) -> list[float]:
