@@ -51,9 +51,6 @@ def _symbolic(args: Iterable[Any]) -> bool:
 
 
 def And(*args: Any) -> Any:
-    xs = _plain(args)
-    if xs is not None:
-        return all(xs)
     # plain values first (the refinement check evaluates relations millions of times): a False
     # decides at once -- in Z3's reading too, And(..., False, ...) is False
     for a in args:
@@ -64,14 +61,14 @@ def And(*args: Any) -> Any:
         break
     else:
         return True
+    xs = _plain(args)
+    if xs is not None:
+        return all(xs)
     xs = _flat(args)
     return z3.And(list(xs)) if _symbolic(xs) else all(xs)
 
 
 def Or(*args: Any) -> Any:
-    xs = _plain(args)
-    if xs is not None:
-        return any(xs)
     for a in args:
         if a is False:
             continue
@@ -80,6 +77,9 @@ def Or(*args: Any) -> Any:
         break
     else:
         return False
+    xs = _plain(args)
+    if xs is not None:
+        return any(xs)
     xs = _flat(args)
     return z3.Or(list(xs)) if _symbolic(xs) else any(xs)
 

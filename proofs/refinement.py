@@ -586,14 +586,13 @@ class _Parts:
                 if len(labels) != 1:   # a projected proof: each frame with its label
                     bad = next((j for j in range(bad) if not self._part_holds(part, read, done, *frames[j])), bad)
                     continue
-                # one label: the readings in a row; each new reading is checked on the first frame
-                # that has it, in the frames' order (the readings' first positions found in C)
+                # one label: the readings in a row
                 known = done.get(frames[0][0])
                 if known is None:
                     known = done[frames[0][0]] = set()
-                readings = list(map(read, alone[:bad]))
-                first = dict(zip(reversed(readings), range(len(readings) - 1, -1, -1)))
-                for reading, j in sorted(((r, j) for r, j in first.items() if r not in known), key=itemgetter(1)):
+                for j, reading in enumerate(map(read, alone[:bad])):
+                    if reading in known:
+                        continue
                     if not part(alone[j]):
                         bad = j
                         break
