@@ -31,6 +31,18 @@ def _flat(args: Iterable[Any]) -> Sequence[Any]:
     return out
 
 
+def _plain(args: tuple) -> Sequence[Any] | None:
+    """The values of a call made of plain ints and bools only (one list, or the arguments
+    themselves), else None: the refinement check evaluates the relations on plain frames millions
+    of times, and ``And([...])`` would otherwise flatten its one list at each call."""
+    xs = args[0] if len(args) == 1 and args[0].__class__ is list else args
+    for a in xs:
+        c = a.__class__
+        if c is not bool and c is not int:
+            return None
+    return xs
+
+
 def _symbolic(args: Iterable[Any]) -> bool:
     for a in args:
         if isinstance(a, _Expr):
@@ -49,6 +61,9 @@ def And(*args: Any) -> Any:
         break
     else:
         return True
+    xs = _plain(args)
+    if xs is not None:
+        return all(xs)
     xs = _flat(args)
     return z3.And(list(xs)) if _symbolic(xs) else all(xs)
 
@@ -62,6 +77,9 @@ def Or(*args: Any) -> Any:
         break
     else:
         return False
+    xs = _plain(args)
+    if xs is not None:
+        return any(xs)
     xs = _flat(args)
     return z3.Or(list(xs)) if _symbolic(xs) else any(xs)
 
@@ -75,12 +93,17 @@ def Implies(a: Any, b: Any) -> Any:
 
 
 def If(c: Any, a: Any, b: Any) -> Any:
+    if c.__class__ is bool and a.__class__ is int and b.__class__ is int:   # (plain frames: most calls)
+        return a if c else b
     if isinstance(c, _Expr) or isinstance(a, _Expr) or isinstance(b, _Expr):
         return z3.If(c, a, b)
     return a if c else b
 
 
 def Sum(*args: Any) -> Any:
+    plain = _plain(args)
+    if plain is not None:
+        return sum(plain)
     xs = _flat(args)
     return z3.Sum(list(xs)) if _symbolic(xs) else sum(xs)
 

@@ -129,7 +129,9 @@ class SymWorld(World):
 def choose(cond: Any, then: Callable[[], World], other: Callable[[], World]) -> World:
     """The world of ``then`` where ``cond`` holds, else of ``other``; on a real frame only the branch
     taken is computed."""
-    if not _sym(cond):
+    if cond is True:   # (a plain frame: only the branch taken)
+        return then()
+    if cond is False or not _sym(cond):
         return then() if cond else other()
     a, b = then(), other()
     return SymWorld({k: v if _same(v, b[k]) else z3.If(cond, v, b[k]) for k, v in a.items()})
@@ -140,7 +142,7 @@ def first_of(cases: Iterable[tuple[Any, Any]], default: Any) -> Any:
     generator: on plain values they are computed only up to the first that holds."""
     pending = []
     for cond, value in cases:
-        if not pending and not _sym(cond):
+        if not pending and (cond.__class__ is bool or not _sym(cond)):
             if cond:
                 return value
             continue

@@ -289,11 +289,18 @@ class _Refinement:
         return None
 
     # -- decision nodes --
-    def options_problem(self, state: Any, frames: Mapping[str, Values], actor: int) -> str | None:
-        """The model's legal actions, bound, against the moves the proof's rules allow."""
+    def options_problem(self, state: Any, frames: Mapping[str, Values], actor: int,
+                        binds: dict | None = None) -> str | None:
+        """The model's legal actions, bound, against the moves the proof's rules allow (each move's
+        binding also kept in ``binds``, by move: the pass binds the node's transitions with it)."""
         proof, game = self.proof, self.game
         moves = list(game.legal_actions(state))
-        legal = {proof.bind(state, a, actor): a for a in moves}
+        legal = {}
+        for a in moves:
+            b = proof.bind(state, a, actor)
+            legal[b] = a
+            if binds is not None:
+                _keep(binds, a, b)
         if len(legal) < len(moves):   # two moves the rules do not tell apart
             seen: dict[Bound, Any] = {}
             for a in moves:
@@ -318,14 +325,15 @@ class _Refinement:
         return None
 
     # -- chance nodes --
-    def chance_problem(self, state: Any, frames: Mapping[str, Values]) -> str | None:
-        """The model's chance outcomes summed by bound move, against the proof's law."""
+    def chance_problem(self, state: Any, frames: Mapping[str, Values], binds: dict | None = None) -> str | None:
+        """The model's chance outcomes summed by bound move, against the proof's law (each
+        outcome's binding also kept in ``binds``, as for the options)."""
         proof, game = self.proof, self.game
         self.counts["chance_nodes"] += 1
         law = proof.chance(frames if proof.projected else frames[""])
         stated = self.laws.get(id(law))
         if stated is None or stated[0] is not law:
-            stated = (law, {b.key(): Fraction(p) for b, p in law.items() if p})
+            stated = (law, {b.key(): p if p.__class__ is Fraction else Fraction(p) for b, p in law.items() if p})
             if len(self.laws) < 4096:
                 self.laws[id(law)] = stated
         stated = stated[1]
@@ -333,6 +341,8 @@ class _Refinement:
         bound_of = {}
         for outcome, p in game.chance_outcomes(state):
             b = proof.bind(state, outcome, CHANCE)
+            if binds is not None:
+                _keep(binds, outcome, b)
             k = b.key()
             bound_of[k] = b
             model[k] = model[k] + p if k in model else p
@@ -342,6 +352,14 @@ class _Refinement:
         diff = [f"{names[k]}: the model {model.get(k, 0)}, the rules {stated.get(k, 0)}"
                 for k in sorted(set(model) | set(stated), key=str) if model.get(k, 0) != stated.get(k, 0)]
         return "the chance outcomes' probabilities differ from the rules' law: " + "; ".join(diff)
+
+
+def _keep(binds: dict, move: Any, bound: Bound) -> None:
+    """``binds[move] = bound`` where the move can be a key (a move of a list is bound again)."""
+    try:
+        binds[move] = bound
+    except TypeError:
+        pass
 
 
 def _share_key(proof: RuleProof) -> tuple:
@@ -376,16 +394,11 @@ def _mapping_pass(proof: RuleProof, ctx: Context) -> dict[str, Any]:
         if tr.before is not last:   # the moves of one state come together: map it once
             last, before, actor = tr.before, _frames(proof, tr.before), game.current_player(tr.before)
             fresh = True
+            binds: dict = {}   # the node's moves bound by its legal set or chance law, by move
         if before is None:
             continue   # a state outside the frame (after the game ended): nothing to relate
-        bound = proof.bind(tr.before, tr.move, actor) if proof.bind else None
-
-        def then() -> str:
-            called = f" (the proof's model: {bound.text()})" if bound else ""
-            return (f"then: {game.seat_name(actor)}: {game.describe_action(tr.before, tr.move)}{called} -> "
-                    f"{game.describe_state(tr.after)}")
-        if fresh and bound is not None and ((actor >= 0 and proof.options is not None) or
-                                            (actor == CHANCE and proof.chance is not None)):
+        if fresh and proof.bind is not None and ((actor >= 0 and proof.options is not None) or
+                                                 (actor == CHANCE and proof.chance is not None)):
             fresh = False
             state_key = game.key(tr.before)
             if state_key not in seen_nodes:
@@ -395,15 +408,28 @@ def _mapping_pass(proof: RuleProof, ctx: Context) -> dict[str, Any]:
                 elif actor >= 0:
                     if options_left is not None:
                         options_left -= 1
-                    problem = run.options_problem(tr.before, before, actor)
+                    problem = run.options_problem(tr.before, before, actor, binds)
                     if problem:
                         return fail(n, tr.narrate() + [f"at this decision ({game.seat_name(actor)} to move in "
                                                         f"{game.describe_state(tr.before)}): {problem}"])
                 else:
-                    problem = run.chance_problem(tr.before, before)
+                    problem = run.chance_problem(tr.before, before, binds)
                     if problem:
                         return fail(n, tr.narrate() + [f"at this chance node ({game.describe_state(tr.before)}): "
                                                         f"{problem}"])
+        bound = None
+        if proof.bind is not None:
+            try:
+                bound = binds.get(tr.move)
+            except TypeError:   # (a move that cannot be a key)
+                pass
+            if bound is None:
+                bound = proof.bind(tr.before, tr.move, actor)
+
+        def then() -> str:
+            called = f" (the proof's model: {bound.text()})" if bound else ""
+            return (f"then: {game.seat_name(actor)}: {game.describe_action(tr.before, tr.move)}{called} -> "
+                    f"{game.describe_state(tr.after)}")
         after = _frames(proof, tr.after)
         if after is None:
             problem = _exit_problem(proof, bound, before, tr.after, actor)

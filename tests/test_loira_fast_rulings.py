@@ -9,6 +9,7 @@ probability, every choice offered and every terminal score of the turn.
 """
 from __future__ import annotations
 
+import ctypes
 import random
 from fractions import Fraction
 
@@ -306,3 +307,30 @@ def test_solve_exact_past_the_forms_bound_is_partial_not_floats(monkeypatch):
     monkeypatch.setattr(engines, "FAST_EXACT_MAX", 1000)
     res = solve_ruleset(ruleset(params), exact=True, engine="c-solver").doc()
     assert res["partial"] and res["values"] is None and "stop at 1,000" in res["reason"]
+
+
+def test_turn_reuses_its_buffer_and_grows_it_when_a_turn_has_more_states():
+    """``fast.turn`` keeps its output buffer between calls: a state's answer is the same after other
+    states' calls, and a kept buffer too small for a turn is grown and the turn asked again."""
+    _available()
+    g = game(BASE)
+    states = _turn_states(g, random.Random(5), 6)
+    first = [fast.turn(g.cfg, fast.c_state(g, s)) for s in states]
+    width = len(fast.c_state(g, states[0]))
+    assert max(len(succ) for succ, _ in first) >= 2
+    try:
+        for cap in (1, 2):   # (room for fewer states than a turn reaches)
+            fast._TURN_OUT[width] = (ctypes.c_int * (cap * width))()
+            again = [fast.turn(g.cfg, fast.c_state(g, s)) for s in reversed(states)][::-1]
+            assert again == first
+            assert len(fast._TURN_OUT[width]) > max(len(succ) for succ, _ in first) * width
+    finally:
+        fast._TURN_OUT.pop(width, None)
+    # another configuration between two calls: its own arguments and flags, not the last one's
+    other = game({**BASE, "deck": ["F1", "grito"], "centre_rolls": 2}, dict([CLAIMED[0]]))
+    assert fast.supports(other.cfg) is None
+    start = fast.c_state(other, other.initial_state())
+    fast._PREPARED, fast._FLAGS_OF = (None, None), (None, None)
+    alone = fast.turn(other.cfg, start)
+    assert [fast.turn(g.cfg, fast.c_state(g, s)) for s in states] == first
+    assert fast.turn(other.cfg, start) == alone and fast.turn(g.cfg, fast.c_state(g, states[0])) == first[0]

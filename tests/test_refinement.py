@@ -354,3 +354,18 @@ def test_proofs_sharing_a_pass_each_get_their_own_invariant_checked_once():
         failure = refinement_check(low, ctx)[0]
         assert failure is not None and "the invariant fails on the frame" in failure[-1]
     assert len(ctx.cache["refinement passes"]) == 1
+
+
+def test_an_invariant_read_part_by_part_agrees_with_frame_by_frame_on_random_frames():
+    import random
+    from ruleproof.proofs.refinement import _Parts
+    rng = random.Random(3)
+    for _ in range(200):
+        frames = [("", {"a": rng.randint(0, 4), "b": rng.randint(0, 4)}) for _ in range(rng.randint(0, 12))]
+        ca, cb = rng.randint(0, 5), rng.randint(0, 5)
+        claim = logic.Conjunction(lambda f: f["a"] < ca, lambda f: f["a"] + f["b"] != cb, lambda f: f["b"] <= ca + 1)
+        one_by_one = _Parts(_TwoVariables())
+        expected = next((j for j, (label, f) in enumerate(frames) if not one_by_one.holds(claim, label, f)), None)
+        parts = _Parts(_TwoVariables())
+        assert parts.first_failure(claim, frames) == expected
+        assert parts.first_failure(claim, frames) == expected   # again, with the readings it kept

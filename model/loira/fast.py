@@ -212,13 +212,24 @@ def _seats(cfg: Config, raw: Sequence[float]) -> tuple[float, ...]:
 def _configure(dll: ctypes.CDLL, cfg: Config) -> None:
     # L25 reshuffle only where the deck can run out: elsewhere it changes nothing, and the C
     # engine's cycle handling would cost time
-    flags = (ctypes.c_int * len(FLAGS))(*(int(cfg.rulings.get(rid) == opt and (rid != "L25" or cyclic(cfg)))
-                                          for rid, opt in FLAGS))
+    global _FLAGS_OF
+    last = _FLAGS_OF
+    if last[0] is cfg:   # (the last configuration's flags: ``turn`` configures at every call)
+        flags = last[1]
+    else:
+        flags = (ctypes.c_int * len(FLAGS))(*(int(cfg.rulings.get(rid) == opt and (rid != "L25" or cyclic(cfg)))
+                                              for rid, opt in FLAGS))
+        _FLAGS_OF = (cfg, flags)
     if dll.loira_configure(flags, len(FLAGS)) != 0:
         raise FastUnavailable("fast_solver.c and fast.py disagree on the ruling flags")
 
 
 _CALL_LOCK = threading.Lock()
+#: (configuration, its ruling flags as C ints) of the last ``_configure``
+_FLAGS_OF: tuple = (None, None)
+#: ``turn``'s output buffer by state width, kept between calls (a zeroed one of 8192 states at every
+#: call was ~19% of the call; the C side writes the states it returns before reading them)
+_TURN_OUT: dict[int, Any] = {}
 
 
 class FastLimit(RuntimeError):
@@ -598,16 +609,28 @@ def c_state(game: Any, s: Sequence[int]) -> tuple[int, ...]:
                  + ralo + aside + [s[DIR] if n > 2 else 0])
 
 
+#: (configuration, its library, C state width and call arguments) of the last ``_state_call``: the
+#: differential check asks thousands of turns of one configuration (a frozen Config, read-only arrays)
+_PREPARED: tuple = (None, None)
+
+
 def _state_call(cfg: Config, state: Sequence[int]) -> tuple:
     """The library, a C state's width and the call's arguments for one turn-start ``state``."""
-    reason = supports(cfg)
-    if reason:
-        raise FastUnavailable(reason)
-    dll = _library(cfg.players)
-    width = dll.loira_state_ints()
+    global _PREPARED
+    last = _PREPARED
+    if last[0] is cfg:
+        dll, width, args = last[1]
+    else:
+        reason = supports(cfg)
+        if reason:
+            raise FastUnavailable(reason)
+        dll = _library(cfg.players)
+        width = dll.loira_state_ints()
+        args = _args(cfg)
+        _PREPARED = (cfg, (dll, width, args))
     if len(state) != width:
         raise ValueError(f"a C state has {width} ints, not {len(state)}")
-    return dll, width, _args(cfg), (ctypes.c_int * width)(*state)
+    return dll, width, args, (ctypes.c_int * width)(*state)
 
 
 def _given(cfg: Config, value) -> list[float]:
@@ -624,18 +647,24 @@ def turn(cfg: Config, state: Sequence[int], values: Sequence | None = None) -> t
     flat = [] if values is None else [x for v in values for x in _given(cfg, v)]
     given = None if values is None else (ctypes.c_double * max(1, len(flat)))(*flat)
     value = (ctypes.c_double * _values(cfg))()
-    cap = n = 4096
-    while n >= cap:   # a turn with more next states than the buffer holds: again, with room
-        cap = max(cap, n) * 2
-        out = (ctypes.c_int * (cap * width))()
-        with _CALL_LOCK:
+    with _CALL_LOCK:   # (the output buffer is shared: read it before another call may write it)
+        out = _TURN_OUT.get(width)
+        if out is None:
+            out = _TURN_OUT[width] = (ctypes.c_int * (4096 * width))()
+        cap = len(out) // width
+        _configure(dll, cfg)
+        n = dll.loira_turn(*args, st, cap, out, given, value)
+        while n >= cap:   # a turn with more next states than the buffer holds: again, with room
+            cap = max(cap, n) * 2
+            out = _TURN_OUT[width] = (ctypes.c_int * (cap * width))()
             _configure(dll, cfg)
             n = dll.loira_turn(*args, st, cap, out, given, value)
+        flat = iter(out[:max(n, 0) * width])
     if n == -2:
         raise FastUnavailable("internal error: the fast key packing disagrees with the field-by-field one")
     if n < 0:
         raise FastUnavailable("the configuration does not fit the 128-bit state key")
-    succ = [tuple(out[i * width:(i + 1) * width]) for i in range(n)]
+    succ = list(zip(*[flat] * width))   # (the states, ``width`` ints each, as tuples)
     return succ, (value[0] if cfg.players == 2 else tuple(value))
 
 
