@@ -841,12 +841,27 @@ class Abstract:
         return out
 
     def law(self, f) -> dict[Bound, Fraction]:
-        """The rule text's law at a chance node (see the module docstring)."""
-        key = tuple(f.items())
+        """The rule text's law at a chance node (see the module docstring), kept by the values it
+        reads (``law_key``): the whole frame never repeats at a chance node, these do (every roll
+        has one law). The same law is handed to every frame of a key: callers only read it."""
+        key = self.law_key(f)
         got = self.law_cache.get(key)
         if got is None:
+            if len(self.law_cache) >= 100_000:
+                self.law_cache.clear()
             got = self.law_cache[key] = self._law(f)
         return got
+
+    def law_key(self, f) -> tuple:
+        """What ``_law`` reads of a frame: the phase; the tree under P15's draw; else (★, ☠) the
+        mover and every seat's square and gift (``_seats``, ``previous``)."""
+        ph, n = f["ph"], self.n
+        if ph == Phase.ROLL:
+            return (ph,)
+        if ph in TREES:
+            return (ph,) + tuple(f[f"t{h}"] for h in range(n))
+        return ((ph, f["m"]) + tuple(f[f"p{i}"] for i in range(n))
+                + tuple(f[f"g{i}"] for i in range(n)))
 
     def _law(self, f) -> dict[Bound, Fraction]:
         ph, rd = f["ph"], self.rd

@@ -242,3 +242,30 @@ def test_shrink_keeps_the_edit_and_labels_each_configuration():
     for label, d in derived:
         assert d.rulings["P23"] == "redraw" and d.params["back"] == 4 and d.params["dice"] == 2
         assert "board" in label and "players" in label and "2 dice" in label
+
+
+@pytest.mark.parametrize("players, board, rulings", [
+    (2, "mini", {}), (3, "tiny", {"P08": "behind", "P11": "random", "P20": "gift-holder-ahead"}),
+    (3, "trio", {"P20": "tied-leader-with-gift", "P15": "pick"}), (3, "tiny", {"P05": "printed-order"})])
+def test_the_law_kept_by_what_it_reads_is_each_frames_own(players, board, rulings):
+    """``Abstract.law`` keeps a law by ``law_key`` (the phase, the tree, the mover, the seats'
+    squares and gifts), not by the whole frame: at every chance node of the exploration, asked in
+    order, the law handed out is the one ``_law`` computes afresh for that frame -- also for the
+    frames that differ from an earlier one only outside the key (first-gift choices, arrivals,
+    the chain, the slot), which get the earlier frame's law."""
+    rs = _ruleset(players, board, rulings)
+    ab, game = _abstract(rs)
+    ex = explore(game)
+    seen: dict = {}
+    shared = 0
+    for node in range(ex.num_states):
+        s = ex.state(node)
+        if game.current_player(s) != CHANCE:
+            continue
+        f = ab.abstraction(s)
+        assert ab.law(f) == ab._law(f), game.describe_state(s)
+        key = ab.law_key(f)
+        shared += key in seen and seen[key] != f
+        seen.setdefault(key, f)
+    assert shared > 100   # the key served frames that differ elsewhere
+
