@@ -35,6 +35,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence
 
@@ -243,7 +244,6 @@ class Abstract:
         self.frames: dict = {}      # state -> frame (the proofs of one configuration share them)
         self.terms: dict = {}       # Z3 terms of frame predicates, built once
         self.values: dict = {}      # their values on mapped frames, computed once
-        self.bound: dict = {}       # (state, move, actor) -> Bound
 
     # ---- frame and abstraction ----------------------------------------------------------------------
     def frame(self, sfx: str) -> dict[str, z3.ExprRef]:
@@ -516,6 +516,7 @@ class Abstract:
         """``core(f, T) -> (guard, after)``: in one of ``phases``, played by ``actor(T)``, the move is
         allowed when ``guard`` holds and leaves exactly the table ``after()``."""
         keys = self.keys
+        read = itemgetter(*keys)   # a frame's values in the keys' order (one C call)
         built: dict = {}
 
         def relation(f, t):
@@ -534,14 +535,13 @@ class Abstract:
             # of them never hit, and held ~150k frames)
             if f["ph"] not in phases:
                 return False
-            T = {k: f[k] for k in keys}
+            T = dict(zip(keys, read(f)))
             if f["actor"] != actor(T):
                 return False
             guard, after = core(f, T)
             if not guard:
                 return False
-            post = after()
-            return all(t[k] == post[k] for k in keys)
+            return read(t) == read(after())   # (a table after holds exactly the frame's keys)
         relation.__name__ = name
         return relation
 
@@ -692,15 +692,8 @@ class Abstract:
         return Bound("roll-beats-back" if r > self.rd.back else "roll-short", {"r": r})
 
     def bind(self, state: St, move: Any, actor: int) -> Bound:
-        key = (state, move, actor)
-        got = self.bound.get(key)
-        if got is None:
-            if len(self.bound) > 500_000:
-                self.bound.clear()
-            got = self.bound[key] = self._bind(state, move, actor)
-        return got
-
-    def _bind(self, state: St, move: Any, actor: int) -> Bound:
+        """What a model move is (computed each time: the mapping pass binds each transition once and
+        shares it between the proofs, so a memo of them never hit)."""
         ph = state.phase
         unlisted = Bound(f"a move the rules do not list ({move!r} in {Phase(ph).name})")
         if ph == Phase.ROLL:
