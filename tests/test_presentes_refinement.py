@@ -269,3 +269,37 @@ def test_the_law_kept_by_what_it_reads_is_each_frames_own(players, board, ruling
         seen.setdefault(key, f)
     assert shared > 100   # the key served frames that differ elsewhere
 
+
+def test_a_step_memo_that_never_serves_is_dropped_and_every_step_still_checked(monkeypatch):
+    """The mapping pass remembers the steps that hold only while that serves: Presentes' frames hold
+    the whole state, so no step comes twice and after ``STEPS_TRIAL`` of them the memo is dropped;
+    every step is then still checked (a step moved one square off is reported, before and after).
+    A pass whose steps repeat early keeps its memo."""
+    from ruleproof.proofs import refinement as RF
+    monkeypatch.setattr(RF, "STEPS_TRIAL", 200)
+    rs = _ruleset()
+    game = SPEC.build(rs)
+    ex = explore(game)
+    ctx = Context(SPEC, rs, game, "test", EXPLORATION, exploration=ex, limits=Limits())
+    proof = presentes_proofs(rs, game.board.squares)[0]
+    steps = []
+    for tr in ctx.transitions():
+        actor = game.current_player(tr.before)
+        steps.append((proof.bind(tr.before, tr.move, actor), actor, proof.abstraction(tr.before),
+                      proof.abstraction(tr.after)))
+    assert len(steps) > 1000
+
+    def off_by_one(post):
+        return {**post, "p0": post["p0"] + 1}
+    run = RF._Refinement(proof, game)
+    for k, (bound, actor, pre, post) in enumerate(steps):
+        if k % 97 == 0 and bound.action != STUTTER:
+            assert run.step_problem(bound, actor, pre, off_by_one(post)) is not None
+        assert run.step_problem(bound, actor, pre, post) is None
+    assert not run.steps_memo and not run.steps_ok
+    again = RF._Refinement(proof, game)
+    for k, step in enumerate([steps[0]] + steps):
+        assert again.step_problem(*step) is None
+    assert again.steps_memo and len(again.steps_ok) > 200
+    bound, actor, pre, post = next(s for s in steps if s[0].action != STUTTER)
+    assert again.step_problem(bound, actor, pre, off_by_one(post)) is not None
