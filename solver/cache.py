@@ -5,7 +5,7 @@
 (a ``verify`` report, an ``evaluate``) is kept under a key hashing everything it depends on: the
 game, every parameter and ruling (and the bytes of any file a parameter names, a board layout say),
 the options that change it (state limit, games, seed, policy), and the digest of the code that
-computes it (``code_digest``: the solver and the game's model, so an edit to either misses).
+computes it (``code_digest``: the solver, the proofs and the game's model, so an edit to any misses).
 The ruleset's name, description and source are not in the key: two files that say the same
 configuration share their results, each given back under its own name.
 
@@ -41,12 +41,13 @@ _digests: dict[str, str] = {}
 
 
 def code_digest(game: str) -> str:
-    """A digest of the code behind a game's results: the solver, the model's core modules and the
-    game's own folder (every .py and .c file, by relative path and content)."""
+    """A digest of the code behind a game's results: the solver, the proofs (verify's properties
+    are checked by them), the model's core modules and the game's own folder (every .py and .c
+    file, by relative path and content)."""
     if game in _digests:
         return _digests[game]
     h = hashlib.sha256()
-    folders = [PACKAGE / "solver", PACKAGE / "model" / game.replace("-", "_")]
+    folders = [PACKAGE / "solver", PACKAGE / "proofs", PACKAGE / "model" / game.replace("-", "_")]
     files = sorted(p for folder in folders if folder.is_dir() for p in folder.rglob("*")
                    if p.suffix in (".py", ".c") and p.is_file())
     files += sorted(p for p in (PACKAGE / "model").glob("*.py"))
@@ -118,6 +119,19 @@ class ResultCache:
                     return value
         self.misses += 1
         return None
+
+    def has(self, key: str) -> bool:
+        """Whether :meth:`get` would find ``key`` (in memory, or a file of the cache's on disk),
+        without reading it."""
+        if key in self.memory:
+            return True
+        if self.directory is None:
+            return False
+        try:
+            with self._file(key).open("rb") as fh:
+                return fh.read(len(MAGIC)) == MAGIC
+        except OSError:
+            return False
 
     def put(self, key: str, value: Any) -> None:
         self.memory[key] = value
@@ -213,6 +227,12 @@ def remember(kind: str, ruleset: Ruleset, options: dict[str, Any], compute: Call
     if keep(value):
         cache.put(key, slim(value))
     return value
+
+
+def kept(kind: str, ruleset: Ruleset, options: dict[str, Any]) -> bool:
+    """Whether the open cache holds ``remember``'s result for the same key (no cache open: no)."""
+    cache = _active.get()
+    return cache is not None and cache.has(result_key(kind, ruleset, **options))
 
 
 def with_ruleset(value: Any, ruleset: Ruleset) -> Any:

@@ -279,8 +279,29 @@ def verified(ruleset: Ruleset, *, max_states: int | None = None, timeout: float 
                       progress=progress, phase=phase, seed=0 if seed is None else seed, plays=plays)
     if timeout is not None:
         return run()
-    return cache.remember("verify", ruleset, dict(max_states=max_states, seed=0 if seed is None else seed,
-                                                  plays=plays), run, restore=cache.with_ruleset)
+    return cache.remember("verify", ruleset, _verify_key(max_states, seed, plays), run, restore=cache.with_ruleset)
+
+
+def _verify_key(max_states: int | None, seed: int | None, plays: int | None) -> dict[str, Any]:
+    return dict(max_states=max_states, seed=0 if seed is None else seed, plays=plays)
+
+
+def verify_cold_side_first(a: Ruleset, b: Ruleset, kw: dict[str, Any], *, phase: Callable | None = None,
+                           explored: Callable | None = None) -> None:
+    """Before two heavy sides go to two processes (``parallel_sides``): when one side's verify is
+    kept already (an earlier command's, through ``--cache``) and the other's is not, the other is
+    verified here first, where verify shares its derived configurations with the second core; the
+    two processes then only evaluate. (Otherwise one process would verify alone while the other,
+    its side kept, idles.) ``phase``/``explored``: ``a``'s progress hooks, as ``side`` takes them."""
+    if kw.get("deadline") is not None or not parallel_sides(a, b, None):
+        return
+    key = _verify_key(kw.get("max_states"), kw.get("seed"), kw.get("games"))
+    kept = [cache.kept("verify", r, key) for r in (a, b)]
+    if kept == [False, True]:
+        verified(a, max_states=kw.get("max_states"), seed=kw.get("seed"), plays=kw.get("games"),
+                 progress=explored, phase=phase)
+    elif kept == [True, False]:
+        verified(b, max_states=kw.get("max_states"), seed=kw.get("seed"), plays=kw.get("games"))
 
 
 def _left(deadline: float | None) -> float | None:
@@ -444,6 +465,7 @@ def compare_rulesets(a: Ruleset, b: Ruleset, *, why: tuple[str, str] = ("", ""),
         raise RulesetError(b.source, "game", f"rulesets are for different games ({a.game} vs {b.game})")
     deadline = None if timeout is None else time.perf_counter() + timeout
     kw = dict(max_states=max_states, deadline=deadline, games=games, seed=seed, policy=policy)
+    verify_cold_side_first(a, b, kw)
     # two heavy sides (full-size, sampled: fixed seeded work each) at once on two cores; the same
     # figures, since neither side's work depends on the other's or on the clock (solver/beside.py)
     with beside.Beside(side_summary_of, b, why[1], kw, enabled=parallel_sides(a, b, timeout)) as later:

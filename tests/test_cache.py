@@ -79,15 +79,19 @@ def test_a_code_change_misses(monkeypatch):
     assert len(runs) == 2 and c.hits == 1
 
 
-def test_code_digest_covers_the_solver_and_the_game(tmp_path, monkeypatch):
+def test_code_digest_covers_the_solver_the_proofs_and_the_game(tmp_path, monkeypatch):
+    # a verify report rests on the proofs too: a kept one must not outlive an edit to them
     (tmp_path / "solver").mkdir()
+    (tmp_path / "proofs").mkdir()
     (tmp_path / "model" / "pig").mkdir(parents=True)
     (tmp_path / "solver" / "solve.py").write_text("A = 1\n")
+    (tmp_path / "proofs" / "pig.py").write_text("C = 1\n")
     (tmp_path / "model" / "pig" / "game.py").write_text("B = 1\n")
     monkeypatch.setattr(cache, "PACKAGE", tmp_path)
     monkeypatch.setattr(cache, "_digests", {})
     first = cache.code_digest("pig")
-    for path in (tmp_path / "solver" / "solve.py", tmp_path / "model" / "pig" / "game.py"):
+    for path in (tmp_path / "solver" / "solve.py", tmp_path / "proofs" / "pig.py",
+                 tmp_path / "model" / "pig" / "game.py"):
         monkeypatch.setattr(cache, "_digests", {})
         path.write_text(path.read_text() + "# edited\n")
         assert cache.code_digest("pig") != first
@@ -182,3 +186,33 @@ def test_a_ranking_without_a_clock_is_kept_on_disk_and_given_back(monkeypatch, t
         rulings.rank_rulings("loira", ruleset=b, only=["L07"], timeout=600)
     assert runs == [None, 600]
     assert again["rows"] == first["rows"] and again["configuration"] == b.as_dict()
+
+
+def test_with_one_side_kept_the_other_is_verified_first_in_this_process(monkeypatch, tmp_path):
+    # compare's two processes would otherwise be one verifying alone and one idle (its side kept):
+    # the cold side is verified here first, where verify shares its companions with the second core
+    calls = counting(monkeypatch)
+    monkeypatch.setattr(compare, "parallel_sides", lambda a, b, timeout: True)
+    schema = get_spec("pig").schema
+    a = pig().with_overrides({"goal": 12}, spec=schema, source="command line")
+    b = pig().with_overrides({"goal": 13}, spec=schema, source="command line")
+    kw = dict(max_states=None, deadline=None, games=None, seed=None, policy=None)
+    with cache.scope(tmp_path):   # an earlier command verified b, with --cache
+        compare.verified(b)
+    assert calls["verify"] == 1
+    key = compare._verify_key(None, None, None)
+    for cold, kept in ((a, b), (b, a)):
+        with cache.scope(tmp_path) as c:
+            assert cache.kept("verify", kept, key) and not cache.kept("verify", cold, key)
+            compare.verify_cold_side_first(a, b, kw)
+            assert calls["verify"] == 2 and c.misses == 1   # the cold side, once, here
+            compare.verify_cold_side_first(a, b, kw)        # both kept now: nothing more
+            compare.side(a, **kw), compare.side(b, **kw)    # and the sides find both
+            assert calls["verify"] == 2
+        calls["verify"] = 1
+        (tmp_path / f"{cache.result_key('verify', kept, **key)}{cache.SUFFIX}").unlink()   # next: the other kept
+    with cache.scope():   # neither kept: each side's own process verifies it, as before
+        compare.verify_cold_side_first(a, b, kw)
+    with cache.scope(tmp_path):   # under a clock nothing is verified ahead
+        compare.verify_cold_side_first(a, b, dict(kw, deadline=1e18))
+    assert calls["verify"] == 1
