@@ -79,7 +79,7 @@ def test_a_code_change_misses(monkeypatch):
     assert len(runs) == 2 and c.hits == 1
 
 
-def test_code_digest_covers_the_solver_the_proofs_and_the_game(tmp_path, monkeypatch):
+def test_code_digest_covers_the_solver_the_proofs_and_the_games_code_and_data(tmp_path, monkeypatch):
     # a verify report rests on the proofs too: a kept one must not outlive an edit to them
     (tmp_path / "solver").mkdir()
     (tmp_path / "proofs").mkdir()
@@ -87,11 +87,12 @@ def test_code_digest_covers_the_solver_the_proofs_and_the_game(tmp_path, monkeyp
     (tmp_path / "solver" / "solve.py").write_text("A = 1\n")
     (tmp_path / "proofs" / "pig.py").write_text("C = 1\n")
     (tmp_path / "model" / "pig" / "game.py").write_text("B = 1\n")
+    (tmp_path / "model" / "pig" / "policy_table.json").write_text("{}\n")   # data a result reads
     monkeypatch.setattr(cache, "PACKAGE", tmp_path)
     monkeypatch.setattr(cache, "_digests", {})
     first = cache.code_digest("pig")
     for path in (tmp_path / "solver" / "solve.py", tmp_path / "proofs" / "pig.py",
-                 tmp_path / "model" / "pig" / "game.py"):
+                 tmp_path / "model" / "pig" / "game.py", tmp_path / "model" / "pig" / "policy_table.json"):
         monkeypatch.setattr(cache, "_digests", {})
         path.write_text(path.read_text() + "# edited\n")
         assert cache.code_digest("pig") != first
