@@ -183,6 +183,9 @@ def evaluate(ruleset: Ruleset, *, max_states: int | None = None, timeout: float 
     (``games``/``seed`` when given) whatever the time: the same figures under any machine load.
     ``deadline`` (a ``time.perf_counter()`` value, sweep's whole-run limit) stops the simulated
     games with ``TimeLimit`` when it passes."""
+    if out_dir is not None and deadline is None and not detail and not simulate_only \
+            and _samples(ruleset, max_states):
+        out_dir = None   # an engine that samples writes files only with ``detail``: the kept answer serves
     if out_dir is not None or deadline is not None:   # files to write, or a whole-run clock: computed
         return _evaluate(ruleset, max_states=max_states, timeout=timeout, games=games, seed=seed,
                          policy=policy, out_dir=out_dir, progress=progress, simulate_only=simulate_only,
@@ -195,7 +198,28 @@ def evaluate(ruleset: Ruleset, *, max_states: int | None = None, timeout: float 
         lambda: _evaluate(ruleset, max_states=max_states, timeout=timeout, games=games, seed=seed,
                           policy=policy, progress=progress, simulate_only=simulate_only, detail=detail),
         keep=lambda ev: ev.why is None and ev.values is not None,
-        slim=lambda ev: dataclasses.replace(ev, solved=None), restore=cache.with_ruleset)
+        slim=_slim, restore=cache.with_ruleset)
+
+
+def _samples(ruleset: Ruleset, max_states: int | None) -> bool:
+    """Whether the engine ``evaluate`` picks for ``ruleset`` samples (``Engine.samples``)."""
+    from .analysis import engines_of, pick_engine
+    from ruleproof.model.seams import SolveOptions
+    try:
+        engine, _ = pick_engine(engines_of(get_spec(ruleset.game)), ruleset, SolveOptions(max_states=max_states))
+    except RulesetError:   # no engine applies: ``_evaluate`` says so
+        return False
+    return engine.samples
+
+
+def _slim(ev: Evaluation) -> Evaluation:
+    """What the cache keeps of an evaluation: without its solved tables; a sampling engine's answer
+    (its self-play's figures, no tables) whole, so the page can read how it was made."""
+    from .analysis import engines_of
+    samplers = {e.name for e in engines_of(get_spec(ev.ruleset.game)) if e.samples}
+    if ev.solved is not None and ev.engine in samplers and ev.solved.result.solution is None:
+        return ev
+    return dataclasses.replace(ev, solved=None)
 
 
 def _evaluate(ruleset: Ruleset, *, max_states: int | None, timeout: float | None, games: int | None,

@@ -217,3 +217,26 @@ def test_with_one_side_kept_the_other_is_verified_first_in_this_process(monkeypa
     with cache.scope(tmp_path):   # under a clock nothing is verified ahead
         compare.verify_cold_side_first(a, b, dict(kw, deadline=1e18))
     assert calls["verify"] == 1
+
+
+def test_a_sampled_answer_serves_the_page_that_gives_a_folder(monkeypatch, tmp_path):
+    # report --against after compare: the page's side asks with a folder for files, which an engine
+    # that samples writes only with detail -- so compare's kept answer serves it, self-play and all
+    calls = counting(monkeypatch)
+    from ruleproof.model.registry import load_ruleset
+    loira = load_ruleset(str(ROOT / "model" / "loira" / "rulesets" / "loira.toml"))   # the real deck
+    with cache.scope() as c:
+        ev = compare.evaluate(loira, games=4)
+        page = compare.evaluate(loira, games=4, out_dir=tmp_path)
+        assert calls["evaluate"] == 1 and c.hits == 1
+    assert ev.engine == "near-optimal" and page.solved is not None   # the page reads how it was made
+    assert page.as_dict() == ev.as_dict() and page.solved.doc() == ev.solved.doc()
+    # the promise it rests on (model/seams.py Engine): without detail the sampler writes nothing
+    compare._evaluate(loira, max_states=None, timeout=None, games=4, seed=None, policy=None,
+                      out_dir=tmp_path, progress=None, simulate_only=False, detail=False)
+    assert calls["evaluate"] == 2 and not any(tmp_path.iterdir())
+    # an exact engine's answer still gets its files (pig: the play table), computed with the folder
+    with cache.scope():
+        compare.evaluate(pig(), games=4)
+        compare.evaluate(pig(), games=4, out_dir=tmp_path)
+    assert calls["evaluate"] == 4 and any(tmp_path.iterdir())
