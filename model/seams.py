@@ -100,7 +100,8 @@ class Engine:
     one-line reason it cannot; ``solve(ruleset, options, progress)`` answers within the limits.
     ``samples``: its values come from a fixed number of seeded games (``options.games``,
     ``options.seed``), so callers give it no per-solve time budget that could cut the sample
-    short (the same figures under any machine load)."""
+    short (the same figures under any machine load); it writes files (``options.out_dir``) only
+    with ``options.detail``, so an answer without detail serves a caller that gave a folder too."""
     name: str
     applies: Callable[[Ruleset, SolveOptions], str | None]
     solve: Callable[[Ruleset, SolveOptions, "Progress | None"], SolveResult]

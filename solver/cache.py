@@ -5,7 +5,7 @@
 (a ``verify`` report, an ``evaluate``) is kept under a key hashing everything it depends on: the
 game, every parameter and ruling (and the bytes of any file a parameter names, a board layout say),
 the options that change it (state limit, games, seed, policy), and the digest of the code that
-computes it (``code_digest``: the solver and the game's model, so an edit to either misses).
+computes it (``code_digest``: the solver, the proofs and the game's folder, code and data, so an edit to any misses).
 The ruleset's name, description and source are not in the key: two files that say the same
 configuration share their results, each given back under its own name.
 
@@ -41,15 +41,19 @@ _digests: dict[str, str] = {}
 
 
 def code_digest(game: str) -> str:
-    """A digest of the code behind a game's results: the solver, the model's core modules and the
-    game's own folder (every .py and .c file, by relative path and content)."""
+    """A digest of the code behind a game's results: the solver and the proofs (every .py and .c
+    file; verify's properties are checked by the proofs), the model's core modules, and every file
+    of the game's own folder -- its code and its data too (Loira's learned policy tables and stored
+    regret figures, Presentes' built-in boards): by relative path and content."""
     if game in _digests:
         return _digests[game]
     h = hashlib.sha256()
-    folders = [PACKAGE / "solver", PACKAGE / "model" / game.replace("-", "_")]
-    files = sorted(p for folder in folders if folder.is_dir() for p in folder.rglob("*")
-                   if p.suffix in (".py", ".c") and p.is_file())
-    files += sorted(p for p in (PACKAGE / "model").glob("*.py"))
+    code = [p for folder in (PACKAGE / "solver", PACKAGE / "proofs") if folder.is_dir()
+            for p in folder.rglob("*") if p.suffix in (".py", ".c") and p.is_file()]
+    own = PACKAGE / "model" / game.replace("-", "_")
+    data = [p for p in own.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+            and p.suffix != ".pyc"] if own.is_dir() else []
+    files = sorted(code) + sorted(data) + sorted((PACKAGE / "model").glob("*.py"))
     for path in files:
         h.update(str(path.relative_to(PACKAGE)).encode() + b"\0")
         h.update(hashlib.sha256(path.read_bytes()).digest())
@@ -118,6 +122,19 @@ class ResultCache:
                     return value
         self.misses += 1
         return None
+
+    def has(self, key: str) -> bool:
+        """Whether :meth:`get` would find ``key`` (in memory, or a file of the cache's on disk),
+        without reading it."""
+        if key in self.memory:
+            return True
+        if self.directory is None:
+            return False
+        try:
+            with self._file(key).open("rb") as fh:
+                return fh.read(len(MAGIC)) == MAGIC
+        except OSError:
+            return False
 
     def put(self, key: str, value: Any) -> None:
         self.memory[key] = value
@@ -213,6 +230,12 @@ def remember(kind: str, ruleset: Ruleset, options: dict[str, Any], compute: Call
     if keep(value):
         cache.put(key, slim(value))
     return value
+
+
+def kept(kind: str, ruleset: Ruleset, options: dict[str, Any]) -> bool:
+    """Whether the open cache holds ``remember``'s result for the same key (no cache open: no)."""
+    cache = _active.get()
+    return cache is not None and cache.has(result_key(kind, ruleset, **options))
 
 
 def with_ruleset(value: Any, ruleset: Ruleset) -> Any:

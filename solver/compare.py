@@ -183,6 +183,9 @@ def evaluate(ruleset: Ruleset, *, max_states: int | None = None, timeout: float 
     (``games``/``seed`` when given) whatever the time: the same figures under any machine load.
     ``deadline`` (a ``time.perf_counter()`` value, sweep's whole-run limit) stops the simulated
     games with ``TimeLimit`` when it passes."""
+    if out_dir is not None and deadline is None and not detail and not simulate_only \
+            and _samples(ruleset, max_states):
+        out_dir = None   # an engine that samples writes files only with ``detail``: the kept answer serves
     if out_dir is not None or deadline is not None:   # files to write, or a whole-run clock: computed
         return _evaluate(ruleset, max_states=max_states, timeout=timeout, games=games, seed=seed,
                          policy=policy, out_dir=out_dir, progress=progress, simulate_only=simulate_only,
@@ -195,7 +198,28 @@ def evaluate(ruleset: Ruleset, *, max_states: int | None = None, timeout: float 
         lambda: _evaluate(ruleset, max_states=max_states, timeout=timeout, games=games, seed=seed,
                           policy=policy, progress=progress, simulate_only=simulate_only, detail=detail),
         keep=lambda ev: ev.why is None and ev.values is not None,
-        slim=lambda ev: dataclasses.replace(ev, solved=None), restore=cache.with_ruleset)
+        slim=_slim, restore=cache.with_ruleset)
+
+
+def _samples(ruleset: Ruleset, max_states: int | None) -> bool:
+    """Whether the engine ``evaluate`` picks for ``ruleset`` samples (``Engine.samples``)."""
+    from .analysis import engines_of, pick_engine
+    from ruleproof.model.seams import SolveOptions
+    try:
+        engine, _ = pick_engine(engines_of(get_spec(ruleset.game)), ruleset, SolveOptions(max_states=max_states))
+    except RulesetError:   # no engine applies: ``_evaluate`` says so
+        return False
+    return engine.samples
+
+
+def _slim(ev: Evaluation) -> Evaluation:
+    """What the cache keeps of an evaluation: without its solved tables; a sampling engine's answer
+    (its self-play's figures, no tables) whole, so the page can read how it was made."""
+    from .analysis import engines_of
+    samplers = {e.name for e in engines_of(get_spec(ev.ruleset.game)) if e.samples}
+    if ev.solved is not None and ev.engine in samplers and ev.solved.result.solution is None:
+        return ev
+    return dataclasses.replace(ev, solved=None)
 
 
 def _evaluate(ruleset: Ruleset, *, max_states: int | None, timeout: float | None, games: int | None,
@@ -279,8 +303,29 @@ def verified(ruleset: Ruleset, *, max_states: int | None = None, timeout: float 
                       progress=progress, phase=phase, seed=0 if seed is None else seed, plays=plays)
     if timeout is not None:
         return run()
-    return cache.remember("verify", ruleset, dict(max_states=max_states, seed=0 if seed is None else seed,
-                                                  plays=plays), run, restore=cache.with_ruleset)
+    return cache.remember("verify", ruleset, _verify_key(max_states, seed, plays), run, restore=cache.with_ruleset)
+
+
+def _verify_key(max_states: int | None, seed: int | None, plays: int | None) -> dict[str, Any]:
+    return dict(max_states=max_states, seed=0 if seed is None else seed, plays=plays)
+
+
+def verify_cold_side_first(a: Ruleset, b: Ruleset, kw: dict[str, Any], *, phase: Callable | None = None,
+                           explored: Callable | None = None) -> None:
+    """Before two heavy sides go to two processes (``parallel_sides``): when one side's verify is
+    kept already (an earlier command's, through ``--cache``) and the other's is not, the other is
+    verified here first, where verify shares its derived configurations with the second core; the
+    two processes then only evaluate. (Otherwise one process would verify alone while the other,
+    its side kept, idles.) ``phase``/``explored``: ``a``'s progress hooks, as ``side`` takes them."""
+    if kw.get("deadline") is not None or not parallel_sides(a, b, None):
+        return
+    key = _verify_key(kw.get("max_states"), kw.get("seed"), kw.get("games"))
+    kept = [cache.kept("verify", r, key) for r in (a, b)]
+    if kept == [False, True]:
+        verified(a, max_states=kw.get("max_states"), seed=kw.get("seed"), plays=kw.get("games"),
+                 progress=explored, phase=phase)
+    elif kept == [True, False]:
+        verified(b, max_states=kw.get("max_states"), seed=kw.get("seed"), plays=kw.get("games"))
 
 
 def _left(deadline: float | None) -> float | None:
@@ -444,6 +489,7 @@ def compare_rulesets(a: Ruleset, b: Ruleset, *, why: tuple[str, str] = ("", ""),
         raise RulesetError(b.source, "game", f"rulesets are for different games ({a.game} vs {b.game})")
     deadline = None if timeout is None else time.perf_counter() + timeout
     kw = dict(max_states=max_states, deadline=deadline, games=games, seed=seed, policy=policy)
+    verify_cold_side_first(a, b, kw)
     # two heavy sides (full-size, sampled: fixed seeded work each) at once on two cores; the same
     # figures, since neither side's work depends on the other's or on the clock (solver/beside.py)
     with beside.Beside(side_summary_of, b, why[1], kw, enabled=parallel_sides(a, b, timeout)) as later:

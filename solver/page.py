@@ -66,7 +66,7 @@ def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states
     With ``against``, both sides go through ``compare.side`` and ``compare.compare_sides``, as in
     ``compare``."""
     from . import beside
-    from .compare import parallel_sides, side_summary_of
+    from .compare import parallel_sides, side_summary_of, verify_cold_side_first
     start = time.perf_counter()
     deadline = None if timeout is None else start + timeout
 
@@ -76,6 +76,9 @@ def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states
     say = progress or (lambda *_: None)
     say("verify", 0, None)
     sample = dict(games=games, seed=seed, policy=policy)
+    if against is not None:
+        verify_cold_side_first(ruleset, against, dict(max_states=max_states, deadline=deadline, **sample),
+                               **_verify_hooks(say, progress))
     # the side it is compared with computed meanwhile on the second core when both are heavy
     # (the same figures: fixed seeded work each; solver/beside.py)
     other = beside.Beside(side_summary_of, against, why[1], dict(max_states=max_states, deadline=deadline, **sample),
@@ -83,6 +86,14 @@ def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states
     with other:   # leaving early (an error, Ctrl-C) ends the worker
         return _build(ruleset, spec, other, start, left, say, sample, against=against, max_states=max_states,
                       deadline=deadline, rank_timeout=rank_timeout, progress=progress, why=why)
+
+
+def _verify_hooks(say: Callable, progress: Callable | None) -> dict[str, Callable | None]:
+    """The page's verify progress (``compare.side``'s ``explored`` and ``phase`` hooks)."""
+    if progress is None:
+        return dict(explored=None, phase=None)
+    return dict(explored=lambda n, pending, _s: say("verify: explore", n, n + pending),
+                phase=lambda what, done, total: say(f"verify: {what or 'checks'}", done, total))
 
 
 def _build(ruleset: Ruleset, spec, other, start: float, left: Callable[[], float | None], say: Callable,
@@ -94,9 +105,7 @@ def _build(ruleset: Ruleset, spec, other, start: float, left: Callable[[], float
         folder = Path(tmp)
         summary_b, rep, ev = side(
             ruleset, why[0], max_states=max_states, deadline=deadline, out_dir=folder, progress=progress,
-            explored=(lambda n, pending, _s: say("verify: explore", n, n + pending)) if progress else None,
-            phase=(lambda what, done, total: say(f"verify: {what or 'checks'}", done, total)) if progress else None,
-            **sample)
+            **_verify_hooks(say, progress), **sample)
         summary_file = folder / "policy_summary.txt"
         summary = summary_file.read_text() if summary_file.exists() else None
         pictures = _pictures(folder)

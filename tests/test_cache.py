@@ -79,15 +79,20 @@ def test_a_code_change_misses(monkeypatch):
     assert len(runs) == 2 and c.hits == 1
 
 
-def test_code_digest_covers_the_solver_and_the_game(tmp_path, monkeypatch):
+def test_code_digest_covers_the_solver_the_proofs_and_the_games_code_and_data(tmp_path, monkeypatch):
+    # a verify report rests on the proofs too: a kept one must not outlive an edit to them
     (tmp_path / "solver").mkdir()
+    (tmp_path / "proofs").mkdir()
     (tmp_path / "model" / "pig").mkdir(parents=True)
     (tmp_path / "solver" / "solve.py").write_text("A = 1\n")
+    (tmp_path / "proofs" / "pig.py").write_text("C = 1\n")
     (tmp_path / "model" / "pig" / "game.py").write_text("B = 1\n")
+    (tmp_path / "model" / "pig" / "policy_table.json").write_text("{}\n")   # data a result reads
     monkeypatch.setattr(cache, "PACKAGE", tmp_path)
     monkeypatch.setattr(cache, "_digests", {})
     first = cache.code_digest("pig")
-    for path in (tmp_path / "solver" / "solve.py", tmp_path / "model" / "pig" / "game.py"):
+    for path in (tmp_path / "solver" / "solve.py", tmp_path / "proofs" / "pig.py",
+                 tmp_path / "model" / "pig" / "game.py", tmp_path / "model" / "pig" / "policy_table.json"):
         monkeypatch.setattr(cache, "_digests", {})
         path.write_text(path.read_text() + "# edited\n")
         assert cache.code_digest("pig") != first
@@ -182,3 +187,56 @@ def test_a_ranking_without_a_clock_is_kept_on_disk_and_given_back(monkeypatch, t
         rulings.rank_rulings("loira", ruleset=b, only=["L07"], timeout=600)
     assert runs == [None, 600]
     assert again["rows"] == first["rows"] and again["configuration"] == b.as_dict()
+
+
+def test_with_one_side_kept_the_other_is_verified_first_in_this_process(monkeypatch, tmp_path):
+    # compare's two processes would otherwise be one verifying alone and one idle (its side kept):
+    # the cold side is verified here first, where verify shares its companions with the second core
+    calls = counting(monkeypatch)
+    monkeypatch.setattr(compare, "parallel_sides", lambda a, b, timeout: True)
+    schema = get_spec("pig").schema
+    a = pig().with_overrides({"goal": 12}, spec=schema, source="command line")
+    b = pig().with_overrides({"goal": 13}, spec=schema, source="command line")
+    kw = dict(max_states=None, deadline=None, games=None, seed=None, policy=None)
+    with cache.scope(tmp_path):   # an earlier command verified b, with --cache
+        compare.verified(b)
+    assert calls["verify"] == 1
+    key = compare._verify_key(None, None, None)
+    for cold, kept in ((a, b), (b, a)):
+        with cache.scope(tmp_path) as c:
+            assert cache.kept("verify", kept, key) and not cache.kept("verify", cold, key)
+            compare.verify_cold_side_first(a, b, kw)
+            assert calls["verify"] == 2 and c.misses == 1   # the cold side, once, here
+            compare.verify_cold_side_first(a, b, kw)        # both kept now: nothing more
+            compare.side(a, **kw), compare.side(b, **kw)    # and the sides find both
+            assert calls["verify"] == 2
+        calls["verify"] = 1
+        (tmp_path / f"{cache.result_key('verify', kept, **key)}{cache.SUFFIX}").unlink()   # next: the other kept
+    with cache.scope():   # neither kept: each side's own process verifies it, as before
+        compare.verify_cold_side_first(a, b, kw)
+    with cache.scope(tmp_path):   # under a clock nothing is verified ahead
+        compare.verify_cold_side_first(a, b, dict(kw, deadline=1e18))
+    assert calls["verify"] == 1
+
+
+def test_a_sampled_answer_serves_the_page_that_gives_a_folder(monkeypatch, tmp_path):
+    # report --against after compare: the page's side asks with a folder for files, which an engine
+    # that samples writes only with detail -- so compare's kept answer serves it, self-play and all
+    calls = counting(monkeypatch)
+    from ruleproof.model.registry import load_ruleset
+    loira = load_ruleset(str(ROOT / "model" / "loira" / "rulesets" / "loira.toml"))   # the real deck
+    with cache.scope() as c:
+        ev = compare.evaluate(loira, games=4)
+        page = compare.evaluate(loira, games=4, out_dir=tmp_path)
+        assert calls["evaluate"] == 1 and c.hits == 1
+    assert ev.engine == "near-optimal" and page.solved is not None   # the page reads how it was made
+    assert page.as_dict() == ev.as_dict() and page.solved.doc() == ev.solved.doc()
+    # the promise it rests on (model/seams.py Engine): without detail the sampler writes nothing
+    compare._evaluate(loira, max_states=None, timeout=None, games=4, seed=None, policy=None,
+                      out_dir=tmp_path, progress=None, simulate_only=False, detail=False)
+    assert calls["evaluate"] == 2 and not any(tmp_path.iterdir())
+    # an exact engine's answer still gets its files (pig: the play table), computed with the folder
+    with cache.scope():
+        compare.evaluate(pig(), games=4)
+        compare.evaluate(pig(), games=4, out_dir=tmp_path)
+    assert calls["evaluate"] == 4 and any(tmp_path.iterdir())
