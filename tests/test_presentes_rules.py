@@ -387,35 +387,3 @@ def test_the_draw_memo_answers_for_the_state_and_configuration_asked(monkeypatch
             differ += a.chance_outcomes(s) != b.chance_outcomes(s)
     assert differ >= 10
     assert 0 < len(a._draws) <= 50
-
-
-def test_the_apply_memo_answers_for_the_state_move_and_configuration_asked(monkeypatch):
-    """``apply`` remembers each (state, move): two configurations that differ in what a move does
-    (P02 swaps places too or not, P16 when the first-gift choice is used up), asked in turn about
-    equal states (rebuilt from their keys, not the same objects), each get their own rules' state
-    after, the one ``_apply`` computes afresh; past the memo's size it is forgotten and built
-    again, the same; a move that cannot be a key is applied, not kept."""
-    from ruleproof.model.presentes import game as G
-    monkeypatch.setattr(G, "APPLIED_KEPT", 50)
-    a = game(rulings={"P02": "swap-both", "P16": "first-ordinary"})
-    b = game(rulings={"P02": "gift-only", "P16": "first-gift"})
-    edges = [(s, m) for s in _some_states(a, 3000) if a.current_player(s) != TERMINAL
-             for m, _, _ in Game.successors(a, s)]
-    assert len(edges) > 1000
-    differ = 0
-    for _ in range(2):
-        for s, m in edges:
-            got = {}
-            for g in (a, b):
-                try:
-                    want = G.PresentesGame._apply(g, s, m)
-                except ValueError:   # a move of one configuration the other does not have
-                    continue
-                assert g.apply(s, m) == want
-                assert g.apply(g.from_key(g.key(s)), m) == want
-                got[id(g)] = want
-            differ += len(set(got.values())) > 1
-    assert differ >= 10   # the memo was asked about moves the two rulings tell apart
-    assert 0 < len(a._applied) <= 50
-    roll = next(s for s, _ in edges if s.phase == Phase.ROLL)
-    assert a.apply(roll, [3, 0]) == G.PresentesGame._apply(a, roll, (3, 0))

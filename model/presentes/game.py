@@ -16,8 +16,6 @@ Action = int | tuple[int, int]
 _HEAD = 7  # phase, turn, chain, aux, tree, used, slot
 #: effect draws kept by ``PresentesGame._draw`` (a few hundred bytes each)
 DRAWS_KEPT = 200_000
-#: moves applied kept by ``PresentesGame.apply`` (a state and its key, ~0.5 kB each)
-APPLIED_KEPT = 200_000
 
 
 class PresentesGame(Game):
@@ -36,8 +34,6 @@ class PresentesGame(Game):
         self._last_moves: tuple | None = None
         #: state -> its effect draw (``chance_outcomes`` at a ★ or ☠), kept while there are few
         self._draws: dict[St, tuple] = {}
-        #: (state, move) -> the state after (``apply``), kept while there are few
-        self._applied: dict[tuple, St] = {}
 
     # ---- play tables -----------------------------------------------------------------------------
     value_meaning = "the mover's expected gift value (gift_values; default 1 for any gift but its own)"
@@ -99,26 +95,6 @@ class PresentesGame(Game):
         return list(got)
 
     def apply(self, s: St, a: Action) -> St:
-        """``_apply``, remembered: verify applies each explored move again in the fast-paths check,
-        the simulator's reference turns and the exact chain's turns (four to five times in all). By
-        value (the state after is a function of the state, the move and this configuration; a state
-        is an immutable tuple of ints, so the one kept is handed out as it is); forgotten past
-        ``APPLIED_KEPT``. A move that raises is not kept."""
-        if type(s) is not St:
-            return self._apply(s, a)
-        key = (s, a)
-        try:
-            got = self._applied.get(key)
-        except TypeError:   # a move that cannot be a key (a list read from a file)
-            return self._apply(s, a)
-        if got is None:
-            got = self._apply(s, a)
-            if len(self._applied) >= APPLIED_KEPT:
-                self._applied.clear()
-            self._applied[key] = got
-        return got
-
-    def _apply(self, s: St, a: Action) -> St:
         ph, r = s.phase, self.rules
         if ph == Phase.ROLL:
             return R.move(r, s, a[0], 1)
