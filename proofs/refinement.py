@@ -586,13 +586,17 @@ class _Parts:
                 if len(labels) != 1:   # a projected proof: each frame with its label
                     bad = next((j for j in range(bad) if not self._part_holds(part, read, done, *frames[j])), bad)
                     continue
-                # one label: the readings in a row
+                # one label: the readings in a row, each distinct one at its first frame (the
+                # frames a row of part calls would test, found by dict operations)
                 known = done.get(frames[0][0])
                 if known is None:
                     known = done[frames[0][0]] = set()
-                for j, reading in enumerate(map(read, alone[:bad])):
+                readings = list(map(read, alone[:bad]))
+                first = dict(zip(reversed(readings), range(len(readings) - 1, -1, -1)))
+                for reading in dict.fromkeys(readings):
                     if reading in known:
                         continue
+                    j = first[reading]
                     if not part(alone[j]):
                         bad = j
                         break
