@@ -593,7 +593,7 @@ class _Parts:
                     bad = next((j for j in range(bad) if not self._part_holds(part, read, done, *frames[j])), bad)
                     continue
                 # one label: the readings in a row, each distinct one at its first frame (the
-                # frames a row of part calls would test, found by numpy, else by dict operations)
+                # frames a row of part calls would test, found by numpy, else in a row)
                 known = done.get(frames[0][0])
                 if known is None:
                     known = done[frames[0][0]] = set()
@@ -605,10 +605,15 @@ class _Parts:
                         table = _Table(alone)
                         self.table = (frames, len(frames), table)
                 firsts = table.firsts(self.names[id(part)], bad)
-                if firsts is None:
-                    readings = list(map(read, alone[:bad]))
-                    first = dict(zip(reversed(readings), range(len(readings) - 1, -1, -1)))
-                    firsts = (first[reading] for reading in dict.fromkeys(readings))
+                if firsts is None:   # row by row
+                    for j, reading in enumerate(map(read, alone[:bad])):
+                        if reading in known:
+                            continue
+                        if not part(alone[j]):
+                            bad = j
+                            break
+                        known.add(reading)
+                    continue
                 for j in firsts:
                     reading = read(alone[j])
                     if reading in known:
@@ -641,7 +646,10 @@ class _Table:
         values = itertools.chain.from_iterable
         # ints and bools only (a bool equals its int, in a set too): numpy would truncate a float
         # or a Fraction, so any other value leaves the readings to be compared in Python
-        if not all(map(_INT_CLASSES.__contains__, map(type, values(map(dict.values, frames))))):
+        try:
+            if not all(map(_INT_CLASSES.__contains__, map(type, values(map(dict.values, frames))))):
+                return
+        except TypeError:   # a frame that is another mapping
             return
         try:   # (C loops over the values, no row of Python objects)
             flat = np.fromiter(values(map(dict.values, frames)), np.int64, count=len(frames) * len(names))
@@ -650,8 +658,9 @@ class _Table:
         matrix = flat.reshape(len(frames), len(names))
         self.matrix = matrix
         self.column = {x: i for i, x in enumerate(names)}
-        self.low = matrix.min(axis=0) if len(matrix) else None
-        self.span = (matrix.max(axis=0) - self.low + 1) if len(matrix) else None
+        self.low = matrix.min(axis=0)
+        # (each column's count of values, in Python ints: max - min may not fit 64 bits)
+        self.span = [int(hi) - int(lo) + 1 for lo, hi in zip(self.low.tolist(), matrix.max(axis=0).tolist())]
 
     def firsts(self, names: Sequence[str], end: int) -> list[int] | None:
         """The positions among the first ``end`` frames where a new reading of ``names`` appears,
@@ -667,7 +676,7 @@ class _Table:
         code = np.zeros(end, np.int64)
         scale = 1
         for c in cols:
-            span = int(self.span[c])
+            span = self.span[c]
             if scale * span >= 1 << 62:
                 return None
             code += (self.matrix[:end, c] - self.low[c]) * scale

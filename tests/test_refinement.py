@@ -380,7 +380,7 @@ def test_a_table_of_int_frames_finds_each_distinct_reading_at_its_first_frame():
                   for _ in range(rng.randint(1, 30))]
         table = _Table(frames)
         assert table.matrix is not None
-        for names in [(), ("a",), ("b",), ("a", "b"), ("a", "b", "c")]:
+        for names in [(), ("a",), ("b",), ("a", "b"), ("a", "b", "c"), ("c", "a")]:
             end = rng.randint(0, len(frames))
             readings = [tuple(f[x] for x in names) for f in frames[:end]]
             expected = sorted({r: j for j, r in reversed(list(enumerate(readings)))}.values())
@@ -398,3 +398,14 @@ def test_frames_of_other_values_are_read_in_python_and_fail_where_frame_by_frame
         parts = _Parts(_TwoVariables())
         assert parts.holds(claim, "", frames[1][1]) and not parts.holds(claim, "", frames[2][1])
         assert _Parts(_TwoVariables()).first_failure(claim, frames) == 2
+
+
+def test_a_table_whose_readings_do_not_fit_one_code_leaves_them_to_python():
+    from ruleproof.proofs.refinement import _Table
+    big = (1 << 62) + 5
+    frames = [{"a": -big, "b": big}, {"a": big, "b": -big}, {"a": -big, "b": big}, {"a": 0, "b": 0}]
+    table = _Table(frames)
+    assert table.matrix is not None
+    assert table.firsts(("a",), 4) is None and table.firsts(("a", "b"), 4) is None
+    small = _Table([{"a": 1, "b": 5}, {"a": 1, "b": 5}, {"a": 2, "b": 5}])
+    assert small.firsts(("a", "b"), 3) == [0, 2] and small.firsts(("b",), 3) == [0]
