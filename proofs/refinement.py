@@ -550,6 +550,10 @@ class _Parts:
         self.reading: dict[int, Any] = {}
         #: id(part) -> label -> the readings the part holds on
         self.done: dict[int, dict[str, set]] = {}
+        #: id(part) -> the names of the variables it reads, sorted
+        self.names: dict[int, tuple[str, ...]] = {}
+        #: (frames, their count, their _Table): the last frames read part by part
+        self.table: tuple | None = None
         #: id(claim) -> (claim, its parts each with its reading and its readings done)
         self.plans: dict[int, tuple[Any, tuple]] = {}
 
@@ -567,6 +571,7 @@ class _Parts:
                 names = sorted(reads(part(sym), sym))
                 read = self.reading[id(part)] = (itemgetter(*names) if len(names) > 1 else
                                                  (lambda f, x=names[0]: f[x]) if names else (lambda f: ()))
+                self.names[id(part)] = tuple(names)
                 self.done[id(part)] = {}
             plan.append((part, read, self.done[id(part)]))
         self.plans[id(claim)] = (claim, tuple(plan))   # (it keeps the claim and its parts alive)
@@ -594,16 +599,36 @@ class _Parts:
         bad = len(frames)
         labels = {label for label, _ in frames}
         alone = [f for _, f in frames]
+        table = None
         try:
             for part, read, done in self._plan(claim):
                 if len(labels) != 1:   # a projected proof: each frame with its label
                     bad = next((j for j in range(bad) if not self._part_holds(part, read, done, *frames[j])), bad)
                     continue
-                # one label: the readings in a row
+                # one label: the readings in a row, each distinct one at its first frame (the
+                # frames a row of part calls would test, found by numpy, else in a row)
                 known = done.get(frames[0][0])
                 if known is None:
                     known = done[frames[0][0]] = set()
-                for j, reading in enumerate(map(read, alone[:bad])):
+                if table is None:   # (the frames of a pass are read by each invariant in turn)
+                    memo = self.table
+                    if memo is not None and memo[0] is frames and memo[1] == len(frames):
+                        table = memo[2]
+                    else:
+                        table = _Table(alone)
+                        self.table = (frames, len(frames), table)
+                firsts = table.firsts(self.names[id(part)], bad)
+                if firsts is None:   # row by row
+                    for j, reading in enumerate(map(read, alone[:bad])):
+                        if reading in known:
+                            continue
+                        if not part(alone[j]):
+                            bad = j
+                            break
+                        known.add(reading)
+                    continue
+                for j in firsts:
+                    reading = read(alone[j])
                     if reading in known:
                         continue
                     if not part(alone[j]):
@@ -613,6 +638,65 @@ class _Parts:
         except Exception:   # noqa: BLE001 -- a part that raises: frame by frame, to raise where holds does
             return next((j for j, (label, f) in enumerate(frames) if not self.holds(claim, label, f)), None)
         return bad if bad < len(frames) else None
+
+
+_INT_CLASSES = frozenset((int, bool))
+
+
+class _Table:
+    """Frames of one label as a matrix of ints (one row per frame, one column per variable), when
+    every frame names the same variables in the same order and holds small ints only: a part's
+    distinct readings are then found by numpy, each at its first frame."""
+
+    def __init__(self, frames: Sequence[Values]):
+        self.matrix = None
+        if not frames:
+            return
+        names = tuple(frames[0])
+        if not all(map(names.__eq__, map(tuple, frames))):
+            return
+        import numpy as np
+        values = itertools.chain.from_iterable
+        # ints and bools only (a bool equals its int, in a set too): numpy would truncate a float
+        # or a Fraction, so any other value leaves the readings to be compared in Python
+        try:
+            if not all(map(_INT_CLASSES.__contains__, map(type, values(map(dict.values, frames))))):
+                return
+        except TypeError:   # a frame that is another mapping
+            return
+        try:   # (C loops over the values, no row of Python objects)
+            flat = np.fromiter(values(map(dict.values, frames)), np.int64, count=len(frames) * len(names))
+        except OverflowError:   # an int beyond 64 bits
+            return
+        matrix = flat.reshape(len(frames), len(names))
+        self.matrix = matrix
+        self.column = {x: i for i, x in enumerate(names)}
+        self.low = matrix.min(axis=0)
+        # (each column's count of values, in Python ints: max - min may not fit 64 bits)
+        self.span = [int(hi) - int(lo) + 1 for lo, hi in zip(self.low.tolist(), matrix.max(axis=0).tolist())]
+
+    def firsts(self, names: Sequence[str], end: int) -> list[int] | None:
+        """The positions among the first ``end`` frames where a new reading of ``names`` appears,
+        in order (None when the frames are not a table or the readings do not fit one int64)."""
+        if self.matrix is None:
+            return None
+        if end == 0:
+            return []
+        if not names:
+            return [0]
+        import numpy as np
+        cols = [self.column[x] for x in names]
+        code = np.zeros(end, np.int64)
+        scale = 1
+        for c in cols:
+            span = self.span[c]
+            if scale * span >= 1 << 62:
+                return None
+            code += (self.matrix[:end, c] - self.low[c]) * scale
+            scale *= span
+        _, first = np.unique(code, return_index=True)
+        first.sort()
+        return first.tolist()
 
 
 def _exit_problem(proof: RuleProof, bound: Bound | None, before: Mapping[str, Values], after_state: Any,

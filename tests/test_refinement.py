@@ -369,3 +369,43 @@ def test_an_invariant_read_part_by_part_agrees_with_frame_by_frame_on_random_fra
         parts = _Parts(_TwoVariables())
         assert parts.first_failure(claim, frames) == expected
         assert parts.first_failure(claim, frames) == expected   # again, with the readings it kept
+
+
+def test_a_table_of_int_frames_finds_each_distinct_reading_at_its_first_frame():
+    import random
+    from ruleproof.proofs.refinement import _Table
+    rng = random.Random(5)
+    for _ in range(100):
+        frames = [{"a": rng.randint(-3, 3), "b": rng.choice([True, False, 2]), "c": rng.randint(0, 1 << 40)}
+                  for _ in range(rng.randint(1, 30))]
+        table = _Table(frames)
+        assert table.matrix is not None
+        for names in [(), ("a",), ("b",), ("a", "b"), ("a", "b", "c"), ("c", "a")]:
+            end = rng.randint(0, len(frames))
+            readings = [tuple(f[x] for x in names) for f in frames[:end]]
+            expected = sorted({r: j for j, r in reversed(list(enumerate(readings)))}.values())
+            assert table.firsts(names, end) == expected
+
+
+def test_frames_of_other_values_are_read_in_python_and_fail_where_frame_by_frame_they_fail():
+    from fractions import Fraction
+    from ruleproof.proofs.refinement import _Parts, _Table
+    # numpy would make 1.5 and 1.2 (or the Fractions) one reading: the part fails on the second only
+    for a, b, bad in [(1.5, 1.2, 12), (Fraction(3, 2), Fraction(6, 5), 12), (1 << 70, (1 << 70) + 1, 10 << 70 | 10)]:
+        frames = [("", {"a": 0, "b": 0}), ("", {"a": a, "b": 0}), ("", {"a": b, "b": 0})]
+        assert _Table([f for _, f in frames]).firsts(("a",), 3) is None
+        claim = logic.Conjunction(lambda f, bad=bad: f["a"] * 10 != bad, lambda f: f["b"] == 0)
+        parts = _Parts(_TwoVariables())
+        assert parts.holds(claim, "", frames[1][1]) and not parts.holds(claim, "", frames[2][1])
+        assert _Parts(_TwoVariables()).first_failure(claim, frames) == 2
+
+
+def test_a_table_whose_readings_do_not_fit_one_code_leaves_them_to_python():
+    from ruleproof.proofs.refinement import _Table
+    big = (1 << 62) + 5
+    frames = [{"a": -big, "b": big}, {"a": big, "b": -big}, {"a": -big, "b": big}, {"a": 0, "b": 0}]
+    table = _Table(frames)
+    assert table.matrix is not None
+    assert table.firsts(("a",), 4) is None and table.firsts(("a", "b"), 4) is None
+    small = _Table([{"a": 1, "b": 5}, {"a": 1, "b": 5}, {"a": 2, "b": 5}])
+    assert small.firsts(("a", "b"), 3) == [0, 2] and small.firsts(("b",), 3) == [0]
