@@ -104,7 +104,9 @@ def _apply(m: Mutant, root: Path) -> str:
 
 def _run(root: Path, args: list[str], timeout: float) -> tuple[int, str, str]:
     env = dict(os.environ, PYTHONPATH=str(root.parent), PYTHONDONTWRITEBYTECODE="1")
-    code = "import sys; from ruleproof.cli import main; main(sys.argv[1:])"
+    # main() with no argument is the console script (it reads sys.argv): the same collector setting
+    # and watchdogs a user's ``ruleproof`` runs with, so a mutant costs what the command costs
+    code = "from ruleproof.cli import main; main()"
     try:
         p = subprocess.run([sys.executable, "-c", code, *args], cwd=root.parent, env=env, capture_output=True,
                            text=True, timeout=timeout)
