@@ -618,17 +618,9 @@ class _Parts:
                         table = _Table(alone)
                         self.table = (frames, len(frames), table)
                 firsts = table.firsts(self.names[id(part)], bad)
-                if firsts is None:   # row by row
-                    for j, reading in enumerate(map(read, alone[:bad])):
-                        if reading in known:
-                            continue
-                        if not part(alone[j]):
-                            bad = j
-                            break
-                        known.add(reading)
-                    continue
-                for j in firsts:
-                    reading = read(alone[j])
+                rows = enumerate(map(read, alone[:bad])) if firsts is None else \
+                    ((j, read(alone[j])) for j in firsts)   # (row by row, or each first reading)
+                for j, reading in rows:
                     if reading in known:
                         continue
                     if not part(alone[j]):
