@@ -312,12 +312,13 @@ def _verify_key(max_states: int | None, seed: int | None, plays: int | None) -> 
 
 def verify_cold_side_first(a: Ruleset, b: Ruleset, kw: dict[str, Any], *, phase: Callable | None = None,
                            explored: Callable | None = None) -> None:
-    """Before two heavy sides go to two processes (``parallel_sides``): when one side's verify is
-    kept already (an earlier command's, through ``--cache``) and the other's is not, the other is
-    verified here first, where verify shares its derived configurations with the second core; the
-    two processes then only evaluate. (Otherwise one process would verify alone while the other,
-    its side kept, idles.) ``phase``/``explored``: ``a``'s progress hooks, as ``side`` takes them."""
-    if kw.get("deadline") is not None or not parallel_sides(a, b, None):
+    """Before the two sides: when one side's verify is kept already (an earlier command's, through
+    ``--cache``) and the other's is not, the other is verified here first, where verify shares its
+    derived configurations with the second core; two side processes (``parallel_sides``) then only
+    evaluate. (Otherwise one process would verify alone while the other, its side kept, idles; in
+    one process the same work is only done in another order.) ``phase``/``explored``: ``a``'s
+    progress hooks, as ``side`` takes them."""
+    if kw.get("deadline") is not None:
         return
     key = _verify_key(kw.get("max_states"), kw.get("seed"), kw.get("games"))
     kept = [cache.kept("verify", r, key) for r in (a, b)]
