@@ -387,3 +387,33 @@ def test_the_draw_memo_answers_for_the_state_and_configuration_asked(monkeypatch
             differ += a.chance_outcomes(s) != b.chance_outcomes(s)
     assert differ >= 10
     assert 0 < len(a._draws) <= 50
+
+
+def test_the_move_memo_answers_the_rules_move_and_is_dropped_when_moves_seldom_repeat(monkeypatch):
+    """``apply`` remembers each (state, move): two configurations whose moves differ (P03), asked
+    in turn about the same moves (equal tuples, not the same objects), each get their own rules'
+    move, twice; past the memo's size with fewer hits than moves kept (a game sampled, not
+    explored), the memo is dropped and the rules' move is computed every time."""
+    from ruleproof.model.presentes import game as G
+    monkeypatch.setattr(G, "MOVES_KEPT", 4000)
+    a = game(rulings={"P02": "swap-both"})
+    b = game(rulings={"P02": "gift-only"})
+    moves = [(s, m) for s in _some_states(a, 800) for m, _p, _t in a.successors(s)]
+    assert 1000 < len(moves) < 4000   # all kept
+    differ = 0
+    for _ in range(2):        # the second pass hits: the memo stays
+        for s, m in moves:
+            got = []
+            for g in (a, b):
+                want = g._apply(s, m)
+                assert g.apply(St(*s), m) == want
+                got.append(g.apply(s, m))
+            differ += got[0] != got[1]
+    assert differ >= 2
+    assert a._moves is not None and a._move_hits > 0
+    c = game()
+    fresh = [(s, m) for s in _some_states(c, 3000) for m, _p, _t in c.successors(s)]
+    c._moves, c._move_hits = {}, 0   # a fresh memo (listing the moves filled and dropped one)
+    for s, m in fresh:        # each move once: no hits
+        assert c.apply(s, m) == c._apply(s, m)
+    assert len(fresh) > 4000 and c._moves is None

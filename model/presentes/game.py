@@ -16,6 +16,8 @@ Action = int | tuple[int, int]
 _HEAD = 7  # phase, turn, chain, aux, tree, used, slot
 #: effect draws kept by ``PresentesGame._draw`` (a few hundred bytes each)
 DRAWS_KEPT = 200_000
+#: moves kept by ``PresentesGame.apply`` (state and action -> next state; ~300 bytes each)
+MOVES_KEPT = 400_000
 
 
 class PresentesGame(Game):
@@ -34,6 +36,9 @@ class PresentesGame(Game):
         self._last_moves: tuple | None = None
         #: state -> its effect draw (``chance_outcomes`` at a ★ or ☠), kept while there are few
         self._draws: dict[St, tuple] = {}
+        #: (state, action) -> next state, kept while there are few (``apply``)
+        self._moves: dict[tuple, St] | None = {}
+        self._move_hits = 0
 
     # ---- play tables -----------------------------------------------------------------------------
     value_meaning = "the mover's expected gift value (gift_values; default 1 for any gift but its own)"
@@ -95,6 +100,29 @@ class PresentesGame(Game):
         return list(got)
 
     def apply(self, s: St, a: Action) -> St:
+        """The rules' move, remembered by value: verify plays each move of a configuration in
+        several checks (exploring, the fast paths, the mapping pass, the engines' reference turns)."""
+        moves = self._moves
+        if moves is None or type(s) is not St:
+            return self._apply(s, a)
+        key = (s, a)
+        got = moves.get(key)
+        if got is not None:
+            self._move_hits += 1
+            return got
+        if len(moves) >= MOVES_KEPT:
+            # a play that seldom repeats a move (sampling a game too big to explore) only pays for
+            # the memo: once full with fewer hits than moves kept, it is dropped for good
+            moves.clear()
+            if self._move_hits < MOVES_KEPT:
+                self._moves = None
+            self._move_hits = 0
+        got = self._apply(s, a)
+        if self._moves is not None:
+            moves[key] = got
+        return got
+
+    def _apply(self, s: St, a: Action) -> St:
         ph, r = s.phase, self.rules
         if ph == Phase.ROLL:
             return R.move(r, s, a[0], 1)
