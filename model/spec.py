@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 #: the parts a game may name as ``"module:attr"`` strings, imported on first use (in the manner of
 #: Gymnasium's entry points): a game's ``__init__`` then imports nothing heavy and needs no wrappers
 LAZY_PARTS = frozenset({"build", "properties", "derived", "engines", "policies", "optimal_policy",
-                        "metrics", "simulator", "picture", "policy_summary", "deduction"})
+                        "metrics", "simulator", "picture", "policy_summary", "deduction",
+                        "configuration_key"})
 
 
 @cache
@@ -89,6 +90,13 @@ class GameSpec:
     policy_summary: Callable[["Solution", Any], "PolicySummary | None"] | None = None
     #: ``deduce``: exact inference from one player's view of a position (a file)
     deduction: Deduction | None = None
+    #: the configuration a ruleset resolves to, as a string: two rulesets with the same one get the
+    #: same answer from every engine and simulation of the game (``compare.evaluate``'s values), so
+    #: they share them in the result cache even when their parameters are spelt differently (a
+    #: default ``-1`` that resolves to 3, a deck listed card by card). None: the parameters and
+    #: rulings as written are the key. (Not verify's key: its derived configurations are made from
+    #: the parameters as written.)
+    configuration_key: Callable[[Ruleset], str] | None = None
 
     def __getattribute__(self, name: str) -> Any:
         value = object.__getattribute__(self, name)

@@ -80,11 +80,16 @@ def _named_files(ruleset: Ruleset) -> dict[str, str]:
     return out
 
 
-def result_key(kind: str, ruleset: Ruleset, **options: Any) -> str:
-    """The key of one result: ``kind`` (verify, evaluate), the configuration, the options, the code."""
-    doc = {"kind": kind, "game": ruleset.game,
-           "params": {k: repr(v) for k, v in sorted(ruleset.params.items())},
-           "rulings": dict(sorted(ruleset.rulings.items())), "files": _named_files(ruleset),
+def result_key(kind: str, ruleset: Ruleset, by_configuration: bool = False, **options: Any) -> str:
+    """The key of one result: ``kind`` (verify, evaluate), the configuration, the options, the code.
+    ``by_configuration``: the result depends on the resolved configuration alone, so the game's
+    ``configuration_key`` (when it has one) stands for the parameters and rulings as written."""
+    from ruleproof.model.registry import get_spec
+    resolved = get_spec(ruleset.game).configuration_key if by_configuration else None
+    said = {"configuration": resolved(ruleset)} if resolved is not None else {
+        "params": {k: repr(v) for k, v in sorted(ruleset.params.items())},
+        "rulings": dict(sorted(ruleset.rulings.items()))}
+    doc = {"kind": kind, "game": ruleset.game, **said, "files": _named_files(ruleset),
            "options": {k: repr(v) for k, v in sorted(options.items())},
            "code": code_digest(ruleset.game)}
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
@@ -215,14 +220,15 @@ def scoped(command: Callable) -> Callable:
 
 def remember(kind: str, ruleset: Ruleset, options: dict[str, Any], compute: Callable[[], Any], *,
              keep: Callable[[Any], bool] = lambda _: True, slim: Callable[[Any], Any] = lambda v: v,
-             restore: Callable[[Any, Ruleset], Any] = lambda v, _: v) -> Any:
+             restore: Callable[[Any, Ruleset], Any] = lambda v, _: v, by_configuration: bool = False) -> Any:
     """``compute()``, or the result kept for the same key in the open cache (none open: computed).
     ``keep`` says whether a result may be kept (not one a time limit cut short), ``slim`` what of
-    it is kept, ``restore`` gives a kept result back under the caller's ruleset."""
+    it is kept, ``restore`` gives a kept result back under the caller's ruleset;
+    ``by_configuration``: see :func:`result_key`."""
     cache = _active.get()
     if cache is None:
         return compute()
-    key = result_key(kind, ruleset, **options)
+    key = result_key(kind, ruleset, by_configuration, **options)
     kept = cache.get(key)
     if kept is not None:
         return restore(kept, ruleset)

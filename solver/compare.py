@@ -198,7 +198,7 @@ def evaluate(ruleset: Ruleset, *, max_states: int | None = None, timeout: float 
         lambda: _evaluate(ruleset, max_states=max_states, timeout=timeout, games=games, seed=seed,
                           policy=policy, progress=progress, simulate_only=simulate_only, detail=detail),
         keep=lambda ev: ev.why is None and ev.values is not None,
-        slim=_slim, restore=cache.with_ruleset)
+        slim=_slim, restore=cache.with_ruleset, by_configuration=True)
 
 
 def _samples(ruleset: Ruleset, max_states: int | None) -> bool:

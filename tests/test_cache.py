@@ -54,6 +54,33 @@ def test_compare_sides_of_one_configuration_share_verify_and_values(monkeypatch)
     assert calls == {"verify": 2, "evaluate": 2}   # a new command: a new cache
 
 
+def test_values_are_shared_by_the_configuration_a_ruleset_resolves_to(monkeypatch):
+    # Loira's centre_rolls -1 means "the rest of the rolls": 3 on this deck, the same round as 3
+    # written out (a sweep of centre_rolls=0..3 meets its own edit's round at 3 so)
+    from ruleproof.model.registry import load_ruleset
+    schema = get_spec("loira").schema
+    tiny = load_ruleset(str(ROOT / "model" / "loira" / "examples" / "tiny.toml"))
+    rest = tiny.with_overrides({"centre_rolls": -1}, spec=schema, source="the rest")
+    three = tiny.with_overrides({"centre_rolls": 3}, spec=schema, source="written out")
+    two = tiny.with_overrides({"centre_rolls": 2}, spec=schema, source="another round")
+    key = cache.result_key("evaluate", rest, by_configuration=True)
+    assert key == cache.result_key("evaluate", three, by_configuration=True)
+    assert key != cache.result_key("evaluate", two, by_configuration=True)
+    assert cache.result_key("evaluate", rest) != cache.result_key("evaluate", three)   # as written
+    # the rulings are part of the resolved round
+    other = three.with_overrides({}, rulings={"L07": "no"}, spec=schema, source="a ruling")
+    assert cache.result_key("evaluate", other, by_configuration=True) != key
+    calls = counting(monkeypatch)
+    with cache.scope():
+        first, again = compare.evaluate(rest), compare.evaluate(three)
+        compare.evaluate(two)
+    assert calls["evaluate"] == 2
+    assert again.ruleset is three and again.values == first.values
+    # verify's results stay keyed by the parameters as written (its derived configurations are
+    # made from them)
+    assert cache.result_key("verify", rest) != cache.result_key("verify", three)
+
+
 def test_outside_a_command_nothing_is_kept(monkeypatch):
     calls = counting(monkeypatch)
     a = pig()

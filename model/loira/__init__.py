@@ -71,6 +71,7 @@ SPEC = GameSpec(
     metrics=METRICS,
     picture=draw_policy,
     policy_summary=summary,
+    configuration_key="ruleproof.model.loira.engines:configuration_key",
 )
 
 __all__ = ["SPEC", "LoiraGame", "build"]

@@ -81,6 +81,16 @@ EXACT_REACH_CARDS = {2: 13, 3: 10, 4: 9, 5: 8}
 EXACT_REACH_CARDS_MORE_PLAYERS = 7
 
 
+def configuration_key(ruleset) -> str:
+    """What every engine's answer on ``ruleset`` depends on (``GameSpec.configuration_key``): the
+    resolved round (``Config``: the deck, stalls and rolls as dealt, every ruling) and whether the C
+    engine takes it (``fast.applies`` also reads the parameters as written)."""
+    cfg = config_from(ruleset)
+    fields = {f: getattr(cfg, f) for f in cfg.__dataclass_fields__}
+    fields["rulings"] = sorted(cfg.rulings.items())
+    return repr((sorted(fields.items()), fast.applies(ruleset)))
+
+
 def _turn_states(cfg) -> int | None:
     """The C solver's turn-state count when at most ``GENERIC_TURN_STATES``, else None."""
     try:
