@@ -26,6 +26,19 @@ from ruleproof.model.protocol import TERMINAL
 _PLAIN = frozenset({int, str, bool, type(None), Fraction})
 
 
+def _quoted(text: str) -> str:
+    """``json.dumps(text)``: a text with nothing JSON escapes (printable ASCII without a quote or a
+    backslash, as the reprs of keys and the texts of fractions are) is only put in quotes."""
+    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+        return f'"{text}"'
+    return json.dumps(text)
+
+
+def _texts(values) -> str:
+    """``json.dumps([str(v) for v in values], separators=(",", ":"))``."""
+    return "[" + ",".join(_quoted(str(v)) for v in values) + "]"
+
+
 def _records(ex, sol=None):
     """Each state's record (bytes), in the exploration's breadth-first order: the JSON text of
     ``[key, kind, [[action, probability, child key, permutation]...], returns?, values?, choice?]``
@@ -43,7 +56,7 @@ def _records(ex, sol=None):
     def key_of(node: int) -> str:
         text = key_text.get(node)
         if text is None:
-            text = key_text[node] = dumps(repr(keys[node]))
+            text = key_text[node] = _quoted(repr(keys[node]))
         return text
 
     def piece(value: Any, as_text) -> str:
@@ -73,9 +86,9 @@ def _records(ex, sol=None):
             for e in range(offsets[node], offsets[node + 1]))
         rec = f"[{key_of(node)},{int(kinds[node])},[{moves}]"
         if kinds[node] == TERMINAL:
-            rec += "," + dumps([str(r) for r in ex.returns[node]], separators=(",", ":"))
+            rec += "," + _texts(ex.returns[node])
         if exact is not None:
-            rec += "," + dumps([str(v) for v in exact[node]], separators=(",", ":"))
+            rec += "," + _texts(exact[node])
             c = int(choice[node])
             rec += "," + (piece(action[c], repr) if c >= 0 else '""')
         key_text.pop(node, None)     # breadth-first: a state's own record is its key's last use mostly

@@ -7,10 +7,11 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, strategies as st
 from ruleproof.model.protocol import TERMINAL
 from ruleproof.model.registry import GAMES, get_spec
 from ruleproof.solver.analysis import scenario_file, scenario_ruleset, solve_ruleset
-from ruleproof.solver.digest import _records, graph_digest
+from ruleproof.solver.digest import _quoted, _records, _texts, graph_digest
 from ruleproof.solver.explore import explore
 
 #: graphs small enough for a unit test: each game's stored scenarios up to this many states
@@ -86,3 +87,16 @@ def test_the_digest_sees_one_changed_move():
     ex.prob = probs
     changed, changed_prints = graph_digest(ex)
     assert changed != digest and changed_prints[node] != prints[node] and changed_prints[:node] == prints[:node]
+
+
+@given(st.text())
+def test_a_text_is_quoted_as_json_dumps_quotes_it(text):
+    # the records put keys' reprs and values' texts in quotes without json.dumps when nothing in
+    # them needs escaping: quotes, backslashes, control characters and non-ASCII still go through it
+    assert _quoted(text) == json.dumps(text)
+    assert _texts([text, text[::-1]]) == json.dumps([text, text[::-1]], separators=(",", ":"))
+
+
+def test_texts_with_what_json_escapes():
+    for text in ['a"b', "a\\b", "é", "x\x7f", "tab\t", "\x00", "(1, -2)", "-3/7", ""]:
+        assert _quoted(text) == json.dumps(text)
