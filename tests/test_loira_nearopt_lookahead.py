@@ -76,7 +76,7 @@ def test_stored_ladder_is_consistent():
     measured = {r["configuration"] for r in rows}
     assert {f"2 players, {n} cards, endgame from {k}" for n in (12, 13) for k in (6, 8)} <= measured
     assert {"2 players, 14 cards, endgame from 6", "2 players, 14 cards, endgame from 8"} <= measured
-    assert {f"3 players, {n} cards, endgame from 6" for n in range(7, 12)} <= measured
+    assert {f"3 players, {n} cards, endgame from 6" for n in range(7, 13)} <= measured   # issue 24: 7-12
     assert all(s["regret"] >= -1e-9 for r in rows for s in r["seats"])
     trained = {_shape(build_config(None, p)) for p in training_configs()}
     assert not trained & {_shape(build_config(None, overrides(p, n))) for _, p, n, _ in ROWS}
