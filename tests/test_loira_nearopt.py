@@ -193,7 +193,7 @@ def test_policy_files_are_the_policys_tables(tmp_path):
 
 @pytest.mark.parametrize("players, closest, draws", [
     (2, "bench rung, 14 cards, endgame from 8 cards as on the real deck", "tables deciding 6 draw(s)"),
-    (3, "3 players, verify deck, endgame from 6 cards as on the real deck", "tables deciding 1 draw(s)")])
+    (3, "3 players, 8 cards, endgame from 6 cards as on the real deck", "tables deciding 2 draw(s)")])
 def test_real_deck_quotes_the_closest_setting(players, closest, draws):
     """The real deck (2 and 3 players) names the measured row whose endgame starts where its own
     does, the largest such deck, and how far the real deck lies beyond it."""
@@ -206,6 +206,20 @@ def test_real_deck_quotes_the_closest_setting(players, closest, draws):
         assert not r.applies and r.measured_on.startswith(closest) and draws in r.measured_on
         assert r.value == max(s["regret_float"] for s in row["seats"])
         assert f"this deck: {cards} cards, {cards - row['cards']} more" in r.measured_on
+
+
+def test_three_player_regret_row_and_ladder_row_agree_on_the_optimum():
+    """The 3-player 8-card round is measured twice: the shipped policy's regret by the exact Python
+    solver (Fractions, nearopt_regret.json) and the look-ahead candidate's ladder by the C engine
+    (floats, nearopt_ladder.json). Their optima are two solvers' values of one round."""
+    from ruleproof.model.loira import nearopt_ladder
+    row = next(r for r in stored()["rows"]
+               if r["configuration"] == "3 players, 8 cards, endgame from 6 cards as on the real deck")
+    ladder = next(r for r in nearopt_ladder.stored()["rows"] if r["configuration"] == "3 players, 8 cards, endgame from 6")
+    name, base, overrides = next(c for c in CONFIGS if c[0] == row["configuration"])
+    assert build_config(base, overrides).cfg == build_config(None, nearopt_ladder.overrides(3, 8)).cfg
+    for exact, c in zip(row["seats"], ladder["seats"]):
+        assert float(Fraction(exact["optimal"])) == pytest.approx(c["optimal"], abs=1e-12)
 
 
 def test_solve_writes_the_policy_files(tmp_path, monkeypatch):

@@ -51,6 +51,9 @@ CONFIGS: list[tuple[str, str | None, dict]] = [
        {"players": 2, "deck": _RUNG_ORDER[:n], "stalls": st, "centre_rolls": r})
       for n, st, r in _RUNGS if n in (13, 14)],
     ("3 players, verify deck, endgame from 6 cards as on the real deck", None, {**_VERIFY, "players": 3}),
+    # the regret ladder's 3-player 8-card deck (nearopt_ladder._THREE): the tables decide 2 draws
+    ("3 players, 8 cards, endgame from 6 cards as on the real deck", None,
+     {"players": 3, "deck": _RUNG_ORDER[:8], "stalls": [2, 3, 4], "centre_rolls": 1}),
 ]
 #: rows whose policy plays its endgame from the real deck's cards left (decks over 16 cards: 8 for two
 #: players, 6 for three) instead of the more it uses on these small decks: the tables' share of the
@@ -232,8 +235,11 @@ def main() -> None:
             print(json.dumps(row), flush=True)
             kept[row["configuration"]] = row
         rows = sorted(kept.values(), key=lambda r: order.index(r["configuration"]))
-        REGRET_FILE.write_text(json.dumps({"policy": "near-optimal", "rows": rows, "worst": worst(rows)},
-                                          indent=1) + "\n")
+        # beside the file, then renamed into place: a stopped run leaves the stored table whole
+        tmp = REGRET_FILE.with_name(REGRET_FILE.name + ".tmp")
+        tmp.write_text(json.dumps({"policy": "near-optimal", "rows": rows, "worst": worst(rows)},
+                                  indent=1) + "\n")
+        tmp.replace(REGRET_FILE)
     measure(args.upto, write, args.only)
     print(f"worst regret {stored.__wrapped__()['worst']['regret_float']} written to {REGRET_FILE}")
 
