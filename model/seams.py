@@ -106,6 +106,10 @@ class Engine:
     applies: Callable[[Ruleset, SolveOptions], str | None]
     solve: Callable[[Ruleset, SolveOptions, "Progress | None"], SolveResult]
     samples: bool = False
+    #: a rough, relative estimate of the work ``solve`` does on a ruleset (any unit, cheap to
+    #: compute): ``sweep`` starts its heaviest points first on two cores. It orders the work only;
+    #: no result depends on it (None: the points in grid order)
+    work: Callable[[Ruleset], float] | None = None
 
 
 @dataclass(frozen=True)

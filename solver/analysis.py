@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from ruleproof.model.estimate import Estimate, Figure, exact as exact_estimate, solved
 from ruleproof.model.registry import get_spec
@@ -387,6 +387,22 @@ def deduce_file(path: Path) -> tuple[dict[str, Any], str]:
            "config": res.get("config", {"view": str(path)}), **res,
            "seconds": round(time.perf_counter() - start, 4)}
     return doc, spec.deduction.text(res)
+
+
+def heaviest_first(rulesets: Sequence[Ruleset]) -> list[int] | None:
+    """The indexes of ``rulesets`` by the answering engine's own estimate of its work
+    (``Engine.work``), the heaviest first, equal ones in their order; None when an engine gives
+    no estimate. For scheduling only: with two workers, the heaviest started last would run alone."""
+    works = []
+    for rs in rulesets:
+        try:
+            engine, _ = pick_engine(engines_of(get_spec(rs.game)), rs, SolveOptions())
+        except Exception:   # noqa: BLE001 -- no engine applies: the point reports it itself
+            return None
+        if engine.work is None:
+            return None
+        works.append(engine.work(rs))
+    return sorted(range(len(works)), key=lambda i: -works[i])
 
 
 def heavy(ruleset: Ruleset) -> bool:

@@ -17,7 +17,7 @@ so a bad input still gets its own one-line error from the main process.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 #: processes a command may use (the machine's cores, at most two: the loop's pieces come in twos)
 MAX_PROCESSES = 2
@@ -239,11 +239,17 @@ def _from_front(fn: Callable[[int], Any], ends) -> dict[int, Any]:
     return done
 
 
-def ordered_map(fn: Callable[[Any], Any], items: Iterable[Any], workers: int) -> Iterator[Any]:
+def ordered_map(fn: Callable[[Any], Any], items: Iterable[Any], workers: int,
+                first: Sequence[int] | None = None) -> Iterator[Any]:
     """``fn(item)`` for each item, in order, computed ``workers`` at a time in forked workers when
     ``workers`` > 1; an item a worker could not compute is computed here (its error raised here).
-    The workers end when the iterator is closed or dropped."""
+    ``first``: the items' indexes in the order the workers start them (the heaviest first, so the
+    last to start is a light one); the results still come in the items' order. The workers end
+    when the iterator is closed or dropped."""
     items = list(items)
+    start = list(range(len(items))) if first is None else list(first)
+    if sorted(start) != list(range(len(items))):
+        raise ValueError(f"first must order the items' indexes 0..{len(items) - 1}, not {start}")
     if workers <= 1 or len(items) <= 1:
         yield from map(fn, items)
         return
@@ -251,7 +257,8 @@ def ordered_map(fn: Callable[[Any], Any], items: Iterable[Any], workers: int) ->
     try:
         workers = min(workers, len(items))
         pool = _pool(workers)
-        jobs = [pool.submit(_run_pending, i) for i in range(len(items))]   # the workers fork here
+        started = {i: pool.submit(_run_pending, i) for i in start}   # the workers fork here
+        jobs = [started[i] for i in range(len(items))]
         _running[0] += workers
     except OSError:
         _pending.clear()

@@ -165,12 +165,13 @@ def run_sweep(base: Ruleset, axes: list[tuple[str, list[Any]]], *, max_states: i
     # heavy points (full-size, sampled: fixed seeded work each) two at a time on two cores when no
     # clock is set: the same rows, since no point's work depends on another's (solver/beside.py)
     workers = beside.processes() if deadline is None and timeout is None and len(points) > 1 else 1
-    from .analysis import heavy
+    from .analysis import heavy, heaviest_first
     if workers > 1 and not all(heavy(rs) for _, rs in points):
         workers = 1
     kw = dict(max_states=max_states, timeout=None, games=games, seed=seed, policy=policy,
               simulate_only=simulate_only)
-    ahead = beside.ordered_map(lambda p: _timed_row(p[1], kw), points, workers) if workers > 1 else None
+    first = heaviest_first([rs for _, rs in points]) if workers > 1 else None
+    ahead = beside.ordered_map(lambda p: _timed_row(p[1], kw), points, workers, first) if workers > 1 else None
     try:
         _run_points(points, rows, ahead, progress, deadline, timeout, dict(
             max_states=max_states, games=games, seed=seed, policy=policy, simulate_only=simulate_only))

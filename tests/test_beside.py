@@ -29,6 +29,35 @@ def test_ordered_map_gives_every_answer_in_order_from_workers():
     assert list(beside.ordered_map(where, range(3), 1)) == [(x * x, False) for x in range(3)]
 
 
+def started_at(x: int) -> tuple[int, float]:
+    import time
+    begun = time.monotonic()
+    time.sleep(0.3)
+    return x, begun
+
+
+def test_ordered_map_starts_the_items_first_named_and_answers_in_order():
+    got = list(beside.ordered_map(started_at, range(4), 2, first=[3, 2, 1, 0]))
+    assert [x for x, _ in got] == [0, 1, 2, 3]
+    begun = sorted(range(4), key=lambda i: got[i][1])
+    assert set(begun[:2]) == {2, 3} and set(begun[2:]) == {0, 1}   # the two named first ran first
+    with pytest.raises(ValueError, match="first must order"):
+        list(beside.ordered_map(started_at, range(3), 2, first=[0, 0, 1]))
+
+
+def test_sweep_starts_the_heaviest_points_first():
+    # Loira's near-optimal engine estimates its work (seats x (1 + rolls)): a sweep of the rolls in
+    # the centre starts at its far end, where the points cost most
+    from ruleproof.model.registry import get_spec, load_ruleset
+    from ruleproof.solver.analysis import heaviest_first
+    schema = get_spec("loira").schema
+    real = load_ruleset("loira")
+    points = [real.with_overrides({"centre_rolls": r}, spec=schema) for r in range(4)]
+    assert heaviest_first(points) == [3, 2, 1, 0]
+    small = [load_ruleset("pig").with_overrides({"goal": g}, spec=get_spec("pig").schema) for g in (5, 6)]
+    assert heaviest_first(small) is None          # no estimate: grid order
+
+
 def fails_in_workers(x: int) -> int:
     if os.getpid() != PARENT:
         if x == 2:
