@@ -364,7 +364,7 @@ def run(fn, *args, timeout: float | None = None, as_json: bool = False, **kwargs
         say_error(f"error: {e}")
         raise typer.Exit(2)
     except (runtime.Interrupted, KeyboardInterrupt):
-        say_error("interrupted")
+        runtime.say_interrupted()
         raise typer.Exit(runtime.EXIT_INTERRUPTED)
     except (typer.Exit, runtime.StdoutFailed):
         raise
@@ -372,7 +372,7 @@ def run(fn, *args, timeout: float | None = None, as_json: bool = False, **kwargs
         raise typer.Exit(library_failed(e))
     except Exception as e:  # noqa: BLE001 - the last resort: one line, no traceback
         if runtime.interrupted():
-            say_error("interrupted")
+            runtime.say_interrupted()
             raise typer.Exit(runtime.EXIT_INTERRUPTED)
         say_error(f"internal error: {type(e).__name__}: {e}")
         raise typer.Exit(3)
@@ -1400,7 +1400,7 @@ def main(argv: list[str] | None = None) -> None:
             code = _guarded(argv)
             sys.stdout.flush()
     except runtime.Interrupted:   # Ctrl-C while the command line loaded (see runtime.armed)
-        say_error("interrupted")
+        runtime.say_interrupted()
         code = runtime.EXIT_INTERRUPTED
     except runtime.StdoutFailed as exc:
         if exc.error.errno == errno.EPIPE:  # the reader went away (`| head`): quietly, like Unix tools
@@ -1436,7 +1436,7 @@ def _guarded(argv: list[str] | None) -> int:
         say_error(f"error: command line: {message}")
         return getattr(exc, "exit_code", 2) or 2
     except (typer.Abort, runtime.Interrupted, KeyboardInterrupt):
-        say_error("interrupted")
+        runtime.say_interrupted()
         return runtime.EXIT_INTERRUPTED
     except runtime.StdoutFailed:
         raise

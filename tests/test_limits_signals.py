@@ -126,6 +126,53 @@ def test_a_time_limit_raised_in_a_destructor_prints_nothing_and_still_stops(caps
     assert sys.unraisablehook == printed.append   # the command's own hook is back
 
 
+def test_ctrl_c_inside_a_ctypes_conversion_in_a_destructor_prints_nothing(capsys, monkeypatch):
+    """Seen in CI: Ctrl-C landed in the argument conversion of a ctypes call inside z3's ``__del__``;
+    ctypes wraps it as an ``ArgumentError`` and Python hands that to the unraisable hook, which
+    printed "warning: ignored ArgumentError: argument 2: Interrupted" before "interrupted"."""
+    import ctypes
+    from ruleproof.solver import runtime
+
+    class Converts:
+        @classmethod
+        def from_param(cls, obj):
+            runtime._on_sigint(signal.SIGINT, None)   # the handler, as Ctrl-C runs it
+
+    class Dying:
+        def __del__(self):
+            strlen = ctypes.CDLL(None).strlen
+            strlen.argtypes = [Converts]
+            strlen(b"x")
+
+    monkeypatch.setattr(sys, "unraisablehook", runtime._quiet_unraisable)
+    try:
+        Dying()
+        assert runtime.interrupted()
+    finally:
+        runtime._state["interrupted"] = False
+    assert capsys.readouterr().err == ""
+    Dying.__del__ = lambda self: 1 / 0   # not stopped: an error in a destructor is still said
+    Dying()
+    assert capsys.readouterr().err.startswith("warning: ignored ZeroDivisionError")
+
+
+def test_interrupted_is_said_once_by_the_main_thread_and_the_watchdog():
+    """Seen in CI: the main thread said "interrupted" and was still freeing a large solve when the
+    watchdog's 0.9 s ran out, and the watchdog said it again."""
+    from ruleproof.solver import runtime
+
+    said = []
+    runtime._state.update(armed=True, said=False)
+    try:
+        runtime.say_interrupted(said.append)   # the main thread
+        runtime.say_interrupted(said.append)   # the watchdog, later
+    finally:
+        runtime._state.update(armed=False, said=False)
+    assert said == ["interrupted"]
+    runtime.say_interrupted(said.append)   # in-process (not armed): each command says it
+    assert said == ["interrupted"] * 2
+
+
 def children(pid: int) -> list[int]:
     found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
     return [int(p) for p in found]

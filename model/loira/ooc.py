@@ -698,7 +698,8 @@ def main(argv: list[str] | None = None) -> int:
         print(stopped(str(e)), flush=True)
         return runtime.EXIT_LIMIT
     except (runtime.Interrupted, KeyboardInterrupt):
-        return _say("interrupted", runtime.EXIT_INTERRUPTED)
+        runtime.say_interrupted()
+        return runtime.EXIT_INTERRUPTED
     except (OocError, RulesetError, fast.FastUnavailable) as e:
         return _say(f"error: {e}", 2)
     except MemoryError:
