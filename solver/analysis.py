@@ -395,22 +395,25 @@ def heaviest_first(rulesets: Sequence[Ruleset]) -> list[int] | None:
     no estimate. For scheduling only: with two workers, the heaviest started last would run alone."""
     works = []
     for rs in rulesets:
-        try:
-            engine, _ = pick_engine(engines_of(get_spec(rs.game)), rs, SolveOptions())
-        except Exception:   # noqa: BLE001 -- no engine applies: the point reports it itself
-            return None
-        if engine.work is None:
+        engine = answering_engine(rs)
+        if engine is None or engine.work is None:
             return None
         works.append(engine.work(rs))
     return sorted(range(len(works)), key=lambda i: -works[i])
+
+
+def answering_engine(ruleset: Ruleset):
+    """The engine that answers ``ruleset`` by default, or None when none applies (the caller then
+    reports it through its own run)."""
+    try:
+        return pick_engine(engines_of(get_spec(ruleset.game)), ruleset, SolveOptions())[0]
+    except Exception:   # noqa: BLE001 -- no engine applies
+        return None
 
 
 def heavy(ruleset: Ruleset) -> bool:
     """Whether evaluating ``ruleset`` is the heavy kind worth a second process: the engine that
     answers it plays a fixed sample (the near-optimal self-play), so no exact engine fits it:
     ``compare`` and ``sweep`` then run such sides or points beside each other (``beside``)."""
-    try:
-        engine, _ = pick_engine(engines_of(get_spec(ruleset.game)), ruleset, SolveOptions())
-    except Exception:   # noqa: BLE001 -- no engine applies: the caller reports it, in one process
-        return False
-    return bool(engine.samples)
+    engine = answering_engine(ruleset)
+    return engine is not None and bool(engine.samples)

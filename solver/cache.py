@@ -245,5 +245,10 @@ def kept(kind: str, ruleset: Ruleset, options: dict[str, Any]) -> bool:
 
 
 def with_ruleset(value: Any, ruleset: Ruleset) -> Any:
-    """A kept dataclass result given back under the caller's ruleset (its name and source)."""
+    """A kept dataclass result given back under the caller's ruleset (its name and source), and so
+    is a kept result inside it that names its ruleset too (an evaluation's ``solved``, which the
+    page reads: kept by configuration, it may come from another ruleset of the same round)."""
+    inner = getattr(value, "solved", None)
+    if dataclasses.is_dataclass(inner) and hasattr(inner, "ruleset"):
+        value = dataclasses.replace(value, solved=dataclasses.replace(inner, ruleset=ruleset))
     return dataclasses.replace(value, ruleset=ruleset)

@@ -81,6 +81,19 @@ def test_values_are_shared_by_the_configuration_a_ruleset_resolves_to(monkeypatc
     assert cache.result_key("verify", rest) != cache.result_key("verify", three)
 
 
+def test_a_kept_answer_given_back_names_the_callers_ruleset_inside_too():
+    # kept by configuration, an evaluation may come from another ruleset of the same round; the
+    # near-optimal engine's answer keeps its ``Solved`` (the page reads it): it names the caller's
+    from ruleproof.solver.analysis import solve_ruleset
+    a = pig()
+    b = a.with_overrides({}, spec=get_spec("pig").schema, source="another file, the same round")
+    solved = solve_ruleset(a)
+    ev = compare.Evaluation(ruleset=a, method="exact", solved=solved)
+    back = cache.with_ruleset(ev, b)
+    assert back.ruleset is b and back.solved.ruleset is b and back.solved.result is solved.result
+    assert ev.solved.ruleset is a   # the kept one is not changed
+
+
 def test_outside_a_command_nothing_is_kept(monkeypatch):
     calls = counting(monkeypatch)
     a = pig()
