@@ -212,7 +212,7 @@ def run_scenario(ruleset: Ruleset, memo: dict | None = None, stored_prints: byte
     sol = res.result.solution if hasattr(res.result.solution, "exploration") else None
     ex = sol.exploration if sol is not None else \
         explore(get_spec(ruleset.game).build(ruleset), check_invariants=False)
-    digest, prints = graph_digest(ex, sol)
+    digest, prints = graph_digest(ex, sol, memo)
     got: dict[str, Any] = {"states": res.result.states,
                            "values": [v["fraction"] for v in res.values] if res.values else None,
                            "digest": digest}
@@ -262,12 +262,14 @@ def _quiet_worker() -> None:
 
 
 def _run_jobs(jobs: list[tuple], processes: int | None, done: Callable[[str, str, dict], None]) -> None:
-    """Run scenario jobs (game, name, params, rulings, source, size) in ``processes`` workers,
-    calling ``done(game, name, got)`` as each finishes. The biggest (by ``size``, the stored state
-    count) go first, so a long one does not start last and keep one worker busy alone."""
+    """Run scenario jobs (game, name, params, rulings, source, stored prints, (size, digest)) in
+    ``processes`` workers, calling ``done(game, name, got)`` as each finishes. The biggest (by ``size``, the stored state
+    count, then the stored digest) go first, so a long one does not start last and keep one worker
+    busy alone; scenarios stored with one digest come one after another, where a worker's memo
+    finds the graph it digested last (``solver.digest.graph_digest``)."""
     import multiprocessing as mp
     import os
-    work = [j[:-1] for j in sorted(jobs, key=lambda j: -j[-1])]
+    work = [j[:-1] for j in sorted(jobs, key=lambda j: (-j[-1][0], j[-1][1]))]
     n = min(processes if processes is not None else SCENARIO_PROCESSES, os.cpu_count() or 1, len(work))
     if n <= 1:
         _MEMO.clear()
@@ -300,7 +302,7 @@ def _stored(game: str) -> tuple[Path, dict[str, Any]]:
 def record_scenarios(game: str, processes: int | None = None) -> Path:
     from .digest import dump_prints, prints_path
     from .outputs import write_file
-    jobs = [(game, name, params, rulings, f"scenario {name}", None, 0)
+    jobs = [(game, name, params, rulings, f"scenario {name}", None, (0, ""))
             for name, params, rulings in scenario_configs(game)]
     data = {name: {"params": params, "rulings": rulings} for _, name, params, rulings, _, _, _ in jobs}
     prints: dict[str, bytes] = {}
@@ -341,8 +343,9 @@ def check_games(games: list[str], progress: Callable[[str, int, int], None] | No
             params, rulings = entry.get("params", {}), entry.get("rulings", {})
             source = f"{path}:{name}"
             scenario_ruleset(game, params, rulings, source)   # bad input stops here, before any worker
+            expect = entry["expect"] or {}
             jobs.append((game, name, params, rulings, source, prints.get(name),
-                         (entry["expect"] or {}).get("states") or 0))
+                         (expect.get("states") or 0, str(expect.get("digest") or ""))))
     got: dict[str, dict[str, Any]] = {game: {} for game in games}
     timing: dict[tuple[str, str], tuple[float, float]] = {}
 

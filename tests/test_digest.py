@@ -100,3 +100,62 @@ def test_a_text_is_quoted_as_json_dumps_quotes_it(text):
 def test_texts_with_what_json_escapes():
     for text in ['a"b', "a\\b", "é", "x\x7f", "tab\t", "\x00", "(1, -2)", "-3/7", ""]:
         assert _quoted(text) == json.dumps(text)
+
+
+def _mini():
+    from ruleproof.model.registry import load_ruleset
+    return load_ruleset("loira-mini")
+
+
+def _mini_graph():
+    """Loira's smallest built-in round (a few thousand states; its keys are tuples with an IntEnum)."""
+    return explore(get_spec("loira").build(_mini()), check_invariants=False)
+
+
+def test_the_memo_gives_the_last_digest_only_for_the_same_records():
+    """``graph_digest(..., memo)`` reuses the graph digested just before only when every record is
+    the same: a key or an action equal in value but not in type (its repr, in the record, differs),
+    or a changed move, or another solution, is digested afresh -- each as without the memo."""
+    import dataclasses
+    memo: dict = {}
+    ex = _mini_graph()
+    first = graph_digest(ex, None, memo)
+    assert first == graph_digest(ex)
+    again = _mini_graph()                      # explored again: another object, the same records
+    assert graph_digest(again, None, memo) is first
+
+    node = 5
+    typed = dataclasses.replace(again, keys=list(again.keys))
+    key = typed.keys[node]
+    i = next(i for i, x in enumerate(key) if type(x) is int and x in (0, 1))
+    typed.keys[node] = key[:i] + (bool(key[i]),) + key[i + 1:]   # equal, yet its repr differs
+    assert typed.keys == again.keys
+    assert graph_digest(typed, None, memo) == graph_digest(typed) != first
+
+    acted = dataclasses.replace(again, action=list(again.action))
+    edge = next(e for e, a in enumerate(acted.action) if type(a) is int and a in (0, 1))
+    acted.action[edge] = bool(acted.action[edge])
+    assert graph_digest(acted, None, memo) == graph_digest(acted) != first
+
+    # solved: the same solution's objects reuse it, another solution's do not
+    sol = solve_ruleset(_mini(), exact=True, check_invariants=False).result.solution
+    solved = graph_digest(sol.exploration, sol, memo)
+    assert solved == graph_digest(sol.exploration, sol) != first
+    other = dataclasses.replace(sol, exact=[tuple(-v for v in vals) for vals in sol.exact])
+    assert graph_digest(sol.exploration, other, memo) == graph_digest(sol.exploration, other) != solved
+    assert graph_digest(sol.exploration, other, memo) is memo["digest: the last graph"]["digest"]
+
+
+def test_rulings_check_with_the_memo_answers_as_without(monkeypatch):
+    """Each game's stored scenarios, in the workers' order, with and without the worker's memo:
+    the same digests and fingerprints (Loira's 35 are left to ``rulings check`` itself)."""
+    from ruleproof.solver import analysis
+    for game in ("pig", "skunk", "bomb-busters"):
+        stored = json.loads(scenario_file(game).read_text())
+        order = sorted(stored.items(), key=lambda kv: (-kv[1]["expect"]["states"], kv[1]["expect"]["digest"]))
+        memo: dict = {}
+        for name, entry in order:
+            rs = scenario_ruleset(game, entry.get("params", {}), entry.get("rulings", {}), name)
+            with_memo = analysis.run_scenario(rs, memo)
+            without = analysis.run_scenario(rs, None)
+            assert with_memo == without and with_memo["digest"] == entry["expect"]["digest"], (game, name)

@@ -65,8 +65,9 @@ def test_a_changed_value_is_caught_even_when_its_graph_was_solved_for_another_sc
     assert [r["scenario"] for r in rows] == ["first", "second", "third"]
     assert [r["same"] for r in rows] == [True, False, False]
     assert all(r["got"] == expect for r in rows)
-    if processes == 1:   # the three share one exact solve in this process
-        assert len(analysis._MEMO) == 1
+    if processes == 1:   # the three share one exact solve in this process (and one digest)
+        from ruleproof.solver.digest import _LAST
+        assert len([k for k in analysis._MEMO if k != _LAST]) == 1
 
 
 @pytest.mark.parametrize("entry,needle", [({"params": {"goal": -3}, "rulings": {}, "expect": {}}, "pig.json:bad"),
