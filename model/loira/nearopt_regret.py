@@ -49,7 +49,7 @@ CONFIGS: list[tuple[str, str | None, dict]] = [
     ("3 players, L04/L08 example", "model/loira/examples/three-players-l04.toml", {}),
     *[(f"bench rung, {n} cards, endgame from 8 cards as on the real deck", None,
        {"players": 2, "deck": _RUNG_ORDER[:n], "stalls": st, "centre_rolls": r})
-      for n, st, r in _RUNGS if n in (13, 14)],
+      for n, st, r in _RUNGS if n in (13, 14, 15)],
     ("3 players, verify deck, endgame from 6 cards as on the real deck", None, {**_VERIFY, "players": 3}),
     # the regret ladder's 3-player 8-card deck (nearopt_ladder._THREE): the tables decide 2 draws
     ("3 players, 8 cards, endgame from 6 cards as on the real deck", None,
