@@ -85,6 +85,7 @@ def test_stored_bound_meets_the_target():
     assert all(s["regret_float"] <= 0.01 for r in rows for s in r["seats"] if r["configuration"] not in _ENDGAME_CARDS)
     real = {r["cards"] for r in rows if r["configuration"] in _ENDGAME_CARDS and r["players"] == 2}
     assert real == {13, 14, 15}
+    assert {r["cards"] for r in rows if r["configuration"] in _ENDGAME_CARDS and r["players"] == 3} == {7, 8, 9}
     assert stored()["worst"]["configuration"] == "bench rung, 15 cards, endgame from 8 cards as on the real deck"
 
 
@@ -199,7 +200,7 @@ def test_policy_files_are_the_policys_tables(tmp_path):
 
 @pytest.mark.parametrize("players, closest, draws", [
     (2, "bench rung, 15 cards, endgame from 8 cards as on the real deck", "tables deciding 7 draw(s)"),
-    (3, "3 players, 8 cards, endgame from 6 cards as on the real deck", "tables deciding 2 draw(s)")])
+    (3, "3 players, 9 cards, endgame from 6 cards as on the real deck", "tables deciding 3 draw(s)")])
 def test_real_deck_quotes_the_closest_setting(players, closest, draws):
     """The real deck (2 and 3 players) names the measured row whose endgame starts where its own
     does, the largest such deck, and how far the real deck lies beyond it."""
@@ -214,16 +215,18 @@ def test_real_deck_quotes_the_closest_setting(players, closest, draws):
         assert f"this deck: {cards} cards, {cards - row['cards']} more" in r.measured_on
 
 
-def test_three_player_regret_row_and_ladder_row_agree_on_the_optimum():
-    """The 3-player 8-card round is measured twice: the shipped policy's regret by the exact Python
-    solver (Fractions, nearopt_regret.json) and the look-ahead candidate's ladder by the C engine
-    (floats, nearopt_ladder.json). Their optima are two solvers' values of one round."""
+@pytest.mark.parametrize("cards", [8, 9])
+def test_three_player_regret_row_and_ladder_row_agree_on_the_optimum(cards):
+    """The 3-player 8- and 9-card rounds are measured twice: the shipped policy's regret by the exact
+    Python solver (Fractions, nearopt_regret.json) and the look-ahead candidate's ladder by the C
+    engine (floats, nearopt_ladder.json). Their optima are two solvers' values of one round."""
     from ruleproof.model.loira import nearopt_ladder
     row = next(r for r in stored()["rows"]
-               if r["configuration"] == "3 players, 8 cards, endgame from 6 cards as on the real deck")
-    ladder = next(r for r in nearopt_ladder.stored()["rows"] if r["configuration"] == "3 players, 8 cards, endgame from 6")
+               if r["configuration"] == f"3 players, {cards} cards, endgame from 6 cards as on the real deck")
+    ladder = next(r for r in nearopt_ladder.stored()["rows"]
+                  if r["configuration"] == f"3 players, {cards} cards, endgame from 6")
     name, base, overrides = next(c for c in CONFIGS if c[0] == row["configuration"])
-    assert build_config(base, overrides).cfg == build_config(None, nearopt_ladder.overrides(3, 8)).cfg
+    assert build_config(base, overrides).cfg == build_config(None, nearopt_ladder.overrides(3, cards)).cfg
     for exact, c in zip(row["seats"], ladder["seats"]):
         assert float(Fraction(exact["optimal"])) == pytest.approx(c["optimal"], abs=1e-12)
 
