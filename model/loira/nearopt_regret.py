@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 from fractions import Fraction
 from functools import cache
@@ -49,7 +50,11 @@ CONFIGS: list[tuple[str, str | None, dict]] = [
     ("3 players, L04/L08 example", "model/loira/examples/three-players-l04.toml", {}),
     *[(f"bench rung, {n} cards, endgame from 8 cards as on the real deck", None,
        {"players": 2, "deck": _RUNG_ORDER[:n], "stalls": st, "centre_rolls": r})
-      for n, st, r in _RUNGS if n in (13, 14, 15)],
+      for n, st, r in _RUNGS if n in (12, 13, 14, 15)],
+    # the endgame held lower still, at 6 cards left, so the tables decide 6 to 8 draws (issue 24)
+    *[(f"bench rung, {n} cards, endgame from 6 cards", None,
+       {"players": 2, "deck": _RUNG_ORDER[:n], "stalls": st, "centre_rolls": r})
+      for n, st, r in _RUNGS if n in (12, 13, 14)],
     ("3 players, verify deck, endgame from 6 cards as on the real deck", None, {**_VERIFY, "players": 3}),
     # the regret ladder's 3-player 8-card deck (nearopt_ladder._THREE): the tables decide 2 draws
     ("3 players, 8 cards, endgame from 6 cards as on the real deck", None,
@@ -58,11 +63,11 @@ CONFIGS: list[tuple[str, str | None, dict]] = [
     ("3 players, 9 cards, endgame from 6 cards as on the real deck", None,
      {"players": 3, "deck": _RUNG_ORDER[:9], "stalls": [2, 3, 4], "centre_rolls": 1}),
 ]
-#: rows whose policy plays its endgame from the real deck's cards left (decks over 16 cards: 8 for two
-#: players, 6 for three) instead of the more it uses on these small decks: the tables' share of the
-#: real game, measured where it can be
-_ENDGAME_CARDS = {name: 8 if name.startswith("bench rung") else 6
-                  for name, _, _ in CONFIGS if name.endswith("as on the real deck")}
+#: rows whose policy plays its endgame from a set number of cards left instead of the more it uses on
+#: these small decks: the real deck's (decks over 16 cards: 8 for two players, 6 for three), or 6 for
+#: two players, so the tables decide more -- the tables' share of the real game, measured where it can be
+_ENDGAME_CARDS = {name: int(re.search(r"endgame from (\d+) cards", name)[1])
+                  for name, _, _ in CONFIGS if "endgame from" in name}
 #: the C engine's kept table sized at once for these rungs (turn states: the 16-card rung's
 #: 1.2e8, model/loira/README.md's bench ladder), 6 GiB instead of the doubling's 9.2 GiB peak
 _RESERVE = {16: 121_000_000}
