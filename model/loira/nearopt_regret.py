@@ -37,24 +37,28 @@ _RUNG_ORDER = ["F1", "F2", "M1", "grito", "M2", "toc-toc", "P1", "grito", "desca
 _RUNGS = ((4, [2, 4], 1), (6, [2, 4], 1), (8, [2, 3, 4], 1), (10, [2, 3, 4], 2), (12, [2, 3, 4], 2),
           (13, [2, 3, 4, 4], 3), (14, [2, 3, 3, 4], 3), (15, [2, 2, 3, 4, 4], 3),
           (16, [2, 2, 3, 3, 4, 4], 3))
+
+
+def _rung(n: int) -> dict:
+    """The parameter overrides of the bench rung of ``n`` cards (2 players)."""
+    stalls, rolls = next((st, r) for m, st, r in _RUNGS if m == n)
+    return {"players": 2, "deck": _RUNG_ORDER[:n], "stalls": stalls, "centre_rolls": rolls}
+
+
 #: configurations up to this many cards get ``exact.regret`` (the 10-card rung took 310 s there)
 PY_EXACT_CARDS = 8
 CONFIGS: list[tuple[str, str | None, dict]] = [
-    *[(f"bench rung, {n} cards", None, {"players": 2, "deck": _RUNG_ORDER[:n], "stalls": st,
-                                         "centre_rolls": r}) for n, st, r in _RUNGS],
+    *[(f"bench rung, {n} cards", None, _rung(n)) for n, _, _ in _RUNGS],
     ("verify configuration", None, _VERIFY),
     ("loira-mini", "loira-mini", {}),
     ("tiny example", "model/loira/examples/tiny.toml", {}),
     ("3 players, verify deck", None, {**_VERIFY, "players": 3}),
     ("3 players, loira-mini deck", "loira-mini", {"players": 3}),
     ("3 players, L04/L08 example", "model/loira/examples/three-players-l04.toml", {}),
-    *[(f"bench rung, {n} cards, endgame from 8 cards as on the real deck", None,
-       {"players": 2, "deck": _RUNG_ORDER[:n], "stalls": st, "centre_rolls": r})
-      for n, st, r in _RUNGS if n in (12, 13, 14, 15)],
+    *[(f"bench rung, {n} cards, endgame from 8 cards as on the real deck", None, _rung(n))
+      for n in (12, 13, 14, 15)],
     # the endgame held lower still, at 6 cards left, so the tables decide 6 to 8 draws (issue 24)
-    *[(f"bench rung, {n} cards, endgame from 6 cards", None,
-       {"players": 2, "deck": _RUNG_ORDER[:n], "stalls": st, "centre_rolls": r})
-      for n, st, r in _RUNGS if n in (12, 13, 14)],
+    *[(f"bench rung, {n} cards, endgame from 6 cards", None, _rung(n)) for n in (12, 13, 14)],
     ("3 players, verify deck, endgame from 6 cards as on the real deck", None, {**_VERIFY, "players": 3}),
     # the regret ladder's 3-player 8-card deck (nearopt_ladder._THREE): the tables decide 2 draws
     ("3 players, 8 cards, endgame from 6 cards as on the real deck", None,
