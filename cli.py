@@ -1189,6 +1189,7 @@ def rulings_rank(ctx: typer.Context,
     too big to solve is ranked by paired seeded games (both readings in the same games: common
     random numbers), each change with its 95% interval."""
     def body():
+        from ruleproof.model.estimate import Estimate
         from ruleproof.solver.rulings import known_ruling, rank_rulings
         start = time.perf_counter()
         check_limits(None, timeout)
@@ -1219,9 +1220,11 @@ def rulings_rank(ctx: typer.Context,
         if sp:   # the rows (or all of them) beyond the exact solve: paired games
             why = f"too big to solve ({ref['error']})" if "error" in ref else "readings too big to solve"
             out.print(f"  {why}: each reading played in the same {sp['games']:,} seeded games (seed "
-                      f"{sp['seed']}, policy {sp['policy']}); reference in those games: "
-                      + ", ".join(f"seat {i} {v:+.2f}" for i, v in enumerate(sp["values"]))
-                      + (f"; moves {sp['length']:.1f}" if sp["length"] is not None else ""),
+                      f"{sp['seed']}, policy {sp['policy']}); reference in those games (mean ± half its "
+                      "95% interval): " + ", ".join(f"seat {i} {Estimate.from_dict(e).number(signed=True)}"
+                                                    for i, e in enumerate(sp["value_estimates"]))
+                      + (f"; moves {Estimate.from_dict(sp['length_estimate']).number()}"
+                         if sp.get("length_estimate") else ""),
                       markup=False, highlight=False, soft_wrap=True)
         from ruleproof.solver.page import rank_row
         headers = ["ruling", "alternative", "effect", "max |Δ value|", "Δ value per seat", "Δ expected moves"]

@@ -45,6 +45,24 @@ def normal_interval(total: float, total_sq: float, n: int) -> tuple[float, float
     return mean, mean - half, mean + half
 
 
+def bounded_interval(total: float, total_sq: float, n: int,
+                     bounds: tuple[float, float]) -> tuple[float, float, float]:
+    """(mean, low, high) of a mean of plays that each lie in finite ``bounds``: the hull of the
+    normal interval and the normal interval of the sample widened by z^2/2 pseudo-plays at each
+    bound (Agresti and Coull's adjustment; for a 0/1 quantity it is their interval). The normal
+    interval alone collapses to a point when every play gave the same value (30 wins in 30 games
+    are not a certain win) and is too narrow near a bound; the hull never is, and with many plays
+    and some spread it is the normal interval."""
+    mean, low, high = normal_interval(total, total_sq, n)
+    if n == 0:
+        return mean, low, high
+    lo, hi = bounds
+    pseudo = Z95 * Z95 / 2
+    _, a_low, a_high = normal_interval(total + pseudo * (lo + hi), total_sq + pseudo * (lo * lo + hi * hi),
+                                       n + 2 * pseudo)
+    return mean, min(low, a_low), max(high, a_high)
+
+
 def wilson_interval(successes: int, n: int) -> tuple[float, float, float]:
     """(proportion, low, high): the Wilson score 95% interval (sound near 0 and 1)."""
     if n == 0:
@@ -265,7 +283,14 @@ def sampled(mean: float, interval: tuple[float, float], games: int, *, seed: int
 
 
 def sampled_mean(total: float, total_sq: float, games: int, **kw: Any) -> Estimate:
-    mean, low, high = normal_interval(total, total_sq, games)
+    """The mean of ``games`` plays from running sums; its interval is ``bounded_interval``'s when
+    ``bounds`` are finite on both sides, else the normal approximation's."""
+    bounds = kw.get("bounds")
+    if bounds is not None and all(math.isfinite(float(b)) for b in bounds):
+        mean, low, high = bounded_interval(total, total_sq, games, (float(bounds[0]), float(bounds[1])))
+        kw.setdefault("how", "normal approximation, widened near the bounds (Agresti-Coull)")
+    else:
+        mean, low, high = normal_interval(total, total_sq, games)
     return sampled(mean, (low, high), games, **kw)
 
 

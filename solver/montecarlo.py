@@ -18,8 +18,8 @@ Progress = Callable[[int, int], None]
 
 
 def mean_ci(total: float, total_sq: float, n: int, **kw: Any) -> Estimate:
-    """The sampled mean of ``n`` plays from running sums, with its normal-approximation 95%
-    interval (``kw``: seed, policy, bounds -- see ``model.estimate.sampled``)."""
+    """The sampled mean of ``n`` plays from running sums, with its 95%
+    interval (``kw``: seed, policy, bounds -- see ``model.estimate.sampled_mean``)."""
     return sampled_mean(total, total_sq, n, **kw)
 
 

@@ -21,6 +21,7 @@ them by how far they move each seat's value and the expected length of play.
 """
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections import deque
@@ -30,6 +31,7 @@ from ruleproof.model.protocol import CHANCE, TERMINAL
 from ruleproof.model.registry import get_spec
 from ruleproof.model.ruleset import Ruleset, RulesetError
 
+from ruleproof.model.estimate import sampled_mean
 from ruleproof.model.limits import Limits
 from ruleproof.model.sampling import sample_outcome
 
@@ -437,12 +439,12 @@ def paired_plays(rs: Ruleset, games: int, seed: int, policy: str | None = None,
 def _paired_change(xs: list[float], ys: list[float], seed: int, policy: str, bounds) -> Any:
     """The mean of y - x over paired games, sampled with its 95% interval (within the range a
     difference of two values in ``bounds`` can take)."""
-    from ruleproof.model.estimate import sampled_mean
     d = [y - x for x, y in zip(xs, ys)]
     width = None if bounds is None else float(bounds[1]) - float(bounds[0])
     return sampled_mean(sum(d), sum(v * v for v in d), len(d), seed=seed, policy=policy,
                         bounds=None if width is None else (-width, width),
-                        how="normal approximation, paired games (common random numbers)")
+                        how="normal approximation widened near the bounds (Agresti-Coull), paired games "
+                            "(common random numbers)")
 
 
 def _paired_row(ref: dict[str, Any], got: dict[str, Any], seed: int) -> dict[str, Any]:
@@ -591,7 +593,14 @@ def _rank_rulings(spec, base: Ruleset, *, only: list[str] | None, timeout: float
     if plays:   # the reference as the paired games measured it
         p = plays["plays"]
         n = len(p["utilities"])
+        seats = range(len(p["utilities"][0])) if n else range(0)
+        estimates = [sampled_mean(sum(u[s] for u in p["utilities"]), sum(u[s] * u[s] for u in p["utilities"]), n,
+                                  seed=seed, policy=p["policy"], bounds=p["bounds"]) for s in seats]
         ref = {**ref, "sampled": {"games": n, "seed": seed, "policy": p["policy"],
-                                  "values": [sum(u[s] for u in p["utilities"]) / n for s in range(len(p["utilities"][0]))] if n else [],
-                                  "length": sum(p["moves"]) / n if n else None}}
+                                  "values": [e.value for e in estimates],
+                                  "value_estimates": [e.as_dict() for e in estimates],
+                                  "length": sum(p["moves"]) / n if n else None,
+                                  "length_estimate": sampled_mean(
+                                      float(sum(p["moves"])), float(sum(m * m for m in p["moves"])), n, seed=seed,
+                                      policy=p["policy"], bounds=(0.0, math.inf)).as_dict() if n else None}}
     return {"configuration": base.as_dict(), "reference": ref, "rows": rows}

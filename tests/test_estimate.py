@@ -37,6 +37,65 @@ def test_intervals_stay_within_what_the_figure_can_be():
     assert p.low == 0.0 and p.high > 0 and p.bounds == (0.0, 1.0) and p.how == "Wilson"
 
 
+def _coverage(outcomes: dict[float, float], n: int, bounds: tuple[float, float]) -> float:
+    """The exact probability that ``sampled_mean``'s interval over ``n`` plays covers the true
+    mean, when each play gives value v with probability outcomes[v] (summed over every count
+    vector: no sampling)."""
+    values, probs = list(outcomes), list(outcomes.values())
+    truth = sum(v * p for v, p in outcomes.items())
+
+    def counts(k: int, left: int):
+        if k == len(values) - 1:
+            yield (left,)
+            return
+        for c in range(left + 1):
+            for rest in counts(k + 1, left - c):
+                yield (c,) + rest
+
+    covered = 0.0
+    for cs in counts(0, n):
+        weight = math.factorial(n)
+        for c, p in zip(cs, probs):
+            weight = weight / math.factorial(c) * p ** c
+        total = sum(c * v for c, v in zip(cs, values))
+        total_sq = sum(c * v * v for c, v in zip(cs, values))
+        e = sampled_mean(total, total_sq, n, bounds=bounds)
+        covered += weight * (e.low <= truth <= e.high)
+    return covered
+
+
+def test_a_sample_where_every_play_agreed_is_not_a_certainty():
+    # the policy won all 30 games: the normal interval collapsed to [1, 1] ("+1.00 ± 0.00")
+    e = sampled_mean(30.0, 30.0, 30, bounds=(-1.0, 1.0))
+    assert e.high == 1.0 and e.low < 0.8 and e.number(signed=True) == "+1.00 ± 0.14"
+    # a paired difference that was 0 in every game: 0, give or take what 30 games resolve
+    d = sampled_mean(0.0, 0.0, 30, bounds=(-2.0, 2.0))
+    assert d.low < -0.2 and d.high > 0.2
+    # with many games and spread the normal interval is unchanged: (0.3 -+ 1.96 sqrt(0.95 - 0.09) / sqrt(2000))
+    big = sampled_mean(600.0, 1900.0, 2000, bounds=(-1.0, 1.0))
+    half = 1.959963984540054 * math.sqrt((0.95 - 0.09) * 2000 / 1999 / 2000)
+    assert big.high == pytest.approx(0.3 + half, abs=1e-12) and big.low == pytest.approx(0.3 - half, abs=6e-4)
+    # unbounded quantities keep the normal approximation
+    assert sampled_mean(30.0, 30.0, 30, bounds=(0.0, math.inf)).interval == (1.0, 1.0)
+
+
+@pytest.mark.parametrize("outcomes", [{1.0: 0.99, -1.0: 0.01}, {1.0: 0.97, 0.0: 0.02, -1.0: 0.01},
+                                      {1.0: 0.5, -1.0: 0.5}, {1.0: 0.05, 0.0: 0.9, -1.0: 0.05}])
+def test_the_interval_covers_the_truth_near_and_far_from_a_bound(outcomes):
+    # exact coverage over every outcome of 30 plays; the normal interval alone covers a 0.99
+    # chance of +1 only when some game was lost: 1 - 0.99^30 = 0.26
+    assert _coverage(outcomes, 30, (-1.0, 1.0)) >= 0.93
+
+
+def test_a_proportion_through_the_mean_contains_wilsons_interval():
+    from ruleproof.model.estimate import wilson_interval
+    for n in (1, 5, 30, 200):
+        for k in range(n + 1):
+            e = sampled_mean(float(k), float(k), n, bounds=(0.0, 1.0))
+            _, low, high = wilson_interval(k, n)
+            assert e.low <= low + 1e-12 and e.high >= high - 1e-12, (k, n)
+
+
 def test_json_round_trips_and_stays_plain():
     import json
     e = near_optimal(sampled(0.1, (-0.05, 0.25), 150, seed=1, policy="near-optimal", bounds=(-1.0, math.inf)),

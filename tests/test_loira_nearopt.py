@@ -154,12 +154,17 @@ def test_full_deck_answer_is_marked_near_optimal():
     sp = res["self_play"]
     assert sp["games"] == 12 and sp["seed"] == 5
     assert all(-1 <= e.low <= e.value <= e.high <= 1 and e.games == 12 for e in sp["utility"])
+    # outright wins are sampled proportions with Wilson's interval, not bare ratios
+    assert all(w.how == "Wilson" and w.games == 12 and 0 <= w.low <= w.value <= w.high <= 1 and w.low < w.high
+               for w in sp["wins_outright"])
     for key in ("self_play_round", "self_play_match"):
         rows = res[key]
         assert {(r["opponent"], r["seat"]) for r in rows} == {(o, s) for o in OPPONENTS for s in (0, 1)}
         for r in rows:
             lo, hi = r["utility"]["ci95"]
             assert r["games"] == 4 and -1 <= lo <= r["utility"]["mean"] <= hi <= 1
+            # never a point interval from 4 games, even when all 4 went one way
+            assert lo < hi and r["wins_outright"]["how"] == "Wilson" and r["wins_outright"]["n"] == 4
     assert res["target_wins"] == 2
 
 

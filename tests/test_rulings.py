@@ -130,7 +130,8 @@ def test_rank_tells_a_harmless_reading_from_one_the_configuration_never_exercise
 def test_paired_games_rank_every_reading_of_a_configuration_too_big_to_solve(monkeypatch):
     """Beyond the exact solve (here the tiny round with the solve's state cap lowered to 50) every
     exercised reading is ranked by paired seeded games: a reading that changes nothing gives the
-    very same games (a zero-width interval), a 2-player round's seats move by opposite amounts,
+    very same games (a change of 0, its interval what 60 games resolve, not a point), a 2-player
+    round's seats move by opposite amounts,
     and the same seed gives the same rows."""
     import ruleproof.solver.rulings as rulings
     from ruleproof.model.registry import load_ruleset
@@ -142,7 +143,10 @@ def test_paired_games_rank_every_reading_of_a_configuration_too_big_to_solve(mon
     assert all(r["evidence"] == "sampled" and r["games"] == 60 for r in rows.values())
     same = rows[("L07", "no")]
     assert same["identical_games"] == 60 and same["effect"].startswith("no change found")
-    assert all(e["ci95"] == [0.0, 0.0] and e["seed"] == 3 for e in same["value_change_estimates"])
+    for e in same["value_change_estimates"]:
+        # 60 identical games do not prove the readings never part: 0 within +-0.12, not [0, 0]
+        assert e["float"] == 0 and e["seed"] == 3 and e["ci95"][0] == -e["ci95"][1]
+        assert 0.1 < e["ci95"][1] < 0.13
     for r in rows.values():
         a, b = r["value_change_estimates"]
         assert a["float"] == pytest.approx(-b["float"]) and a["ci95"][0] <= a["float"] <= a["ci95"][1]

@@ -239,7 +239,8 @@ def _near_optimal_solve(ruleset, options: SolveOptions, progress) -> SolveResult
     extras = {k: v for k, v in res.items() if k not in ("engine", "exact", "method", "printable", "self_play")}
     sp = res["self_play"]
     extras["self_play"] = {**sp, "utility": [e.as_dict() for e in own], "moves": sp["moves"].as_dict(),
-                           "first_seat_advantage": sp["first_seat_advantage"].as_dict()}
+                           "first_seat_advantage": sp["first_seat_advantage"].as_dict(),
+                           "wins_outright": [e.as_dict() for e in sp["wins_outright"]]}
     figures = (Figure("first_seat_advantage", FIRST_SEAT_ADVANTAGE_MEANING + "; measured game by game in "
                       "the self-play", (sp["first_seat_advantage"],)),)
     files: tuple[str, ...] = ()

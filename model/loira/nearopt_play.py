@@ -22,7 +22,7 @@ import random
 import time
 from typing import Any, Callable
 
-from ruleproof.model.estimate import Regret, sampled_mean
+from ruleproof.model.estimate import Regret, sampled_mean, sampled_proportion
 from ruleproof.solver.montecarlo import playout
 
 from .nearopt import load_table, near_optimal
@@ -122,7 +122,8 @@ def _check(limits, done: int, games: int) -> None:
 def self_play(game, games: int, seed: int, limits=None, progress=None) -> dict:
     """The policy in every seat for ``games`` seeded games: each seat's utility, the moves per
     game and the first-seat advantage (seat 0's utility minus the others' mean, game by game),
-    each a sampled estimate with its 95% interval clipped to its range, and outright wins."""
+    each a sampled estimate with its 95% interval clipped to its range, and each seat's outright
+    wins (a sampled proportion, Wilson's interval)."""
     from . import fast
     n = game.num_players
     # the exact endgame's state budget counts the states a decision adds to the C engine's kept
@@ -158,13 +159,13 @@ def self_play(game, games: int, seed: int, limits=None, progress=None) -> dict:
             "utility": [sampled_mean(sums[t], sqs[t], games, bounds=(lo, hi), **kw) for t in range(n)],
             "moves": sampled_mean(moves[0], moves[1], games, bounds=(0.0, math.inf), **kw),
             "first_seat_advantage": sampled_mean(adv[0], adv[1], games, bounds=(lo - hi, hi - lo), **kw),
-            "wins_outright": [w / games for w in wins]}
+            "wins_outright": [sampled_proportion(w, games, **kw) for w in wins]}
 
 
 def compare(game, opponents, games: int, seed: int, limits=None, progress=None) -> list[dict]:
     """The policy in each seat in turn against ``opponents`` elsewhere, ``games`` seeded games
     each: the policy seat's utility (2 players: P(win) - P(lose)) with a 95% interval and its
-    outright wins."""
+    outright wins (a sampled proportion, Wilson's interval)."""
     n = game.num_players
     jobs = [(name, seat) for name in opponents for seat in range(n)]
     out = []
@@ -184,8 +185,9 @@ def compare(game, opponents, games: int, seed: int, limits=None, progress=None) 
             u[1] += r * r
         e = sampled_mean(u[0], u[1], games, seed=seed * 1_000 + i, policy=f"near-optimal vs {name}",
                          bounds=bounds)
+        outright = sampled_proportion(won, games, seed=seed * 1_000 + i, policy=f"near-optimal vs {name}")
         out.append({"opponent": name, "seat": seat, "games": games, "utility": e.as_dict(),
-                    "wins_outright": won / games})
+                    "wins_outright": outright.as_dict()})
         if progress is not None:
             progress("self-play against the simple rules", i + 1, len(jobs))
     return out
