@@ -978,7 +978,7 @@ def simulate(ctx: typer.Context, target: str = typer.Argument(..., help="game, b
 #: beyond this many seats, simulate summarises each per-seat figure before listing every seat
 MANY_SEATS = 6
 #: keys of a simulation estimate that are not the estimate itself (shown beside it)
-_ESTIMATE_EXTRA = ("quantiles", "min", "max", "fair_share")
+_ESTIMATE_EXTRA = ("quantiles", "quantile_intervals", "min", "max", "fair_share")
 
 
 def _is_estimate(value: Any) -> bool:
@@ -987,13 +987,13 @@ def _is_estimate(value: Any) -> bool:
 
 def _estimate_cells(value: dict[str, Any]) -> tuple[str, str, str]:
     """(figure, 95% interval, what else the engine measured beside it) for a sampled estimate."""
-    from ruleproof.model.estimate import Estimate
+    from ruleproof.model.estimate import Estimate, quantiles_text
     e = Estimate.from_dict(value)
     interval = "" if not e.is_sampled else \
         f"[{e.low:.{e.decimals()}f}, {e.high:.{e.decimals()}f}]"
     notes = []
     if value.get("quantiles"):
-        notes.append("quantiles " + ", ".join(f"{k} {v:g}" for k, v in value["quantiles"].items()))
+        notes.append("quantiles " + quantiles_text(value["quantiles"], value.get("quantile_intervals")))
     if value.get("min") is not None:
         notes.append(f"min {value['min']}, max {value['max']}")
     if value.get("fair_share"):

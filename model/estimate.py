@@ -74,6 +74,55 @@ def wilson_interval(successes: int, n: int) -> tuple[float, float, float]:
     return p, max(0.0, centre - half), min(1.0, centre + half)
 
 
+# ---- quantiles of a length -------------------------------------------------------------------------
+
+#: the quantiles of a game's length the tool reports, by name
+QUANTILES = {"p05": Fraction(1, 20), "p25": Fraction(1, 4), "p50": Fraction(1, 2), "p75": Fraction(3, 4),
+             "p95": Fraction(19, 20), "p99": Fraction(99, 100)}
+
+
+def sample_quantile(ordered: Sequence[float], q: Fraction) -> float:
+    """The ``q``-quantile of a sorted sample by the definition the exact solvers use for a
+    distribution (the smallest t with P(T <= t) >= q): the smallest observed value with at least
+    ``q`` of the plays at or below it -- an observed value, so whole turns stay whole."""
+    k = max(math.ceil(Fraction(q) * len(ordered)), 1)
+    return ordered[k - 1]
+
+
+def quantile_interval(ordered: Sequence[float], q: Fraction,
+                      bounds: tuple[float, float] = (-math.inf, math.inf)) -> tuple[float, float]:
+    """A 95% interval for the ``q``-quantile (as ``sample_quantile`` defines it) of the
+    distribution a sorted sample was drawn from, whatever that distribution: order statistics
+    [X_(l), X_(u)] with P(B <= l - 1) <= 0.025 and P(B <= u - 1) >= 0.975 for B ~ Binomial(n, q).
+    At least l plays lie at or below the quantile with probability >= 0.975, fewer than u lie
+    below it with probability >= 0.975, so the interval covers it with probability >= 0.95 (ties
+    included). A side the plays cannot bound is the quantity's own bound (often infinite)."""
+    import numpy as np
+    from scipy.stats import binom
+    n = len(ordered)
+    if n == 0:
+        return float(bounds[0]), float(bounds[1])
+    cdf = binom.cdf(np.arange(n + 1), n, float(q))          # cdf[k] = P(B <= k)
+    below = np.nonzero(cdf <= 0.025)[0]                       # candidates for l - 1
+    above = np.nonzero(cdf >= 0.975)[0]                       # candidates for u - 1
+    low = float(ordered[int(below[-1])]) if len(below) and below[-1] + 1 <= n else float(bounds[0])
+    high = float(ordered[int(above[0])]) if len(above) and above[0] + 1 <= n else float(bounds[1])
+    return low, high
+
+
+def quantiles_text(values: Mapping[str, Any], intervals: Mapping[str, Any] | None = None) -> str:
+    """``p05 15 [14, 16], p99 24 [23, inf)`` for sampled quantiles (each with its 95% interval),
+    ``p05 15, p50 19`` for exact ones; a quantile beyond the computed horizon reads "beyond"."""
+    def one(name: str, v: Any) -> str:
+        text = f"{name} {'beyond' if v is None else format(v, 'g')}"
+        iv = (intervals or {}).get(name)
+        if iv is not None:
+            low = "-inf" if iv[0] is None else format(iv[0], "g")
+            text += f" [{low}, {'inf)' if iv[1] is None else format(iv[1], 'g') + ']'}"
+        return text
+    return ", ".join(one(k, v) for k, v in values.items())
+
+
 # ---- the regret that applies to a near-optimal value ------------------------------------------------
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ pair, so they give the same verdict and differences on the same pair.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import time
 from dataclasses import dataclass, field
@@ -99,7 +100,9 @@ class Evaluation:
     engine: str = ""
     values: tuple[Estimate, ...] | None = None
     advantage: Estimate | None = None
-    length: dict[str, Any] | None = None         # {"estimate", "unit", "how", "distribution"}
+    # {"estimate", "unit", "how", "distribution" (quantiles by name), and where they are sampled
+    # "distribution_intervals" (each one's 95% interval; None for a side the plays cannot bound)}
+    length: dict[str, Any] | None = None
     figures: tuple[Figure, ...] = ()
     states: int | None = None
     policy: str | None = None                    # the policy behind sampled values
@@ -115,6 +118,31 @@ class Evaluation:
                 {**self.length, "estimate": self.length["estimate"].as_dict()},
                 "figures": [f.as_dict() for f in self.figures], "states": self.states,
                 "policy": self.policy, "value_meaning": self.value_meaning, "exact_stopped": self.why}
+
+
+def _quantile_row(name: str, la: dict[str, Any], lb: dict[str, Any]) -> dict[str, Any]:
+    """One quantile of the length that reads differently on the two sides: changed when its two
+    95% intervals separate (an exact quantile is its own interval), else no detectable change --
+    two samples of the same game seldom share every quantile."""
+    def interval(length: dict[str, Any]) -> tuple[float, float]:
+        iv = (length.get("distribution_intervals") or {}).get(name)
+        v = length["distribution"][name]
+        if iv is None:   # exact (None: beyond the solver's horizon, larger than any it computed)
+            return (math.inf, math.inf) if v is None else (v, v)
+        return (-math.inf if iv[0] is None else iv[0], math.inf if iv[1] is None else iv[1])
+    a, b = la["distribution"][name], lb["distribution"][name]
+    (a_low, a_high), (b_low, b_high) = interval(la), interval(lb)
+    moved = a_high < b_low or b_high < a_low
+    sampled_ = bool(la.get("distribution_intervals") or lb.get("distribution_intervals"))
+    if moved:
+        text = "beyond the horizon" if a is None or b is None else f"{b - a:+g}"
+    else:
+        text = (f"no detectable change ({a} -> {b}, 95% intervals overlap)" if sampled_ else "unchanged")
+    return {"figure": f"length {name} ({la['unit']})", "meaning": "a quantile of the length"
+            + (" (sampled: the smallest observed length with at least that share of the games at or below it, "
+               "and its distribution-free 95% interval)" if sampled_ else ""),
+            "seat": None, "fair_share": None, "moved": moved,
+            "verdict": "changed" if moved else "no detectable change", "a": a, "b": b, "text": text}
 
 
 def _length_of(solved_) -> dict[str, Any] | None:
@@ -269,7 +297,8 @@ def _evaluate(ruleset: Ruleset, *, max_states: int | None, timeout: float | None
     unit = next((k for k in ("turns", "moves") if k in metrics), None)
     length = None if unit is None else {
         "estimate": Estimate.from_dict(metrics[unit]), "unit": unit,
-        "how": f"{unit} per simulated game", "distribution": metrics[unit].get("quantiles")}
+        "how": f"{unit} per simulated game", "distribution": metrics[unit].get("quantiles"),
+        "distribution_intervals": metrics[unit].get("quantile_intervals")}
     game = spec.build(ruleset)
     return Evaluation(ruleset, "simulated", doc["engine"], values, adv, length, _figures_of_simulation(doc),
                       None, doc["policy"], getattr(game, "value_meaning", ""), why)
@@ -414,9 +443,7 @@ def _figure_changes(sa: dict[str, Any], sb: dict[str, Any]) -> list[dict[str, An
         add(f"expected length ({la['unit']})", la["how"], la["estimate"], lb["estimate"])
         da, db = la.get("distribution") or {}, lb.get("distribution") or {}
         for q in (k for k in da if k in db and da[k] != db[k]):
-            rows.append({"figure": f"length {q} ({la['unit']})", "meaning": "a quantile of the length",
-                         "seat": None, "fair_share": None, "moved": True, "verdict": "changed",
-                         "a": da[q], "b": db[q], "text": f"{db[q] - da[q]:+g}"})
+            rows.append(_quantile_row(q, la, lb))
     fb = {f["name"]: f for f in sb.get("figures") or []}
     for fa in sa.get("figures") or []:
         other = fb.get(fa["name"])

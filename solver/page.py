@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from ruleproof.model.estimate import FIRST_SEAT_ADVANTAGE_MEANING, Estimate
+from ruleproof.model.estimate import FIRST_SEAT_ADVANTAGE_MEANING, Estimate, quantiles_text
 from ruleproof.model.registry import get_spec
 from ruleproof.model.ruleset import Ruleset
 
@@ -303,7 +303,9 @@ def page_blocks(doc: dict[str, Any]) -> list[tuple]:
             e = Estimate.from_dict(length["estimate"])
             dist = length.get("distribution") or {}
             b.append(("p", f"Expected game length: {e.number()} {length['unit']} ({e.evidence()}) — {length['how']}."
-                      + (" Quantiles: " + ", ".join(f"{k} {v}" for k, v in dist.items()) + "." if dist else "")))
+                      + (" Quantiles: " + quantiles_text(dist, length.get("distribution_intervals"))
+                         + ("" if not length.get("distribution_intervals") else
+                            " (each with its distribution-free 95% interval)") + "." if dist else "")))
         for fig in doc.get("figures") or []:
             ests = [Estimate.from_dict(e) for e in fig["estimates"]]
             fair = f"; fair share {fig['fair_share']}" if fig.get("fair_share") else ""

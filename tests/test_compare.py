@@ -174,3 +174,22 @@ def test_objective_match_is_solved_as_a_match():
                          "--no-files", "--json")
     assert code == 0 and doc["extras"]["objective"] == "match" and "the match" in doc["value_meaning"]
     assert all(not v["regret"]["applies"] for v in doc["values"])
+
+
+def test_a_quantile_of_the_length_moves_only_when_its_intervals_separate():
+    """Two samples of a game seldom share every quantile: a sampled quantile that reads 18 on one
+    side and 19 on the other, intervals overlapping, is no detectable change; exact quantiles that
+    differ, or sampled ones whose intervals separate, changed."""
+    from ruleproof.solver.compare import _quantile_row
+    sampled = lambda v, low, high: {"unit": "turns", "distribution": {"p50": v},
+                                    "distribution_intervals": {"p50": [low, high]}}
+    exact = lambda v: {"unit": "turns", "distribution": {"p50": v}}
+    row = _quantile_row("p50", sampled(18, 16, 20), sampled(19, 17, 21))
+    assert row["moved"] is False and row["verdict"] == "no detectable change"
+    assert _quantile_row("p50", sampled(18, 16, 20), sampled(25, 22, None))["moved"] is True
+    moved = _quantile_row("p50", exact(18), exact(19))
+    assert moved["moved"] is True and moved["verdict"] == "changed" and moved["text"] == "+1"
+    assert _quantile_row("p50", exact(18), sampled(19, 17, 21))["moved"] is False
+    assert _quantile_row("p50", exact(15), sampled(19, 17, 21))["moved"] is True
+    # beyond the exact solver's horizon: larger than any computed length
+    assert _quantile_row("p50", sampled(18, 16, 20), exact(None))["text"] == "beyond the horizon"

@@ -14,7 +14,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
 
-from ruleproof.model.estimate import Figure, of_value
+from ruleproof.model.estimate import QUANTILES, Figure, of_value
 from ruleproof.model.ruleset import Ruleset
 from ruleproof.model.seams import SolveOptions, SolveResult
 from ruleproof.model.limits import Limits
@@ -77,9 +77,7 @@ def solve_chain(ruleset: Ruleset, options: SolveOptions, progress: Callable | No
         "board": game.board.name, "layout": game.board.drawing(),
         "policy": res["policy"], "focal_seat": focal,
         "mean_turns": _entry(res["mean_turns"]),
-        "turn_quantiles": {name: quantile(dist, q) for name, q in
-                           (("p05", Fraction(1, 20)), ("p50", Fraction(1, 2)),
-                            ("p95", Fraction(19, 20)), ("p99", Fraction(99, 100)))},
+        "turn_quantiles": {name: quantile(dist, QUANTILES[name]) for name in ("p05", "p50", "p95", "p99")},
         "turn_distribution_head": {str(t): _entry(p) for t, p in enumerate(dist) if p and t <= 40},
         "turn_distribution_tail_after": {"turns": len(dist) - 1, **_entry(res["tail_after_horizon"])},
         "finish_first": [_entry(v) for v in res["first"]],

@@ -16,7 +16,7 @@ import numpy as np
 
 from ruleproof.model.ruleset import Ruleset, RulesetError
 from ruleproof.model.seams import Simulation
-from ruleproof.model.estimate import sampled_mean, sampled_proportion
+from ruleproof.model.estimate import QUANTILES, quantile_interval, sample_quantile, sampled_mean, sampled_proportion
 
 from .board import Square
 from .config import rules_of
@@ -483,7 +483,7 @@ def summarise(rules: Rules, raw: dict[str, np.ndarray], seed: int | None = None,
     n, N = rules.players, len(raw["turns"])
     kw = {"seed": seed, "policy": policy}
     turns = raw["turns"]
-    q = np.quantile(turns, [0.05, 0.25, 0.5, 0.75, 0.95, 0.99]) if N else []
+    ordered = np.sort(turns)
     own = raw["gift"] == np.arange(n)
     first = raw["rank"] == 0
     seats, utilities = [], []
@@ -505,7 +505,12 @@ def summarise(rules: Rules, raw: dict[str, np.ndarray], seed: int | None = None,
     return {
         "games": N,
         "turns": {**_mean_ci(turns, (1.0, math.inf), **kw),
-                  "quantiles": {k: float(v) for k, v in zip(["p05", "p25", "p50", "p75", "p95", "p99"], q)},
+                  # as the exact chain defines them (smallest t with P(T <= t) >= q), each with
+                  # its distribution-free 95% interval (None: beyond what the plays can bound)
+                  "quantiles": {k: int(sample_quantile(ordered, q)) for k, q in QUANTILES.items()} if N else {},
+                  "quantile_intervals": {k: [None if not math.isfinite(x) else int(x)
+                                             for x in quantile_interval(ordered, q, (1.0, math.inf))]
+                                         for k, q in QUANTILES.items()} if N else {},
                   "min": int(turns.min()) if N else None, "max": int(turns.max()) if N else None},
         "seats": seats,
         "effects_per_game": effects,
