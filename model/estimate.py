@@ -71,7 +71,9 @@ def wilson_interval(successes: int, n: int) -> tuple[float, float, float]:
     den = 1 + Z95 * Z95 / n
     centre = (p + Z95 * Z95 / (2 * n)) / den
     half = Z95 * math.sqrt(p * (1 - p) / n + Z95 * Z95 / (4 * n * n)) / den
-    return p, max(0.0, centre - half), min(1.0, centre + half)
+    # at 0 or n successes one end is the proportion itself, which rounding can miss by an ulp
+    # (30 of 30 gave a high of 0.9999999999999999, below the proportion 1.0)
+    return p, min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
 
 
 # ---- quantiles of a length -------------------------------------------------------------------------

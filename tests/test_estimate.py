@@ -35,6 +35,11 @@ def test_intervals_stay_within_what_the_figure_can_be():
     assert e.high == 1.0 and e.low < e.value <= 1.0
     p = sampled_proportion(0, 40)
     assert p.low == 0.0 and p.high > 0 and p.bounds == (0.0, 1.0) and p.how == "Wilson"
+    # every play a success: the interval still holds the proportion (rounding put its top an ulp below)
+    for n in range(1, 400):
+        for k in (0, 1, n - 1, n):
+            w = sampled_proportion(k, n)
+            assert w.low <= w.value <= w.high and w.low < w.high, (k, n)
 
 
 def _coverage(outcomes: dict[float, float], n: int, bounds: tuple[float, float]) -> float:
