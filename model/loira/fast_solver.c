@@ -174,6 +174,21 @@ static Slot *table;
 static uint64_t cap, used;
 static uint64_t visits;
 
+/* a table of n slots, zeroed: calloc's, with its 2 MiB-aligned interior advised onto huge pages
+ * (Linux, transparent huge pages on madvise). Lookups land at random in tables of hundreds of MiB:
+ * on 4 KiB pages nearly every one is a TLB miss too. free() releases it as any calloc'd block. */
+static Slot *table_calloc(uint64_t n) {
+    Slot *t = calloc(n, sizeof(Slot));
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    size_t bytes = n * sizeof(Slot), huge = (size_t)2 << 20;
+    if (t && bytes >= 4 * huge) {
+        uintptr_t from = ((uintptr_t)t + huge - 1) & ~(uintptr_t)(huge - 1);
+        uintptr_t to = ((uintptr_t)t + bytes) & ~(uintptr_t)(huge - 1);
+        if (to > from) madvise((void *)from, to - from, MADV_HUGEPAGE);   /* advice only: errors are harmless */
+    }
+#endif
+    return t;
+}
 static int bits(int n) { int b = 0; while ((1 << b) <= n) b++; return b; }
 
 /* ---- packing ---------------------------------------------------------------------------- */
@@ -267,7 +282,7 @@ static int dense = 0;
 static int full(void) { return dense ? 4 * used >= 3 * cap : 2 * used >= cap; }
 static int grow(void) {
     uint64_t ncap = cap ? cap * 2 : (1 << 16);
-    Slot *nt = calloc(ncap, sizeof(Slot));
+    Slot *nt = table_calloc(ncap);
     if (!nt) return -1;
     for (uint64_t i = 0; i < cap; i++) if (table[i].hi) {
         uint64_t j = mix(table[i].lo, table[i].hi) & (ncap - 1);
@@ -1564,7 +1579,7 @@ int loira_sub_value(const int *deck, int S, const int *vals, const int *cnts, co
          * state round fits 2^29 slots (12 GiB) where the usual half-full rule would need 24 GiB */
         uint64_t want = 1 << 16;
         while (3 * want < 4 * (uint64_t)reserve + 4) want *= 2;
-        sub_table = calloc(want, sizeof(Slot));
+        sub_table = table_calloc(want);
         if (!sub_table) return -2;
         sub_cap = want; sub_dense = 1;
     }
@@ -1607,7 +1622,7 @@ int loira_eval(const int *deck, int S, const int *vals, const int *cnts, const i
     limit = (uint64_t)max_states; deadline = 0; dense = reserve > 0;
     uint64_t want = 1 << 16;
     while (3 * want < 4 * (uint64_t)(reserve + n_known) + 4) want *= 2;
-    table = calloc(want, sizeof(Slot));
+    table = table_calloc(want);
     if (!table) { dense = 0; return -2; }
     cap = want;
     for (int64_t i = 0; i < n_known; i++) {   /* the same state's key with the optimum's flag */
