@@ -661,7 +661,7 @@ def turn(cfg: Config, state: Sequence[int], values: Sequence | None = None) -> t
             n = dll.loira_turn(*args, st, cap, out, given, value)
         flat = iter(out[:max(n, 0) * width])
     if n == -2:
-        raise FastUnavailable("internal error: the fast key packing disagrees with the field-by-field one")
+        raise FastUnavailable("internal error: the fast key packing (or unpacking) disagrees with the field-by-field one")
     if n < 0:
         raise FastUnavailable("the configuration does not fit the 128-bit state key")
     succ = list(zip(*[flat] * width))   # (the states, ``width`` ints each, as tuples)

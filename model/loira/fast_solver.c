@@ -205,6 +205,10 @@ static inline void put(Packer *p, int value, int width) {   /* widths are below 
 typedef struct { int idx; uint64_t mask; int pos; } Field;
 static Field plan[NP][NK + NP * (9 + NS + 4) + NS + NX + 4];
 static int plan_n, stop_pos[NP], dir_pos, turn_pos, opt_pos;
+/* per rotation: plan_lo fields lie wholly in the key's low word, then plan_mid (0 or 1) crosses
+ * into the high word, the rest lie wholly in it -- pack and unpack shift 64-bit words, not the
+ * 128-bit integer (a variable 128-bit shift is a branchless shld/shl/cmov chain per field) */
+static int plan_lo[NP], plan_mid[NP];
 #define AT(field) ((int)(offsetof(St, field) / sizeof(int)))
 static void plan_add(Field *f, int *n, int *pos, int idx, int width) {
     if (width) f[(*n)++] = (Field){idx, (1ULL << width) - 1, *pos};
@@ -233,6 +237,10 @@ static void make_plan(void) {
         turn_pos = pos; pos += w_turn;
         opt_pos = pos;
         plan_n = n;
+        int lo = 0;
+        while (lo < n && f[lo].pos + __builtin_popcountll(f[lo].mask) <= 64) lo++;
+        plan_lo[rot] = lo;
+        plan_mid[rot] = lo < n && f[lo].pos < 64;
     }
 }
 /* opt: the policy evaluation's flag (an optimal value); the turn field is the mover's seat in the
@@ -241,8 +249,15 @@ static void pack(const St *s, int rot, int opt, uint64_t *lo, uint64_t *hi) {
     if (keep_seats) rot = 0;
     const int *a = (const int *)s;
     const Field *f = plan[rot];
-    u128 key = 0;
-    for (int i = 0; i < plan_n; i++) key |= (u128)((uint64_t)a[f[i].idx] & f[i].mask) << f[i].pos;
+    uint64_t w0 = 0, w1 = 0;
+    int i = 0;
+    for (; i < plan_lo[rot]; i++) w0 |= ((uint64_t)a[f[i].idx] & f[i].mask) << f[i].pos;
+    if (plan_mid[rot]) {
+        uint64_t x = (uint64_t)a[f[i].idx] & f[i].mask;
+        w0 |= x << f[i].pos; w1 |= x >> (64 - f[i].pos); i++;
+    }
+    for (; i < plan_n; i++) w1 |= ((uint64_t)a[f[i].idx] & f[i].mask) << (f[i].pos - 64);
+    u128 key = (u128)w1 << 64 | w0;
     for (int i = 0; i < NP; i++) key |= (u128)((s->stopped >> ((i + rot) % NP)) & 1) << stop_pos[i];
     if (w_dir) key |= (u128)(s->dir & 1) << dir_pos;
     if (w_turn) key |= (u128)((s->turn - rot + NP) % NP) << turn_pos;
@@ -1202,11 +1217,14 @@ double loira_forms_take(int64_t *out) {
     return ties;
 }
 
+static void unpack(uint64_t lo, uint64_t hi, St *s);
+static void unpack_slow(uint64_t lo, uint64_t hi, St *s);
 /* One turn of the state given as sizeof(St)/sizeof(int) ints in St's field order: the next turn-start
  * states it can reach (written to succ, cap of them; the count is returned) and, when vals gives
  * the value of each (NV doubles: two players seat 0's, more each seat's), the value of this turn
  * (terminals scored here). For the differential test against the Python model. Returns -1 when
- * the key is too wide, -2 when pack and pack_slow give the state different keys. */
+ * the key is too wide, -2 when pack and pack_slow give the state different keys (or unpack and
+ * unpack_slow read its rotation-0 key differently). */
 int loira_state_ints(void) { return (int)(sizeof(St) / sizeof(int)); }
 int loira_turn(const int *deck, int S, const int *vals, const int *cnts, const int *rolls, int crolls,
                const int *state, int cap_out, int *succ, const double *succ_vals, double *value) {
@@ -1216,6 +1234,11 @@ int loira_turn(const int *deck, int S, const int *vals, const int *cnts, const i
         uint64_t a, b, c, d;
         pack(&s, rot, 0, &a, &b); pack_slow(&s, rot, 0, &c, &d);
         if (a != c || b != d) return -2;
+        if (rot == 0) {   /* and the two unpacks read the key alike */
+            St x, y;
+            unpack(a, b, &x); unpack_slow(a, b, &y);
+            if (memcmp(&x, &y, sizeof x)) return -2;
+        }
     }
     probe_on = 1; probe_n = 0; probe_cap = cap_out; probe_out = (St *)succ; probe_vals = succ_vals;
     Val v = turn_body(&s);
@@ -1230,7 +1253,24 @@ static inline int get(Packer *p, int width) {
     p->pos += width;
     return v;
 }
+/* the key's fields back into a state by the rotation-0 plan (pack's inverse where the key's seat 0
+ * is the state's: the out-of-core keys; unpack_slow reads the layout field by field, and
+ * test_loira_fast.py's keys test holds the two equal) */
 static void unpack(uint64_t lo, uint64_t hi, St *s) {
+    memset(s, 0, sizeof *s);
+    int *a = (int *)s;
+    const Field *f = plan[0];
+    uint64_t w1 = hi - 1;
+    int i = 0;
+    for (; i < plan_lo[0]; i++) a[f[i].idx] = (int)((lo >> f[i].pos) & f[i].mask);
+    if (plan_mid[0]) { a[f[i].idx] = (int)(((lo >> f[i].pos) | (w1 << (64 - f[i].pos))) & f[i].mask); i++; }
+    for (; i < plan_n; i++) a[f[i].idx] = (int)((w1 >> (f[i].pos - 64)) & f[i].mask);
+    u128 key = (u128)w1 << 64 | lo;
+    for (int j = 0; j < NP; j++) s->stopped |= (int)((key >> stop_pos[j]) & 1) << j;
+    if (w_dir) s->dir = (int)((key >> dir_pos) & 1);
+    if (w_turn) s->turn = (int)((key >> turn_pos) & ((1u << w_turn) - 1));
+}
+static void unpack_slow(uint64_t lo, uint64_t hi, St *s) {
     Packer p = {(u128)(hi - 1) << 64 | lo, 0};
     memset(s, 0, sizeof *s);
     for (int k = 0; k < NK; k++) s->deck[k] = get(&p, w_deck[k]);
