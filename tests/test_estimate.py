@@ -182,3 +182,41 @@ def test_the_quantile_interval_covers_the_quantile_of_a_discrete_distribution():
             point += weight * (sample_quantile(sample, q) == truth)
         assert covered >= 0.95, (q, covered)
         assert point < covered
+
+
+def test_a_difference_keeps_each_sides_lopsided_interval():
+    from ruleproof.model.estimate import difference
+    # symmetric sides: d +- sqrt(ha^2 + hb^2), as for two normal intervals
+    a = sampled_mean(300.0, 1000.0, 2000)
+    b = sampled_mean(500.0, 1100.0, 2000)
+    d = difference(a, b)
+    half = math.hypot(a.half_width, b.half_width)
+    assert d.low == pytest.approx(d.value - half) and d.high == pytest.approx(d.value + half)
+    # a side of 30 wins in 30 games: [0.86, 1.00]; B - A can be far below d (A may be lower than
+    # 1) but above d only as far as B's own upper side reaches (A cannot exceed 1) -- MOVER
+    won = sampled_mean(30.0, 30.0, 30, bounds=(-1.0, 1.0))
+    half_way = sampled_mean(15.0, 30.0, 30, bounds=(-1.0, 1.0))
+    d = difference(won, half_way)
+    assert d.value == pytest.approx(-0.5)
+    assert d.high == pytest.approx(-0.5 + math.hypot(half_way.high - 0.5, 1.0 - won.low))
+    assert d.low == pytest.approx(-0.5 - (0.5 - half_way.low))   # A's upper side is 0
+    assert d.high - d.value > d.value - d.low
+
+
+def test_a_difference_of_two_samples_covers_the_true_difference():
+    from ruleproof.model.estimate import difference
+    # exact coverage over every pair of 20-play samples (one near the bound); 0.9726 measured
+    values = (1.0, 0.0, -1.0)
+
+    def samples(probs, n=20):
+        for c0 in range(n + 1):
+            for c1 in range(n - c0 + 1):
+                c2 = n - c0 - c1
+                w = math.factorial(n) / (math.factorial(c0) * math.factorial(c1) * math.factorial(c2))
+                w *= probs[0] ** c0 * probs[1] ** c1 * probs[2] ** c2
+                yield w, sampled_mean(float(c0 - c2), float(c0 + c2), n, bounds=(-1.0, 1.0))
+    pa, pb = (0.5, 0.0, 0.5), (0.97, 0.02, 0.01)
+    truth = sum(v * p for v, p in zip(values, pb)) - sum(v * p for v, p in zip(values, pa))
+    A, B = list(samples(pa)), list(samples(pb))
+    covered = sum(wa * wb for wa, a in A for wb, b in B if difference(a, b).low <= truth <= difference(a, b).high)
+    assert covered >= 0.95
