@@ -1255,7 +1255,7 @@ static inline int get(Packer *p, int width) {
 }
 /* the key's fields back into a state by the rotation-0 plan (pack's inverse where the key's seat 0
  * is the state's: the out-of-core keys; unpack_slow reads the layout field by field, and
- * test_loira_fast.py's keys test holds the two equal) */
+ * loira_turn's differential check holds the two equal) */
 static void unpack(uint64_t lo, uint64_t hi, St *s) {
     memset(s, 0, sizeof *s);
     int *a = (int *)s;
@@ -1328,34 +1328,14 @@ static Val ooc_successor(const St *s, uint64_t lo, uint64_t hi, int rot) {
     *seen = (Seen){lo, hi, slot->v};
     return from_stored(slot->v, rot);
 }
-/* evaluate's table of successor values is read at random, one lookup a successor met: on Linux it
- * is mapped on 2 MiB pages when the kernel allows (transparent huge pages on madvise), which
- * spares most of the TLB misses of 4 KiB pages */
-static size_t ooc_mapped;          /* bytes of a table mapped here (0: the table came from calloc) */
-static void ooc_table_free(void) {
-#ifdef __linux__
-    if (ooc_mapped) { munmap(table, ooc_mapped); ooc_mapped = 0; table = NULL; }
-#endif
-    free(table); table = NULL; cap = used = 0;
-}
+/* evaluate's table of successor values is read at random, one lookup a successor met: it is
+ * table_calloc's, on 2 MiB pages where the kernel allows */
+static void ooc_table_free(void) { free(table); table = NULL; cap = used = 0; }
 static int fresh_table(int64_t entries) {
     ooc_table_free();
     uint64_t want = 1 << 16;
     while (want < 2 * (uint64_t)entries + 2) want *= 2;
-#ifdef __linux__
-    size_t bytes = want * sizeof(Slot);
-    if (bytes >= (8u << 20)) {   /* zero-filled by the kernel, as calloc's */
-        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p != MAP_FAILED) {
-#ifdef MADV_HUGEPAGE
-            madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-            table = p; ooc_mapped = bytes; cap = want;
-            return 0;
-        }
-    }
-#endif
-    table = calloc(want, sizeof(Slot));
+    table = table_calloc(want);
     if (!table) return -1;
     cap = want;
     return 0;
