@@ -1231,8 +1231,12 @@ def rulings_rank(ctx: typer.Context,
         for line in plain_table(headers, [rank_row(row) for row in res["rows"]]):
             out.print(line, markup=False, highlight=False, soft_wrap=True)
         kinds = {r.get("evidence", "exact") for r in res["rows"] if "value_change" in r}
+        open_ended = any(e.get("ci95") and None in e["ci95"] for r in res["rows"]
+                         for e in [r.get("length_change_estimate") or {}, *r.get("value_change_estimates", [])])
         notes = (["changes with ±: sampled, the mean over the paired games ± half its 95% interval (the "
                   "policy's values, not the optimum)"] if "sampled" in kinds else []) + \
+                (["an interval with inf: every paired game alike, which is no certainty for a figure nothing "
+                  "bounds (a play's length): that side stays open"] if open_ended else []) + \
                 (["changes without ±: exact values compared in floats (exact to the digits shown)"]
                  if "exact" in kinds or not kinds else [])
         out.print("; ".join(notes) + "; 'not exercised': this configuration cannot bring the ruling into play",

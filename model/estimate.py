@@ -63,6 +63,31 @@ def bounded_interval(total: float, total_sq: float, n: int,
     return mean, min(low, a_low), max(high, a_high)
 
 
+def unspread_interval(value: float, n: int, bounds: tuple[float, float] | None) -> tuple[float, float]:
+    """A 95% interval for the mean of a quantity when all ``n`` plays gave ``value``: the normal
+    interval collapses to the point, yet a play that differs may still come. At most ``p = 1 -
+    0.05^(1/n)`` of the plays differ (95%, Clopper-Pearson for none seen in ``n``); such a play lies
+    anywhere in ``bounds``, so the mean lies within ``p`` of the way to each bound -- an infinite
+    bound leaves that side open (``inf``): no finite interval is honest without one."""
+    lo, hi = (-math.inf, math.inf) if bounds is None else (float(bounds[0]), float(bounds[1]))
+    p = 1.0 - 0.05 ** (1.0 / max(n, 1))
+    low = value if lo >= value else value - p * (value - lo)
+    high = value if hi <= value else value + p * (hi - value)
+    return low, high
+
+
+def interval_text(low: float, high: float, decimals: int) -> str:
+    """``[0.86, 1.00]``; an open side reads ``(-inf`` or ``inf)``, as ``quantiles_text`` writes it."""
+    left = "(-inf" if low == -math.inf else f"[{_plain(low, decimals)}"
+    right = "inf)" if high == math.inf else f"{_plain(high, decimals)}]"
+    return f"{left}, {right}"
+
+
+def interval_json(interval: Sequence[float]) -> list[float | None]:
+    """An interval as JSON: an open (infinite) end is null, as ``bounds`` writes one."""
+    return [x if math.isfinite(x) else None for x in interval]
+
+
 def wilson_interval(successes: int, n: int) -> tuple[float, float, float]:
     """(proportion, low, high): the Wilson score 95% interval (sound near 0 and 1)."""
     if n == 0:
@@ -218,6 +243,9 @@ class Estimate:
             tol = self.tolerance or 0.0
             return MAX_DECIMALS if tol <= 0 else max(1, min(MAX_DECIMALS, -math.floor(math.log10(tol)) - 1))
         half = self.half_width
+        if half == math.inf:   # an open side: the closed side's reach, if it has one
+            half = min((x for x in (self.value - self.low, self.high - self.value) if 0 < x < math.inf),
+                       default=0.0)
         if not half > 0:   # every play gave the same outcome: as many digits as the games resolve
             return max(1, min(6, math.ceil(math.log10(max(self.games or 1, 2)))))
         return max(0, min(MAX_DECIMALS, 1 - math.floor(math.log10(half))))
@@ -236,7 +264,9 @@ class Estimate:
                 return f"{'+' if signed and frac > 0 else ''}{frac}"
             return _plain(self.value, d, signed) + (f" = {frac}" if short else "")
         text = _plain(self.value, d, signed)
-        if self.is_sampled:
+        if self.is_sampled and self.half_width == math.inf:   # an open side: the interval itself
+            text += f" {interval_text(*self.interval, d)}"
+        elif self.is_sampled:
             text += f" ± {_plain(self.half_width, d)}"
         return text
 
@@ -251,7 +281,7 @@ class Estimate:
         d = self.decimals()
         played = f"{self.games:,} games" + ("" if self.seed is None else f", seed {self.seed}") \
             + ("" if not self.policy else f", policy {self.policy}")
-        text = f"{self.kind}: 95% interval [{_plain(low, d)}, {_plain(high, d)}], {played}"
+        text = f"{self.kind}: 95% interval {interval_text(low, high, d)}, {played}"
         if self.kind == NEAR_OPTIMAL:
             text += "; " + self.regret.text()
         return text
@@ -271,7 +301,7 @@ class Estimate:
         if self.kind == SOLVED:
             out["tolerance"] = self.tolerance
         if self.is_sampled:
-            out.update(mean=self.value, ci95=list(self.interval), n=self.games, games=self.games,
+            out.update(mean=self.value, ci95=interval_json(self.interval), n=self.games, games=self.games,
                        seed=self.seed, policy=self.policy,
                        bounds=None if self.bounds is None else
                        [b if math.isfinite(b) else None for b in self.bounds])
@@ -287,7 +317,9 @@ class Estimate:
         kind = d.get("kind") or (SAMPLED if "ci95" in d else EXACT if d.get("fraction") else SOLVED)
         value = d.get("float", d.get("mean"))
         frac = Fraction(d["fraction"]) if d.get("fraction") else None
-        interval = tuple(d["ci95"]) if d.get("ci95") is not None else None
+        interval = None if d.get("ci95") is None else (
+            -math.inf if d["ci95"][0] is None else d["ci95"][0],
+            math.inf if d["ci95"][1] is None else d["ci95"][1])
         bounds = None if d.get("bounds") is None else (
             -math.inf if d["bounds"][0] is None else d["bounds"][0],
             math.inf if d["bounds"][1] is None else d["bounds"][1])
@@ -335,13 +367,19 @@ def sampled(mean: float, interval: tuple[float, float], games: int, *, seed: int
 
 def sampled_mean(total: float, total_sq: float, games: int, **kw: Any) -> Estimate:
     """The mean of ``games`` plays from running sums; its interval is ``bounded_interval``'s when
-    ``bounds`` are finite on both sides, else the normal approximation's."""
+    ``bounds`` are finite on both sides, else the normal approximation's -- unless every play gave
+    the same value, where that one collapses to a point: then ``unspread_interval``'s, open on a
+    side nothing bounds."""
     bounds = kw.get("bounds")
     if bounds is not None and all(math.isfinite(float(b)) for b in bounds):
         mean, low, high = bounded_interval(total, total_sq, games, (float(bounds[0]), float(bounds[1])))
         kw.setdefault("how", "normal approximation, widened near the bounds (Agresti-Coull)")
     else:
         mean, low, high = normal_interval(total, total_sq, games)
+        if games > 0 and total_sq / games - mean * mean <= 1e-12 * max(1.0, mean * mean):
+            low, high = unspread_interval(mean, games, bounds)
+            kw["how"] = (f"every play gave the same value; at most {1 - 0.05 ** (1 / games):.2g} of plays "
+                         f"differ (95%), and a side nothing bounds stays open")
     return sampled(mean, (low, high), games, **kw)
 
 
@@ -408,6 +446,8 @@ class Change:
     def text(self) -> str:
         if self.verdict == CHANGED:
             return f"{self.delta.number(signed=True)}"
+        if self.verdict == NOT_DETECTED and self.delta.half_width == math.inf:
+            return f"no detectable change (95% interval {interval_text(*self.delta.interval, self.delta.decimals())})"
         if self.verdict == NOT_DETECTED:
             return f"no detectable change (±{_plain(self.delta.half_width, self.delta.decimals())})"
         return "unchanged"

@@ -464,6 +464,8 @@ def _paired_row(ref: dict[str, Any], got: dict[str, Any], seed: int) -> dict[str
         effect = "moves the values"
     elif length.interval[0] > 0 or length.interval[1] < 0:
         effect = "changes the length of play only"
+    elif length.half_width == math.inf and length.value != 0:   # every pair alike: its interval is open
+        effect = f"changes the length of play only: every one of the {n:,} paired games by {length.value:+g} moves"
     elif same == n:
         effect = f"no change found in {n:,} paired games (rulings diff says whether the readings part)"
     else:

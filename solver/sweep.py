@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from ruleproof.model.estimate import interval_json
 from ruleproof.model.registry import get_spec
 from ruleproof.model.ruleset import Ruleset, RulesetError
 
@@ -120,11 +121,11 @@ def point_row(rs: Ruleset, *, max_states: int | None, timeout: float | None, gam
         "method": ev.method, "engine": ev.engine, "policy": ev.policy,
         "values": [e.value for e in ev.values], "estimates": [e.as_dict() for e in ev.values],
         "fractions": [None if e.fraction is None else str(e.fraction) for e in ev.values],
-        "ci95": [list(e.interval) for e in ev.values] if sampled else None,
+        "ci95": [interval_json(e.interval) for e in ev.values] if sampled else None,
         "first_seat_advantage": None if ev.advantage is None else ev.advantage.as_dict(),
         "length": None if ev.length is None else {
             "value": ev.length["estimate"].value, "unit": ev.length["unit"],
-            "ci95": list(ev.length["estimate"].interval) if ev.length["estimate"].is_sampled else None,
+            "ci95": interval_json(ev.length["estimate"].interval) if ev.length["estimate"].is_sampled else None,
             "estimate": ev.length["estimate"].as_dict()},
         "states": ev.states}
     if sampled:
@@ -287,7 +288,8 @@ def sweep_figure(doc: dict[str, Any], title: str):
                 if r["method"] not in SAMPLED_METHODS:   # exact or solved: a filled point
                     ax.plot([x], [y], "o", color=colour, markersize=6)
                 else:   # sampled: hollow, with its 95% interval
-                    lo, hi = r["ci95"][seat]
+                    # an open side (null: a value nothing bounds, every play alike) gets no bar
+                    lo, hi = (y if v is None else v for v in r["ci95"][seat])
                     ax.errorbar([x], [y], yerr=[[y - lo], [hi - y]], fmt="o", color=colour,
                                 markerfacecolor="white", markersize=6, capsize=3)
     if not numeric:

@@ -80,8 +80,30 @@ def test_a_sample_where_every_play_agreed_is_not_a_certainty():
     big = sampled_mean(600.0, 1900.0, 2000, bounds=(-1.0, 1.0))
     half = 1.959963984540054 * math.sqrt((0.95 - 0.09) * 2000 / 1999 / 2000)
     assert big.high == pytest.approx(0.3 + half, abs=1e-12) and big.low == pytest.approx(0.3 - half, abs=6e-4)
-    # unbounded quantities keep the normal approximation
-    assert sampled_mean(30.0, 30.0, 30, bounds=(0.0, math.inf)).interval == (1.0, 1.0)
+    # an unbounded quantity keeps the normal approximation while the plays spread ...
+    assert sampled_mean(31.0, 33.0, 30, bounds=(0.0, math.inf)).high < 1.2
+
+
+def test_every_play_alike_leaves_an_unbounded_side_open():
+    # 30 plays of 12 moves each: no more than 1 - 0.05^(1/30) = 0.0950 of plays differ (95%), and a
+    # differing one may be anything from 0 up: [12 (1 - 0.095), inf) -- not "12 ± 0"
+    e = sampled_mean(360.0, 4320.0, 30, bounds=(0.0, math.inf), seed=3)
+    p = 1 - 0.05 ** (1 / 30)
+    assert e.interval == (pytest.approx(12 * (1 - p)), math.inf) and e.low == pytest.approx(10.86, abs=0.005)
+    assert e.number() == "12.0 [10.9, inf)" and "± 0" not in e.text()
+    assert "95% interval [10.9, inf), 30 games, seed 3" in e.text()
+    # nothing bounds it on either side (a paired difference of lengths): open on both
+    d = sampled_mean(60.0, 120.0, 30)
+    assert d.interval == (-math.inf, math.inf) and d.number(signed=True) == "+2.00 (-inf, inf)"
+    # at a bound the closed side stays put: 30 plays of 0 moves
+    assert sampled_mean(0.0, 0.0, 30, bounds=(0.0, math.inf)).interval == (0.0, math.inf)
+    # an open end is null in JSON (plain JSON, no Infinity) and comes back open
+    import json
+    doc = json.loads(json.dumps(e.as_dict(), allow_nan=False))
+    assert doc["ci95"] == [pytest.approx(e.low), None] and Estimate.from_dict(doc) == e
+    # a change against it cannot be detected, and says why in its interval
+    c = change(sampled_mean(330.0, 3630.0, 30, bounds=(0.0, math.inf)), e)
+    assert c.verdict == "no detectable change" and "inf)" in c.text() and "±inf" not in c.text()
 
 
 @pytest.mark.parametrize("outcomes", [{1.0: 0.99, -1.0: 0.01}, {1.0: 0.97, 0.0: 0.02, -1.0: 0.01},

@@ -177,3 +177,22 @@ def test_paired_games_are_common_random_numbers():
         m = sum(v) / len(v)
         return 1.959963984540054 * math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1) / len(v))
     assert change.half_width <= math.hypot(half(xs), half(ys)) + 1e-12
+
+
+def test_paired_games_alike_in_length_do_not_read_as_certain():
+    """Every paired game the same number of moves longer: the length change's interval is open (no
+    bound on a play's length, and the spread of 0 the sample shows is not a certainty), and the
+    row says what was seen instead -- every game longer by the same amount."""
+    import math
+
+    from ruleproof.solver.rulings import _paired_row
+    ref = {"utilities": [(1, -1), (-1, 1)] * 20, "moves": [10, 14] * 20, "bounds": (-1, 1)}
+    longer = {**ref, "moves": [12, 16] * 20, "policy": "lookahead"}
+    row = _paired_row(ref, longer, 7)
+    est = row["length_change_estimate"]
+    assert row["length_change"] == 2.0 and est["ci95"] == [None, None]
+    assert row["effect"] == "changes the length of play only: every one of the 40 paired games by +2 moves"
+    same = _paired_row(ref, {**ref, "policy": "lookahead"}, 7)
+    assert same["length_change_estimate"]["ci95"] == [None, None] and same["identical_games"] == 40
+    assert same["effect"].startswith("no change found in 40 paired games")
+    assert not math.isinf(row["value_change_estimates"][0]["ci95"][0])   # values are bounded: closed

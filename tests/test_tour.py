@@ -122,10 +122,12 @@ def check_text(text: str, sampled: list[Estimate], exact_fractions: list[str]) -
                 assert not _EXACT_WORD.search(line.replace("not exact", "")), f"a sampled figure called exact: {line}"
         token = f"{e.value:.{e.decimals()}f}"
         for m in re.finditer(rf"(?<![\d.\-+]){re.escape(token)}(?!\d)", text):
-            after = text[m.end():m.end() + 3]
+            after = text[m.end():m.end() + 6]
             before = text[max(0, m.start() - 2):m.start()]
-            # (or the half-width itself, when it prints as the value does: 0.0000 ± 0.0000)
-            assert after.startswith(" ±") or before.endswith("[") or before.endswith(", ") or before.endswith("± "), \
+            # (or the half-width itself, when it prints as the value does: 0.0000 ± 0.0000; or the
+            # interval itself where a side of it is open: 12.0 [10.9, inf), 0.000 (-inf, inf))
+            assert after.startswith((" ±", " [", " (-inf")) or before.endswith("[") or before.endswith(", ") \
+                or before.endswith("± "), \
                 f"{token} without ± (it is {e.text()}): ...{text[max(0, m.start() - 60):m.end() + 20]}..."
     if sampled:
         assert any(w in text for w in ("sampled", "simulated", "near-optimal")), "sampled figures not said to be"
