@@ -987,10 +987,9 @@ def _is_estimate(value: Any) -> bool:
 
 def _estimate_cells(value: dict[str, Any]) -> tuple[str, str, str]:
     """(figure, 95% interval, what else the engine measured beside it) for a sampled estimate."""
-    from ruleproof.model.estimate import Estimate, quantiles_text
+    from ruleproof.model.estimate import Estimate, interval_text, quantiles_text
     e = Estimate.from_dict(value)
-    interval = "" if not e.is_sampled else \
-        f"[{e.low:.{e.decimals()}f}, {e.high:.{e.decimals()}f}]"
+    interval = "" if not e.is_sampled else interval_text(e.low, e.high, e.decimals())
     notes = []
     if value.get("quantiles"):
         notes.append("quantiles " + quantiles_text(value["quantiles"], value.get("quantile_intervals")))

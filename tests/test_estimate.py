@@ -242,3 +242,11 @@ def test_a_difference_of_two_samples_covers_the_true_difference():
     A, B = list(samples(pa)), list(samples(pb))
     covered = sum(wa * wb for wa, a in A for wb, b in B if difference(a, b).low <= truth <= difference(a, b).high)
     assert covered >= 0.95
+
+
+def test_a_simulation_table_cell_shows_an_open_side_as_open():
+    # an effect no game met (0 in each of 1,000 plays of a count nothing bounds): "[0.000, inf)"
+    from ruleproof.cli import _estimate_cells
+    never = sampled_mean(0.0, 0.0, 1000, bounds=(0.0, math.inf)).as_dict()
+    assert _estimate_cells(never)[1] == "[0.000, inf)"
+    assert _estimate_cells(sampled_mean(30.0, 40.0, 1000, bounds=(0.0, math.inf)).as_dict())[1] == "[0.018, 0.042]"
