@@ -84,8 +84,13 @@ def interval_text(low: float, high: float, decimals: int) -> str:
 
 
 def interval_json(interval: Sequence[float]) -> list[float | None]:
-    """An interval as JSON: an open (infinite) end is null, as ``bounds`` writes one."""
+    """An interval (or ``bounds``) as JSON: an open (infinite) end is null."""
     return [x if math.isfinite(x) else None for x in interval]
+
+
+def interval_from_json(pair: Sequence[float | None]) -> tuple[float, float]:
+    """Back from ``interval_json``: a null end is open."""
+    return (-math.inf if pair[0] is None else pair[0], math.inf if pair[1] is None else pair[1])
 
 
 def wilson_interval(successes: int, n: int) -> tuple[float, float, float]:
@@ -303,8 +308,7 @@ class Estimate:
         if self.is_sampled:
             out.update(mean=self.value, ci95=interval_json(self.interval), n=self.games, games=self.games,
                        seed=self.seed, policy=self.policy,
-                       bounds=None if self.bounds is None else
-                       [b if math.isfinite(b) else None for b in self.bounds])
+                       bounds=None if self.bounds is None else interval_json(self.bounds))
         if self.regret is not None:
             out["regret"] = self.regret.as_dict()
         if self.how:
@@ -317,12 +321,8 @@ class Estimate:
         kind = d.get("kind") or (SAMPLED if "ci95" in d else EXACT if d.get("fraction") else SOLVED)
         value = d.get("float", d.get("mean"))
         frac = Fraction(d["fraction"]) if d.get("fraction") else None
-        interval = None if d.get("ci95") is None else (
-            -math.inf if d["ci95"][0] is None else d["ci95"][0],
-            math.inf if d["ci95"][1] is None else d["ci95"][1])
-        bounds = None if d.get("bounds") is None else (
-            -math.inf if d["bounds"][0] is None else d["bounds"][0],
-            math.inf if d["bounds"][1] is None else d["bounds"][1])
+        interval = None if d.get("ci95") is None else interval_from_json(d["ci95"])
+        bounds = None if d.get("bounds") is None else interval_from_json(d["bounds"])
         regret = Regret.from_dict(d["regret"]) if d.get("regret") else None
         return cls(kind, float(value), frac, d.get("tolerance"), interval, d.get("games", d.get("n")),
                    d.get("seed"), d.get("policy"), bounds, regret, d.get("how", ""))
