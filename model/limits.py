@@ -12,6 +12,15 @@ from typing import Callable
 from .results import UNKNOWN, PropertyResult
 
 
+#: One Z3 check's budget of work: Z3's ``rlimit``, a count of the solver's own steps. A verdict bounded
+#: by it depends on the formula alone: the 20 s clock timeout it replaces turned a proof unknown on a
+#: loaded machine that a quiet one decided. ~20 s of Z3 on this machine quiet (docs/bench.md, stop 41).
+Z3_WORK = 30_000_000
+#: A check's clock backstop when the user set no time limit: not every Z3 routine counts its steps,
+#: so this stops a check the work budget did not (it has never been met; a verdict it cut says so).
+Z3_BACKSTOP_MS = 300_000
+
+
 @dataclass(frozen=True)
 class Limits:
     max_states: int | None = None    #: cap for each exhaustive exploration a check makes
@@ -45,6 +54,23 @@ class Limits:
         """A Z3 timeout: the check's own, shortened to what is left (at least 1 ms)."""
         left = self.remaining()
         return default_ms if left is None else max(1, min(default_ms, int(left * 1000)))
+
+    def bound_z3(self, solver, work: int | None = None) -> None:
+        """Bound each check of a Z3 solver (or optimiser): by work (``Z3_WORK`` of Z3's own steps,
+        the same on every machine under any load), and by the clock only as far as the user's time
+        limit reaches (without one, the far ``Z3_BACKSTOP_MS``)."""
+        solver.set("rlimit", Z3_WORK if work is None else work)
+        solver.set("timeout", self.z3_timeout_ms(Z3_BACKSTOP_MS))
+
+    def z3_unknown(self, reason: str, work: int | None = None) -> str:
+        """Why a Z3 check bounded by :meth:`bound_z3` ended undecided, in the user's words."""
+        if self.expired():
+            return f"z3 {reason} (stopped by the time limit)"
+        if reason == "canceled":   # what Z3 answers when its rlimit runs out
+            return f"z3 used its whole work budget ({Z3_WORK if work is None else work:,} steps) undecided"
+        if reason == "timeout":
+            return f"z3 ran {Z3_BACKSTOP_MS // 1000} s undecided (the clock backstop)"
+        return f"z3 {reason}"
 
     def not_run(self, name: str, kind: str = "") -> PropertyResult:
         """The result of a check the time limit stopped before it began."""

@@ -18,7 +18,7 @@ from typing import Callable, Mapping, Sequence
 
 import z3
 
-from ruleproof.model.limits import NO_LIMITS, Limits
+from ruleproof.model.limits import NO_LIMITS, Z3_WORK, Limits
 from ruleproof.model.results import FAILS, HOLDS, UNKNOWN, PropertyResult
 
 # Ctrl-C is the command line's (solver/runtime.py interrupts a running check): Z3's own handler
@@ -157,30 +157,35 @@ def _describe_model(model: z3.ModelRef, frames: Sequence[tuple[str, Frame]]) -> 
     return lines
 
 
-def _check(solver: z3.Solver, timeout_ms: int, limits: Limits = NO_LIMITS) -> z3.CheckSatResult:
-    # each solver gets what is left of the user's time at the moment it starts
-    solver.set("timeout", limits.z3_timeout_ms(timeout_ms))
+def _check(solver: z3.Solver, limits: Limits = NO_LIMITS, work: int | None = None) -> z3.CheckSatResult:
+    # each check gets the work budget, and what is left of the user's time at the moment it starts
+    limits.bound_z3(solver, work)
     return solver.check()
 
 
 #: conjuncts of an invariant refuted together (see ``_refute``)
 REFUTE_CHUNK = 8
+#: once one part of a refutation is undecided the step can only fail or stay unknown: the parts left
+#: are searched for a quick counterexample, each with this share of the work budget
+AFTER_UNDECIDED = 16
 
 
-def _refute(solver: z3.Solver, goal: z3.BoolRef, timeout_ms: int, limits: Limits = NO_LIMITS) -> z3.CheckSatResult:
+def _refute(solver: z3.Solver, goal: z3.BoolRef, limits: Limits = NO_LIMITS) -> z3.CheckSatResult:
     """Whether the solver's facts allow ``goal`` to fail: sat (the model shows how), unsat, or
     unknown. A conjunction is refuted one conjunct at a time on the same solver (push/pop): the
     same answer, found much faster for invariants of many parts (a 300-part table invariant under
-    a swap of two racks: 14 s at once, under 1 s in parts of ``REFUTE_CHUNK``)."""
+    a swap of two racks: 14 s at once, under 1 s in parts of ``REFUTE_CHUNK``). After a part Z3
+    could not decide, the rest get 1/``AFTER_UNDECIDED`` of the budget each: at 20 seats every part
+    of a step was as hard, and the full budget each cost minutes to end unknown all the same."""
     parts = goal.children() if z3.is_and(goal) else [goal]
     if len(parts) <= REFUTE_CHUNK:
         solver.add(z3.Not(goal))
-        return _check(solver, timeout_ms, limits)
+        return _check(solver, limits)
     undecided = None
     for i in range(0, len(parts), REFUTE_CHUNK):
         solver.push()
         solver.add(z3.Not(z3.And(parts[i:i + REFUTE_CHUNK])))
-        verdict = _check(solver, timeout_ms, limits)
+        verdict = _check(solver, limits, None if undecided is None else Z3_WORK // AFTER_UNDECIDED)
         if verdict == z3.sat:
             return verdict     # the model stays for the caller (no pop)
         solver.pop()
@@ -189,14 +194,14 @@ def _refute(solver: z3.Solver, goal: z3.BoolRef, timeout_ms: int, limits: Limits
     return undecided if undecided is not None else z3.unsat
 
 
-def _unknown(reason: str, limits: Limits) -> str:
-    """Z3's reason for giving up, saying so when the user's time limit cut it short."""
-    return f"{reason} (stopped by the time limit)" if limits.expired() else reason
+def _unknown(solver, limits: Limits, where: str = "") -> str:
+    """Why Z3 gave up, in the user's words (its work budget, the user's time limit), after ``where``."""
+    return f"{where}{limits.z3_unknown(solver.reason_unknown())}"
 
 
 def prove(name: str, frame: FrameFactory, claim: StatePredicate,
           assumptions: StatePredicate | None = None, *, detail: str = "",
-          timeout_ms: int = 20_000, limits: Limits | None = None) -> PropertyResult:
+          limits: Limits | None = None) -> PropertyResult:
     """Prove that ``assumptions(s) => claim(s)`` for every frame ``s`` (validity, one solver).
 
     With ``limits``, a proof that would start after the deadline is reported not run (unknown)."""
@@ -209,21 +214,20 @@ def prove(name: str, frame: FrameFactory, claim: StatePredicate,
     if assumptions is not None:
         solver.add(assumptions(s))
     solver.add(z3.Not(claim(s)))
-    verdict = _check(solver, timeout_ms, limits)
+    verdict = _check(solver, limits)
     seconds = time.perf_counter() - start
     if verdict == z3.unsat:
         return PropertyResult(name, HOLDS, detail, kind="z3", seconds=seconds)
     if verdict == z3.sat:
         return PropertyResult(name, FAILS, detail or "a situation violates the claim",
                               _describe_model(solver.model(), [("situation", s)]), "z3", seconds)
-    return PropertyResult(name, UNKNOWN, _unknown(f"z3: {solver.reason_unknown()}", limits), kind="z3",
+    return PropertyResult(name, UNKNOWN, _unknown(solver, limits), kind="z3",
                           seconds=seconds)
 
 
 def check_inductive(name: str, frame: FrameFactory, init: StatePredicate, invariant: StatePredicate,
                     actions: Sequence[Action], *, assumptions: StatePredicate | None = None,
-                    detail: str = "", timeout_ms: int = 20_000,
-                    limits: Limits | None = None) -> PropertyResult:
+                    detail: str = "", limits: Limits | None = None) -> PropertyResult:
     """Prove ``invariant`` holds initially and is preserved by every action (each its own solver).
 
     ``assumptions`` (e.g. type bounds, constants of the ruleset) hold in every frame. With
@@ -240,13 +244,13 @@ def check_inductive(name: str, frame: FrameFactory, init: StatePredicate, invari
 
     solver = z3.Solver()
     solver.add(assume(pre), init(pre), z3.Not(invariant(pre)))
-    verdict = _check(solver, timeout_ms, limits)
+    verdict = _check(solver, limits)
     if verdict == z3.sat:
         return PropertyResult(name, FAILS, "fails in an initial state",
                               _describe_model(solver.model(), [("initial", pre)]), "z3",
                               time.perf_counter() - start)
     if verdict != z3.sat and verdict != z3.unsat:
-        return PropertyResult(name, UNKNOWN, _unknown(f"initiation: z3 {solver.reason_unknown()}", limits),
+        return PropertyResult(name, UNKNOWN, _unknown(solver, limits, "initiation: "),
                               kind="z3", seconds=time.perf_counter() - start)
     # one solver for every action (pushed and popped): the shared part is asserted once; the
     # invariant after is refuted a few conjuncts at a time (``_refute``)
@@ -259,14 +263,14 @@ def check_inductive(name: str, frame: FrameFactory, init: StatePredicate, invari
                                   seconds=time.perf_counter() - start)
         solver.push()
         solver.add(param_ranges(action, pre), action.sliced(claim_reads)(pre, post))
-        verdict = _refute(solver, invariant(post), timeout_ms, limits)
+        verdict = _refute(solver, invariant(post), limits)
         if verdict == z3.sat:
             return PropertyResult(name, FAILS, f"not preserved by action {action.name}",
                                   _describe_model(solver.model(), [("before", pre), ("after", post)]),
                                   "z3", time.perf_counter() - start, {"action": action.name})
         if verdict != z3.unsat:
-            return PropertyResult(name, UNKNOWN, _unknown(f"{action.name}: z3 {solver.reason_unknown()}",
-                                                          limits), kind="z3", seconds=time.perf_counter() - start)
+            return PropertyResult(name, UNKNOWN, _unknown(solver, limits, f"{action.name}: "),
+                                  kind="z3", seconds=time.perf_counter() - start)
         solver.pop()
     steps = ", ".join(a.name for a in actions)
     return PropertyResult(name, HOLDS, detail or f"holds initially and preserved by: {steps}",
@@ -274,7 +278,7 @@ def check_inductive(name: str, frame: FrameFactory, init: StatePredicate, invari
 
 
 def optimize_bound(name: str, frame: FrameFactory, objective: Callable[[Frame], z3.ArithRef],
-                   constraints: StatePredicate, *, timeout_ms: int = 20_000,
+                   constraints: StatePredicate, *,
                    limits: Limits | None = None
                    ) -> tuple[PropertyResult, int | None, int | None, Mapping[str, list[str]]]:
     """Tightest minimum and maximum of ``objective`` subject to ``constraints``, with Z3's optimiser.
@@ -295,13 +299,14 @@ def optimize_bound(name: str, frame: FrameFactory, objective: Callable[[Frame], 
                     None, None, {})
         s = frame("")
         opt = z3.Optimize()
-        opt.set("timeout", limits.z3_timeout_ms(timeout_ms))
+        limits.bound_z3(opt)
         opt.add(constraints(s))
         goal = objective(s)
         handle = opt.minimize(goal) if direction == "min" else opt.maximize(goal)
         verdict = opt.check()
         if verdict != z3.sat:
-            return (PropertyResult(name, UNKNOWN, _unknown(f"optimiser: {verdict}", limits), kind="z3",
+            why = _unknown(opt, limits, "optimiser: ") if verdict == z3.unknown else f"optimiser: {verdict}"
+            return (PropertyResult(name, UNKNOWN, why, kind="z3",
                                    seconds=time.perf_counter() - start), None, None, {})
         value = (opt.lower(handle) if direction == "min" else opt.upper(handle))
         if not z3.is_int_value(value):

@@ -1503,18 +1503,18 @@ def tie_break(ctx: Context, rules: "LoiraRules", mapping: RuleProof) -> Property
                    "the game's constant")]
         for claim, what in claims:
             solver = _z3.Solver()
-            solver.set("timeout", ctx.limits.z3_timeout_ms(20_000))
+            ctx.limits.bound_z3(solver)
             solver.add(base, _z3.Not(claim))
             if why == End.LOIRA:
                 solver.add(f["victim"] >= 0)
             verdict = solver.check()
             if verdict != _z3.unsat:
                 status = FAILS if verdict == _z3.sat else UNKNOWN
+                said = "a counterexample" if verdict == _z3.sat else ctx.limits.z3_unknown(solver.reason_unknown())
                 example = [", ".join(f"{k}={solver.model().eval(v, model_completion=True)}"
                                      for k, v in f.items())] if verdict == _z3.sat else None
-                return ctx.result(name, status, f"the winners formula: {what}: "
-                                  f"{'a counterexample' if verdict == _z3.sat else 'z3 ' + solver.reason_unknown()}",
-                                  example, kind="z3", seconds=time.perf_counter() - start)
+                return ctx.result(name, status, f"the winners formula: {what}: {said}", example, kind="z3",
+                                  seconds=time.perf_counter() - start)
     if ctx.source not in (EXPLORATION, SAMPLES):
         return ctx.result(name, UNKNOWN, "the winners formula is total and shares the win (Z3); not tied to the "
                           "code here (no state explored or sampled)", kind="z3")

@@ -715,7 +715,7 @@ def _exit_problem(proof: RuleProof, bound: Bound | None, before: Mapping[str, Va
 
 # ---- the property --------------------------------------------------------------------------------------
 
-def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> PropertyResult:
+def check_proof(proof: RuleProof, ctx: Context) -> PropertyResult:
     """The Z3 proof and its refinement check on the context's evidence (see the module docstring)."""
     limits = ctx.limits
     if limits.expired():
@@ -733,7 +733,7 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
         symbolic = known[1]
     else:
         symbolic = check_inductive(proof.name, proof.frame, proof.init, proof.invariant, proof.actions,
-                                   assumptions=_assumed(proof), timeout_ms=timeout_ms, limits=limits)
+                                   assumptions=_assumed(proof), limits=limits)
         if symbolic.status == HOLDS:
             ctx.cache[key] = (proof, symbolic)
     if symbolic.status != HOLDS:
@@ -741,12 +741,12 @@ def check_proof(proof: RuleProof, ctx: Context, timeout_ms: int = 20_000) -> Pro
         symbolic.detail = f"the abstract proof: {symbolic.detail}"
         return symbolic
     if proof.ranking is not None:
-        ranked = _check_ranking(proof, timeout_ms, limits)
+        ranked = _check_ranking(proof, limits)
         if ranked is not None:
             ranked.scope = scope
             return ranked
     for step_claim in proof.step_claims:
-        stepped = _check_step_claim(proof, step_claim, timeout_ms, limits)
+        stepped = _check_step_claim(proof, step_claim, limits)
         if stepped is not None:
             stepped.scope = scope
             return stepped
@@ -837,8 +837,7 @@ def check_mapping(proof: RuleProof, ctx: Context) -> PropertyResult:
 
 
 def check_rule_proof(proof: RuleProof, game: Game, *, exploration=None, plays: int = 0, seed: int = 0,
-                     max_moves: int = 2_000, scope: str = "", limits: Limits | None = None,
-                     timeout_ms: int = 20_000) -> PropertyResult:
+                     max_moves: int = 2_000, scope: str = "", limits: Limits | None = None) -> PropertyResult:
     """``check_proof`` on an exploration or on ``plays`` seeded plays of ``game`` (for tests and
     one-off checks; ``verify`` builds the context itself)."""
     limits = limits or NO_LIMITS
@@ -847,7 +846,7 @@ def check_rule_proof(proof: RuleProof, game: Game, *, exploration=None, plays: i
         ctx.source, ctx.exploration = EXPLORATION, exploration
     elif plays > 0:
         ctx.source, ctx.plays = SAMPLES, draw_plays(game, plays, seed, limits)
-    res = check_proof(proof, ctx, timeout_ms)
+    res = check_proof(proof, ctx)
     if scope:
         res.scope = scope
     return res
@@ -869,7 +868,7 @@ def _assumed(proof: RuleProof) -> StatePredicate | None:
     return lambda f: And(proof.assumptions(f), proof.lemma(f))
 
 
-def _check_ranking(proof: RuleProof, timeout_ms: int, limits: Limits) -> PropertyResult | None:
+def _check_ranking(proof: RuleProof, limits: Limits) -> PropertyResult | None:
     """None when (Z3) the ranking stays >= 0 and drops by ``decrease`` on each ``decreasing`` action
     and no other action raises it (but the ``resets``)."""
     import z3
@@ -882,7 +881,7 @@ def _check_ranking(proof: RuleProof, timeout_ms: int, limits: Limits) -> Propert
         if action.name in proof.resets:
             continue
         drops = action.name in proof.decreasing
-        s.set("timeout", limits.z3_timeout_ms(timeout_ms))
+        limits.bound_z3(s)
         s.push()
         s.add(And(param_ranges(action, pre), action.sliced(names)(pre, post)))
         if drops:
@@ -896,14 +895,13 @@ def _check_ranking(proof: RuleProof, timeout_ms: int, limits: Limits) -> Propert
             return PropertyResult(proof.name, FAILS, f"the ranking {what} on {action.name}",
                                   _z3_counterexample(proof, s.model(), pre, post), "z3")
         if verdict != z3.unsat:
-            return PropertyResult(proof.name, UNKNOWN, f"ranking on {action.name}: z3 {s.reason_unknown()}",
-                                  kind="z3")
+            why = limits.z3_unknown(s.reason_unknown())
+            return PropertyResult(proof.name, UNKNOWN, f"ranking on {action.name}: {why}", kind="z3")
         s.pop()
     return None
 
 
-def _check_step_claim(proof: RuleProof, step_claim: StepClaim, timeout_ms: int,
-                      limits: Limits) -> PropertyResult | None:
+def _check_step_claim(proof: RuleProof, step_claim: StepClaim, limits: Limits) -> PropertyResult | None:
     """None when every listed action relation implies the step claim (Z3), else the failure."""
     import z3
     pre, post = proof.frame(""), proof.frame("'")
@@ -914,7 +912,7 @@ def _check_step_claim(proof: RuleProof, step_claim: StepClaim, timeout_ms: int,
     for action in proof.actions:
         if step_claim.actions and action.name not in step_claim.actions:
             continue
-        s.set("timeout", limits.z3_timeout_ms(timeout_ms))
+        limits.bound_z3(s)
         s.push()
         s.add(And(param_ranges(action, pre), action.sliced(names)(pre, post)))
         verdict = s.check()
@@ -923,8 +921,8 @@ def _check_step_claim(proof: RuleProof, step_claim: StepClaim, timeout_ms: int,
                                   f"'{step_claim.text}'", _z3_counterexample(proof, s.model(), pre, post),
                                   "z3", data={"action": action.name})
         if verdict != z3.unsat:
-            return PropertyResult(proof.name, UNKNOWN, f"step claim on {action.name}: z3 {s.reason_unknown()}",
-                                  kind="z3")
+            why = limits.z3_unknown(s.reason_unknown())
+            return PropertyResult(proof.name, UNKNOWN, f"step claim on {action.name}: {why}", kind="z3")
         s.pop()
     return None
 

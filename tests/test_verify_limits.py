@@ -11,9 +11,10 @@ from typer.testing import CliRunner
 
 from ruleproof.cli import app
 from ruleproof.model.registry import get_spec
+from ruleproof.proofs import harness
 from ruleproof.proofs.harness import Action, check_inductive, optimize_bound, prove
 from ruleproof.solver.explore import explore
-from ruleproof.model.limits import NO_LIMITS, Limits
+from ruleproof.model.limits import NO_LIMITS, Z3_BACKSTOP_MS, Z3_WORK, Limits
 from ruleproof.model.results import FAILS, HOLDS, UNKNOWN
 from ruleproof.solver.verify import verify
 
@@ -80,6 +81,64 @@ def test_inductive_check_stops_between_actions_at_the_deadline():
     assert res.status == UNKNOWN
     assert "before action step" in res.detail or "slow-step" in res.detail and "time limit" in res.detail
 
+
+
+# ---- Z3's work budget: a verdict that does not depend on the machine's load ----------------------
+
+def _cubes(sfx):
+    return {f"x{i}": z3.Int(f"x{i}{sfx}") for i in range(12)}
+
+
+def _sum_of_cubes_is_not_33(f):
+    # true? Z3 cannot tell quickly: the sum of twelve cubes of integers in (-40, 40) avoiding 33
+    xs = list(f.values())
+    return z3.Implies(z3.And([z3.And(x > -40, x < 40) for x in xs]), z3.Sum([x * x * x for x in xs]) != 33)
+
+
+def test_a_check_ends_at_its_work_budget_whatever_the_clock(monkeypatch):
+    """Bounded by work, a hard check ends unknown after the same number of Z3 steps on any machine,
+    and says it was the work budget (not 'canceled'); with no user limit no short clock applies."""
+    monkeypatch.setattr("ruleproof.model.limits.Z3_WORK", 200_000)
+    start = time.perf_counter()
+    res = prove("cubes", _cubes, _sum_of_cubes_is_not_33)
+    assert res.status == UNKNOWN, res.detail
+    assert "work budget (200,000 steps)" in res.detail and "canceled" not in res.detail
+    assert time.perf_counter() - start < 5 + SLACK      # 200,000 steps: well under a second here
+    again = prove("cubes", _cubes, _sum_of_cubes_is_not_33)
+    assert (again.status, again.detail) == (res.status, res.detail)
+
+
+def test_the_unknown_reasons_read_as_what_stopped_z3():
+    assert NO_LIMITS.z3_unknown("canceled") == f"z3 used its whole work budget ({Z3_WORK:,} steps) undecided"
+    assert NO_LIMITS.z3_unknown("canceled", 1_000) == "z3 used its whole work budget (1,000 steps) undecided"
+    assert str(Z3_BACKSTOP_MS // 1000) in NO_LIMITS.z3_unknown("timeout")
+    assert expired().z3_unknown("canceled") == "z3 canceled (stopped by the time limit)"
+    assert NO_LIMITS.z3_unknown("incomplete quantifiers") == "z3 incomplete quantifiers"
+
+
+def test_after_an_undecided_part_the_rest_still_find_a_counterexample(monkeypatch):
+    """The parts of a refutation left after an undecided one get a small share of the budget:
+    enough for an easy counterexample (the step fails), never the full budget each again."""
+    budgets = []
+    real = harness._check
+
+    def spy(solver, limits=NO_LIMITS, work=None):
+        budgets.append(work)
+        return real(solver, limits, work)
+
+    monkeypatch.setattr(harness, "_check", spy)
+    monkeypatch.setattr("ruleproof.model.limits.Z3_WORK", 200_000)
+    monkeypatch.setattr(harness, "Z3_WORK", 200_000)
+    f = _cubes("")
+    hard = [_sum_of_cubes_is_not_33(f)] * harness.REFUTE_CHUNK          # the first part: undecided
+    easy = [f["x0"] >= 0]                                                  # the last: refuted at once
+    solver = z3.Solver()
+    assert harness._refute(solver, z3.And(hard + easy)) == z3.sat
+    assert budgets == [None, 200_000 // harness.AFTER_UNDECIDED]
+    budgets.clear()
+    more = [f[f"x{i}"] * f[f"x{i}"] >= 0 for i in range(1, 9)]           # true parts: each unsat
+    assert harness._refute(z3.Solver(), z3.And(hard + more)) == z3.unknown
+    assert budgets == [None, 200_000 // harness.AFTER_UNDECIDED]
 
 # ---- each game's checks under a time limit --------------------------------------------------------
 
