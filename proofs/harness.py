@@ -170,33 +170,36 @@ REFUTE_CHUNK = 8
 AFTER_UNDECIDED = 16
 
 
-def _refute(solver: z3.Solver, goal: z3.BoolRef, limits: Limits = NO_LIMITS) -> z3.CheckSatResult:
+def _refute(solver: z3.Solver, goal: z3.BoolRef, limits: Limits = NO_LIMITS) -> tuple[z3.CheckSatResult, str]:
     """Whether the solver's facts allow ``goal`` to fail: sat (the model shows how), unsat, or
-    unknown. A conjunction is refuted one conjunct at a time on the same solver (push/pop): the
-    same answer, found much faster for invariants of many parts (a 300-part table invariant under
-    a swap of two racks: 14 s at once, under 1 s in parts of ``REFUTE_CHUNK``). After a part Z3
-    could not decide, the rest get 1/``AFTER_UNDECIDED`` of the budget each: at 20 seats every part
-    of a step was as hard, and the full budget each cost minutes to end unknown all the same."""
+    unknown, with Z3's reason for the first part it could not decide ('' when none). A conjunction
+    is refuted one conjunct at a time on the same solver (push/pop): the same answer, found much
+    faster for invariants of many parts (a 300-part table invariant under a swap of two racks: 14 s
+    at once, under 1 s in parts of ``REFUTE_CHUNK``). After a part Z3 could not decide, the rest get
+    1/``AFTER_UNDECIDED`` of the budget each: the step can now only fail or stay unknown, and the
+    full budget for each part left would multiply the cost of an unknown by their number."""
     parts = goal.children() if z3.is_and(goal) else [goal]
     if len(parts) <= REFUTE_CHUNK:
         solver.add(z3.Not(goal))
-        return _check(solver, limits)
-    undecided = None
+        verdict = _check(solver, limits)
+        return verdict, (solver.reason_unknown() if verdict == z3.unknown else "")
+    undecided, reason = None, ""
     for i in range(0, len(parts), REFUTE_CHUNK):
         solver.push()
         solver.add(z3.Not(z3.And(parts[i:i + REFUTE_CHUNK])))
         verdict = _check(solver, limits, None if undecided is None else Z3_WORK // AFTER_UNDECIDED)
         if verdict == z3.sat:
-            return verdict     # the model stays for the caller (no pop)
+            return verdict, ""     # the model stays for the caller (no pop)
+        if verdict != z3.unsat and undecided is None:
+            undecided, reason = verdict, solver.reason_unknown()
         solver.pop()
-        if verdict != z3.unsat:
-            undecided = verdict
-    return undecided if undecided is not None else z3.unsat
+    return (undecided, reason) if undecided is not None else (z3.unsat, "")
 
 
-def _unknown(solver, limits: Limits, where: str = "") -> str:
-    """Why Z3 gave up, in the user's words (its work budget, the user's time limit), after ``where``."""
-    return f"{where}{limits.z3_unknown(solver.reason_unknown())}"
+def _unknown(solver, limits: Limits, where: str = "", reason: str | None = None) -> str:
+    """Why Z3 gave up (``reason``, else the solver's last), in the user's words (its work budget, the
+    user's time limit), after ``where``."""
+    return f"{where}{limits.z3_unknown(solver.reason_unknown() if reason is None else reason)}"
 
 
 def prove(name: str, frame: FrameFactory, claim: StatePredicate,
@@ -263,13 +266,13 @@ def check_inductive(name: str, frame: FrameFactory, init: StatePredicate, invari
                                   seconds=time.perf_counter() - start)
         solver.push()
         solver.add(param_ranges(action, pre), action.sliced(claim_reads)(pre, post))
-        verdict = _refute(solver, invariant(post), limits)
+        verdict, reason = _refute(solver, invariant(post), limits)
         if verdict == z3.sat:
             return PropertyResult(name, FAILS, f"not preserved by action {action.name}",
                                   _describe_model(solver.model(), [("before", pre), ("after", post)]),
                                   "z3", time.perf_counter() - start, {"action": action.name})
         if verdict != z3.unsat:
-            return PropertyResult(name, UNKNOWN, _unknown(solver, limits, f"{action.name}: "),
+            return PropertyResult(name, UNKNOWN, _unknown(solver, limits, f"{action.name}: ", reason),
                                   kind="z3", seconds=time.perf_counter() - start)
         solver.pop()
     steps = ", ".join(a.name for a in actions)

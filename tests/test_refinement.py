@@ -183,11 +183,11 @@ def test_a_conjunction_is_refuted_part_by_part_with_the_same_answer():
     holds = z3.And([x > -1 for x in xs])
     s = z3.Solver()
     s.add(*facts)
-    assert _refute(s, holds) == z3.unsat
+    assert _refute(s, holds) == (z3.unsat, "")
     fails = z3.And([x > -1 for x in xs[:-1]] + [xs[-1] > 0])
     s = z3.Solver()
     s.add(*facts)
-    assert _refute(s, fails) == z3.sat and s.model().eval(xs[-1]).as_long() == 0
+    assert _refute(s, fails) == (z3.sat, "") and s.model().eval(xs[-1]).as_long() == 0
 
 
 def test_proofs_that_state_one_abstract_model_prove_it_once_per_evidence(monkeypatch):

@@ -46,6 +46,27 @@ def test_a_ruling_exercised_without_any_parting_is_harmless_there():
     assert "exhaustive over the configuration given (31,213 states)" in d["proof"]
 
 
+def test_a_parting_search_is_bounded_by_its_work_not_the_clock(monkeypatch):
+    """The same search on a machine a thousand times slower (a clock that leaps 100 s a reading)
+    searches the same states and plays and gives the same answer: its budget is work."""
+    from types import SimpleNamespace
+    from ruleproof.solver import rulings
+
+    def searched():
+        d = ruling_diff(small("loira"), "L12", "bathroom-only", solve_values=False, max_states=1_500)
+        return d["verdict"], d["searched"]
+
+    quick = searched()
+    assert any(not s["complete"] and s["plays"] == rulings.DIFF_PLAYS for s in quick[1]) or quick[0] == "parts"
+    now = [0.0]
+
+    def leaping():
+        now[0] += 100.0
+        return now[0]
+
+    monkeypatch.setattr(rulings, "time", SimpleNamespace(perf_counter=leaping))
+    assert searched() == quick
+
 def test_a_ruling_the_configuration_cannot_exercise_is_said_so():
     # L12 (Espelho's value): the small deck has no Espelho; the 3-player and match configurations
     # have none either, so only the standard deck and the full game are searched, in part

@@ -133,11 +133,11 @@ def test_after_an_undecided_part_the_rest_still_find_a_counterexample(monkeypatc
     hard = [_sum_of_cubes_is_not_33(f)] * harness.REFUTE_CHUNK          # the first part: undecided
     easy = [f["x0"] >= 0]                                                  # the last: refuted at once
     solver = z3.Solver()
-    assert harness._refute(solver, z3.And(hard + easy)) == z3.sat
+    assert harness._refute(solver, z3.And(hard + easy)) == (z3.sat, "")
     assert budgets == [None, 200_000 // harness.AFTER_UNDECIDED]
     budgets.clear()
     more = [f[f"x{i}"] * f[f"x{i}"] >= 0 for i in range(1, 9)]           # true parts: each unsat
-    assert harness._refute(z3.Solver(), z3.And(hard + more)) == z3.unknown
+    assert harness._refute(z3.Solver(), z3.And(hard + more)) == (z3.unknown, "canceled")   # the first part's reason
     assert budgets == [None, 200_000 // harness.AFTER_UNDECIDED]
 
 # ---- each game's checks under a time limit --------------------------------------------------------
