@@ -62,12 +62,12 @@ class Limits:
         solver.set("rlimit", Z3_WORK if work is None else work)
         solver.set("timeout", self.z3_timeout_ms(Z3_BACKSTOP_MS))
 
-    def z3_unknown(self, reason: str, work: int | None = None) -> str:
+    def z3_unknown(self, reason: str) -> str:
         """Why a Z3 check bounded by :meth:`bound_z3` ended undecided, in the user's words."""
-        if self.expired():
+        if self.expired() or (reason == "timeout" and self.deadline is not None):
             return f"z3 {reason} (stopped by the time limit)"
         if reason == "canceled":   # what Z3 answers when its rlimit runs out
-            return f"z3 used its whole work budget ({Z3_WORK if work is None else work:,} steps) undecided"
+            return f"z3 used its whole work budget ({Z3_WORK:,} steps) undecided"
         if reason == "timeout":
             return f"z3 ran {Z3_BACKSTOP_MS // 1000} s undecided (the clock backstop)"
         return f"z3 {reason}"

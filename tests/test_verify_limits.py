@@ -110,8 +110,9 @@ def test_a_check_ends_at_its_work_budget_whatever_the_clock(monkeypatch):
 
 def test_the_unknown_reasons_read_as_what_stopped_z3():
     assert NO_LIMITS.z3_unknown("canceled") == f"z3 used its whole work budget ({Z3_WORK:,} steps) undecided"
-    assert NO_LIMITS.z3_unknown("canceled", 1_000) == "z3 used its whole work budget (1,000 steps) undecided"
     assert str(Z3_BACKSTOP_MS // 1000) in NO_LIMITS.z3_unknown("timeout")
+    # a user's time limit not yet past: a timeout is still that limit's, not the backstop's
+    assert Limits.starting_now(timeout=60).z3_unknown("timeout") == "z3 timeout (stopped by the time limit)"
     assert expired().z3_unknown("canceled") == "z3 canceled (stopped by the time limit)"
     assert NO_LIMITS.z3_unknown("incomplete quantifiers") == "z3 incomplete quantifiers"
 
