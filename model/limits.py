@@ -14,7 +14,7 @@ from .results import UNKNOWN, PropertyResult
 
 #: One Z3 check's budget of work: Z3's ``rlimit``, a count of the solver's own steps. A verdict bounded
 #: by it depends on the formula alone: the 20 s clock timeout it replaces turned a proof unknown on a
-#: loaded machine that a quiet one decided. ~20 s of Z3 on this machine quiet (docs/bench.md, stop 41).
+#: loaded machine that a quiet one decided. 21-35 s of Z3 here at load ~5 (docs/bench.md, stop 41).
 Z3_WORK = 30_000_000
 #: A check's clock backstop when the user set no time limit: not every Z3 routine counts its steps,
 #: so this stops a check the work budget did not (it has never been met; a verdict it cut says so).
