@@ -217,6 +217,8 @@ def _run(prop: Property, ctx: Context) -> list[PropertyResult]:
                                f"{exc} (an internal error: please report it)", kind="error",
                                seconds=time.perf_counter() - start, scope=ctx.scope)]
     results = [got] if isinstance(got, PropertyResult) else list(got)
+    if len(results) == 1 and not results[0].seconds:   # a check that did not time itself
+        results[0].seconds = time.perf_counter() - start
     for r in results:
         r.scope = r.scope or ctx.scope
         r.data.setdefault("property", prop.name)
@@ -335,14 +337,30 @@ def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
             return Context(spec, ruleset, game, label, SAMPLES, plays=drawn[0], seed=seed,
                            limits=limits, cache=ctx.cache) if drawn[0] else None
         companions = [d for d in derived_of(spec, ruleset) if d.always]
+        # (under a clock, one list: each property's share of the time is the one-process share)
+        here, beside_ = split_for_worker(spec, props) if limits.deadline is None else (props, [])
+        # (one job: such checks may share what they build, Presentes' two its reference turns)
         _with_derived(spec, ruleset, companions, limits, report, seed, progress, set(),
-                      lambda: report.properties.extend(run_properties(props, ctx, fallback=sampled)))
+                      lambda: report.properties.extend(run_properties(here, ctx, fallback=sampled)),
+                      [lambda lim: run_properties(beside_, replace(ctx, limits=lim), fallback=sampled)]
+                      if beside_ else [], order=props, jobs_first=True)
     else:
         _verify_too_big(spec, ruleset, game, ex, label, props, limits, report,
                         plays or spec.verify_plays or DEFAULT_PLAYS, seed, progress,
                         timed=timeout is not None)
     report.seconds = time.perf_counter() - start
     return report
+
+
+def split_for_worker(spec: GameSpec, props: Sequence[Property]) -> tuple[list[Property], list[Property]]:
+    """(the properties run here, those a worker may run meanwhile): the game's own properties that
+    read the exploration alone (``needs == (EXPLORATION,)``: an engine's agreement, a graph check)
+    go beside; the core properties and the proofs, whose mapping passes share the context's cache,
+    stay together here. A property's result does not depend on where it runs (a cache only saves
+    work), so the report is the same either way; it lists them in ``props``' order."""
+    core = len(core_properties())
+    beside_ = [p for p in props[core:] if p.needs == (EXPLORATION,)]
+    return [p for p in props if p not in beside_], beside_
 
 
 def derived_of(spec: GameSpec, ruleset: Ruleset) -> list:
@@ -414,8 +432,22 @@ def _verify_too_big(spec, ruleset, game, ex, label, props, limits, report, plays
     # the properties that need every state: only a derived configuration can give them one
     waiting = {p.name for p in props if EXPLORATION in p.needs and SAMPLES not in p.needs
                and NOTHING not in p.needs}
-    _with_derived(spec, ruleset, derived, limits, report, seed, progress, waiting,
-                  lambda: _full_size_part(spec, ruleset, game, label, props, limits, report, plays, seed, timed))
+    if limits.deadline is not None:
+        _with_derived(spec, ruleset, derived, limits, report, seed, progress, waiting,
+                      lambda: _full_size_part(spec, ruleset, game, label, props, limits, report, plays, seed, timed))
+    else:   # the game's own properties, one by one, beside the core ones (a worker may take them)
+        drawn: list = []
+        kept: dict = {}   # this process's Context of their plays (the worker's is its own)
+        core = len(core_properties())
+
+        def own_property(prop: Property, lim: Limits) -> list[PropertyResult]:
+            if "ctx" not in kept:
+                kept["ctx"] = _full_size_own_context(spec, ruleset, game, label, drawn or None, plays, seed)
+            return run_properties([prop], replace(kept["ctx"], limits=lim), full_size=True)
+        _with_derived(spec, ruleset, derived, limits, report, seed, progress, waiting,
+                      lambda: drawn.extend(_full_size_part(spec, ruleset, game, label, props[:core], limits,
+                                                           report, plays, seed, timed)),
+                      [lambda lim, p=p: own_property(p, lim) for p in props[core:]])
     for name in sorted(waiting):
         report.properties.append(PropertyResult(
             name, UNKNOWN, "needs every state of a configuration: this one is too big to explore and no "
@@ -425,8 +457,9 @@ def _verify_too_big(spec, ruleset, game, ex, label, props, limits, report, plays
         report.notes.append(f"{spec.name} derives no smaller configurations; evidence is proofs and sampling")
 
 
-def _full_size_part(spec, ruleset, game, label, props, limits, report, plays, seed, timed: bool) -> None:
-    """The sampled plays of a configuration too big to explore, and the properties that read them."""
+def _full_size_part(spec, ruleset, game, label, props, limits, report, plays, seed, timed: bool) -> list:
+    """The sampled plays of a configuration too big to explore, and the properties that read them
+    (the core ones and the game's own, those of ``props`` there are); returns the plays."""
     left = limits.remaining()
     # the plays are a fixed amount of work (``plays``, seeded): only a user's --timeout (``timed``)
     # cuts them short, so the evidence does not depend on the machine's load
@@ -436,47 +469,88 @@ def _full_size_part(spec, ruleset, game, label, props, limits, report, plays, se
     ctx = Context(spec, ruleset, game, label, SAMPLES, plays=drawn, seed=seed, limits=limits)
     core, own = props[:len(core_properties())], props[len(core_properties()):]
     report.properties.extend(run_properties(core, ctx, full_size=True))
-    # the game's own properties read fewer plays (a proof's mapping costs more per transition)
-    left = limits.remaining()
-    own_limits = Limits(limits.max_states, None if left is None else time.perf_counter() + left * 0.4,
-                        limits.progress)
-    own_ctx = Context(spec, ruleset, game, label, SAMPLES, plays=drawn[:PROPERTY_PLAYS], seed=seed,
-                      limits=own_limits)
-    report.properties.extend(run_properties(own, own_ctx, full_size=True))
+    if own:
+        left = limits.remaining()
+        own_limits = Limits(limits.max_states, None if left is None else time.perf_counter() + left * 0.4,
+                            limits.progress)
+        own_ctx = _full_size_own_context(spec, ruleset, game, label, drawn, plays, seed)
+        report.properties.extend(run_properties(own, replace(own_ctx, limits=own_limits), full_size=True))
+    return drawn
+
+
+def _full_size_own_context(spec, ruleset, game, label, drawn, plays, seed) -> Context:
+    """What the game's own properties read at full size: the first ``PROPERTY_PLAYS`` plays (a
+    proof's mapping costs more per transition). ``drawn`` None (a worker that has not drawn the
+    plays): drawn here -- the same plays, since one seeded stream draws them in order."""
+    if drawn is None:
+        drawn = draw_plays(game, min(plays, PROPERTY_PLAYS), seed)
+    return Context(spec, ruleset, game, label, SAMPLES, plays=drawn[:PROPERTY_PLAYS], seed=seed)
 
 
 def _with_derived(spec, ruleset, derived, limits, report, seed, progress, waiting: set[str],
-                  own: Callable[[], None]) -> None:
-    """``own()`` (the configuration's own properties, added to the report), then each derived
-    configuration explored and given every property again (or those it names), named ``[label]``,
-    in order; ``waiting`` loses the names of the properties decided on one. Without a clock the
-    derived configurations (a fixed amount of work, the same results wherever they run) are shared
-    with a worker on the second core (solver/beside.py): it takes them from the front while this
-    process runs ``own()``, then this one takes them from the back, so both end about together."""
+                  own: Callable[[], None], jobs: Sequence[Callable[[Limits], list[PropertyResult]]] = (),
+                  order: Sequence[Property] | None = None, jobs_first: bool = False) -> None:
+    """``own()`` (the configuration's own properties, added to the report) and each of ``jobs``
+    (more of them: ``job(limits)`` gives their results), then each derived configuration explored
+    and given every property again (or those it names), named ``[label]``, in order; ``waiting``
+    loses the names of the properties decided on one. ``order``: the configuration's properties in
+    the order the report lists them (own's and the jobs' results are put in it).
+
+    Without a clock the derived configurations and the jobs (fixed amounts of work, the same
+    results wherever they run) are shared with a worker on the second core (solver/beside.py): it
+    takes items from the front while this process runs ``own()``, then this one takes them from the
+    back until they meet, so both end about together. The derived configurations are in the
+    game's order (it lists its heaviest first); the jobs come after them, the first-listed last (so
+    this process, from the back, takes them in their order: many small jobs even out the ends), or
+    with ``jobs_first`` before them (one big job is best started at once, by the worker)."""
     from . import beside
+    tail = [("job", j) for j in reversed(range(len(jobs)))]
+    items = [("job", j) for j in range(len(jobs))] + [("derived", d) for d in range(len(derived))] if jobs_first \
+        else [("derived", d) for d in range(len(derived))] + tail
+
+    def said_first(k: int) -> tuple:
+        kind, i = items[k]
+        if kind == "job":
+            return (f"{spec.name}: the configuration's properties, part {i + 2}", i, len(jobs))
+        return (f"derived {derived[i].label}", i, len(derived))
+
+    def one(k: int, lim: Limits, prog) -> tuple:
+        kind, i = items[k]
+        if kind == "job":   # more of the configuration's own properties: nothing derived, nothing decided
+            return jobs[i](lim), [], [], set()
+        return _derived_one(spec, ruleset, derived[i], lim, seed, prog)
 
     def in_worker(k: int) -> tuple:
         # the worker's phases are recorded and said here in the list's order, so the progress
         # shown is the one-process sequence on an idle machine too
-        said: list = [(f"derived {derived[k].label}", k, len(derived))]
+        said: list = [said_first(k)]
         recorded = Limits(limits.max_states, progress=lambda *phase: said.append(phase))
-        return _derived_one(spec, ruleset, derived[k], recorded, seed, None), said
+        return one(k, recorded, None), said
     parts: dict[int, tuple] = {}
-    with beside.BothEnds(in_worker, len(derived),
-                         enabled=limits.deadline is None and bool(derived) and beside.processes() > 1) as ends:
+    base = len(report.properties)
+    with beside.BothEnds(in_worker, len(items),
+                         enabled=limits.deadline is None and bool(items) and beside.processes() > 1) as ends:
         own()
         for k in ends.back():
-            limits.report(f"derived {derived[k].label}", len(derived) - k - 1, len(derived))
-            parts[k] = _derived_one(spec, ruleset, derived[k], limits, seed, progress), ()
+            limits.report(*said_first(k))
+            parts[k] = one(k, limits, progress), ()
         parts.update(ends.results())
-    for k, d in enumerate(derived):   # in order, as one process gives them (the worker's, a failed worker's)
+    # in order, as one process gives them: the jobs after own(), then the derived configurations
+    # (computed here when the worker did not: a failed worker's)
+    at = {entry: k for k, entry in enumerate(items)}
+    for kind, i in [("job", j) for j in range(len(jobs))] + [("derived", d) for d in range(len(derived))]:
+        k = at[kind, i]
         if k not in parts:
-            limits.report(f"derived {d.label}", k, len(derived))
-            parts[k] = _derived_one(spec, ruleset, d, limits, seed, progress), ()
+            limits.report(*said_first(k))
+            parts[k] = one(k, limits, progress), ()
         part, said = parts[k]
         for phase in said:
             limits.report(*phase)
         _add_part(report, waiting, part)
+        if kind == "job" and i == len(jobs) - 1 and order is not None:   # own's and the jobs' results in order
+            rank = {p.name: n for n, p in enumerate(order)}
+            report.properties[base:] = sorted(report.properties[base:],
+                                              key=lambda r: rank.get(r.data.get("property"), len(rank)))
 
 
 def _add_part(report: VerifyReport, waiting: set[str], part: tuple[list, list, list, set[str]]) -> None:

@@ -3,6 +3,7 @@ in the same order; a worker that fails costs time only (the piece is computed ag
 process, its error raised there); compare and sweep give identical documents both ways."""
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
@@ -261,18 +262,63 @@ def test_verify_shares_the_derived_configurations_from_both_ends_with_the_same_r
             shares.extend(("worker", i) for i in got)
             return got
     monkeypatch.setattr(beside, "BothEnds", Recorded)
+    props = verify_module.game_properties(spec, smaller, spec.build(smaller))
+    # (the items beside the three: the game's own properties at full size, one each; on a complete
+    # exploration, its checks of the exploration alone, together)
+    jobs = len(props) - len(verify_module.core_properties()) if too_big else \
+        int(bool(verify_module.split_for_worker(spec, props)[1]))
     for processes in (1, 2):
         monkeypatch.setenv("RULEPROOF_PROCESSES", str(processes))
         shares.clear()
         flag.unlink(missing_ok=True)
         rep = verify_module.verify(spec, tiny if too_big else smaller, max_states=1_000 if too_big else None, plays=200)
         reports.append((without_seconds([p.as_dict() for p in rep.properties]), rep.derived, rep.notes, rep.status))
-        assert shares == [] if processes == 1 else (("worker", 0) in shares and ("main", 2) in shares
-                                                    and len(shares) == 3)
+        taken = sorted(i for _, i in shares)
+        assert shares == [] if processes == 1 else (("worker", 0) in shares and ("main", taken[-1]) in shares
+                                                    and taken == list(range(3 + jobs)))
     names = [p["name"] for p in reports[0][0]]
     assert [d["label"] for d in reports[0][1]] == [d.label for d in three]
     assert "fast-engine [engine only]" in names and "invariant-screens [screens only]" in names
     assert ("fast-engine" not in names and "invariant-screens" not in names) == too_big   # not left waiting
+    assert reports[0] == reports[1]
+
+
+@pytest.mark.parametrize("game, checks, proof", [
+    ("presentes", ["simulator-agrees", "exact-chain-agrees"], "z3-gift-conservation"),
+    ("loira", ["fast-engine", "invariant-screens"], "loira-table")])   # (Loira lists them before its proofs)
+def test_verify_runs_the_graph_checks_beside_and_reports_them_in_the_properties_order(monkeypatch, game, checks,
+                                                                                      proof):
+    """A configuration explored completely: the game's own checks that read the exploration alone
+    (an engine's agreement, a graph check) run in the worker while the core properties and the
+    proofs run here, and the report is the one of one process, each property where the game lists
+    it (not where the worker's share ended)."""
+    import ruleproof.solver.verify as verify_module
+    spec = get_spec(game)
+    small = spec.default().with_overrides(dict(spec.verify_overrides), spec=spec.schema)
+    props = verify_module.game_properties(spec, small, spec.build(small))
+    here, beside_ = verify_module.split_for_worker(spec, props)
+    assert [p.name for p in beside_] == checks
+    ran: dict[str, bool] = {}
+    real_run = verify_module._run
+
+    def recorded(prop, ctx):
+        results = real_run(prop, ctx)
+        for r in results:   # (a worker's results cross back whole: the pid rides in the data)
+            r.data["pid"] = os.getpid()
+        return results
+    monkeypatch.setattr(verify_module, "_run", recorded)
+    monkeypatch.setattr(verify_module, "derived_of", lambda spec, rs: [])   # the split alone
+    reports = []
+    for processes in (1, 2):
+        monkeypatch.setenv("RULEPROOF_PROCESSES", str(processes))
+        rep = verify_module.verify(spec, small)
+        for r in rep.properties:
+            ran[r.data["property"]] = r.data.pop("pid") != PARENT
+        reports.append((without_seconds([p.as_dict() for p in rep.properties]), rep.status))
+    assert all(ran[name] for name in checks) and not ran[proof]
+    # (a property may give several results -- one per invariant: they come together)
+    assert [name for name, _ in itertools.groupby(r["data"]["property"] for r in reports[0][0])] == \
+        [p.name for p in props]
     assert reports[0] == reports[1]
 
 
