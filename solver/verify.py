@@ -504,9 +504,9 @@ def _with_derived(spec, ruleset, derived, limits, report, seed, progress, waitin
     this process, from the back, takes them in their order: many small jobs even out the ends), or
     with ``jobs_first`` before them (one big job is best started at once, by the worker)."""
     from . import beside
-    tail = [("job", j) for j in reversed(range(len(jobs)))]
-    items = [("job", j) for j in range(len(jobs))] + [("derived", d) for d in range(len(derived))] if jobs_first \
-        else [("derived", d) for d in range(len(derived))] + tail
+    job_items = [("job", j) for j in range(len(jobs))]
+    derived_items = [("derived", d) for d in range(len(derived))]
+    items = job_items + derived_items if jobs_first else derived_items + job_items[::-1]
 
     def said_first(k: int) -> tuple:
         kind, i = items[k]
@@ -538,8 +538,9 @@ def _with_derived(spec, ruleset, derived, limits, report, seed, progress, waitin
     # in order, as one process gives them: the jobs after own(), then the derived configurations
     # (computed here when the worker did not: a failed worker's)
     at = {entry: k for k, entry in enumerate(items)}
-    for kind, i in [("job", j) for j in range(len(jobs))] + [("derived", d) for d in range(len(derived))]:
-        k = at[kind, i]
+
+    def add(entry: tuple[str, int]) -> None:
+        k = at[entry]
         if k not in parts:
             limits.report(*said_first(k))
             parts[k] = one(k, limits, progress), ()
@@ -547,10 +548,14 @@ def _with_derived(spec, ruleset, derived, limits, report, seed, progress, waitin
         for phase in said:
             limits.report(*phase)
         _add_part(report, waiting, part)
-        if kind == "job" and i == len(jobs) - 1 and order is not None:   # own's and the jobs' results in order
-            rank = {p.name: n for n, p in enumerate(order)}
-            report.properties[base:] = sorted(report.properties[base:],
-                                              key=lambda r: rank.get(r.data.get("property"), len(rank)))
+    for entry in job_items:
+        add(entry)
+    if order is not None:   # own's and the jobs' results in the properties' order
+        rank = {p.name: n for n, p in enumerate(order)}
+        report.properties[base:] = sorted(report.properties[base:],
+                                          key=lambda r: rank.get(r.data.get("property"), len(rank)))
+    for entry in derived_items:
+        add(entry)
 
 
 def _add_part(report: VerifyReport, waiting: set[str], part: tuple[list, list, list, set[str]]) -> None:
