@@ -19,6 +19,7 @@ State record (every field an int or a tuple of ints; ``n`` seats, board of ``N``
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from enum import IntEnum
 from fractions import Fraction
@@ -335,23 +336,38 @@ def first_gift(r: Rules, s: St) -> St:
 
 Args = list[tuple[int, Fraction]]
 
+#: each probability value met, as one object (see ``share``)
+_SHARED: dict[Fraction, Fraction] = {}
+
+
+@functools.lru_cache(maxsize=4096)
+def share(k: int, n: int) -> Fraction:
+    """k/n, one object per value: the explorer knows a chance law it has checked by the identity of
+    its probabilities (a new Fraction per draw made it check every draw again, and pay a gcd for
+    each: about a fifth of exploring an official board)."""
+    f = Fraction(k, n)
+    return _SHARED.setdefault(f, f)
+
+
+ONE = share(1, 1)
+
 
 def _uniform(items: list[int]) -> Args:
     """Each item with probability 1/len (repeated items, e.g. jumps = [2, 2, 5], add up)."""
-    out: dict[int, Fraction] = {}
+    counts: dict[int, int] = {}
     for i in items:
-        out[i] = out.get(i, Fraction(0)) + Fraction(1, len(items))
-    return list(out.items())
+        counts[i] = counts.get(i, 0) + 1
+    return [(i, share(c, len(items))) for i, c in counts.items()]
 
 
 def _printed_order(items: list[int]) -> Args:
     """P05 'printed-order': the k-th of m printed distances has weight m - k + 1 (2, 3, 5: 3:2:1)."""
     m = len(items)
     total = m * (m + 1) // 2
-    out: dict[int, Fraction] = {}
+    weights: dict[int, int] = {}
     for k, i in enumerate(items):
-        out[i] = out.get(i, Fraction(0)) + Fraction(m - k, total)
-    return list(out.items())
+        weights[i] = weights.get(i, 0) + m - k
+    return [(i, share(w, total)) for i, w in weights.items()]
 
 
 def elig_salto(r: Rules, s: St) -> Args:
@@ -389,7 +405,7 @@ def elig_lugar(r: Rules, s: St, leader: int | None = None) -> Args:
     else:
         found = []
     if not found and r.own_leader and s.gift[s.turn] >= 0 and leads(r, s):
-        return [(s.turn, Fraction(1))]
+        return [(s.turn, ONE)]
     return _uniform(found)
 
 
@@ -410,7 +426,7 @@ def elig_sorrateiro(r: Rules, s: St) -> Args:
     targets = within_range(r, s)
     if not targets:
         return []
-    return _uniform(targets) if r.random_targets else [(-1, Fraction(1))]
+    return _uniform(targets) if r.random_targets else [(-1, ONE)]
 
 
 def do_sorrateiro(r: Rules, s: St, t: int) -> St:
@@ -448,7 +464,7 @@ def elig_troca(r: Rules, s: St) -> Args:
     targets = targetable(r, s)
     if not targets:
         return []
-    return _uniform(targets) if r.random_targets else [(-1, Fraction(1))]
+    return _uniform(targets) if r.random_targets else [(-1, ONE)]
 
 
 def do_troca(r: Rules, s: St, t: int) -> St:
@@ -459,7 +475,7 @@ def do_troca(r: Rules, s: St, t: int) -> St:
 
 
 def elig_volte(r: Rules, s: St) -> Args:
-    return [] if s.gift[s.turn] >= 0 else [(0, Fraction(1))]
+    return [] if s.gift[s.turn] >= 0 else [(0, ONE)]
 
 
 def do_volte(r: Rules, s: St, _arg: int) -> St:
@@ -469,7 +485,7 @@ def do_volte(r: Rules, s: St, _arg: int) -> St:
 
 
 def elig_arvore(r: Rules, s: St) -> Args:
-    return [] if s.gift[s.turn] < 0 else [(0, Fraction(1))]
+    return [] if s.gift[s.turn] < 0 else [(0, ONE)]
 
 
 def do_arvore(r: Rules, s: St, _arg: int) -> St:
@@ -483,7 +499,7 @@ def elig_rev_roubo(r: Rules, s: St, prev: int | None = None) -> Args:
     ``prev``: the previous player drawn under P08 'behind' (the outcome's argument then)."""
     arg = 0 if prev is None else prev
     prev = previous_player(r, s) if prev is None else prev
-    return [(arg, Fraction(1))] if s.gift[s.turn] >= 0 and prev >= 0 and s.gift[prev] < 0 else []
+    return [(arg, ONE)] if s.gift[s.turn] >= 0 and prev >= 0 and s.gift[prev] < 0 else []
 
 
 def elig_rev_troca(r: Rules, s: St, prev: int | None = None) -> Args:
@@ -491,7 +507,7 @@ def elig_rev_troca(r: Rules, s: St, prev: int | None = None) -> Args:
     arg = 0 if prev is None else prev
     prev = previous_player(r, s) if prev is None else prev
     ok = (s.gift[s.turn] >= 0 and prev >= 0 and s.gift[prev] >= 0 and not shielded(r, s, prev))
-    return [(arg, Fraction(1))] if ok else []
+    return [(arg, ONE)] if ok else []
 
 
 def do_revenge(r: Rules, s: St, effect: int, taker: int) -> St:
@@ -553,7 +569,7 @@ def effect_draw(r: Rules, s: St, square: Square) -> list[tuple[Outcome, Fraction
     for c in cands:
         for o, p in draw(c):
             out[o] = out.get(o, Fraction(0)) + p / len(cands)
-    return list(out.items())
+    return [(o, share(p.numerator, p.denominator) if type(p) is Fraction else p) for o, p in out.items()]
 
 
 def _draw(r: Rules, s: St, square: Square, prev: int | None = None, leader: int | None = None
@@ -571,9 +587,10 @@ def _draw(r: Rules, s: St, square: Square, prev: int | None = None, leader: int 
         if args:
             drawn.append((rule, rule.weight(r), args))
     if not drawn:  # P23: nothing happens, or 'redraw': the same empty draw again, forever
-        return [((Effect.NOTHING, 1 if r.redraw else 0), Fraction(1))]
+        return [((Effect.NOTHING, 1 if r.redraw else 0), ONE)]
     total = sum(w for _, w, _ in drawn)
-    return [((rule.effect, arg), Fraction(w, total) * p) for rule, w, args in drawn for arg, p in args]
+    return [((rule.effect, arg), share(w * p.numerator, total * p.denominator))
+            for rule, w, args in drawn for arg, p in args]
 
 
 def apply_effect(r: Rules, s: St, outcome: Outcome) -> St:
@@ -641,7 +658,7 @@ def tree_gifts(s: St) -> list[int]:
 def tree_outcomes(s: St) -> list[tuple[Outcome, Fraction]]:
     """P15: a uniformly random wrapped gift from under the tree ('pick': a decision instead)."""
     gifts = tree_gifts(s)
-    return [((g, 0), Fraction(1, len(gifts))) for g in gifts]
+    return [((g, 0), share(1, len(gifts))) for g in gifts]
 
 
 def take(r: Rules, s: St, g: int) -> St:
