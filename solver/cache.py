@@ -238,6 +238,19 @@ def remember(kind: str, ruleset: Ruleset, options: dict[str, Any], compute: Call
     return value
 
 
+def recall(kind: str, ruleset: Ruleset, options: dict[str, Any]) -> Any | None:
+    """The result kept in the open cache under ``remember``'s key, or None (none kept, no cache)."""
+    cache = _active.get()
+    return None if cache is None else cache.get(result_key(kind, ruleset, **options))
+
+
+def keep(kind: str, ruleset: Ruleset, options: dict[str, Any], value: Any) -> None:
+    """``value`` kept in the open cache under ``remember``'s key (no cache open: nothing)."""
+    cache = _active.get()
+    if cache is not None:
+        cache.put(result_key(kind, ruleset, **options), value)
+
+
 def kept(kind: str, ruleset: Ruleset, options: dict[str, Any]) -> bool:
     """Whether the open cache holds ``remember``'s result for the same key (no cache open: no)."""
     cache = _active.get()

@@ -505,7 +505,8 @@ def _with_derived(spec, ruleset, derived, limits, report, seed, progress, waitin
     with ``jobs_first`` before them (one big job is best started at once, by the worker)."""
     from . import beside
     job_items = [("job", j) for j in range(len(jobs))]
-    derived_items = [("derived", d) for d in range(len(derived))]
+    kept = _kept_derived(derived, limits, seed)
+    derived_items = [("derived", d) for d in range(len(derived)) if d not in kept]
     items = job_items + derived_items if jobs_first else derived_items + job_items[::-1]
 
     def said_first(k: int) -> tuple:
@@ -554,8 +555,45 @@ def _with_derived(spec, ruleset, derived, limits, report, seed, progress, waitin
         rank = {p.name: n for n, p in enumerate(order)}
         report.properties[base:] = sorted(report.properties[base:],
                                           key=lambda r: rank.get(r.data.get("property"), len(rank)))
-    for entry in derived_items:
-        add(entry)
+    for d in range(len(derived)):
+        if d in kept:
+            _add_part(report, waiting, kept[d])
+        else:
+            add(("derived", d))
+            if limits.deadline is None:
+                _keep_derived(derived[d], limits, seed, parts[at[("derived", d)]][0])
+
+
+def _derived_options(d, limits: Limits, seed: int) -> dict[str, Any]:
+    """What a derived configuration's part depends on beside its configuration and the code."""
+    return dict(label=d.label, always=d.always, properties=d.properties, max_states=limits.max_states, seed=seed)
+
+
+def _kept_derived(derived, limits: Limits, seed: int) -> dict[int, tuple]:
+    """The parts of derived configurations the command's cache holds (no clock only: a part cut by
+    one depends on the load): by configuration, so ``compare``'s two sides, whose companions are
+    often the same configurations (Presentes' trio and chain boards keep the rulings, not the
+    board), and the commands of a ``--cache`` folder explore each once. Each given back as its own
+    copy, its configuration named as the caller's (the ruleset's name and source are not in the key)."""
+    import copy
+    from . import cache
+    if limits.deadline is not None or cache.current() is None:
+        return {}
+    out = {}
+    for i, d in enumerate(derived):
+        part = cache.recall("derived", d.ruleset, _derived_options(d, limits, seed))
+        if part is not None:
+            found, explored, notes, decided = copy.deepcopy(part)
+            out[i] = (found, [{**e, "config": d.ruleset.as_dict()} for e in explored], notes, decided)
+    return out
+
+
+def _keep_derived(d, limits: Limits, seed: int, part: tuple) -> None:
+    """A derived configuration's part kept (a copy: the report holds and may change its own)."""
+    import copy
+    from . import cache
+    if cache.current() is not None:
+        cache.keep("derived", d.ruleset, _derived_options(d, limits, seed), copy.deepcopy(part))
 
 
 def _add_part(report: VerifyReport, waiting: set[str], part: tuple[list, list, list, set[str]]) -> None:

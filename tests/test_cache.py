@@ -12,6 +12,7 @@ import pytest
 
 from ruleproof.model.registry import get_spec
 from ruleproof.solver import cache, compare
+from tests.test_beside import without_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -159,7 +160,8 @@ def test_on_disk_shared_between_commands_and_only_its_own_files(tmp_path, monkey
     with cache.scope(folder):
         first = compare.compare_rulesets(a, a)
     written = sorted(p.name for p in folder.iterdir())
-    assert "notes.txt" in written and len(written) == 3   # a verify report and an evaluation
+    # a verify report, an evaluation and the part of verify's companion (Pig's three seats)
+    assert "notes.txt" in written and len(written) == 4
     assert not [n for n in written if n.startswith(".")]   # nothing left half-written
     with cache.scope(folder) as c:                      # a later command: read back
         again = compare.compare_rulesets(a, a)
@@ -280,3 +282,36 @@ def test_a_sampled_answer_serves_the_page_that_gives_a_folder(monkeypatch, tmp_p
         compare.evaluate(pig(), games=4)
         compare.evaluate(pig(), games=4, out_dir=tmp_path)
     assert calls["evaluate"] == 4 and any(tmp_path.iterdir())
+
+
+def test_a_companion_both_sides_share_is_explored_once_and_named_as_each_side(monkeypatch):
+    """Pig's three-seat companion keeps neither the goal nor the name: two rulesets that differ in
+    goal (and name) share it, so within one command it is explored once; each side's report is the
+    one verify gives it alone, its companion named as that side's configuration."""
+    import dataclasses
+    import ruleproof.solver.verify as verify_module
+    monkeypatch.setenv("RULEPROOF_PROCESSES", "1")
+    spec = get_spec("pig")
+    a = spec.default().with_overrides({"goal": 20}, spec=spec.schema, source="a.toml")
+    b = dataclasses.replace(spec.default().with_overrides({"goal": 21}, spec=spec.schema, source="b.toml"),
+                            name="pig-goal-21")
+    def doc(rs, **kw):
+        return without_seconds(verify_module.verify_document([verify_module.verify(spec, rs, **kw)], [rs.name]))
+    alone = {rs.name: doc(rs) for rs in (a, b)}
+    explored: list[str] = []
+    real = verify_module._derived_one
+
+    def counted(spec_, ruleset, d, *rest):
+        explored.append(d.label)
+        return real(spec_, ruleset, d, *rest)
+    monkeypatch.setattr(verify_module, "_derived_one", counted)
+    with cache.scope():
+        shared = {rs.name: doc(rs) for rs in (a, b)}
+    labels = [d.label for d in verify_module.derived_of(spec, a) if d.always]
+    assert labels and explored == labels   # a's companions only: b found them kept
+    assert shared == alone
+    assert shared["pig-goal-21"]["derived"][0]["config"]["name"] == "pig-goal-21"
+    with cache.scope():   # under a clock nothing is kept or reused
+        for rs in (a, b):
+            doc(rs, timeout=600)
+    assert explored == labels * 3
