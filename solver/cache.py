@@ -2,10 +2,10 @@
 
 ``compare`` verifies and evaluates two sides, ``report --against`` the same two sides plus a page,
 ``sweep`` a grid of points; a designer runs them one after the other on the same pair. Each result
-(a ``verify`` report, an ``evaluate``) is kept under a key hashing everything it depends on: the
-game, every parameter and ruling (and the bytes of any file a parameter names, a board layout say),
-the options that change it (state limit, games, seed, policy), and the digest of the code that
-computes it (``code_digest``: the solver, the proofs and the game's folder, code and data, so an edit to any misses).
+(a ``verify`` report, an ``evaluate``, the part of a derived configuration verify explores) is kept
+under a key hashing everything it depends on: the game, every parameter and ruling (and the bytes
+of any file a parameter names, a board layout say), the options that change it (state limit, games,
+seed, policy), and the digest of the code that computes it (``code_digest``: the solver, the proofs and the game's folder, code and data, so an edit to any misses).
 The ruleset's name, description and source are not in the key: two files that say the same
 configuration share their results, each given back under its own name.
 

@@ -502,7 +502,8 @@ def _with_derived(spec, ruleset, derived, limits, report, seed, progress, waitin
     back until they meet, so both end about together. The derived configurations are in the
     game's order (it lists its heaviest first); the jobs come after them, the first-listed last (so
     this process, from the back, takes them in their order: many small jobs even out the ends), or
-    with ``jobs_first`` before them (one big job is best started at once, by the worker)."""
+    with ``jobs_first`` before them (one big job is best started at once, by the worker). A derived
+    configuration whose part the command's cache holds is not computed again (``_kept_derived``)."""
     from . import beside
     job_items = [("job", j) for j in range(len(jobs))]
     kept = _kept_derived(derived, limits, seed)
