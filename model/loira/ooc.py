@@ -470,7 +470,11 @@ def _dask(workers: int, scheduler: str | None):
     # nor the note of multiprocessing's resource tracker after workers killed by Ctrl-C
     os.environ.setdefault("PYTHONWARNINGS", "ignore:::multiprocessing.resource_tracker")
     dask.config.set({"logging.distributed": "critical"})
-    logging.getLogger("distributed").setLevel(logging.CRITICAL)
+    # the parent's level is not enough: Distributed's own configuration gives some of its loggers
+    # a level of their own (distributed.client: warning), whose lines reach the parent's handler
+    # all the same ("Couldn't gather 8 keys, rescheduling" before "interrupted", seen in CI)
+    for name in [n for n in logging.root.manager.loggerDict if n == "distributed" or n.startswith("distributed.")]:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
     if scheduler:
         try:   # an address nothing answers at: refused in seconds, not after Dask's 30
             return Client(scheduler, timeout=SCHEDULER_TIMEOUT), None
