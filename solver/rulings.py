@@ -315,41 +315,58 @@ def _value_change(a: Ruleset, b: Ruleset, labels: tuple[str, str]) -> dict[str, 
 # ---- which rulings matter ------------------------------------------------------------------------
 
 def expected_moves(sol) -> float | None:
-    """Expected number of moves from the start under the solved (optimal) policy: a sparse linear
-    solve of E = 1 + P E on the chain the policy induces (None if it does not end surely)."""
+    """Expected number of moves from the start under the solved (optimal) policy: E = 1 + P E on
+    the chain the policy induces (None if it does not end surely), solved by the chain's strongly
+    connected components, those nearest the end first: a level of acyclic states at once, each
+    cyclic component by a sparse solve of its own block (one solve of the whole chain spent
+    3.8 of a ranked reading's 7.4 s on Presentes' 42,000-state Curta; nearly every state there is
+    its own component)."""
+    import warnings
+
     import numpy as np
     from scipy.sparse import csr_matrix, identity
     from scipy.sparse.linalg import spsolve
+
+    from .rational import condensation
     ex = sol.exploration
     n = ex.num_states
     offsets = np.frombuffer(ex.offsets, dtype=np.int64)
     child = np.frombuffer(ex.child, dtype=np.int64)
     kind = np.frombuffer(ex.kind, dtype=np.int8)
-    rows, cols, data = [], [], []
-    probs = [float(p) if p is not None else 0.0 for p in ex.prob]
-    for v in range(n):
-        if kind[v] == TERMINAL:
-            continue
-        if kind[v] == CHANCE:
-            for e in range(offsets[v], offsets[v + 1]):
-                rows.append(v)
-                cols.append(int(child[e]))
-                data.append(probs[e])
-        else:
-            e = int(sol.choice[v])
-            if e >= 0:
-                rows.append(v)
-                cols.append(int(child[e]))
-                data.append(1.0)
-    P = csr_matrix((data, (rows, cols)), shape=(n, n))
+    probs = np.array([float(p) if p is not None else 0.0 for p in ex.prob])
+    # the policy's edges: every edge of a chance node, the chosen edge of a decision
+    is_chance = np.repeat(kind == CHANCE, np.diff(offsets))
+    edge_of = np.repeat(np.arange(n), np.diff(offsets))
+    choice = np.asarray(sol.choice[:n], dtype=np.int64)
+    chosen = choice[(kind != CHANCE) & (kind != TERMINAL) & (choice >= 0)]
+    edges = np.sort(np.concatenate((np.flatnonzero(is_chance), chosen)))
+    src, dst = edge_of[edges], child[edges]
+    weight = np.where(is_chance[edges], probs[edges], 1.0)
+    P = csr_matrix((weight, (src, dst)), shape=(n, n))
     rhs = (kind != TERMINAL).astype(float)
-    import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")   # a singular system (play need not end) is answered below
-        try:
-            e = spsolve((identity(n, format="csr") - P).tocsc(), rhs)
-        except Exception:   # noqa: BLE001
-            return None
+    label, level, cyclic = condensation(n, src, dst)
+    e = np.zeros(n)
+    by_level = np.argsort(level[label], kind="stable")
+    cuts = np.flatnonzero(np.diff(level[label][by_level])) + 1
+    for nodes in np.split(by_level, cuts):
+        loop = cyclic[label[nodes]]
+        flat = nodes[~loop]
+        if flat.size:   # no state here reaches another of its level: their successors are known
+            e[flat] = rhs[flat] + P[flat] @ e
+        for comp in np.unique(label[nodes[loop]]):
+            part = nodes[loop][label[nodes[loop]] == comp]
+            rows = P[part]
+            inside = rows[:, part]
+            b = rhs[part] + rows @ e   # e is zero on the part itself
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")   # a singular block (play need not end): answered below
+                try:
+                    x = np.atleast_1d(spsolve((identity(len(part), format="csr") - inside).tocsc(), b))
+                except Exception:   # noqa: BLE001
+                    return None
+            if not np.isfinite(x).all():
+                return None
+            e[part] = x
     value = float(e[0])
     return value if np.isfinite(value) else None
 
