@@ -512,6 +512,22 @@ def _paired_or_why(base_plays: Callable[[], dict[str, Any]], other: Ruleset, gam
         return {"error": f"paired games not played: {exc}"}
 
 
+def _solved_ahead(spec, base: Ruleset, todo: list, limits: Limits) -> dict[tuple[str, str], dict[str, Any]]:
+    """Without a clock, the exact solves of the exercised readings computed two at a time on two
+    cores (solver/beside.py): each is the same fixed work wherever it runs (an exploration within
+    ``VALUE_STATES``, then the solve), so the rows are those of one process. Empty when there is a
+    clock or one core (the caller solves each reading)."""
+    from . import beside
+    exercised = [(r.id, o) for r, o in todo if r.needs is None or r.needs.test(base.params)]
+    workers = beside.processes()
+    if limits.deadline is not None or workers < 2 or len(exercised) < 2:
+        return {}
+
+    def solved(job: tuple[str, str]) -> dict[str, Any]:
+        return _solve_small(base.with_overrides(rulings={job[0]: job[1]}, spec=spec.schema), limits)
+    return dict(zip(exercised, beside.ordered_map(solved, exercised, workers)))
+
+
 def _paired_ahead(spec, base: Ruleset, todo: list, base_plays: Callable[[], dict[str, Any]], games: int,
                   seed: int, policy: str | None, limits: Limits) -> dict[tuple[str, str], dict[str, Any]]:
     """Without a clock, the paired rows of the exercised readings computed two at a time on two
@@ -572,7 +588,10 @@ def _rank_rulings(spec, base: Ruleset, *, only: list[str] | None, timeout: float
     rows = []
     todo = [(r, o) for r in spec.schema.rulings if not only or r.id in only
             for o in r.options if o != base.rulings[r.id]]
-    ahead = _paired_ahead(spec, base, todo, base_plays, games, seed, policy, limits) if ref.get("too_big") else {}
+    if ref.get("too_big"):
+        ahead = _paired_ahead(spec, base, todo, base_plays, games, seed, policy, limits)
+    else:
+        ahead = {} if "error" in ref else _solved_ahead(spec, base, todo, limits)
     for i, (ruling, option) in enumerate(todo):
         if progress:
             progress("rank rulings", i, len(todo))
@@ -599,7 +618,7 @@ def _rank_rulings(spec, base: Ruleset, *, only: list[str] | None, timeout: float
             row["error"] = f"not ranked: the configuration's own readings did not solve ({ref['error']})"
             rows.append(row)
             continue
-        got = _solve_small(other, limits)
+        got = ahead.get((ruling.id, option)) or _solve_small(other, limits)
         if got.get("too_big"):   # this reading outgrows the exact solve: paired games for its row
             row.update(_paired_or_why(base_plays, other, games, seed, policy, limits))
             rows.append(row)
