@@ -364,6 +364,24 @@ def test_rank_in_two_processes_gives_the_same_rows(monkeypatch):
     assert without_seconds(docs[0]) == without_seconds(docs[1])
 
 
+def test_exact_rank_rows_in_two_processes_are_those_of_one(monkeypatch):
+    """Where the configuration solves, each reading's exploration and solve computed two at a time
+    in workers give the rows of one process, exact and in the same order."""
+    import ruleproof.solver.rulings as rulings
+    tiny = load_ruleset(str(ROOT / "model" / "loira" / "examples" / "tiny.toml"))
+    docs = []
+    real = beside.ordered_map
+    for processes in (1, 2):
+        forks = forced(monkeypatch, processes)
+        seen: list[int] = []
+        monkeypatch.setattr(beside, "ordered_map", lambda fn, items, workers: (seen.append(workers), real(fn, items, workers))[1])
+        docs.append(rulings.rank_rulings("loira", ruleset=tiny, only=["L07", "L33", "L28"]))
+        assert seen == ([] if processes == 1 else [2]) and not forks
+    assert "too_big" not in docs[0]["reference"]
+    assert all(r.get("evidence") != "sampled" and "values" in r for r in docs[0]["rows"] if r.get("exercised"))
+    assert without_seconds(docs[0]) == without_seconds(docs[1])
+
+
 def test_report_against_in_two_processes_gives_the_same_page(monkeypatch):
     """report --against: the side it is compared with computed in a worker gives the page of one
     process (the ranking then runs with both cores)."""
