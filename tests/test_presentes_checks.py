@@ -145,8 +145,9 @@ def test_a_dead_end_is_reported_by_every_check_not_a_crash(monkeypatch):
 
 def test_companions_are_the_trio_board_and_the_other_official_boards():
     """Two players: the 'trio' board with three, every property; on an official board, the other
-    official boards too, for the properties only their whole graph shows."""
-    trio, azar, host, chain, *comps = companions(SPEC.default())
+    official boards too (first, the longest first: verify starts the heaviest at once), for the
+    properties only their whole graph shows."""
+    *comps, trio, azar, host, chain = companions(SPEC.default())
     assert (trio.ruleset.params["board"], trio.ruleset.params["players"], trio.always) == ("trio", 3, True)
     assert trio.properties == TRIO_PROPERTIES and "z3-gift-conservation" in trio.properties
     assert (azar.ruleset.params["board"], azar.ruleset.params["players"], azar.ruleset.params["host_skip"],
@@ -155,12 +156,12 @@ def test_companions_are_the_trio_board_and_the_other_official_boards():
             host.properties) == ("trio", 3, (HOST_REMOVAL,), TRIO_PROPERTIES)
     assert (chain.ruleset.params["board"], chain.ruleset.params["players"]) == ("chain", 2)
     assert chain.properties == CHAIN_PROPERTIES and "z3-gift-conservation" in chain.properties
-    assert [d.ruleset.params["board"] for d in comps] == ["media", "longa"]
+    assert [d.ruleset.params["board"] for d in comps] == ["longa", "media"]
     assert all(d.always and d.properties == COMPANION_PROPERTIES and d.ruleset.params["players"] == 2
                for d in comps)
     assert [d.ruleset.params["board"] for d in companions(small())] == ["trio", "trio-azar", "trio", "chain"]
     party = companions(SPEC.ruleset("presentes-party"))   # 32 players: no trio
-    assert [d.ruleset.params["board"] for d in party] == ["chain", "curta", "media", "longa"]
+    assert [d.ruleset.params["board"] for d in party] == ["longa", "media", "curta", "chain"]
     assert all(d.ruleset.params["dice"] == 2 for d in party)
 
 

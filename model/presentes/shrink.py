@@ -95,7 +95,7 @@ def companions(ruleset: Ruleset) -> list:
       quedas seguidas" -- no smaller board reaches it (about 2,900 states);
     * for a ruleset on an official board, the other official boards with 2 players and the
       ruleset's dice, rulings and rule parameters, explored for what only their whole graph
-      shows (``COMPANION_PROPERTIES``).
+      shows (``COMPANION_PROPERTIES``) -- listed first, the longest first (``official_companions``).
 
     The host's scheduled events of absent seats and the gift values are dropped."""
     from ruleproof.model.properties import Derived
@@ -121,9 +121,20 @@ def companions(ruleset: Ruleset) -> list:
                   "focal_seat": -1}
         out.append(Derived(f"chain board, 2 players, {dice}, the ruleset's rulings and rule parameters",
                            ruleset.with_overrides(params, spec=SCHEMA), always=True, properties=CHAIN_PROPERTIES))
+    return official_companions(ruleset, dice) + out
+
+
+def official_companions(ruleset: Ruleset, dice: str) -> list:
+    """For a ruleset on an official board, the other official boards with 2 players, longest first:
+    verify shares its derived configurations with a second core from both ends of their list, so
+    the longest (Longa, ~480,000 states) is started at once, not last (it ended a Curta verify
+    alone, 5 s after everything else)."""
+    from ruleproof.model.properties import Derived
+    p = ruleset.params
     if p["board"] not in OFFICIAL:
-        return out
-    for name in OFFICIAL:
+        return []
+    out = []
+    for name in sorted(OFFICIAL, key=lambda b: -OFFICIAL[b][0]):
         if name == p["board"] and p["players"] == 2 and not p["host_remove"] and not p["host_skip"]:
             continue   # the ruleset's own configuration
         params = {"board": name, "players": 2, "host_remove": [], "host_skip": (), "gift_values": (),
