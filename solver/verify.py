@@ -500,7 +500,8 @@ def _with_derived(spec, ruleset, derived, limits, report, seed, progress, waitin
     results wherever they run) are shared with a worker on the second core (solver/beside.py): it
     takes items from the front while this process runs ``own()``, then this one takes them from the
     back until they meet, so both end about together. The derived configurations are in the
-    game's order (it lists its heaviest first); the jobs come after them, the first-listed last (so
+    game's order (it lists its heaviest first) but for the second heaviest, put last (this
+    process's first from the back); the jobs come after them, the first-listed last (so
     this process, from the back, takes them in their order: many small jobs even out the ends), or
     with ``jobs_first`` before them (one big job is best started at once, by the worker). A derived
     configuration whose part the command's cache holds is not computed again (``_kept_derived``)."""
@@ -508,6 +509,9 @@ def _with_derived(spec, ruleset, derived, limits, report, seed, progress, waitin
     job_items = [("job", j) for j in range(len(jobs))]
     kept = _kept_derived(derived, limits, seed)
     derived_items = [("derived", d) for d in range(len(derived)) if d not in kept]
+    # the two heaviest at the two ends: the worker starts the first while this process runs
+    # own(), then this one starts the second from the back, so neither ends on a big item alone
+    derived_items = derived_items[:1] + derived_items[2:] + derived_items[1:2]
     items = job_items + derived_items if jobs_first else derived_items + job_items[::-1]
 
     def said_first(k: int) -> tuple:
