@@ -611,9 +611,10 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
             raise Exit(1)
         states = f"{res['states']:,} states, " if res["states"] else ""
         out.print(f"{rs.game} ({rs.name}): {states}{doc['seconds']} s, {res['engine']}: {res['method']}",
-                  markup=False, highlight=False)
+                  markup=False, highlight=False, soft_wrap=True)
         for skipped in res["skipped"]:
-            out.print(f"  ({skipped['engine']} passed over: {skipped['reason']})", markup=False, highlight=False)
+            out.print(f"  ({skipped['engine']} passed over: {skipped['reason']})", markup=False, highlight=False,
+                      soft_wrap=True)
         for line in value_lines(res["values"]) + figure_lines(res["values"], res["figures"]):
             out.print("  " + line, markup=False, highlight=False, soft_wrap=True)
         if res["value_meaning"]:
@@ -625,10 +626,10 @@ def solve(ctx: typer.Context, target: str = typer.Argument(..., help="game, buil
         if constant:
             out.print(f"  policy: {constant}", markup=False, highlight=False, soft_wrap=True)
         for f in res["files"]:
-            out.print(f"  wrote {f}", markup=False, highlight=False)
+            out.print(f"  wrote {f}", markup=False, highlight=False, soft_wrap=True)
         if where is not None and not res["files"]:
             out.print(f"  no files written to {where}: {res['extras'].get('note') or 'this engine writes none'}",
-                      markup=False, highlight=False)
+                      markup=False, highlight=False, soft_wrap=True)
     run(body, timeout=timeout, as_json=as_json)
 
 
@@ -733,12 +734,12 @@ def report(ctx: typer.Context,
             sys.stdout.write(render_markdown(doc))
         else:
             for path in written:
-                out.print(f"wrote {path}", markup=False, highlight=False)
+                out.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
             regressions = doc.get("against", {}).get("regressions")
             out.print(f"report {doc['ruleset']}: verdict {doc['verdict']}"
                       + ("; values not computed within the limits" if doc["solve"]["partial"] else "")
                       + (f"; {len(regressions)} regression(s) against {doc['against']['a']['ruleset']}"
-                         if regressions else ""), markup=False, highlight=False)
+                         if regressions else ""), markup=False, highlight=False, soft_wrap=True)
         if exit_code(doc):
             raise Exit(1)
     run(body, timeout=timeout, as_json=as_json)
@@ -891,9 +892,9 @@ def print_sweep(doc: dict[str, Any]) -> None:
             where = ", ".join(f"{k}={_short(v)}" for k, v in r["point"].items())
             out.print(f"no result at {where}: {r['why']}", markup=False, highlight=False, soft_wrap=True)
     if doc.get("plot"):
-        out.print(f"wrote {doc['plot']}", markup=False, highlight=False)
+        out.print(f"wrote {doc['plot']}", markup=False, highlight=False, soft_wrap=True)
     elif doc.get("plot_note"):
-        out.print(doc["plot_note"], markup=False, highlight=False)
+        out.print(doc["plot_note"], markup=False, highlight=False, soft_wrap=True)
 
 
 # ---- export -----------------------------------------------------------------------------------------
@@ -935,14 +936,14 @@ def export(ctx: typer.Context, target: str = typer.Argument(..., help="game, bui
             emit(doc)
         elif res["partial"]:
             out.print(f"partial exploration: {res['reason']}; explored {res['explored_states']} states, "
-                      "nothing written", markup=False)
+                      "nothing written", markup=False, soft_wrap=True)
         else:
             out.print(f"{rs.game} ({rs.name}): wrote {res['kind']} {file} ({fmt}): {res['states']} states, "
                       f"{res['choices']} choices, {res['transitions']} transitions, {doc['seconds']} s",
-                      markup=False, highlight=False)
+                      markup=False, highlight=False, soft_wrap=True)
             if "values" in res:
                 turns = f"; expected turns {res['expected_turns']}" if "expected_turns" in res else ""
-                out.print(f"  our exact values: {', '.join(res['values'])}{turns}", markup=False)
+                out.print(f"  our exact values: {', '.join(res['values'])}{turns}", markup=False, soft_wrap=True)
         if res["partial"]:
             raise Exit(1)
     run(body, timeout=timeout, as_json=as_json)

@@ -134,3 +134,15 @@ def test_text_that_cannot_be_encoded_prints_escaped_not_exit_3(tmp_path):
     assert proc.returncode == 0 and not proc.stderr, proc.stderr
     assert b"o\\udcff/manifest.json" in proc.stdout
     assert (Path(bytes(tmp_path / "o").decode() + "\udcff") / "manifest.json").exists()
+
+
+def test_a_long_output_path_is_printed_on_one_line_when_piped(tmp_path):
+    """A path longer than the 80 columns a pipe gets is printed whole, never broken across lines
+    (a user copies it; a script reads it)."""
+    out = tmp_path / ("a-folder-named-at-length-" * 4) / "out"
+    proc = subprocess.run([str(Path(sys.executable).parent / "ruleproof"), "solve", "pig", "--goal", "3",
+                           "--out", str(out)], capture_output=True, cwd=ROOT, timeout=120, text=True,
+                          env={k: v for k, v in __import__("os").environ.items() if k != "COLUMNS"})
+    assert proc.returncode == 0, proc.stderr
+    assert f"  wrote {out / 'manifest.json'}\n" in proc.stdout
+    assert all(len(line) > 80 for line in proc.stdout.splitlines() if line.startswith("  wrote "))
