@@ -5,6 +5,11 @@ from hypothesis import settings
 
 from ruleproof.solver import runtime
 
+# pytest-xdist gives its workers COLUMNS=80, which the CLI's consoles (rich) then fix at import: a
+# test that runs a command with COLUMNS=200 would get 80 columns there and 200 in one process. The
+# suite runs its commands as a pipe does, reading COLUMNS when they print
+os.environ.pop("COLUMNS", None)
+
 # the suite runs with the console script's collector settings (solver/runtime.py): the same code
 # paths as the command line, without full collections over the large graphs the tests keep
 runtime.no_full_collections()
