@@ -512,41 +512,41 @@ def _paired_or_why(base_plays: Callable[[], dict[str, Any]], other: Ruleset, gam
         return {"error": f"paired games not played: {exc}"}
 
 
-def _solved_ahead(spec, base: Ruleset, todo: list, limits: Limits) -> dict[tuple[str, str], dict[str, Any]]:
-    """Without a clock, the exact solves of the exercised readings computed two at a time on two
-    cores (solver/beside.py): each is the same fixed work wherever it runs (an exploration within
-    ``VALUE_STATES``, then the solve), so the rows are those of one process. Empty when there is a
-    clock or one core (the caller solves each reading)."""
+def _ahead(spec, base: Ruleset, todo: list, limits: Limits, row: Callable[[Ruleset], dict[str, Any]],
+           first: Callable[[], bool] = lambda: True) -> dict[tuple[str, str], dict[str, Any]]:
+    """Without a clock, ``row(reading's ruleset)`` of every exercised reading computed two at a
+    time on two cores (solver/beside.py): each row is fixed work (seeded games, or an exploration
+    within ``VALUE_STATES`` and its solve), the same wherever it runs, so the rows are those of one
+    process. ``first()`` runs before the workers fork (False: no rows ahead). Empty when there is
+    a clock or one core (the caller computes each row)."""
     from . import beside
     exercised = [(r.id, o) for r, o in todo if r.needs is None or r.needs.test(base.params)]
     workers = beside.processes()
-    if limits.deadline is not None or workers < 2 or len(exercised) < 2:
+    if limits.deadline is not None or workers < 2 or len(exercised) < 2 or not first():
         return {}
 
-    def solved(job: tuple[str, str]) -> dict[str, Any]:
-        return _solve_small(base.with_overrides(rulings={job[0]: job[1]}, spec=spec.schema), limits)
-    return dict(zip(exercised, beside.ordered_map(solved, exercised, workers)))
+    def one(job: tuple[str, str]) -> dict[str, Any]:
+        return row(base.with_overrides(rulings={job[0]: job[1]}, spec=spec.schema))
+    return dict(zip(exercised, beside.ordered_map(one, exercised, workers)))
+
+
+def _solved_ahead(spec, base: Ruleset, todo: list, limits: Limits) -> dict[tuple[str, str], dict[str, Any]]:
+    """The exact solves of the exercised readings, ahead on two cores (``_ahead``)."""
+    return _ahead(spec, base, todo, limits, lambda other: _solve_small(other, limits))
 
 
 def _paired_ahead(spec, base: Ruleset, todo: list, base_plays: Callable[[], dict[str, Any]], games: int,
                   seed: int, policy: str | None, limits: Limits) -> dict[tuple[str, str], dict[str, Any]]:
-    """Without a clock, the paired rows of the exercised readings computed two at a time on two
-    cores (solver/beside.py): each reading's games are its own fixed seeded work, so the rows are
-    those of one process. Empty when there is a clock or one core (the caller computes each row)."""
-    from . import beside
-    exercised = [(r.id, o) for r, o in todo if r.needs is None or r.needs.test(base.params)]
-    workers = beside.processes()
-    if limits.deadline is not None or workers < 2 or len(exercised) < 2:
-        return {}
-    try:
-        base_plays()   # once, before the fork: every worker pairs with the same reference games
-    except RuntimeError:
-        return {}
-
-    def row(job: tuple[str, str]) -> dict[str, Any]:
-        other = base.with_overrides(rulings={job[0]: job[1]}, spec=spec.schema)
-        return _paired_or_why(base_plays, other, games, seed, policy, limits)
-    return dict(zip(exercised, beside.ordered_map(row, exercised, workers)))
+    """The paired rows of the exercised readings, ahead on two cores (``_ahead``), the reference
+    games played first, before the fork, so every worker pairs with the same ones."""
+    def reference() -> bool:
+        try:
+            base_plays()
+        except RuntimeError:
+            return False
+        return True
+    return _ahead(spec, base, todo, limits,
+                  lambda other: _paired_or_why(base_plays, other, games, seed, policy, limits), reference)
 
 
 def rank_rulings(game: str, *, ruleset: Ruleset | None = None, only: list[str] | None = None,
