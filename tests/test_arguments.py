@@ -4,6 +4,7 @@ exit 2, before any work -- never an overflow deep inside (exit 3)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -142,7 +143,7 @@ def test_a_long_output_path_is_printed_on_one_line_when_piped(tmp_path):
     out = tmp_path / ("a-folder-named-at-length-" * 4) / "out"
     proc = subprocess.run([str(Path(sys.executable).parent / "ruleproof"), "solve", "pig", "--goal", "3",
                            "--out", str(out)], capture_output=True, cwd=ROOT, timeout=120, text=True,
-                          env={k: v for k, v in __import__("os").environ.items() if k != "COLUMNS"})
+                          env={k: v for k, v in os.environ.items() if k != "COLUMNS"})
     assert proc.returncode == 0, proc.stderr
     assert f"  wrote {out / 'manifest.json'}\n" in proc.stdout
     assert all(len(line) > 80 for line in proc.stdout.splitlines() if line.startswith("  wrote "))
