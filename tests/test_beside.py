@@ -346,11 +346,10 @@ def test_a_worker_does_not_outlive_its_parent(tmp_path):
     pytest.fail("the worker outlived its parent")
 
 
-def test_rank_in_two_processes_gives_the_same_rows(monkeypatch):
-    """Beyond the exact solve (the tiny round, the solve's cap lowered) the readings' paired games
-    computed two at a time in workers give the rows of one process."""
+def _rank_in_one_and_two_processes(monkeypatch, **options) -> list[dict]:
+    """``rank_rulings`` of three Loira readings on the tiny round in one process, then in two, each
+    run asserting it used the workers it was given (``ordered_map`` with two, or not at all)."""
     import ruleproof.solver.rulings as rulings
-    monkeypatch.setattr(rulings, "VALUE_STATES", 50)
     tiny = load_ruleset(str(ROOT / "model" / "loira" / "examples" / "tiny.toml"))
     docs = []
     real = beside.ordered_map
@@ -358,8 +357,17 @@ def test_rank_in_two_processes_gives_the_same_rows(monkeypatch):
         forks = forced(monkeypatch, processes)
         seen: list[int] = []
         monkeypatch.setattr(beside, "ordered_map", lambda fn, items, workers: (seen.append(workers), real(fn, items, workers))[1])
-        docs.append(rulings.rank_rulings("loira", ruleset=tiny, only=["L07", "L33", "L28"], games=40, seed=3))
+        docs.append(rulings.rank_rulings("loira", ruleset=tiny, only=["L07", "L33", "L28"], **options))
         assert seen == ([] if processes == 1 else [2]) and not forks
+    return docs
+
+
+def test_rank_in_two_processes_gives_the_same_rows(monkeypatch):
+    """Beyond the exact solve (the tiny round, the solve's cap lowered) the readings' paired games
+    computed two at a time in workers give the rows of one process."""
+    import ruleproof.solver.rulings as rulings
+    monkeypatch.setattr(rulings, "VALUE_STATES", 50)
+    docs = _rank_in_one_and_two_processes(monkeypatch, games=40, seed=3)
     assert docs[0]["reference"]["too_big"]
     assert without_seconds(docs[0]) == without_seconds(docs[1])
 
@@ -367,16 +375,7 @@ def test_rank_in_two_processes_gives_the_same_rows(monkeypatch):
 def test_exact_rank_rows_in_two_processes_are_those_of_one(monkeypatch):
     """Where the configuration solves, each reading's exploration and solve computed two at a time
     in workers give the rows of one process, exact and in the same order."""
-    import ruleproof.solver.rulings as rulings
-    tiny = load_ruleset(str(ROOT / "model" / "loira" / "examples" / "tiny.toml"))
-    docs = []
-    real = beside.ordered_map
-    for processes in (1, 2):
-        forks = forced(monkeypatch, processes)
-        seen: list[int] = []
-        monkeypatch.setattr(beside, "ordered_map", lambda fn, items, workers: (seen.append(workers), real(fn, items, workers))[1])
-        docs.append(rulings.rank_rulings("loira", ruleset=tiny, only=["L07", "L33", "L28"]))
-        assert seen == ([] if processes == 1 else [2]) and not forks
+    docs = _rank_in_one_and_two_processes(monkeypatch)
     assert "too_big" not in docs[0]["reference"]
     assert all(r.get("evidence") != "sampled" and "values" in r for r in docs[0]["rows"] if r.get("exercised"))
     assert without_seconds(docs[0]) == without_seconds(docs[1])
