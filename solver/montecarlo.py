@@ -36,8 +36,14 @@ def uniform_random_policy(game: Game, rng: random.Random) -> Policy:
 
 def playout(game: Game, policies: dict[int, Policy], rng: random.Random,
             max_moves: int = 1_000_000) -> Play:
-    """One game to the end, with every decision made. Chance draws exactly by its Fractions."""
+    """One game to the end, with every decision made. Chance draws exactly by its Fractions. A
+    policy may carry ``new_game()``: called before the game's first move, so what a policy keeps
+    between decisions (a search's table) cannot carry one game's work into the next."""
     check_alarm()   # a time limit whose TimeLimit a gc callback swallowed still ends the playouts
+    for policy in {id(p): p for p in policies.values()}.values():
+        start = getattr(policy, "new_game", None)
+        if start is not None:
+            start()
     state = game.initial_state()
     moves = 0
     decisions = []

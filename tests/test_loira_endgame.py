@@ -178,3 +178,32 @@ def test_a_reserved_table_filled_to_three_quarters_gives_the_same_round(spare):
     v, kept = fast.state_value(g.cfg, fast.c_state(g, g.initial_state()), reserve=10)
     assert kept == want["states"] and v == want["value"]
     fast.forget_states()
+
+
+def test_a_seeded_game_of_the_policy_plays_the_same_after_other_games(monkeypatch):
+    """The endgame's budget counts the states a decision adds to the C engine's kept table, so a
+    table warmed by earlier games would let a decision fit that overruns from a cold one. The
+    policy's ``new_game`` (called by ``playout`` before each game) empties it: a seeded game makes
+    the same decisions played first, after other games, or after unrelated work on the table."""
+    import random
+
+    from ruleproof.model.loira.nearopt import near_optimal
+    from ruleproof.solver.montecarlo import playout
+    _available()
+    monkeypatch.setattr(endgame, "C_STATES", 10)     # small enough that decisions overrun
+    g = game(CONFIGS[3])
+
+    def play(seed, policies):
+        return playout(g, policies, random.Random(seed)).decisions
+
+    def cold(seed):
+        fast.forget_states()
+        return play(seed, {t: near_optimal(g) for t in range(2)})
+    alone = {seed: cold(seed) for seed in range(12)}
+    policies = {t: near_optimal(g) for t in range(2)}
+    later = {seed: play(seed, policies) for seed in reversed(range(12))}
+    assert later == alone
+    assert sum(p.endgame.overruns for p in policies.values()) > 0
+    fast.state_value(g.cfg, fast.c_state(g, g.initial_state()))   # the whole round, kept
+    assert play(5, policies) == alone[5]
+    fast.forget_states()

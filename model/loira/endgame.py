@@ -74,10 +74,17 @@ class Endgame:
         self.last_left = 1 << 30                # cards left at the last decision (more: a new game)
         self.overruns = 0
         self.budget = C_STATES                  # new C turn states this decision may still add
-        self.kept = None                        # turn states in the C engine's kept table (None: unknown)
         self.reduce_to = reduce_to if reduce_to is not None else REDUCE.get(self.n, MORE_PLAYERS_REDUCE)
         self.ahead: dict = {}                   # look-ahead values (above the region)
         self.lookahead_overruns = 0
+
+    def new_game(self) -> None:
+        """Forget what earlier games left (the caller empties the C engine's kept table, which every
+        seat's endgame shares): a game's decisions, and which of them overrun their budget, then
+        depend on that game alone -- the same in any process, after any earlier work."""
+        self.memo.clear()
+        self.ahead.clear()
+        self.too_big = self.last_left = 1 << 30
 
     def applies(self, s) -> bool:
         left = deck_left(self.g, s)
@@ -111,8 +118,7 @@ class Endgame:
         except FastUnavailable:                 # no C compiler, out of memory: the tables play on
             self.cards = self.stopped_cards = -1
             return None
-        except FastLimit as exc:                # the states it completed stay in the kept table
-            self.kept = exc.kept
+        except FastLimit:                       # the states it completed stay in the kept table
             self.overruns += 1
             self.too_big = deck_left(self.g, s)
             return None
@@ -130,15 +136,8 @@ class Endgame:
         if seat == TERMINAL:
             v = tuple(float(x) for x in g.returns(s))
         elif s[PH] == Phase.TURN:
-            before = self.kept
-            got, self.kept = fast.state_value(g.cfg, fast.c_state(g, s), max(self.budget, 1))
+            got = self.c_value(fast.c_state(g, s))
             v = (got, -got) if self.n == 2 else got
-            if before is not None:
-                self.budget -= max(self.kept - before, 0)
-            if self.kept > keep_limit:
-                self.kept = 0
-                fast.forget_states()
-                self.memo.clear()
         elif seat == CHANCE:
             acc = [0.0] * self.n
             for o, p in g.chance_outcomes(s):
@@ -175,8 +174,7 @@ class Endgame:
         except FastUnavailable:
             self.cards = self.stopped_cards = -1
             return None
-        except FastLimit as exc:
-            self.kept = exc.kept
+        except FastLimit:
             self.lookahead_overruns += 1
             return None
 
@@ -208,16 +206,22 @@ class Endgame:
         from . import fast
         c = list(fast.c_state(self.g, x))
         c[:24] = reduce_deck(c[:24], self.reduce_to)
-        before = self.kept
-        got, self.kept = fast.state_value(self.g.cfg, c, max(self.budget, 1))
-        if before is not None:
-            self.budget -= max(self.kept - before, 0)
-        if self.kept > keep_limit:
-            self.kept = 0
+        got = self.c_value(c)
+        return (got, -got) if self.n == 2 else got
+
+    def c_value(self, c):
+        """The C engine's optimum of the turn-start state ``c``; the states it adds to the kept table
+        (every seat's: the table's count before the call, whoever made the last one) are charged to
+        this decision's budget."""
+        from . import fast
+        before = fast.kept_states(self.n)
+        got, kept = fast.state_value(self.g.cfg, c, max(self.budget, 1))
+        self.budget -= max(kept - before, 0)
+        if kept > keep_limit:
             fast.forget_states()
             self.memo.clear()
             self.ahead.clear()
-        return (got, -got) if self.n == 2 else got
+        return got
 
 
 def reduce_deck(deck, m: int) -> list[int]:

@@ -124,13 +124,7 @@ def self_play(game, games: int, seed: int, limits=None, progress=None) -> dict:
     game and the first-seat advantage (seat 0's utility minus the others' mean, game by game),
     each a sampled estimate with its 95% interval clipped to its range, and each seat's outright
     wins (a sampled proportion, Wilson's interval)."""
-    from . import fast
     n = game.num_players
-    # the exact endgame's state budget counts the states a decision adds to the C engine's kept
-    # table, so a table left warm by earlier work in this process would change which decisions
-    # overrun and the sample with them: every self-play starts from an empty table (the same games
-    # and figures from any command, in any process)
-    fast.forget_states()
     policies = {t: near_optimal(game) for t in range(n)}
     rng = random.Random(seed)
     sums, sqs, wins = [0.0] * n, [0.0] * n, [0] * n
