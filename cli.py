@@ -1206,11 +1206,16 @@ def rulings_rank(ctx: typer.Context,
             emit(doc)
             return
         ref = res["reference"]
+        sp = ref.get("sampled")
+        kinds = {r.get("evidence", "exact") for r in res["rows"] if "value_change" in r}
+        # what the ranking is of: the optimum where the readings solve, else the paired games' play
+        of = ("the optimal values" if not kinds or kinds == {"exact"} else
+              f"the values of play by the {sp['policy']} policy in paired games" if kinds == {"sampled"} and sp
+              else "the optimal values where the readings solve, else the values of play in paired games")
         from ruleproof.solver.compare import describe_config
-        out.print(f"{rs.game} ({rs.name}): rulings ranked by their effect on the optimal values; "
+        out.print(f"{rs.game} ({rs.name}): rulings ranked by their effect on {of}; "
                   f"configuration: {describe_config(rs)} -- {_current['why'][target]}", markup=False,
                   highlight=False, soft_wrap=True)
-        sp = ref.get("sampled")
         if "error" not in ref:
             out.print("  reference: " + ", ".join(f"seat {i} {v:.6f}" for i, v in enumerate(ref["values"]))
                       + (f"; expected moves {ref['length']:.3f}" if ref["length"] is not None else ""),
@@ -1230,7 +1235,6 @@ def rulings_rank(ctx: typer.Context,
         headers = ["ruling", "alternative", "effect", "max |Δ value|", "Δ value per seat", "Δ expected moves"]
         for line in plain_table(headers, [rank_row(row) for row in res["rows"]]):
             out.print(line, markup=False, highlight=False, soft_wrap=True)
-        kinds = {r.get("evidence", "exact") for r in res["rows"] if "value_change" in r}
         open_ended = any(e.get("ci95") and None in e["ci95"] for r in res["rows"]
                          for e in [r.get("length_change_estimate") or {}, *r.get("value_change_estimates", [])])
         notes = (["changes with ±: sampled, the mean over the paired games ± half its 95% interval (the "

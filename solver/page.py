@@ -381,8 +381,9 @@ def page_blocks(doc: dict[str, Any]) -> list[tuple]:
                       + f": each of those readings is played in the same {sp['games']:,} seeded games as the "
                       f"configuration's own (seed {sp['seed']}, policy {sp['policy']}: common random numbers), "
                       "and its change is the mean over those paired games ± half the 95% interval -- the "
-                      "policy's values, not the optimum. Reference in those games: "
-                      + ", ".join(f"seat {i} {v:+.2f}" for i, v in enumerate(sp["values"])) + "."))
+                      "policy's values, not the optimum. Reference in those games (mean ± half its 95% "
+                      "interval): " + ", ".join(f"seat {i} {Estimate.from_dict(e).number(signed=True)}"
+                                               for i, e in enumerate(sp["value_estimates"])) + "."))
         rows = [rank_row(row) for row in r["rows"]]
         if rows:
             b.append(("table", ["ruling", "alternative", "effect", "max |Δ value|", "Δ value per seat",

@@ -146,6 +146,7 @@ def test_rank_tells_a_harmless_reading_from_one_the_configuration_never_exercise
     assert l07["exercised"] is True and l07["max_value_change"] == 0 and l07["effect"].startswith("no change found")
     text = runner.invoke(app, ["rulings", "rank", "loira", "--only", "L01,L07"]).stdout
     assert "not exercised by this configuration (it needs the standard deck" in text
+    assert "rulings ranked by their effect on the optimal values;" in text   # solved exactly
 
 
 def test_paired_games_rank_every_reading_of_a_configuration_too_big_to_solve(monkeypatch):
@@ -176,6 +177,11 @@ def test_paired_games_rank_every_reading_of_a_configuration_too_big_to_solve(mon
     assert ranked == sorted(ranked, reverse=True)
     again = rank_rulings("loira", ruleset=tiny, only=["L33"], games=60, seed=3)["rows"][0]
     assert again["value_change"] == rows[("L33", "invitee")]["value_change"]
+    # the printed ranking says what its values are: the policy's play, not the optimum
+    text = runner.invoke(app, ["rulings", "rank", "model/loira/examples/tiny.toml", "--only", "L07,L33",
+                               "--games", "60", "--seed", "3"]).stdout
+    assert "ranked by their effect on the values of play by the lookahead policy in paired games" in text
+    assert "optimal values" not in text
 
 
 def test_paired_games_are_common_random_numbers():
@@ -217,3 +223,16 @@ def test_paired_games_alike_in_length_do_not_read_as_certain():
     assert same["length_change_estimate"]["ci95"] == [None, None] and same["identical_games"] == 40
     assert same["effect"].startswith("no change found in 40 paired games")
     assert not math.isinf(row["value_change_estimates"][0]["ci95"][0])   # values are bounded: closed
+
+
+def test_the_report_page_gives_a_sampled_rankings_reference_with_its_interval(monkeypatch):
+    """Beyond the exact solve the report's ranking section gives the paired games' reference as
+    each seat's mean ± half its interval (as ``rulings rank`` prints it), not a bare 2-digit number."""
+    import ruleproof.solver.rulings as rulings
+    from ruleproof.model.registry import load_ruleset
+    from ruleproof.solver.page import build_report, render_markdown
+    monkeypatch.setattr(rulings, "VALUE_STATES", 50)
+    doc = build_report(load_ruleset("model/loira/examples/tiny.toml"))
+    text = render_markdown(doc)
+    line = next(x for x in text.splitlines() if "Reference in those games" in x)
+    assert "(mean ± half its 95% interval): seat 0 " in line and line.count("±") == 4, line
