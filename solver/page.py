@@ -76,13 +76,14 @@ def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states
     say = progress or (lambda *_: None)
     say("verify", 0, None)
     sample = dict(games=games, seed=seed, policy=policy)
+    parallel = against is not None and parallel_sides(against, ruleset, timeout)
     if against is not None:
         verify_cold_side_first(ruleset, against, dict(max_states=max_states, deadline=deadline, **sample),
-                               **_verify_hooks(say, progress))
+                               parallel=parallel, **_verify_hooks(say, progress))
     # the side it is compared with computed meanwhile on the second core when both are heavy
     # (the same figures: fixed seeded work each; solver/beside.py)
     other = beside.Beside(side_summary_of, against, why[1], dict(max_states=max_states, deadline=deadline, **sample),
-                          enabled=against is not None and parallel_sides(against, ruleset, timeout))
+                          enabled=parallel)
     with other:   # leaving early (an error, Ctrl-C) ends the worker
         return _build(ruleset, spec, other, start, left, say, sample, against=against, max_states=max_states,
                       deadline=deadline, rank_timeout=rank_timeout, progress=progress, why=why)

@@ -254,11 +254,16 @@ def test_with_one_side_kept_the_other_is_verified_first_in_this_process(monkeypa
             assert calls["verify"] == 2
         calls["verify"] = 1
         (tmp_path / f"{cache.result_key('verify', kept, **key)}{cache.SUFFIX}").unlink()   # next: the other kept
-    with cache.scope():   # neither kept: each side's own process verifies it, as before
+    with cache.scope():   # neither kept, one process: each side verifies in its turn
         compare.verify_cold_side_first(a, b, kw)
     with cache.scope(tmp_path):   # under a clock nothing is verified ahead
-        compare.verify_cold_side_first(a, b, dict(kw, deadline=1e18))
+        compare.verify_cold_side_first(a, b, dict(kw, deadline=1e18), parallel=True)
     assert calls["verify"] == 1
+    with cache.scope():   # neither kept, two side processes: both verified here first, once each
+        compare.verify_cold_side_first(a, b, kw, parallel=True)
+        assert calls["verify"] == 3
+        compare.side(a, **kw), compare.side(b, **kw)
+        assert calls["verify"] == 3
 
 
 def test_a_sampled_answer_serves_the_page_that_gives_a_folder(monkeypatch, tmp_path):
