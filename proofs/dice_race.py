@@ -164,11 +164,17 @@ def race_proofs(rules: RaceRules, record, name: str) -> list[RuleProof]:
 
 #: the goal of the three-seat companion: small enough to explore in a moment (a few thousand states)
 TRIO_GOAL = 6
+#: the highest goal of a ruling's companion: every rule a reading runs (a hold refused with an empty
+#: turn total, the goal reached by a throw or banked by a hold) shows at a small goal, and a
+#: companion is checked on every transition -- at the ruleset's own goal 100 each would be a million
+#: states mapped one by one (~13 GB for Skunk's, more than the machine has)
+RULING_GOAL = 20
 
 
 def race_companions(ruleset, schema) -> list:
     """Configurations ``verify`` explores beside a race's ruleset every time (``Derived(...,
-    always=True)``), each small, each keeping the ruleset's dice and goal (at most its own):
+    always=True)``), each small, each keeping the ruleset's dice, its goal at most ``TRIO_GOAL`` /
+    ``RULING_GOAL``:
 
     * three seats (when the ruleset has two): with two, "the next seat" and "the previous seat" are
       the same one, so a slip in the direction of play cannot show;
@@ -180,10 +186,12 @@ def race_companions(ruleset, schema) -> list:
         goal = min(ruleset["goal"], TRIO_GOAL)
         out.append(Derived(f"companion: 3 players, goal {goal} (the direction of play)",
                            ruleset.with_overrides({"players": 3, "goal": goal}, spec=schema), always=True))
+    goal = min(ruleset["goal"], RULING_GOAL)
+    at = "" if goal == ruleset["goal"] else f", goal {goal}"
     for ruling in schema.rulings:
         for option in ruling.options:
             if option != ruleset.rulings[ruling.id]:
-                out.append(Derived(f"companion: {ruling.id}={option}",
-                                   ruleset.with_overrides(rulings={ruling.id: option}, spec=schema),
+                out.append(Derived(f"companion: {ruling.id}={option}{at}",
+                                   ruleset.with_overrides({"goal": goal}, rulings={ruling.id: option}, spec=schema),
                                    always=True))
     return out

@@ -37,3 +37,20 @@ def test_a_slip_only_the_other_reading_runs_is_caught_on_its_companion(monkeypat
     rep = verify(skunk, skunk.default().with_overrides({"goal": 12}, spec=skunk.schema))
     failed = {p.name for p in rep.properties if p.status == "fails"}
     assert failed == {"fast-paths [companion: S01=roll-first]"}
+
+
+def test_the_companions_of_a_full_size_race_stay_small():
+    # at Skunk's own goal 100 a ruling's companion at the ruleset's goal was a million states mapped
+    # one by one (verify of the built-in Skunk, and compare against it, ran out of memory: ~13 GB);
+    # each is at most RULING_GOAL now, and its label says the goal it was lowered to
+    from ruleproof.proofs.dice_race import RULING_GOAL
+    skunk = get_spec("skunk")
+    full = race_companions(skunk.default(), skunk.schema)
+    assert skunk.default()["goal"] == 100 and len(full) == 3
+    assert all(d.ruleset["goal"] <= RULING_GOAL for d in full)
+    assert {d.label for d in full} == {f"companion: 3 players, goal {TRIO_GOAL} (the direction of play)",
+                                      f"companion: S01=roll-first, goal {RULING_GOAL}",
+                                      f"companion: S02=must-hold, goal {RULING_GOAL}"}
+    for d in full:   # the rest of the ruleset kept: its dice, seats and the other ruling
+        assert {k: v for k, v in d.ruleset.params.items() if k not in ("goal", "players")} == \
+            {k: v for k, v in skunk.default().params.items() if k not in ("goal", "players")}
