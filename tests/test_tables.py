@@ -164,3 +164,23 @@ def test_presentes_choices_that_matter(tmp_path):
     solve_ruleset(SPEC.ruleset("presentes-mini"), out_dir=tmp_path / "mini")
     text = (tmp_path / "mini" / "policy_summary.txt").read_text()
     assert "No seat optimises" in text and "--focal-seat" in text
+
+
+def test_occupancy_on_a_cyclic_race_solves_its_own_equation_and_counts_the_moves():
+    """Skunk's snake eyes send a seat's banked score back to 0: most states share one cyclic
+    component. The visits solve x = e0 + P^T x (through the LU of I - P, transposed), and their sum
+    is the expected length of play plus the end's one visit (``rulings.expected_moves``, solved the
+    other way: E = 1 + P E by components)."""
+    from scipy.sparse import identity
+
+    from ruleproof.model.registry import get_spec
+    from ruleproof.solver.rulings import expected_moves
+    from ruleproof.solver.tables import _policy_matrix
+    spec = get_spec("skunk")
+    sol = solve(explore(spec.build(spec.default().with_overrides({"goal": 30}, spec=spec.schema))))
+    visits = occupancy(sol)
+    P = _policy_matrix(sol)
+    start = np.zeros(len(visits))
+    start[0] = 1.0
+    assert np.abs((identity(len(visits)) - P.T) @ visits - start).max() < 1e-12
+    assert visits.sum() == pytest.approx(expected_moves(sol) + 1, rel=1e-12)
