@@ -14,9 +14,12 @@
  * component's Bellman residual and must be within `tol` too. The component is then accepted only
  * if every state of it can leave it under the chosen actions (a policy that loops forever has no
  * well-defined value, and solve.py's policy iteration steers around such loops); otherwise, or
- * when it has not settled within `max_sweeps` sweeps (fewer for a large one: about `budget` state
- * backups, so that no call runs long between the caller's checks), it is handed back to the caller
- * (status 2), which solves it by policy iteration and calls again.
+ * when it has not settled within `max_sweeps` sweeps, it is handed back to the caller (status 2),
+ * which solves it by policy iteration and calls again. A component too large for `max_sweeps`
+ * sweeps within one call's `budget` is handed back unswept (st[13] = 1): the caller sweeps it with
+ * scc_sweep, about `budget` backups a call (so no call runs long between its checks), and gives it
+ * to policy iteration only when that fails, or when the changes of the last sweeps shrink too
+ * slowly to reach `tol` within `max_sweeps` (a linear solve is then cheaper).
  *
  * The tie rule is solve.py's: the first action whose value for the mover is within `tie` of the
  * maximum. Kinds: a seat (>= 0), CHANCE (-1) or TERMINAL (-2; values preset by the caller).
@@ -124,23 +127,33 @@ static int every_state_leaves(const Graph *g, const int64_t *nodes, int64_t m, i
     return marked == m;
 }
 
-/* Solve the cyclic component `nodes[0..m)` (in finishing order); 0 when settled (the residual is
- * raised to the component's), 1 when handed back (not settled, a policy that cannot leave, or no
- * memory for its scratch). */
-static int solve_cyclic(Graph *g, const int64_t *nodes, int64_t m, int64_t id, const int64_t *local,
-                        double *residual) {
+/* What the solve of one cyclic component keeps between sweeps, in memory the caller owns, so that a
+ * large component's sweeps can run over several calls (see scc_sweep): the scratch rows (`out`, and
+ * the last two sweeps' changes, which of the two buffers holds the last one in `cs[3]`), the last
+ * HISTORY sweeps' largest changes, and in `cs`: [0] sweeps done, [1] whether the last change is
+ * kept, [2] polishing sweeps done, [3] the buffer of the last change. */
+#define HISTORY 10
+
+static size_t scratch_doubles(int64_t m, int64_t seats) {
+    return (size_t)(3 * m * seats + HISTORY);
+}
+
+/* Sweep the cyclic component `nodes[0..m)` (in finishing order) for at most `limit` state backups
+ * (at least one sweep) and `cap` sweeps in all. 0 when settled (the residual is raised to the
+ * component's), 1 when handed back (not settled within `cap`, a policy that cannot leave; or, with
+ * `predict`, when the changes of the last HISTORY sweeps shrink too slowly to reach `tol` within
+ * `cap`), 3 when `limit` ran out first (call again with the same scratch). */
+static int sweep_cyclic(Graph *g, const int64_t *nodes, int64_t m, int64_t id, const int64_t *local,
+                        double *residual, double *scratch, uint8_t *leaves, int64_t *cs, int64_t cap,
+                        int64_t limit, int predict) {
     const int64_t seats = g->seats;
-    double *scratch = malloc(sizeof(double) * (size_t)(3 * m * seats) + (size_t)m);
-    if (!scratch)
-        return 1;
-    double *out = scratch, *delta = scratch + m * seats, *last = scratch + 2 * m * seats;
-    uint8_t *leaves = (uint8_t *)(scratch + 3 * m * seats);
-    int status = 1, have_last = 0, polish = 0;
+    double *out = scratch, *history = scratch + 3 * m * seats;
+    double *last = scratch + (cs[3] ? 2 : 1) * m * seats, *delta = scratch + (cs[3] ? 1 : 2) * m * seats;
     const double tight = g->tol * 1e-3;
-    int64_t sweeps = g->max_sweeps;
-    if (sweeps > g->budget / m)
-        sweeps = g->budget / m > 20 ? g->budget / m : 20;
-    for (int64_t sweep = 0; sweep < sweeps; sweep++) {
+    for (int64_t done = 0; cs[0] < cap; done += m) {
+        if (done > 0 && done + m > limit)
+            return 3;
+        const int64_t sweep = cs[0]++;
         g->sweeps++;
         g->backups += m;
         double change = 0.0;
@@ -161,7 +174,15 @@ static int solve_cyclic(Graph *g, const int64_t *nodes, int64_t m, int64_t id, c
                 row[s] = out[s];
             }
         }
-        if (change > tight && !switched && have_last) {
+        if (predict && sweep >= 2 * HISTORY && change > g->tol) {
+            /* the changes' mean ratio over the last HISTORY sweeps, extrapolated to tol */
+            const double before = history[sweep % HISTORY];
+            const double r = before > 0.0 ? pow(change / before, 1.0 / HISTORY) : 1.0;
+            if (r >= 1.0 || (double)sweep + log(g->tol / change) / log(r) > (double)cap)
+                return 1;
+        }
+        history[sweep % HISTORY] = change;
+        if (change > tight && !switched && cs[1]) {
             /* the geometric mode: r fitted by least squares, accepted when it explains every
              * change to 1% of the largest */
             double dot = 0.0, norm = 0.0, off_mode = 0.0;
@@ -181,17 +202,18 @@ static int solve_cyclic(Graph *g, const int64_t *nodes, int64_t m, int64_t id, c
                     for (int64_t s = 0; s < seats; s++)
                         g->val[nodes[i] * seats + s] += jump * delta[i * seats + s];
                 g->jumps++;
-                have_last = 0;
+                cs[1] = 0;
                 continue;
             }
         }
         double *t = last;
         last = delta;
         delta = t;
-        have_last = 1;
+        cs[3] = !cs[3];
+        cs[1] = 1;
         /* within tol, a few more sweeps take the values nearer the fixed point than tol (as near
          * as a linear solve would come, where the jumps make them cheap) */
-        if (change > g->tol || (change > tight && polish++ < POLISH))
+        if (change > g->tol || (change > tight && cs[2]++ < POLISH))
             continue;
         /* one Jacobi backup of the whole component: its largest change is the residual */
         double jacobi = 0.0;
@@ -211,10 +233,24 @@ static int solve_cyclic(Graph *g, const int64_t *nodes, int64_t m, int64_t id, c
         if (every_state_leaves(g, nodes, m, id, local, leaves)) {
             if (jacobi > *residual)
                 *residual = jacobi;
-            status = 0;
+            return 0;
         }
-        break;
+        return 1;
     }
+    return 1;
+}
+
+/* A component small enough to sweep `max_sweeps` times within one call's budget, solved at once;
+ * 0 when settled, 1 when handed back. */
+static int solve_cyclic(Graph *g, const int64_t *nodes, int64_t m, int64_t id, const int64_t *local,
+                        double *residual) {
+    double *scratch = malloc(sizeof(double) * scratch_doubles(m, g->seats) + (size_t)m);
+    if (!scratch)
+        return 1;
+    int64_t cs[4] = {0, 0, 0, 0};
+    const int status = sweep_cyclic(g, nodes, m, id, local, residual, scratch,
+                                    (uint8_t *)(scratch + scratch_doubles(m, g->seats)), cs,
+                                    g->max_sweeps, INT64_MAX, 0);
     free(scratch);
     return status;
 }
@@ -222,7 +258,9 @@ static int solve_cyclic(Graph *g, const int64_t *nodes, int64_t m, int64_t id, c
 /* st (kept between calls): [0] next root to try, [1] depth of the search, [2] size of Tarjan's
  * stack, [3] states numbered, [4] components found, [5] states on cycles, [6] size of the finishing
  * stack, [7] states solved, [8] sweeps, [9] geometric jumps, [12] states backed up in sweeps; out, on
- * status 2: [10] where the component handed back starts on the finishing stack `post`, [11] its size.
+ * status 2: [10] where the component handed back starts on the finishing stack `post`, [11] its size,
+ * [13] 1 when it is handed back unswept because it is large (the caller sweeps it with scc_sweep
+ * and solves it by policy iteration only if that fails), 0 when its sweeps failed.
  * mark: 0 = not reached, then the order of discovery (from 1) while on Tarjan's stack, then
  * -1 - its component (numbered in the order found): one array, so the search reads one word per
  * edge; low: Tarjan's low link, then the state's position in its component.
@@ -305,9 +343,13 @@ int scc_solve(int64_t n, int64_t seats, const int8_t *kind, const int64_t *off, 
             }
         } else {
             on_cycles += m;
-            if (solve_cyclic(&g, nodes, m, ncomp, low, residual)) {
+            /* a component too large to sweep max_sweeps times within one call's budget is handed
+             * back to be swept over several calls (scc_sweep), st[13] = 1 */
+            const int large = m > g.budget / (g.max_sweeps > 0 ? g.max_sweeps : 1);
+            if (large || solve_cyclic(&g, nodes, m, ncomp, low, residual)) {
                 st[10] = ptop;
                 st[11] = m;
+                st[13] = large;
                 status = 2;
             }
         }
@@ -327,4 +369,28 @@ int scc_solve(int64_t n, int64_t seats, const int8_t *kind, const int64_t *off, 
     st[9] = g.jumps;
     st[12] = g.backups;
     return status;
+}
+
+/* Sweep the large component scc_solve handed back (st[10], st[11]; its number is st[4] - 1) for
+ * about `budget` state backups: 0 when settled, 1 when it must be solved otherwise (policy
+ * iteration), 3 when the budget ran out (call again with the same `scratch` (scc_scratch_doubles
+ * doubles), `leaves` (st[11] bytes) and `cs` (4 zeros at the first call)). Sweeps are counted in st
+ * as scc_solve counts them. */
+int scc_sweep(int64_t seats, const int8_t *kind, const int64_t *off, const int64_t *child,
+              const int64_t *pcode, const double *ptable, const int8_t *perm, const int8_t *ptab,
+              double *val, int64_t *choice, double tol, double tie, int64_t max_sweeps,
+              const int64_t *mark, const int64_t *low, const int64_t *post, int64_t *st,
+              double *residual, double *scratch, uint8_t *leaves, int64_t *cs, int64_t budget) {
+    Graph g = {seats, kind, off, child, pcode, ptable, perm, ptab, mark, val, choice, tol, tie,
+               max_sweeps, budget, st[8], st[9], st[12]};
+    const int status = sweep_cyclic(&g, post + st[10], st[11], st[4] - 1, low, residual, scratch,
+                                    leaves, cs, max_sweeps, budget, 1);
+    st[8] = g.sweeps;
+    st[9] = g.jumps;
+    st[12] = g.backups;
+    return status;
+}
+
+int64_t scc_scratch_doubles(int64_t m, int64_t seats) {
+    return (int64_t)scratch_doubles(m, seats);
 }

@@ -7,6 +7,7 @@ builds the sorted index's graph. Both paths run on every registered game's small
 from __future__ import annotations
 
 from fractions import Fraction
+from unittest.mock import patch
 
 import numpy as np
 import pytest
@@ -100,6 +101,44 @@ def test_components_handed_back_are_solved_by_policy_iteration(monkeypatch):
     monkeypatch.setattr(sccsolve, "MAX_SWEEPS", 1)   # no component settles in one sweep
     by_levels, compiled = assert_same_solution(ex)
     assert compiled.work["handed_back"] > 0 and compiled.work["sweeps"] > 0
+
+
+def skunk(goal: int):
+    spec = get_spec("skunk")
+    return spec.build(spec.default().with_overrides({"goal": goal}, spec=spec.schema))
+
+
+@needs_c
+@pytest.mark.parametrize("game", ["pig 12", "skunk 12"])
+def test_large_components_are_swept_over_several_calls(game, monkeypatch):
+    # a component too large to sweep MAX_SWEEPS times in one call's budget is swept over several
+    # calls (scc_sweep), not handed to policy iteration after a few sweeps: Skunk to 100 is one
+    # component of 866,000 states that 127 sweeps settle (~9 s; policy iteration: six LU solves, ~45 s)
+    from ruleproof.model.pig.game import Pig
+    name, goal = game.split()
+    ex = explore(Pig(goal=int(goal)) if name == "pig" else skunk(int(goal)))
+    before = solve(ex, native=True)
+    monkeypatch.setattr(sccsolve, "BUDGET", 50)    # every cyclic component is large
+    seen = []
+    compiled = solve(ex, native=True, progress=lambda *a: seen.append(a))
+    assert compiled.work["handed_back"] == 0 and compiled.work["sweeps"] > 0
+    assert np.array_equal(compiled.choice, before.choice)
+    assert np.abs(compiled.values - before.values).max() <= 1e-12
+    assert_same_solution(ex)
+    assert bellman_residual(compiled) <= 1e-12
+    assert [s[1] for s in seen] == sorted(s[1] for s in seen) and seen[-1][1] == ex.num_states
+
+
+@needs_c
+def test_a_large_component_mixing_too_slowly_goes_to_policy_iteration_early(monkeypatch):
+    # Skunk to 12 is one component that settles in 53 sweeps: with 30 allowed, the trend of its
+    # changes over the last ten sweeps shows after 20 that 30 will not do, so it is handed back then
+    ex = explore(skunk(12))
+    monkeypatch.setattr(sccsolve, "BUDGET", 50)
+    monkeypatch.setattr(sccsolve, "MAX_SWEEPS", 30)
+    by_levels, compiled = assert_same_solution(ex)
+    assert compiled.work["handed_back"] == 1 and "policy iteration" in compiled.method
+    assert 20 < compiled.work["sweeps"] < 30
 
 
 @needs_c
@@ -224,6 +263,23 @@ def test_random_cyclic_games_get_the_exact_solution(game):
         return
     assert np.abs(np.array(exact.exact, dtype=float) - compiled.values).max() <= 1e-9
     assert_clear_choices_agree(ex, exact, compiled)
+
+
+@needs_c
+@settings(max_examples=100, deadline=None)
+@given(graph_games())
+def test_random_cyclic_games_swept_over_several_calls_get_the_same_solution(game):
+    # a budget of a few backups a call: every cyclic component is swept by scc_sweep, paused and
+    # resumed between sweeps; the values and choices are the one-call pass's
+    ex = explore(game)
+    try:
+        whole = solve(ex, native=True, max_sweeps=2_000)
+    except SolveError:
+        return
+    with patch.object(sccsolve, "BUDGET", 3):
+        sliced = solve(ex, native=True, max_sweeps=2_000)
+    assert np.abs(sliced.values - whole.values).max() <= 1e-9
+    assert_clear_choices_agree(ex, whole, sliced)
 
 
 @needs_c
