@@ -4,8 +4,9 @@
 visits (progress and signals are handled between slices). A component too large to sweep
 ``MAX_SWEEPS`` times within one slice is swept over several slices (:func:`_sweep_large`); each
 component that still does not settle (by value iteration within ``MAX_SWEEPS``, by the trend of its
-changes, or whose policy cannot leave it) goes to ``settle``, solve.py's policy iteration. ``tests/test_sccsolve.py`` ties it to that numpy path
-on every game's small configurations (same policy, values within the tolerance).
+changes, or whose policy cannot leave it) goes to ``settle``, solve.py's policy iteration.
+``tests/test_sccsolve.py`` ties it to that numpy path on every game's small configurations (same
+policy, values within the tolerance).
 """
 from __future__ import annotations
 
