@@ -10,7 +10,7 @@ import pytest
 from ruleproof.model.loira import SPEC
 from ruleproof.model.loira.exact import regret, solve
 from ruleproof.solver.montecarlo import simulate_ruleset
-from ruleproof.model.loira.nearopt import _binary, choose, near_optimal, training_configs
+from ruleproof.model.loira.nearopt import _binary, choose, near_optimal, sampled_configs, training_configs
 from ruleproof.model.loira.nearopt_play import OPPONENTS, solve_near_optimal, stop_table
 from ruleproof.model.loira.nearopt_regret import (CONFIGS, _ENDGAME_CARDS, _shape, boundary_regret, build_config,
                                                    measure_one, stored)
@@ -45,7 +45,9 @@ def _config(name):
     return build_config(ruleset, overrides)
 
 
-@pytest.mark.parametrize("name, cards", [("bench rung, 6 cards", 2), ("verify configuration", 3)])
+# (endgames low enough that the tables leave regret: stop 47's 2-player tables play the 6-card rung
+# from 2 cards left and the verify configuration from 3 optimally)
+@pytest.mark.parametrize("name, cards", [("bench rung, 6 cards", 0), ("tiny example", 1)])
 def test_top_layer_regret_is_exact_regret(name, cards):
     """The fast measurement (policy and best response over the layers above the endgame, exact values
     at its boundary) equals ``exact.regret`` exactly, with an endgame low enough to leave regret."""
@@ -93,17 +95,18 @@ def test_twelve_card_rung_with_a_lower_endgame_is_the_stored_row(name):
 
 
 def test_stored_bound_meets_the_target():
-    """Issue 12's target: at most 0.01 of U lost on every measured configuration and seat where the
-    policy plays as it does there. The rows that hold a small deck's endgame at the real deck's cards
-    left (issue 24: the tables at work) are stored as measured, over the target or not: the 15-card
-    one is 0.0106 for seat 0, the figure the real deck quotes (model/loira/README.md)."""
+    """Issue 12's target: at most 0.01 of U lost on every measured configuration and seat -- since
+    the 2-player tables of stop 47 also where a small deck's endgame is held at the real deck's cards
+    left or lower (issue 24: the tables at work; the 15-card row with the endgame from 8, which the
+    real deck quotes, lost 0.0106 before). Issue 24's 0.005 is not met on two of those rows (14
+    cards from 6, 15 from 8: 0.0060 and 0.0057; model/loira/README.md)."""
     rows = stored()["rows"]
     assert {r["cards"] for r in rows if r["players"] == 2} >= {4, 6, 8, 10, 12, 13, 14, 15, 16}
-    assert all(s["regret_float"] <= 0.01 for r in rows for s in r["seats"] if r["configuration"] not in _ENDGAME_CARDS)
+    assert all(s["regret_float"] <= 0.01 for r in rows for s in r["seats"])
     held = {(r["cards"], r["endgame_cards"]) for r in rows if r["configuration"] in _ENDGAME_CARDS and r["players"] == 2}
     assert held == {(12, 8), (13, 8), (14, 8), (15, 8), (12, 6), (13, 6), (14, 6)}
     assert {r["cards"] for r in rows if r["configuration"] in _ENDGAME_CARDS and r["players"] == 3} == {7, 8, 9}
-    assert stored()["worst"]["configuration"] == "bench rung, 15 cards, endgame from 8 cards as on the real deck"
+    assert stored()["worst"]["configuration"] == "bench rung, 14 cards, endgame from 6 cards"
 
 
 def test_regret_rows_carry_known_optima():
@@ -116,14 +119,82 @@ def test_regret_rows_carry_known_optima():
 
 
 def test_training_and_measured_configurations_are_disjoint():
+    from ruleproof.model.loira.nearopt_regret import measured_shapes, trained_shapes
     trained = {_shape(build_config(None, p)) for p in training_configs()}
     assert not trained & {_shape(build_config(r, o)) for _, r, o in CONFIGS}
+    # ... and the 2-player rounds sampled for the 2-player tables, against every regret row and ladder row
+    sampled = {_shape(build_config(None, p)) for p in sampled_configs()}
+    assert len(sampled) == len(sampled_configs()) and trained | sampled == trained_shapes()
+    assert not trained_shapes() & measured_shapes()
+    assert {r["configuration"] for r in stored()["rows"]} <= {name for name, _, _ in CONFIGS}
 
 
-def test_printed_stop_table_is_the_policys_decision():
-    """Sampled go/stop decisions of full-deck games: the printed cell says what the policy does."""
-    g = build_config(None, {})
-    grids = stop_table()["grids"]
+def test_sampled_decision_gaps_are_the_exact_solvers():
+    """The 2-player tables' training label, the mover's value of yes minus no from the C engine's
+    optimum (``decision_gap``), is the exact Python solver's on every decision seeded games meet."""
+    from ruleproof.model.loira.endgame import Endgame
+    from ruleproof.model.loira.nearopt import decision_gap
+    g = _config("verify configuration")
+    opt = solve(g)
+    end = Endgame(g, 0)
+    end.budget = 1 << 60
+    rng = random.Random(4)
+    checked = 0
+    for _ in range(40):
+        s = g.initial_state()
+        while (seat := g.current_player(s)) != TERMINAL:
+            if seat == CHANCE:
+                s = g.apply(s, sample_outcome(g.chance_outcomes(s), rng))
+                continue
+            kind = _binary(g, s)
+            if kind:
+                _, yes, no = kind
+                want = opt.value(g.apply(s, yes))[seat] - opt.value(g.apply(s, no))[seat]
+                assert decision_gap(end, g, s, yes, no) == pytest.approx(float(want), abs=1e-12)
+                checked += 1
+            s = g.apply(s, rng.choice(list(g.legal_actions(s))))
+    assert checked > 50
+
+
+def test_sampled_learning_is_seeded_and_weighs_each_decision_once():
+    """Two runs with one seed give one table; every sampled decision adds weight 1 to each of its
+    keys (``TWO_DEPTHS``: one per length), and a cell's advantage is the sum of its decisions' gaps
+    (each within [-2, 2])."""
+    from ruleproof.model.loira.nearopt import TWO_DEPTHS, learn_sampled
+    g = _config("bench rung, 8 cards")
+    first, second, other = {}, {}, {}
+    added = learn_sampled(g, 60, 7, first)
+    assert learn_sampled(g, 60, 7, second) == added and first == second
+    learn_sampled(g, 60, 8, other)
+    assert other != first and added > 60 and set(first) == {"stop", "escort"}
+    per_kind = []
+    for name, depths in TWO_DEPTHS.items():
+        cells = first[name]
+        assert {len(k.split(",")) for k in cells} == set(depths)
+        weights = {d: sum(c[1] for k, c in cells.items() if len(k.split(",")) == d) for d in depths}
+        assert len(set(weights.values())) == 1
+        per_kind.append(weights[depths[0]])
+        assert all(abs(c[0]) <= 2 * c[1] for c in cells.values())
+    assert sum(per_kind) == added
+
+
+def test_sampled_training_is_the_same_on_two_processes():
+    """The 2-player tables do not depend on how many processes sample their rounds."""
+    from ruleproof.model.loira.nearopt import train_sampled
+    rounds = [{"players": 2, "deck": ["F1", "F2", "M1", "grito", "toc-toc", "fios"], "stalls": [2, 4],
+               "centre_rolls": 1},
+              {"players": 2, "deck": ["F2", "M2", "P1", "grito", "chute", "descarga"], "stalls": [3, 4],
+               "centre_rolls": 2}]
+    one = train_sampled(rounds, jobs=1, progress=lambda _: None, games=25)
+    assert one and one == train_sampled(rounds, jobs=2, progress=lambda _: None, games=25)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_printed_stop_table_is_the_policys_decision(players):
+    """Sampled go/stop decisions of full-deck games: the printed cell says what the policy does (two
+    players read tables of their own)."""
+    g = build_config(None, {"players": players})
+    grids = stop_table(players)["grids"]
     rng = random.Random(3)
     checked = 0
     for _ in range(30):
@@ -187,7 +258,7 @@ def test_policy_files_are_the_policys_tables(tmp_path):
     import csv
     import json
 
-    from ruleproof.model.loira.nearopt import load_table
+    from ruleproof.model.loira.nearopt import tables
     from ruleproof.model.loira.nearopt_files import ESCORT_COLUMNS, STOP_COLUMNS, write_policy_files
     from ruleproof.model.loira.nearopt_play import OWN_BANDS, RISK_BANDS
     res = solve_near_optimal(load_ruleset("loira"), seed=5, games=2, opponent_games=1)
@@ -198,17 +269,18 @@ def test_policy_files_are_the_policys_tables(tmp_path):
     with (tmp_path / "stop_table.csv").open() as fh:
         stop = list(csv.DictReader(fh))
     assert len(stop) == 3 * 13 * len(RISK_BANDS) * len(OWN_BANDS)
-    learned = load_table()["stop"]
+    learned = tables(2)["stop"]
     for r in stop:
         row = next(x for x in grids[int(r["gritos_resolved"])]["rows"] if x["lead"] == int(r["lead"]))
         letter = row["cells"][RISK_BANDS.index(r["loira_risk"])][OWN_BANDS.index(r["own_points"])]
         assert (letter == "S") == (r["decision"] == "stop")
         if r["source"] != "unseen":
             assert r["decision"] == ("stop" if float(r["advantage"]) > 0 else "go")
-    assert {r["source"] for r in stop} == {"full", "coarse", "unseen"}
+    # (the 2-player tables, learned from larger rounds, have met every (lead, risk) cell: none unseen)
+    assert {"full", "coarse"} <= {r["source"] for r in stop} <= {"full", "coarse", "unseen"}
     with (tmp_path / "escort_table.csv").open() as fh:
         escort = list(csv.DictReader(fh))
-    assert len(escort) == len(load_table()["escort"])
+    assert len(escort) == len(tables(2)["escort"])
     assert all(r["decision"] == ("escort" if float(r["advantage"]) > 0 else "no") for r in escort)
     meta = json.loads((tmp_path / "policy_tables.meta.json").read_text())
     assert [c["name"] for c in meta["tables"]["stop_table.csv"]] == list(stop[0])

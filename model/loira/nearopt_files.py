@@ -3,10 +3,12 @@ a printable summary and a picture, like the play table, summary and picture of a
 
 Every row says what the policy does and where that comes from (``source``): the learned cell of the
 full feature key, the coarse key it backs off to, or neither (``unseen``: the stop table goes, the
-escort falls back to the greedy rule). ``advantage`` is the learned cell's summed ``reach x (value of
-yes - value of no)`` for the mover (``nearopt.learn``; its sign decides) and ``weight`` the summed
-reach. The files are written into the staged folder ``solve`` gives (``solver/outputs.py`` swaps it
-into place), after the self-play, so a run cut short writes nothing.
+escort falls back to the greedy rule). ``advantage`` is the learned cell's summed ``weight x (value of
+yes - value of no)`` for the mover (its sign decides) and ``weight`` the summed weight: with 2
+players the times the decision was met in seeded sampled games (``nearopt.learn_sampled``), with 3+
+its reach probability in the exact solves (``nearopt.learn``). The files are written into the
+staged folder ``solve`` gives (``solver/outputs.py`` swaps it into place), after the self-play, so
+a run cut short writes nothing.
 """
 from __future__ import annotations
 
@@ -15,8 +17,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .nearopt import load_table
-from .nearopt_play import OWN_BANDS, RISK_BANDS, stop_cell
+from .nearopt import DEPTHS, TWO_DEPTHS, tables, two_tables
+from .nearopt_play import OWN_BANDS, RISK_BANDS, escort_by_lead, stop_cell
 
 LEADS = range(-6, 7)
 ESCORT_LEADS = range(-4, 5)
@@ -29,43 +31,59 @@ STOP_COLUMNS = [
     ("decision", "str", "stop or go: what the policy does there (while an opponent still draws, above its exact endgame)"),
     ("source", "str", "full: the learned cell of this key; coarse: the cell of (lead, risk) it backs off to; "
                       "unseen: neither was met in training and the policy goes"),
-    ("advantage", "float", "the deciding cell's summed reach x (U of stop - U of go) for the mover (its sign decides)"),
-    ("weight", "float", "the deciding cell's summed reach probability in training"),
+    ("advantage", "float", "the deciding cell's summed weight x (U of stop - U of go) for the mover (its sign decides)"),
+    ("weight", "float", "the deciding cell's summed weight in training: 2 players, the times the decision was met in "
+                        "seeded sampled games; 3+, its reach probability in the exact solves"),
 ]
 ESCORT_COLUMNS = [
-    ("key", "str", "full: the six-feature cell the policy reads first; coarse: the (lead, slots, escape) cell it backs off to"),
+    ("key", "str", "full: the cell of every feature, which the policy reads first; then the coarser cells it "
+                   "backs off to in turn: 2 players 'rolls and cards' (lead, slots, escape pair, rolls, cards "
+                   "left), then 'rolls' (lead, slots, escape pair, rolls); 3+ players 'coarse' (lead, slots, "
+                   "escape pair)"),
     ("lead", "int", "own points minus the best opponent's, clipped to -4..4"),
     ("slots", "int", "the belief's slots: P(a pick is the Loira) = 1/slots (6 means 6 or more)"),
     ("escape_pair", "int", "1 when the mover holds an escape pair"),
+    ("rolls", "int", "2 players: the escorter's rolls (3 means 3 or more)"),
+    ("cards_left", "str", "2 players: the cards left in the deck, banded (0-2, 3-5, 6-8, 9-11, 12+)"),
     ("own_points", "str", "the mover's own points, banded (full keys only)"),
     ("gritos_resolved", "int", "Gritos resolved so far (full keys only)"),
     ("mean_unopened_stall", "int", "the mean score of the stalls still in the centre, rounded (full keys only)"),
     ("decision", "str", "escort (spend a roll to open a stall too) or no"),
-    ("advantage", "float", "summed reach x (U of escorting - U of not) for the mover (its sign decides)"),
-    ("weight", "float", "summed reach probability in training"),
+    ("advantage", "float", "summed weight x (U of escorting - U of not) for the mover (its sign decides)"),
+    ("weight", "float", "summed weight in training: 2 players, the times the decision was met in seeded "
+                        "sampled games; 3+, its reach probability in the exact solves"),
 ]
 
 
-def stop_rows() -> list[list[Any]]:
+def stop_rows(players: int = 2) -> list[list[Any]]:
     rows = []
     for gritos in range(3):
         for lead in LEADS:
             for risk, risk_name in enumerate(RISK_BANDS):
                 for own, own_name in enumerate(OWN_BANDS):
-                    decision, source, cell = stop_cell(lead, risk, own, gritos)
+                    decision, source, cell = stop_cell(lead, risk, own, gritos, players)
                     rows.append([gritos, lead, risk_name, own_name, decision, source,
                                  *(cell if cell else ["", ""])])
     return rows
 
 
-def escort_rows() -> list[list[Any]]:
+LEFT_BANDS = ("0-2", "3-5", "6-8", "9-11", "12+")
+
+
+def escort_rows(players: int = 2) -> list[list[Any]]:
+    two = two_tables(players)
+    depths = (TWO_DEPTHS if two else DEPTHS)["escort"]
+    kinds = dict(zip(depths, ("full", "rolls and cards", "rolls") if two else ("full", "coarse")))
     rows = []
-    for key, (adv, weight) in sorted(load_table().get("escort", {}).items(),
+    for key, (adv, weight) in sorted(tables(players).get("escort", {}).items(),
                                      key=lambda kv: [int(x) for x in kv[0].split(",")]):
         f = [int(x) for x in key.split(",")]
-        fine = [OWN_BANDS[f[3]], f[4], f[5]] if len(f) == 6 else ["", "", ""]
-        rows.append(["full" if len(f) == 6 else "coarse", f[0], f[1], f[2], *fine,
-                     "escort" if adv > 0 else "no", adv, weight])
+        if not two:         # (the exact solves' keys: no rolls, no cards left)
+            f = f[:3] + [None, None] + f[3:]
+        f += [None] * (8 - len(f))
+        fine = [OWN_BANDS[f[5]], f[6], f[7]] if f[5] is not None else ["", "", ""]
+        rows.append([kinds[len(key.split(","))], f[0], f[1], f[2], "" if f[3] is None else f[3],
+                     "" if f[4] is None else LEFT_BANDS[f[4]], *fine, "escort" if adv > 0 else "no", adv, weight])
     return rows
 
 
@@ -87,7 +105,7 @@ def summary_text(res: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def draw(path: Path, title: str) -> Path:
+def draw(path: Path, title: str, players: int = 2) -> Path:
     """Stop decisions per Gritos resolved (rows: lead; columns: risk band x own-points band) and the
     coarse escort cells (rows: lead; columns: slots x escape pair). Red: stop / escort; blue: go /
     not; pale: the cell was never met in training (the fallback decides)."""
@@ -106,7 +124,7 @@ def draw(path: Path, title: str) -> Path:
         for i, lead in enumerate(LEADS):
             for risk in range(len(RISK_BANDS)):
                 for own in range(n_own):
-                    decision, source, _ = stop_cell(lead, risk, own, gritos)
+                    decision, source, _ = stop_cell(lead, risk, own, gritos, players)
                     grid[i, risk * n_own + own] = (2 if source == "unseen" else
                                                    (3 if source == "coarse" else 1) if decision == "stop" else 0)
         ax.imshow(grid, origin="lower", cmap=cmap, vmin=0, vmax=3, aspect="auto", interpolation="nearest")
@@ -119,19 +137,19 @@ def draw(path: Path, title: str) -> Path:
         ax.set_ylabel("lead over the best opponent")
         ax.set_title(f"stop table, {gritos}{'+' if gritos == 2 else ''} Gritos resolved", fontsize=10)
     ax = axes[3]
-    cells = load_table().get("escort", {})
+    cells = escort_by_lead(players)
     grid = np.zeros((len(ESCORT_LEADS), len(SLOTS) * 2))
     for i, lead in enumerate(ESCORT_LEADS):
         for j, slots in enumerate(SLOTS):
             for esc in (0, 1):
-                cell = cells.get(f"{lead},{slots},{esc}")
+                cell = cells.get((lead, slots, esc))
                 grid[i, 2 * j + esc] = 2 if cell is None else 1 if cell[0] > 0 else 0
     ax.imshow(grid, origin="lower", cmap=cmap, vmin=0, vmax=3, aspect="auto", interpolation="nearest")
     ax.set_xticks([2 * j + 0.5 for j in range(len(SLOTS))],
                   [f"1/{n}" + ("+" if n == 6 else "") for n in SLOTS], fontsize=8)
     ax.set_yticks(range(len(ESCORT_LEADS)), [f"{m:+d}" for m in ESCORT_LEADS], fontsize=8)
     ax.set_xlabel("P(a pick is the Loira)\nwithin: without / with an escape pair", fontsize=8)
-    ax.set_title("escort (coarse cells)", fontsize=10)
+    ax.set_title("escort (by lead, slots, escape pair)", fontsize=10)
     fig.suptitle(title + "\nred: stop / escort; pink: stop from the coarse (lead, risk) cell; "
                  "blue: go / do not escort; pale: never met in training (go; greedy escort)", fontsize=9)
     fig.savefig(path, bbox_inches="tight", metadata={"Software": "written by ruleproof solve"})
@@ -142,8 +160,8 @@ def draw(path: Path, title: str) -> Path:
 def write_policy_files(res: dict[str, Any], out_dir: Path, players: int) -> list[str]:
     """stop_table.csv, escort_table.csv, policy_tables.meta.json, policy_summary.txt, policy.png."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    files = [_csv(out_dir / "stop_table.csv", STOP_COLUMNS, stop_rows()),
-             _csv(out_dir / "escort_table.csv", ESCORT_COLUMNS, escort_rows())]
+    files = [_csv(out_dir / "stop_table.csv", STOP_COLUMNS, stop_rows(players)),
+             _csv(out_dir / "escort_table.csv", ESCORT_COLUMNS, escort_rows(players))]
     meta = {"game": "loira", "policy": "near-optimal (not an exact solution)", "method": res["method"],
             "regret": res["regret"],
             "tables": {name: [{"name": n, "type": t, "meaning": m} for n, t, m in cols]
@@ -154,5 +172,5 @@ def write_policy_files(res: dict[str, Any], out_dir: Path, players: int) -> list
     text_path.write_text(summary_text(res))
     files += [meta_path, text_path,
               draw(out_dir / "policy.png", f"Loira do Banheiro, {players} players: the near-optimal "
-                                           "policy's learned tables")]
+                                           "policy's learned tables", players)]
     return [str(f) for f in files]

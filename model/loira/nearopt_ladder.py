@@ -95,7 +95,7 @@ def over_target(rows: list[dict]) -> list[str]:
 
 
 def main() -> None:
-    from .nearopt import training_configs
+    from .nearopt_regret import trained_shapes
     ap = argparse.ArgumentParser(description="measure the look-ahead candidate's regret ladder (C)")
     ap.add_argument("--only", help="rows whose name contains this (the others' stored rows are kept)")
     ap.add_argument("--upto", type=int, default=16, help="skip rows with more cards")
@@ -104,7 +104,7 @@ def main() -> None:
     if args.markdown:
         print(markdown(stored()["rows"]))
         return
-    trained = {_shape(build_config(None, p)) for p in training_configs()}
+    trained = trained_shapes()
     order = [name for name, *_ in ROWS]
     kept = {r["configuration"]: r for r in stored()["rows"] if r["configuration"] in order}
     for name, players, cards, k in ROWS:

@@ -25,7 +25,7 @@ from typing import Any, Callable
 from ruleproof.model.estimate import Regret, sampled_mean, sampled_proportion
 from ruleproof.solver.montecarlo import playout
 
-from .nearopt import load_table, near_optimal
+from .nearopt import DEPTHS, TWO_DEPTHS, near_optimal, tables, two_tables
 from .nearopt_regret import stored
 from .policies import POLICIES
 
@@ -46,20 +46,21 @@ OWN_BANDS = ("0-2", "3-5", "6-8", "9+")
 RISK_BANDS = ("none", "<=3%", "3-7%", "7-15%", ">15%")
 
 
-def stop_cell(lead: int, risk: int, own: int, gritos: int) -> tuple[str, str, list[float] | None]:
-    """(decision, source, learned cell) of the stop table on one feature key, as ``nearopt.choose``
-    reads it: the full key, else the coarse (lead, risk) one, else go (``unseen``)."""
-    cells = load_table().get("stop", {})
+def stop_cell(lead: int, risk: int, own: int, gritos: int, players: int = 2) -> tuple[str, str, list[float] | None]:
+    """(decision, source, learned cell) of the stop table with ``players`` seats on one feature key,
+    as ``nearopt.choose`` reads it: the full key, else the coarse (lead, risk) one, else go (``unseen``)."""
+    cells = tables(players).get("stop", {})
     for source, key in (("full", f"{lead},{risk},{own},{gritos}"), ("coarse", f"{lead},{risk}")):
         if key in cells:
             return ("stop" if cells[key][0] > 0 else "go"), source, cells[key]
     return "go", "unseen", None
 
 
-def stop_table() -> dict[str, Any]:
-    """The learned go/stop decision as printable grids (S = stop, . = go), from the stored table."""
+def stop_table(players: int = 2) -> dict[str, Any]:
+    """The learned go/stop decision with ``players`` seats as printable grids (S = stop, . = go),
+    from the stored tables."""
     def decide(margin: int, risk: int, own: int, gritos: int) -> str:
-        return "S" if stop_cell(margin, risk, own, gritos)[0] == "stop" else "."
+        return "S" if stop_cell(margin, risk, own, gritos, players)[0] == "stop" else "."
     grids = []
     for gritos in range(3):
         rows = [{"lead": m, "cells": ["".join(decide(m, r, o, gritos) for o in range(4))
@@ -76,22 +77,40 @@ def stop_table() -> dict[str, Any]:
                        "Interruptor is used only when it wins the round at once."}
 
 
-def escort_summary() -> dict[str, Any]:
-    """Escort (spend a roll to open a stall too) by lead and P(a pick is the Loira), summed over
-    the finer features the policy also uses (own points, Gritos, mean stall)."""
-    cells = load_table().get("escort", {})
+def escort_by_lead(players: int = 2) -> dict[tuple[int, int, int], list[float]]:
+    """The escort cells summed to (lead, slots, escape pair): the coarse cells of the exact solves'
+    tables, or the 2-player tables' (lead, slots, escape pair, rolls) cells summed over the rolls."""
+    out: dict[tuple[int, int, int], list[float]] = {}
+    coarse = (TWO_DEPTHS if two_tables(players) else DEPTHS)["escort"][-1]
+    for key, (adv, weight) in tables(players).get("escort", {}).items():
+        f = tuple(int(x) for x in key.split(","))
+        if len(f) == coarse:
+            cell = out.setdefault(f[:3], [0.0, 0.0])
+            cell[0] += adv
+            cell[1] += weight
+    return out
+
+
+def escort_summary(players: int = 2) -> dict[str, Any]:
+    """Escort (spend a roll to open a stall too) with ``players`` seats by lead and P(a pick is the
+    Loira), summed over the finer features the policy also uses (own points, Gritos, mean stall;
+    two players also the rolls held and the cards left)."""
+    cells = escort_by_lead(players)
     rows = []
     for m in range(-4, 5):
         row = []
         for slots in range(2, 7):
             marks = ""
             for esc in (0, 1):
-                cell = cells.get(f"{m},{slots},{esc}")
+                cell = cells.get((m, slots, esc))
                 marks += "?" if cell is None else ("E" if cell[0] > 0 else ".")
             row.append(marks)
         rows.append({"lead": m, "cells": row})
+    finer = "rolls held, cards left, own points, Gritos, mean stall" if two_tables(players) else \
+        "own points, Gritos, mean stall"
     return {"columns": [f"1/{n}" + ("+" if n == 6 else "") for n in range(2, 7)], "rows": rows,
-            "meaning": "two letters per cell: without / with an escape pair; E escort, . do not, "
+            "meaning": "two letters per cell: without / with an escape pair; E escort, . do not (the "
+                       f"cells summed over the finer features the policy reads first: {finer}), "
                        "? never seen in training (the greedy escort rule decides)"}
 
 
@@ -248,8 +267,10 @@ def policy_method(game) -> str:
         where = f"exact endgame from {end.cards} cards left" if end.cards >= 0 else "no exact endgame by cards left"
         if end.stopped_cards > end.cards:
             where += f", from {end.stopped_cards} once every other seat has stopped"
-    return (f"near-optimal policy ({where}; go/stop and escort tables learned from exact solutions "
-            "above it; model/loira/nearopt.py, endgame.py) - not an exact solution")
+    learned = ("learned from exact values of 11-14 card rounds (C engine) above it" if game.num_players == 2
+               else "learned from exact solutions above it")
+    return (f"near-optimal policy ({where}; go/stop and escort tables {learned}; "
+            "model/loira/nearopt.py, endgame.py) - not an exact solution")
 
 
 def solve_near_optimal(ruleset, limits=None, progress: Callable | None = None,
@@ -284,7 +305,7 @@ def solve_near_optimal(ruleset, limits=None, progress: Callable | None = None,
     }
     res["self_play"] = self_play(game, games, seed, limits, progress)
     if detail:
-        table, escort = stop_table(), escort_summary()
+        table, escort = stop_table(game.num_players), escort_summary(game.num_players)
         res.update(stop_table=table, escort_table=escort, printable=render(table, escort))
         round_game = build(ruleset.with_overrides({"objective": "round"}, spec=SCHEMA))
         match = build(ruleset.with_overrides({"objective": "match"}, spec=SCHEMA))
