@@ -119,7 +119,8 @@ def test_regret_rows_carry_known_optima():
 
 
 def test_training_and_measured_configurations_are_disjoint():
-    from ruleproof.model.loira.nearopt_regret import measured_shapes, trained_shapes
+    from ruleproof.model.loira.nearopt_ladder import measured_shapes
+    from ruleproof.model.loira.nearopt_regret import trained_shapes
     trained = {_shape(build_config(None, p)) for p in training_configs()}
     assert not trained & {_shape(build_config(r, o)) for _, r, o in CONFIGS}
     # ... and the 2-player rounds sampled for the 2-player tables, against every regret row and ladder row

@@ -67,6 +67,14 @@ def measure_row(players: int, cards: int, endgame_cards: int) -> dict:
             "cpu_seconds": round(time.process_time() - cpu, 1), "seats": seats}
 
 
+def measured_shapes() -> set[tuple]:
+    """The shapes (``_shape``) of every configuration a regret is measured on: the shipped policy's
+    rows (``nearopt_regret.CONFIGS``) and this ladder's. No training round may be one of them."""
+    from .nearopt_regret import CONFIGS
+    shapes = {_shape(build_config(ruleset, params)) for _, ruleset, params in CONFIGS}
+    return shapes | {_shape(build_config(None, overrides(players, cards))) for _, players, cards, _ in ROWS}
+
+
 @cache
 def stored() -> dict:
     return json.loads(LADDER_FILE.read_text()) if LADDER_FILE.exists() else {"rows": []}

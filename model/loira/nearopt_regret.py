@@ -132,15 +132,6 @@ def measure_one(game, cards: int | None = None) -> dict:
                       for s, v in sorted(per_seat.items())]}
 
 
-def measured_shapes() -> set[tuple]:
-    """The shapes (``_shape``) of every configuration a regret is measured on: this module's rows and
-    the look-ahead ladder's (``nearopt_ladder.ROWS``). No training round may be one of them."""
-    from . import nearopt_ladder
-    shapes = {_shape(build_config(ruleset, overrides)) for _, ruleset, overrides in CONFIGS}
-    return shapes | {_shape(build_config(None, nearopt_ladder.overrides(players, cards)))
-                     for _, players, cards, _ in nearopt_ladder.ROWS}
-
-
 def trained_shapes() -> set[tuple]:
     """The shapes of every round the near-optimal tables learn from (exact and sampled)."""
     from .nearopt import sampled_configs, training_configs
