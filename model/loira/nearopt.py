@@ -230,34 +230,19 @@ def _sampled_part(job: tuple[int, dict, int]) -> dict:
 def train_sampled(configs=None, jobs: int = 1, progress=print, games: int = SAMPLED_GAMES) -> dict:
     """The 2-player tables: ``games`` games of every round of ``configs`` (default
     :func:`sampled_configs`), the cells summed in the rounds' order (the same table with any number
-    of ``jobs``)."""
-    import multiprocessing
+    of ``jobs``: ``beside.ordered_map`` gives the rounds back in order)."""
+    from ruleproof.solver.beside import ordered_map
     work = [(i, params, games) for i, params in enumerate(configs or sampled_configs())]
     table: dict = {}
-    with multiprocessing.get_context("spawn").Pool(jobs) if jobs > 1 else _Serial() as pool:
-        for (i, params, _), part in zip(work, pool.imap(_sampled_part, work)):     # (in the rounds' order)
-            for name, cells in part.items():
-                for key, (adv, weight) in cells.items():
-                    cell = table.setdefault(name, {}).setdefault(key, [0.0, 0.0])
-                    cell[0] += adv
-                    cell[1] += weight
-            progress(f"sampled {games:,} games of 2p {' '.join(params['deck'])} stalls {params['stalls']}"
-                     f" rolls {params['centre_rolls']}")
+    for (i, params, _), part in zip(work, ordered_map(_sampled_part, work, jobs)):
+        for name, cells in part.items():
+            for key, (adv, weight) in cells.items():
+                cell = table.setdefault(name, {}).setdefault(key, [0.0, 0.0])
+                cell[0] += adv
+                cell[1] += weight
+        progress(f"sampled {games:,} games of 2p {' '.join(params['deck'])} stalls {params['stalls']}"
+                 f" rolls {params['centre_rolls']}")
     return table
-
-
-class _Serial:
-    """``imap`` in this process (one job)."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        return None
-
-    @staticmethod
-    def imap(fn, items):
-        return map(fn, items)
 
 
 def train(configs=None, progress=print) -> dict:

@@ -267,7 +267,7 @@ def policy_method(game) -> str:
         where = f"exact endgame from {end.cards} cards left" if end.cards >= 0 else "no exact endgame by cards left"
         if end.stopped_cards > end.cards:
             where += f", from {end.stopped_cards} once every other seat has stopped"
-    learned = ("learned from exact values of 11-14 card rounds (C engine) above it" if game.num_players == 2
+    learned = ("learned from exact values of 11-14 card rounds (C engine) above it" if two_tables(game.num_players)
                else "learned from exact solutions above it")
     return (f"near-optimal policy ({where}; go/stop and escort tables {learned}; "
             "model/loira/nearopt.py, endgame.py) - not an exact solution")
