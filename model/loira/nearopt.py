@@ -325,22 +325,40 @@ def choose(g, s) -> int:
     return yes if adv > 0 else no
 
 
+#: player counts whose escort decisions above the exact endgame are made by the look-ahead, not the
+#: escort tables: on two players the tables' escort cells carried most of the regret (the 15-card
+#: rung with the endgame from 8: 0.0057 with them, 0.0009 with the look-ahead; 14 from 6: 0.0060 ->
+#: see nearopt_regret.json), and escorts are rare (about one a real-deck game, ~0.14 s each).
+#: Three players keep their tables: learned from exact solutions, no measured row loses anything
+ESCORT_LOOKAHEAD_PLAYERS = frozenset({2})
+
+
 def near_optimal(g, endgame_cards: int | None = None, reduce_to: int | None = None,
-                 lookahead: bool = False):
+                 lookahead: bool = False, escort_lookahead: bool | None = None):
     """Policy factory (the ``POLICIES`` protocol): ``near_optimal(game)(state) -> action``: the exact
-    endgame (``endgame.py``) where it applies, else the learned tables (:func:`choose`).
-    ``endgame_cards``: cards left in the deck from which the endgame plays (default: its own).
-    ``lookahead`` (a candidate, not the shipped policy: a C sub-solve per decision above the
-    endgame): above the endgame, one turn of look-ahead whose next turn-start states are valued by
-    exact sub-solves (the endgame's optimum, else the optimum of the same state with its deck cut
-    to ``reduce_to`` cards: ``Endgame.lookahead``); the tables only where that outgrows its budget.
-    ``fast.evaluate`` measures that policy in C."""
+    endgame (``endgame.py``) where it applies; above it the escort decisions by one turn of
+    look-ahead (``escort_lookahead``; default: on for :data:`ESCORT_LOOKAHEAD_PLAYERS`) and the
+    rest by the learned tables (:func:`choose`), which also decide wherever a look-ahead outgrows
+    its budget. ``endgame_cards``: cards left in the deck from which the endgame plays (default:
+    its own). The look-ahead (``Endgame.lookahead``) searches the rest of the turn and values the
+    next turn-start states by exact sub-solves: the endgame's optimum, else the optimum of the same
+    state with its deck cut to ``reduce_to`` cards. ``lookahead`` (a candidate, not the shipped
+    policy: a C sub-solve per decision above the endgame, ~4.7 CPU s a real-deck game) uses it for
+    every decision above the endgame; ``fast.evaluate`` measures that candidate in C."""
     from .endgame import Endgame
     end = Endgame(g, endgame_cards, reduce_to)
+    if escort_lookahead is None:
+        escort_lookahead = g.num_players in ESCORT_LOOKAHEAD_PLAYERS
+
+    def looks_ahead(s) -> bool:
+        if lookahead:
+            return True
+        kind = _binary(g, s) if escort_lookahead else None
+        return kind is not None and kind[0] == "escort"
 
     def act(s) -> int:
         a = end.choose(s)
-        if a is None and lookahead:
+        if a is None and looks_ahead(s):
             a = end.lookahead(s)
         return choose(g, s) if a is None else a
 

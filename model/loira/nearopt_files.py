@@ -3,7 +3,9 @@ a printable summary and a picture, like the play table, summary and picture of a
 
 Every row says what the policy does and where that comes from (``source``): the learned cell of the
 full feature key, the coarse key it backs off to, or neither (``unseen``: the stop table goes, the
-escort falls back to the greedy rule). ``advantage`` is the learned cell's summed ``weight x (value of
+escort falls back to the greedy rule). With two players in a round the policy's escorts above its
+exact endgame are a look-ahead's (``nearopt.ESCORT_LOOKAHEAD_PLAYERS``): the escort table is its
+fallback there. ``advantage`` is the learned cell's summed ``weight x (value of
 yes - value of no)`` for the mover (its sign decides) and ``weight`` the summed weight: with 2
 players the times the decision was met in seeded sampled games (``nearopt.learn_sampled``), with 3+
 its reach probability in the exact solves (``nearopt.learn``). The files are written into the
@@ -48,7 +50,9 @@ ESCORT_COLUMNS = [
     ("own_points", "str", "the mover's own points, banded (full keys only)"),
     ("gritos_resolved", "int", "Gritos resolved so far (full keys only)"),
     ("mean_unopened_stall", "int", "the mean score of the stalls still in the centre, rounded (full keys only)"),
-    ("decision", "str", "escort (spend a roll to open a stall too) or no"),
+    ("decision", "str", "escort (spend a roll to open a stall too) or no: the table's; with 2 players in a round "
+                        "a look-ahead decides escorts above the exact endgame and this only where its sub-solves "
+                        "outgrow their budget (in a match, always)"),
     ("advantage", "float", "summed weight x (U of escorting - U of not) for the mover (its sign decides)"),
     ("weight", "float", "summed weight in training: 2 players, the times the decision was met in seeded "
                         "sampled games; 3+, its reach probability in the exact solves"),

@@ -25,7 +25,7 @@ from typing import Any, Callable
 from ruleproof.model.estimate import Regret, sampled_mean, sampled_proportion
 from ruleproof.solver.montecarlo import playout
 
-from .nearopt import DEPTHS, TWO_DEPTHS, near_optimal, tables, two_tables
+from .nearopt import DEPTHS, ESCORT_LOOKAHEAD_PLAYERS, TWO_DEPTHS, near_optimal, tables, two_tables
 from .nearopt_regret import stored
 from .policies import POLICIES
 
@@ -108,7 +108,11 @@ def escort_summary(players: int = 2) -> dict[str, Any]:
         rows.append({"lead": m, "cells": row})
     finer = "rolls held, cards left, own points, Gritos, mean stall" if two_tables(players) else \
         "own points, Gritos, mean stall"
+    used = ("in a round a look-ahead decides an escort above the exact endgame, these cells only where "
+            "its sub-solves outgrow their budget; in a match these cells" if players in ESCORT_LOOKAHEAD_PLAYERS
+            else "these cells decide an escort above the exact endgame")
     return {"columns": [f"1/{n}" + ("+" if n == 6 else "") for n in range(2, 7)], "rows": rows,
+            "used": used,
             "meaning": "two letters per cell: without / with an escape pair; E escort, . do not (the "
                        f"cells summed over the finer features the policy reads first: {finer}), "
                        "? never seen in training (the greedy escort rule decides)"}
@@ -122,7 +126,7 @@ def render(table: dict[str, Any], escort: dict[str, Any]) -> str:
         lines.append("lead | " + " | ".join(f"{c:>5}" for c in table["columns"]))
         for row in grid["rows"]:
             lines.append(f"{row['lead']:>+4} | " + " | ".join(f"{c:>5}" for c in row["cells"]))
-    lines.append("escort (without / with an escape pair), by P(pick is the Loira):")
+    lines.append(f"escort (without / with an escape pair), by P(pick is the Loira) -- {escort['used']}:")
     lines.append("lead | " + " | ".join(f"{c:>4}" for c in escort["columns"]))
     for row in escort["rows"]:
         lines.append(f"{row['lead']:>+4} | " + " | ".join(f"{c:>4}" for c in row["cells"]))
@@ -269,7 +273,12 @@ def policy_method(game) -> str:
             where += f", from {end.stopped_cards} once every other seat has stopped"
     learned = ("learned from exact values of 11-14 card rounds (C engine) above it" if two_tables(game.num_players)
                else "learned from exact solutions above it")
-    return (f"near-optimal policy ({where}; go/stop and escort tables {learned}; "
+    if game.num_players in ESCORT_LOOKAHEAD_PLAYERS and end.cards >= 0:
+        tables_text = (f"escorts above it by one turn of look-ahead over sub-solves cut to {end.reduce_to} cards; "
+                       f"go/stop tables {learned}")
+    else:
+        tables_text = f"go/stop and escort tables {learned}"
+    return (f"near-optimal policy ({where}; {tables_text}; "
             "model/loira/nearopt.py, endgame.py) - not an exact solution")
 
 

@@ -120,7 +120,7 @@ def measure_one(game, cards: int | None = None) -> dict:
             made.append(near_optimal(g, cards))
             return made[-1]
         per_seat = regret(game, policy, opt)
-        if sum(p.endgame.overruns for p in made):
+        if sum(p.endgame.overruns + p.endgame.lookahead_overruns for p in made):
             raise RuntimeError("an endgame solve hit its state cap: not the policy as it plays")
         extra = {"method": "exact", "states": opt.states}
         if game.num_players == 2 or cards is not None:
@@ -163,8 +163,8 @@ def boundary_regret(game, cards: int | None = None, optimum=None, reserve: int =
     to ``exact.regret``) or from the C engine (doubles; its table of the whole rung is kept, so
     every boundary value and every endgame decision is a lookup). Returns ``exact.regret``'s shape
     plus ``"top_states"`` (Python states evaluated), ``"c_states"`` (the C engine's turn states, C
-    values only) and ``"overruns"`` (endgame sub-solves that hit the state cap; the measurement is
-    of the policy as it plays only when it is 0)."""
+    values only) and ``"overruns"`` (endgame or look-ahead sub-solves that hit the state cap; the
+    measurement is of the policy as it plays only when it is 0)."""
     from . import endgame, fast
     from .exact import Solution, solve_state
     from .nearopt import near_optimal
@@ -198,7 +198,7 @@ def boundary_regret(game, cards: int | None = None, optimum=None, reserve: int =
             sol = Solution(game, fixed={seat: policy})
             got = solve_state(sol, root, leaf=leaf)
             out["top_states"] += sol.states
-            out["overruns"] += policy.endgame.overruns
+            out["overruns"] += policy.endgame.overruns + policy.endgame.lookahead_overruns
             out[seat] = {"optimal": best[seat], "policy": got[seat], "regret": best[seat] - got[seat]}
     finally:
         endgame.keep_limit = saved
