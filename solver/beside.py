@@ -196,6 +196,7 @@ class BothEnds(Beside):
         enabled = enabled and count > 0
         # [next from the front, end of the back], in memory the fork shares
         self.ends = mp.get_context("fork").Array("q", [0, count]) if enabled else None
+        self.count = count
         super().__init__(_from_front, fn, self.ends, enabled=enabled)
 
     def back(self) -> Iterator[int]:
@@ -203,6 +204,13 @@ class BothEnds(Beside):
         without a worker)."""
         while self.job is not None and (i := _take(self.ends, front=False, wait=self.LOCK_WAIT)) is not None:
             yield i
+
+    def taken(self) -> int:
+        """Items either end has taken so far (started, not all done): how far the pair is."""
+        if self.ends is None:
+            return 0
+        first, end = self.ends[0], self.ends[1]
+        return first + (self.count - end)
 
     def results(self) -> dict[int, Any]:
         """The worker's ``{i: fn(i)}`` ({} without a worker, or when it failed)."""

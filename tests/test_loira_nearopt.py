@@ -346,3 +346,29 @@ def test_solve_writes_the_policy_files(tmp_path, monkeypatch):
                  "policy.png"):
         assert (out / name).is_file() and f"wrote{out / name}" in printed
 
+
+def test_self_play_is_the_same_on_one_process_or_two(monkeypatch):
+    """Each self-play game draws from its own seed (``game_seed``), so the games are shared between
+    two processes (``beside.BothEnds``) and the answer is the one-process answer, game for game:
+    game ``i`` is a playout from ``game_seed(seed, i)`` alone. The pairings against the simple
+    rules (each its own stream) likewise."""
+    from ruleproof.model.loira.nearopt_play import compare, game_seed, self_play
+    from ruleproof.solver.montecarlo import playout
+    from ruleproof.solver import beside
+    g = _config("tiny example")
+    shared, results = [], beside.BothEnds.results
+
+    def counted(ends):
+        shared.append(len(got := results(ends)))
+        return got
+    monkeypatch.setattr(beside.BothEnds, "results", counted)
+    runs = {}
+    for processes in ("1", "2"):
+        monkeypatch.setenv("RULEPROOF_PROCESSES", processes)
+        got = self_play(g, 9, 4)
+        runs[processes] = ({k: [e.as_dict() for e in v] if isinstance(v, list) else getattr(v, "as_dict", lambda: v)()
+                            for k, v in got.items()}, compare(g, OPPONENTS[:2], 3, 4))
+    assert runs["1"] == runs["2"] and shared[-1] > 0       # the worker played some of the games
+    moves = [playout(g, {t: near_optimal(g) for t in range(2)}, random.Random(game_seed(4, i))).moves
+             for i in range(9)]
+    assert runs["1"][0]["moves"]["mean"] == pytest.approx(sum(moves) / 9)

@@ -142,34 +142,54 @@ def _check(limits, done: int, games: int) -> None:
         raise Stopped(f"time limit reached after {done} of {games} self-play games")
 
 
+def game_seed(seed: int, i: int) -> int:
+    """The seed of self-play game ``i``: each game draws from its own stream, so a game's play
+    depends on ``seed`` and ``i`` alone and the games can be shared between processes."""
+    return seed * 1_000_003 + i
+
+
 def self_play(game, games: int, seed: int, limits=None, progress=None) -> dict:
     """The policy in every seat for ``games`` seeded games: each seat's utility, the moves per
     game and the first-seat advantage (seat 0's utility minus the others' mean, game by game),
     each a sampled estimate with its 95% interval clipped to its range, and each seat's outright
-    wins (a sampled proportion, Wilson's interval)."""
+    wins (a sampled proportion, Wilson's interval). Game ``i`` plays from ``game_seed(seed, i)``
+    (its policies start afresh: ``new_game``); without a time limit a forked worker plays games
+    from the front while this process plays them from the back (``beside.BothEnds``), and the
+    figures are summed in the games' order: the same answer on one process or two."""
+    from ruleproof.solver import beside
     n = game.num_players
     policies = {t: near_optimal(game) for t in range(n)}
-    rng = random.Random(seed)
+
+    def one(i: int) -> tuple[tuple[float, ...], int]:
+        play = playout(game, policies, random.Random(game_seed(seed, i)))
+        return tuple(float(r) for r in play.returns), play.moves
+    split = (limits is None or limits.deadline is None) and games > 1 and beside.processes() > 1
+    played: dict[int, tuple] = {}
+    with beside.BothEnds(one, games, enabled=split) as ends:
+        shared = ends.job is not None
+        for i in ends.back() if shared else range(games):
+            _check(limits, len(played), games)
+            played[i] = one(i)
+            if progress is not None:
+                progress("self-play", ends.taken() if shared else i + 1, games)
+        played.update(ends.results())
     sums, sqs, wins = [0.0] * n, [0.0] * n, [0] * n
     moves, adv = [0.0, 0.0], [0.0, 0.0]
     for i in range(games):
-        _check(limits, i, games)
-        play = playout(game, policies, rng)
-        returns = play.returns
+        if i not in played:     # the worker failed: its games are played here
+            played[i] = one(i)
+        returns, length = played[i]
         top = max(returns)
         leaders = [t for t in range(n) if returns[t] == top]
         for t in range(n):
-            r = float(returns[t])
-            sums[t] += r
-            sqs[t] += r * r
+            sums[t] += returns[t]
+            sqs[t] += returns[t] * returns[t]
             wins[t] += int(top > 0 and leaders == [t])
-        a = float(returns[0]) - sum(float(r) for r in returns[1:]) / (n - 1)
+        a = returns[0] - sum(returns[1:]) / (n - 1)
         adv[0] += a
         adv[1] += a * a
-        moves[0] += play.moves
-        moves[1] += play.moves * play.moves
-        if progress is not None:
-            progress("self-play", i + 1, games)
+        moves[0] += length
+        moves[1] += length * length
     lo, hi = float(game.min_utility), float(game.max_utility)
     kw = {"seed": seed, "policy": "near-optimal"}
     return {"games": games, "seed": seed,
@@ -183,11 +203,14 @@ def compare(game, opponents, games: int, seed: int, limits=None, progress=None) 
     """The policy in each seat in turn against ``opponents`` elsewhere, ``games`` seeded games
     each: the policy seat's utility (2 players: P(win) - P(lose)) with a 95% interval and its
     outright wins (a sampled proportion, Wilson's interval)."""
+    from ruleproof.solver import beside
     n = game.num_players
     jobs = [(name, seat) for name in opponents for seat in range(n)]
     out = []
     bounds = (float(game.min_utility), float(game.max_utility))
-    for i, (name, seat) in enumerate(jobs):
+
+    def one(i: int) -> tuple[list[float], int]:
+        name, seat = jobs[i]
         policies = {t: (near_optimal(game) if t == seat else POLICIES[name](game)) for t in range(n)}
         rng = random.Random(seed * 1_000 + i)
         u = [0.0, 0.0]
@@ -200,6 +223,11 @@ def compare(game, opponents, games: int, seed: int, limits=None, progress=None) 
             won += int(top > 0 and [t for t in range(n) if returns[t] == top] == [seat])
             u[0] += r
             u[1] += r * r
+        return u, won
+    # each pairing is its own seeded stream: on two processes (no time limit) the same answers
+    workers = beside.processes() if limits is None or limits.deadline is None else 1
+    for i, (u, won) in enumerate(beside.ordered_map(one, range(len(jobs)), workers)):
+        name, seat = jobs[i]
         e = sampled_mean(u[0], u[1], games, seed=seed * 1_000 + i, policy=f"near-optimal vs {name}",
                          bounds=bounds)
         outright = sampled_proportion(won, games, seed=seed * 1_000 + i, policy=f"near-optimal vs {name}")
