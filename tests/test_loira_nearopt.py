@@ -296,8 +296,8 @@ def test_policy_files_are_the_policys_tables(tmp_path):
 
 
 @pytest.mark.parametrize("players, closest, draws", [
-    (2, "bench rung, 15 cards, endgame from 8 cards as on the real deck", "tables deciding 7 draw(s)"),
-    (3, "3 players, 9 cards, endgame from 6 cards as on the real deck", "tables deciding 3 draw(s)")])
+    (2, "bench rung, 15 cards, endgame from 8 cards as on the real deck", "the policy above the endgame deciding 7 draw(s)"),
+    (3, "3 players, 9 cards, endgame from 6 cards as on the real deck", "the policy above the endgame deciding 3 draw(s)")])
 def test_real_deck_quotes_the_closest_setting(players, closest, draws):
     """The real deck (2 and 3 players) names the measured row whose endgame starts where its own
     does, the largest such deck, and how far the real deck lies beyond it."""

@@ -282,8 +282,8 @@ def beyond(row: dict, game) -> str:
     cards, k = sum(game.cfg.deck), Endgame(game).cards
     there = row["cards"] - row.get("endgame_cards", row["cards"])
     here = cards - k if k >= 0 else cards
-    return (f"{row['cards']} cards, the tables deciding {max(there, 0)} draw(s) above the endgame; "
-            f"this deck: {cards} cards, {cards - row['cards']} more, the tables deciding {max(here, 0)}")
+    return (f"{row['cards']} cards, the policy above the endgame deciding {max(there, 0)} draw(s); "
+            f"this deck: {cards} cards, {cards - row['cards']} more, deciding {max(here, 0)}")
 
 
 def policy_method(game) -> str:
