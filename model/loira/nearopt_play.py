@@ -173,6 +173,8 @@ def self_play(game, games: int, seed: int, limits=None, progress=None) -> dict:
             if progress is not None:
                 progress("self-play", ends.taken() if shared else i + 1, games)
         played.update(ends.results())
+    if progress is not None and shared:
+        progress("self-play", games, games)
     sums, sqs, wins = [0.0] * n, [0.0] * n, [0] * n
     moves, adv = [0.0, 0.0], [0.0, 0.0]
     for i in range(games):
