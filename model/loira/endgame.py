@@ -162,8 +162,9 @@ class Endgame:
     # -- above the region: one turn of look-ahead
     def lookahead(self, s) -> int | None:
         """The first action whose look-ahead value is within TIE of the best for the mover: the
-        rest of the turn searched (every seat choosing by these values), next turn-start states
-        valued by their optimum in the region, else by :meth:`reduced_value`. None when a sub-solve
+        play searched up to the next go/stop decisions (the C engine's turn states; every seat
+        choosing by these values), those valued by their optimum in the region, else by
+        :meth:`reduced_value`. None when a sub-solve
         outgrew the decision's state budget (the caller's tables decide)."""
         from .fast import FastLimit, FastUnavailable
         if not self.c or self.cards < 0:

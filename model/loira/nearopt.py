@@ -86,6 +86,14 @@ def decision_keys(g, s, name: str, seat: int, two: bool) -> tuple[str, ...]:
     return tuple(",".join(map(str, feats[:d])) for d in (TWO_DEPTHS if two else DEPTHS)[name])
 
 
+def add_to_cell(cells: dict, key, advantage: float, weight: float) -> None:
+    """Add to the learned cell ``cells[key]`` = [summed weight x advantage of yes, summed weight]
+    (the sign of the first decides)."""
+    cell = cells.setdefault(key, [0.0, 0.0])
+    cell[0] += advantage
+    cell[1] += weight
+
+
 def training_configs(seed: int = 17, count: int = 30) -> list[dict]:
     """Seeded random small rounds: 2 players with 7-8 cards, 2 to 6 score stalls (the real game
     has 6, so the belief's slots reach 7) and 1-3 rolls; every fifth one 3 players with 6 cards."""
@@ -138,9 +146,7 @@ def learn(game, sol, table: dict) -> None:
                 gap = float(sol.value(game.apply(s, yes))[seat] - sol.value(game.apply(s, no))[seat])
                 for key in decision_keys(game, s, name, seat, two=False):
                     # [summed reach x advantage of yes, summed reach]: the sign decides
-                    cell = table.setdefault(name, {}).setdefault(key, [0.0, 0.0])
-                    cell[0] += p * gap
-                    cell[1] += p
+                    add_to_cell(table.setdefault(name, {}), key, p * gap, p)
         for q, t in moves:
             if q:
                 reach[t] = reach.get(t, 0) + p * q
@@ -203,9 +209,7 @@ def learn_sampled(game, games: int, seed: int, table: dict) -> int:
                     name, yes, no = kind
                     gap = decision_gap(end, game, s, yes, no)
                     for key in decision_keys(game, s, name, seat, two=True):
-                        cell = table.setdefault(name, {}).setdefault(key, [0.0, 0.0])
-                        cell[0] += gap
-                        cell[1] += 1.0
+                        add_to_cell(table.setdefault(name, {}), key, gap, 1.0)
                     added += 1
                 s = game.apply(s, end.best(s, end.value) if rng.random() < MIX else rng.choice(acts))
     finally:
@@ -237,9 +241,7 @@ def train_sampled(configs=None, jobs: int = 1, progress=print, games: int = SAMP
     for (i, params, _), part in zip(work, ordered_map(_sampled_part, work, jobs)):
         for name, cells in part.items():
             for key, (adv, weight) in cells.items():
-                cell = table.setdefault(name, {}).setdefault(key, [0.0, 0.0])
-                cell[0] += adv
-                cell[1] += weight
+                add_to_cell(table.setdefault(name, {}), key, adv, weight)
         progress(f"sampled {games:,} games of 2p {' '.join(params['deck'])} stalls {params['stalls']}"
                  f" rolls {params['centre_rolls']}")
     return table
@@ -340,8 +342,8 @@ def near_optimal(g, endgame_cards: int | None = None, reduce_to: int | None = No
     look-ahead (``escort_lookahead``; default: on for :data:`ESCORT_LOOKAHEAD_PLAYERS`) and the
     rest by the learned tables (:func:`choose`), which also decide wherever a look-ahead outgrows
     its budget. ``endgame_cards``: cards left in the deck from which the endgame plays (default:
-    its own). The look-ahead (``Endgame.lookahead``) searches the rest of the turn and values the
-    next turn-start states by exact sub-solves: the endgame's optimum, else the optimum of the same
+    its own). The look-ahead (``Endgame.lookahead``) expands the play up to the next go/stop
+    decisions (the C engine's turn states) and values them by exact sub-solves: the endgame's optimum, else the optimum of the same
     state with its deck cut to ``reduce_to`` cards. ``lookahead`` (a candidate, not the shipped
     policy: a C sub-solve per decision above the endgame, ~4.7 CPU s a real-deck game) uses it for
     every decision above the endgame; ``fast.evaluate`` measures that candidate in C."""

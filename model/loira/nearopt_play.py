@@ -25,7 +25,7 @@ from typing import Any, Callable
 from ruleproof.model.estimate import Regret, sampled_mean, sampled_proportion
 from ruleproof.solver.montecarlo import playout
 
-from .nearopt import DEPTHS, ESCORT_LOOKAHEAD_PLAYERS, TWO_DEPTHS, near_optimal, tables, two_tables
+from .nearopt import DEPTHS, ESCORT_LOOKAHEAD_PLAYERS, TWO_DEPTHS, add_to_cell, near_optimal, tables, two_tables
 from .nearopt_regret import stored
 from .policies import POLICIES
 
@@ -85,9 +85,7 @@ def escort_by_lead(players: int = 2) -> dict[tuple[int, int, int], list[float]]:
     for key, (adv, weight) in tables(players).get("escort", {}).items():
         f = tuple(int(x) for x in key.split(","))
         if len(f) == coarse:
-            cell = out.setdefault(f[:3], [0.0, 0.0])
-            cell[0] += adv
-            cell[1] += weight
+            add_to_cell(out, f[:3], adv, weight)
     return out
 
 
