@@ -106,6 +106,11 @@ class Engine:
     applies: Callable[[Ruleset, SolveOptions], str | None]
     solve: Callable[[Ruleset, SolveOptions, "Progress | None"], SolveResult]
     samples: bool = False
+    #: its solve spreads its own fixed work over the command's two processes (``solver/beside``:
+    #: Loira's self-play shares its games), so a caller with several such solves runs them one after
+    #: another, each on both cores, rather than two beside each other (uneven ones would leave a
+    #: core idle while the longer ends)
+    shares_cores: bool = False
     #: a rough, relative estimate of the work ``solve`` does on a ruleset (any unit, cheap to
     #: compute): ``sweep`` starts its heaviest points first on two cores. It orders the work only;
     #: no result depends on it (None: the points in grid order)

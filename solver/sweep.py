@@ -164,10 +164,11 @@ def run_sweep(base: Ruleset, axes: list[tuple[str, list[Any]]], *, max_states: i
     points = grid_rulesets(base, axes)
     rows = [] if rows is None else rows
     # heavy points (full-size, sampled: fixed seeded work each) two at a time on two cores when no
-    # clock is set: the same rows, since no point's work depends on another's (solver/beside.py)
+    # clock is set: the same rows, since no point's work depends on another's (solver/beside.py);
+    # points whose engine shares its own games between the two processes go one after another
     workers = beside.processes() if deadline is None and timeout is None and len(points) > 1 else 1
-    from .analysis import heavy, heaviest_first
-    if workers > 1 and not all(heavy(rs) for _, rs in points):
+    from .analysis import heaviest_first, paired
+    if workers > 1 and not paired([rs for _, rs in points]):
         workers = 1
     kw = dict(max_states=max_states, timeout=None, games=games, seed=seed, policy=policy,
               simulate_only=simulate_only)

@@ -59,6 +59,21 @@ def test_sweep_starts_the_heaviest_points_first():
     assert heaviest_first(small) is None          # no estimate: grid order
 
 
+def test_sweep_points_that_share_their_own_games_go_one_after_another(monkeypatch):
+    # Loira's self-play shares each point's games between the two processes (Engine.shares_cores):
+    # its points run one at a time on both cores, not two beside each other (a sweep of the rolls
+    # has points of 1 to 8 s: two at a time left a core idle while the longer ended)
+    import dataclasses
+    schema = get_spec("loira").schema
+    points = [load_ruleset("loira").with_overrides({"centre_rolls": r}, spec=schema) for r in (1, 2)]
+    tiny = load_ruleset(str(ROOT / "model" / "loira" / "examples" / "tiny.toml"))
+    engine = analysis.answering_engine(points[0])
+    assert engine.shares_cores and not analysis.paired(points)
+    assert not analysis.paired([tiny, points[0]])   # not every point heavy: one at a time
+    monkeypatch.setattr(analysis, "answering_engine", lambda rs: dataclasses.replace(engine, shares_cores=False))
+    assert analysis.paired(points)                  # a heavy engine that does not: two at a time
+
+
 def fails_in_workers(x: int) -> int:
     if os.getpid() != PARENT:
         if x == 2:

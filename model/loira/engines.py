@@ -268,5 +268,6 @@ ENGINES = (
     generic_engine(default_states=GENERIC_STATES, applies=_generic_applies, check=_fast_check,
                    note=_c_unavailable),
     Engine("c-solver", _c_applies, _c_solve),
-    Engine("near-optimal", _near_optimal_applies, _near_optimal_solve, samples=True, work=_near_optimal_work),
+    Engine("near-optimal", _near_optimal_applies, _near_optimal_solve, samples=True,
+           shares_cores=True, work=_near_optimal_work),
 )
