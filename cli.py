@@ -1352,7 +1352,8 @@ def compare(ctx: typer.Context,
             as_json: bool = typer.Option(False, "--json", help="print one JSON document")) -> None:
     """What a rule edit changes: the figures that moved first (values per seat, first-seat
     advantage, game length, the game's own figures; a sampled figure moves only when its 95%
-    intervals separate), then the properties whose verdict changed, then the regressions.
+    intervals separate, or over the same seeded games when its paired differences' interval
+    excludes 0), then the properties whose verdict changed, then the regressions.
     Exit 1 when B fails or cannot decide a property A holds, or when values could not be computed."""
     def body():
         from ruleproof.solver.compare import compare_rulesets

@@ -13,7 +13,8 @@ Four kinds, and what each carries:
 
 Text shows only the digits the evidence supports (an interval's half-width to two significant
 digits); a comparison of two estimates (``change``) calls a sampled difference a change only when
-the intervals separate. This module is core: it imports nothing from the solver.
+the intervals separate; over paired plays (``paired_change``) when the paired differences'
+interval excludes 0. This module is core: it imports nothing from the solver.
 """
 from __future__ import annotations
 
@@ -469,6 +470,26 @@ def change(a: Estimate, b: Estimate) -> Change:
         tol = max((a.tolerance or 0.0) + (b.tolerance or 0.0), 1e-12)
         verdict = CHANGED if abs(b.value - a.value) > tol else UNCHANGED
     return Change(a, b, delta, verdict)
+
+
+def paired_difference(xs: Sequence[float], ys: Sequence[float], *, seed: int | None, policy: str | None,
+                      bounds: tuple[float, float] | None) -> Estimate:
+    """The mean of y - x over paired plays (play i of each side drawn from the same random stream:
+    common random numbers), sampled with its 95% interval: the pairs are independent of each other,
+    so the spread is that of the differences -- the luck the two sides share cancels. ``bounds``:
+    the range of one x or y (a difference lies within minus to plus its width)."""
+    d = [y - x for x, y in zip(xs, ys)]
+    width = None if bounds is None else float(bounds[1]) - float(bounds[0])
+    return sampled_mean(sum(d), sum(v * v for v in d), len(d), seed=seed, policy=policy,
+                        bounds=None if width is None else (-width, width),
+                        how="normal approximation widened near the bounds (Agresti-Coull), paired games "
+                            "(common random numbers)")
+
+
+def paired_change(a: Estimate, b: Estimate, delta: Estimate) -> Change:
+    """Like compared with like over paired plays: ``delta`` is ``paired_difference`` of the plays
+    behind ``a`` and ``b``; the figure moved when its interval excludes 0."""
+    return Change(a, b, delta, CHANGED if delta.low > 0 or delta.high < 0 else NOT_DETECTED)
 
 
 # ---- named figures ---------------------------------------------------------------------------------

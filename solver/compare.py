@@ -11,7 +11,8 @@ and ``sweep``:
   simulated games under a named policy -- with the first-seat advantage, the length of play (and
   its distribution where known) and the figures the engine measured;
 * ``side`` adds ``verify``'s properties; ``compare_sides`` puts two sides together: the figures
-  that moved first (a sampled figure moves only when its 95% intervals separate), then the
+  that moved first (a sampled figure moves only when its 95% intervals separate -- over the same
+  seeded games on both sides, when its paired differences' interval excludes 0), then the
   properties whose verdict changed, the rest folded, and the regressions.
 
 ``compare`` and ``report --against`` both call ``side`` for each side and ``compare_sides`` on the
@@ -28,7 +29,8 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from ruleproof.model.estimate import (FIRST_SEAT_ADVANTAGE_MEANING, Estimate, Figure, change,
-                                      exact, first_seat_advantage, solved)
+                                      exact, first_seat_advantage, paired_change, paired_difference,
+                                      solved)
 from ruleproof.model.registry import GAMES, get_spec, load_ruleset
 from ruleproof.model.results import FAILS, HOLDS, UNKNOWN
 from ruleproof.model.ruleset import Ruleset, RulesetError, value_words
@@ -109,6 +111,9 @@ class Evaluation:
     value_meaning: str = ""
     why: str | None = None                       # why the exact engines stopped (simulated) or no values
     solved: Any = field(default=None, repr=False)   # the ``Solved`` when an engine answered
+    # the sampled plays game by game, where the engine draws each game from its own seed, so two
+    # sides' games pair up (common random numbers): {"pairing", "utilities", "moves"}
+    paired: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {"method": self.method, "engine": self.engine,
@@ -117,7 +122,8 @@ class Evaluation:
                 "length": None if self.length is None else
                 {**self.length, "estimate": self.length["estimate"].as_dict()},
                 "figures": [f.as_dict() for f in self.figures], "states": self.states,
-                "policy": self.policy, "value_meaning": self.value_meaning, "exact_stopped": self.why}
+                "policy": self.policy, "value_meaning": self.value_meaning, "exact_stopped": self.why,
+                "paired_games": self.paired}
 
 
 def _quantile_row(name: str, la: dict[str, Any], lb: dict[str, Any]) -> dict[str, Any]:
@@ -250,6 +256,12 @@ def _slim(ev: Evaluation) -> Evaluation:
     return dataclasses.replace(ev, solved=None)
 
 
+def _per_game(r) -> dict[str, Any] | None:
+    """A sampling engine's plays game by game, when it keeps them (``Evaluation.paired``)."""
+    got = (r.extras.get("self_play") or {}).get("per_game")
+    return got if isinstance(got, dict) and got.get("pairing") else None
+
+
 def _evaluate(ruleset: Ruleset, *, max_states: int | None, timeout: float | None, games: int | None,
               seed: int | None, policy: str | None, out_dir=None, progress: Callable | None,
               simulate_only: bool, detail: bool, deadline: float | None = None) -> Evaluation:
@@ -275,7 +287,7 @@ def _evaluate(ruleset: Ruleset, *, max_states: int | None, timeout: float | None
                               tuple(f for f in figures if f.name != "first_seat_advantage"),
                               r.states, r.extras.get("policy") or ("optimal" if r.meaning == "optimal" else
                                                                    "near-optimal" if r.meaning == "near-optimal" else None),
-                              solved_.value_meaning, None, solved_)
+                              solved_.value_meaning, None, solved_, _per_game(r))
         why = r.partial
     try:
         doc = simulate_ruleset(ruleset, games or DEFAULT_GAMES, DEFAULT_SEED if seed is None else seed, policy,
@@ -429,21 +441,31 @@ def find_regressions(sa: dict[str, Any], sb: dict[str, Any]) -> list[dict[str, A
 def _figure_changes(sa: dict[str, Any], sb: dict[str, Any]) -> list[dict[str, Any]]:
     """Every figure both sides have, seat by seat, with its verdict (``model.estimate.change``)."""
     rows: list[dict[str, Any]] = []
+    pairs = _pairs(sa, sb)
 
     def add(figure: str, meaning: str, a: dict | None, b: dict | None, seat: int | None = None,
-            fair: str | None = None) -> None:
+            fair: str | None = None, per_game: Callable[[dict], list[float]] | None = None) -> None:
         if a is None or b is None:
             return
-        c = change(Estimate.from_dict(a), Estimate.from_dict(b))
+        ea, eb = Estimate.from_dict(a), Estimate.from_dict(b)
+        if pairs is not None and per_game is not None and ea.is_sampled and eb.is_sampled:
+            delta = paired_difference(per_game(pairs[0]), per_game(pairs[1]), seed=eb.seed, policy=eb.policy,
+                                      bounds=ea.bounds if ea.bounds and all(map(math.isfinite, ea.bounds)) else None)
+            c = paired_change(ea, eb, delta)
+        else:
+            c = change(ea, eb)
         rows.append({"figure": figure, "meaning": meaning, "seat": seat, "fair_share": fair,
                      "moved": c.moved, **c.as_dict()})
     for seat, (a, b) in enumerate(zip(sa["values"] or [], sb["values"] or [])):
-        add("value", sa.get("value_meaning") or "", a, b, seat)
+        add("value", sa.get("value_meaning") or "", a, b, seat,
+            per_game=lambda p, seat=seat: [u[seat] for u in p["utilities"]])
     add("first-seat advantage", FIRST_SEAT_ADVANTAGE_MEANING, sa.get("first_seat_advantage"),
-        sb.get("first_seat_advantage"))
+        sb.get("first_seat_advantage"),
+        per_game=lambda p: [u[0] - sum(u[1:]) / (len(u) - 1) for u in p["utilities"]])
     la, lb = sa.get("length"), sb.get("length")
     if la and lb and la["unit"] == lb["unit"]:
-        add(f"expected length ({la['unit']})", la["how"], la["estimate"], lb["estimate"])
+        add(f"expected length ({la['unit']})", la["how"], la["estimate"], lb["estimate"],
+            per_game=(lambda p: [float(m) for m in p["moves"]]) if la["unit"] == "moves" else None)
         da, db = la.get("distribution") or {}, lb.get("distribution") or {}
         for q in (k for k in da if k in db and da[k] != db[k]):
             rows.append(_quantile_row(q, la, lb))
@@ -456,6 +478,17 @@ def _figure_changes(sa: dict[str, Any], sb: dict[str, Any]) -> list[dict[str, An
             add(fa["name"].replace("_", " "), fa["meaning"], a, b, i if fa["per_seat"] else None,
                 fa.get("fair_share"))
     return rows
+
+
+def _pairs(sa: dict[str, Any], sb: dict[str, Any]) -> tuple[dict, dict] | None:
+    """Both sides' plays game by game when they pair up: the same engine's games drawn from the
+    same seeds, as many on each side (common random numbers: a figure's change is then read from
+    the paired differences, not from two independent intervals)."""
+    pa, pb = sa.get("paired_games"), sb.get("paired_games")
+    if not (pa and pb) or pa.get("pairing") != pb.get("pairing"):
+        return None
+    n = len(pa["utilities"])
+    return (pa, pb) if n > 1 and n == len(pb["utilities"]) == len(pa["moves"]) == len(pb["moves"]) else None
 
 
 #: counts that differ between two configurations without saying anything about the edit
@@ -488,9 +521,14 @@ def compare_sides(a: Ruleset, b: Ruleset, sa: dict[str, Any], sb: dict[str, Any]
     verdict = ("regresses" if decided else "undecided" if regressions else "changes" if moved or changed_props else
                "no detectable change" if any(f["verdict"] == "no detectable change" for f in figures)
                else "unchanged")
+    pairs = _pairs(sa, sb)
     return {
         "a": sa, "b": sb, "verdict": verdict, "regressions": regressions,
         "moved": moved, "figures": figures,
+        "paired": None if pairs is None else (
+            f"the same {len(pairs[0]['utilities']):,} games on both sides ({pairs[0]['pairing']}; common random "
+            "numbers): the values, the first-seat advantage and the length moved when the 95% interval of "
+            "their paired differences excludes 0"),
         "changes": {
             "params": {k: [a.params.get(k), b.params.get(k)] for k in a.params
                        if a.params.get(k) != b.params.get(k)},

@@ -196,6 +196,8 @@ def comparison_parts(cmp: dict[str, Any]) -> dict[str, Any]:
             what = e.evidence() if e.is_sampled else e.kind
             evidence.append(f"{label}'s values: {what} (engine {s['engine']}"
                             + (f"; exact engines stopped: {s['exact_stopped']}" if s.get("exact_stopped") else "") + ")")
+    if cmp.get("paired"):
+        evidence.append(f"changes read game by game: {cmp['paired']}")
     moved = [[f["figure"] + ("" if f["seat"] is None else f", seat {f['seat']}"), _cell(f["a"]), _cell(f["b"]),
               f["text"]] for f in cmp["moved"]]
     still = [f for f in cmp["figures"] if not f["moved"]]

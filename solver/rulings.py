@@ -31,7 +31,7 @@ from ruleproof.model.protocol import CHANCE, TERMINAL
 from ruleproof.model.registry import get_spec
 from ruleproof.model.ruleset import Ruleset, RulesetError
 
-from ruleproof.model.estimate import sampled_mean
+from ruleproof.model.estimate import paired_difference, sampled_mean
 from ruleproof.model.limits import Limits
 from ruleproof.model.sampling import sample_outcome
 
@@ -459,17 +459,6 @@ def paired_plays(rs: Ruleset, games: int, seed: int, policy: str | None = None,
             "bounds": utility_range(game)}
 
 
-def _paired_change(xs: list[float], ys: list[float], seed: int, policy: str, bounds) -> Any:
-    """The mean of y - x over paired games, sampled with its 95% interval (within the range a
-    difference of two values in ``bounds`` can take)."""
-    d = [y - x for x, y in zip(xs, ys)]
-    width = None if bounds is None else float(bounds[1]) - float(bounds[0])
-    return sampled_mean(sum(d), sum(v * v for v in d), len(d), seed=seed, policy=policy,
-                        bounds=None if width is None else (-width, width),
-                        how="normal approximation widened near the bounds (Agresti-Coull), paired games "
-                            "(common random numbers)")
-
-
 def _paired_row(ref: dict[str, Any], got: dict[str, Any], seed: int) -> dict[str, Any]:
     """One ruling's row from paired plays: each seat's change in value and the change in moves,
     sampled, and what the reading does in words."""
@@ -477,10 +466,10 @@ def _paired_row(ref: dict[str, Any], got: dict[str, Any], seed: int) -> dict[str
     if n < 2:
         return {"error": "not run: the time limit was reached"}
     seats = len(ref["utilities"][0])
-    changes = [_paired_change([u[s] for u in ref["utilities"][:n]], [u[s] for u in got["utilities"][:n]],
-                              seed, got["policy"], ref["bounds"]) for s in range(seats)]
-    length = _paired_change([float(m) for m in ref["moves"][:n]], [float(m) for m in got["moves"][:n]],
-                            seed, got["policy"], None)
+    changes = [paired_difference([u[s] for u in ref["utilities"][:n]], [u[s] for u in got["utilities"][:n]],
+                                 seed=seed, policy=got["policy"], bounds=ref["bounds"]) for s in range(seats)]
+    length = paired_difference([float(m) for m in ref["moves"][:n]], [float(m) for m in got["moves"][:n]],
+                               seed=seed, policy=got["policy"], bounds=None)
     same = sum(1 for i in range(n) if ref["utilities"][i] == got["utilities"][i] and ref["moves"][i] == got["moves"][i])
     moved = [c for c in changes if c.interval[0] > 0 or c.interval[1] < 0]
     if moved:

@@ -5,6 +5,7 @@ sample with the regret figure that applies."""
 from __future__ import annotations
 
 import json
+import math
 from fractions import Fraction
 from pathlib import Path
 
@@ -102,6 +103,72 @@ def test_sampled_figures_change_only_when_their_intervals_separate():
     assert change(a, exact(Fraction(1, 10))).verdict == "no detectable change"
     assert change(exact(Fraction(1, 3)), exact(Fraction(1, 3))).verdict == "unchanged"
     assert change(exact(Fraction(1, 3)), exact(Fraction(1, 2))).text() == "+0.166666667 = 1/6"
+
+
+def _side(values: list[list[float]], moves: list[int], pairing: str) -> dict:
+    """A side's figures as compare_sides reads them, from its plays game by game (2 seats, zero-sum)."""
+    from ruleproof.model.estimate import sampled_mean
+    n = len(values)
+    kw = dict(seed=1, policy="p")
+    est = [sampled_mean(sum(u[s] for u in values), sum(u[s] ** 2 for u in values), n, bounds=(-1.0, 1.0), **kw)
+           for s in range(2)]
+    adv = [u[0] - u[1] for u in values]
+    return {"values": [e.as_dict() for e in est],
+            "first_seat_advantage": sampled_mean(sum(adv), sum(x * x for x in adv), n, bounds=(-2.0, 2.0), **kw).as_dict(),
+            "length": {"unit": "moves", "how": "moves per game", "distribution": None,
+                       "estimate": sampled_mean(sum(moves), sum(m * m for m in moves), n, bounds=(0.0, math.inf),
+                                                **kw).as_dict()},
+            "figures": [], "paired_games": {"pairing": pairing, "utilities": values, "moves": moves}}
+
+
+def test_paired_games_detect_a_change_two_independent_intervals_cannot():
+    """Two sides' games drawn from the same seeds pair up: an edit that turns 12 of 200 losses into
+    wins (+0.12 for seat 0) moves the value when read game by game, while the two sides' own
+    intervals (+-0.14 each) overlap; the same plays under another pairing fall back to the intervals."""
+    import random
+    from ruleproof.solver.compare import _figure_changes
+    rng = random.Random(3)
+    a = [1.0 if rng.random() < 0.55 else -1.0 for _ in range(200)]
+    losses = [i for i, x in enumerate(a) if x < 0][:12]
+    b = [1.0 if i in losses else x for i, x in enumerate(a)]
+    moves = [rng.randrange(20, 40) for _ in a]
+    pa = _side([[x, -x] for x in a], moves, "game i from seed(1, i)")
+    pb = _side([[x, -x] for x in b], [m + rng.choice((0, 1, 2)) for m in moves], "game i from seed(1, i)")
+    rows = {(r["figure"], r["seat"]): r for r in _figure_changes(pa, pb)}
+    value = rows[("value", 0)]
+    assert value["moved"] and "paired games" in value["difference"]["how"]
+    assert value["difference"]["float"] == pytest.approx(0.12)
+    assert rows[("value", 1)]["moved"] and rows[("first-seat advantage", None)]["moved"]
+    assert rows[("expected length (moves)", None)]["moved"]          # games ~1 move longer (0-2)
+    ea, eb = Estimate.from_dict(pa["values"][0]), Estimate.from_dict(pb["values"][0])
+    assert ea.high > eb.low                                           # the intervals overlap
+    other = dict(pb, paired_games=dict(pb["paired_games"], pairing="game i from seed(2, i)"))
+    unpaired = {(r["figure"], r["seat"]): r for r in _figure_changes(pa, other)}
+    assert not unpaired[("value", 0)]["moved"] and "MOVER" in unpaired[("value", 0)]["difference"]["how"]
+    shorter = dict(pb, paired_games=dict(pb["paired_games"], utilities=pb["paired_games"]["utilities"][:-1]))
+    assert not {(r["figure"], r["seat"]): r for r in _figure_changes(pa, shorter)}[("value", 0)]["moved"]
+
+
+def test_near_optimal_sides_pair_their_self_play_games():
+    """The real deck's near-optimal values keep their games one by one, each drawn from its own
+    seed: under an edit that changes nothing in play (L07=no) every game is the same, so the
+    paired differences are 0 and the interval is the paired one; compare_sides says how it read them."""
+    from ruleproof.solver.compare import _figure_changes, compare_sides, evaluate
+    spec = get_spec("loira")
+    real = spec.default()
+    edit = real.with_overrides(rulings={"L07": "no"}, spec=spec.schema)
+    ea, eb = evaluate(real, games=12, seed=1), evaluate(edit, games=12, seed=1)
+    assert ea.engine == "near-optimal" and len(ea.paired["utilities"]) == 12 == len(ea.paired["moves"])
+    assert ea.paired == eb.paired and "game_seed(1, i)" in ea.paired["pairing"]
+    assert sum(u[0] for u in ea.paired["utilities"]) / 12 == pytest.approx(ea.values[0].value)
+    rows = _figure_changes(ea.as_dict(), eb.as_dict())
+    value = next(r for r in rows if r["figure"] == "value")
+    assert value["difference"]["float"] == 0 and "paired games" in value["difference"]["how"]
+    other = evaluate(edit, games=12, seed=2)
+    assert other.paired["pairing"] != ea.paired["pairing"]
+    sides = [dict(e.as_dict(), properties={}, property_details={}, evidence={}, verify="holds", longest_play=None)
+             for e in (ea, eb)]
+    assert "the same 12 games on both sides" in compare_sides(real, edit, *sides)["paired"]
 
 
 def test_derived_configurations_keep_the_edit():

@@ -191,13 +191,14 @@ def test_paired_games_are_common_random_numbers():
     import math
 
     from ruleproof.model.registry import load_ruleset
-    from ruleproof.solver.rulings import _paired_change, paired_plays
+    from ruleproof.model.estimate import paired_difference
+    from ruleproof.solver.rulings import paired_plays
     tiny = load_ruleset("model/loira/examples/tiny.toml")
     other = tiny.with_overrides(rulings={"L33": "invitee"}, spec=get_spec("loira").schema)
     a, b = paired_plays(tiny, 80, 5), paired_plays(other, 80, 5)
     assert paired_plays(tiny, 80, 5)["utilities"] == a["utilities"]   # seeded
     xs, ys = [u[0] for u in a["utilities"]], [u[0] for u in b["utilities"]]
-    change = _paired_change(xs, ys, 5, "lookahead", a["bounds"])
+    change = paired_difference(xs, ys, seed=5, policy="lookahead", bounds=a["bounds"])
     assert change.value == pytest.approx(sum(ys) / 80 - sum(xs) / 80)
 
     def half(v):

@@ -196,7 +196,16 @@ def self_play(game, games: int, seed: int, limits=None, progress=None) -> dict:
             "utility": [sampled_mean(sums[t], sqs[t], games, bounds=(lo, hi), **kw) for t in range(n)],
             "moves": sampled_mean(moves[0], moves[1], games, bounds=(0.0, math.inf), **kw),
             "first_seat_advantage": sampled_mean(adv[0], adv[1], games, bounds=(lo - hi, hi - lo), **kw),
-            "wins_outright": [sampled_proportion(w, games, **kw) for w in wins]}
+            "wins_outright": [sampled_proportion(w, games, **kw) for w in wins],
+            # game by game, for a comparison over the same games (common random numbers): two
+            # rulesets' game i share its seed, so their difference is paired
+            "per_game": {"pairing": pairing(seed), "utilities": [list(played[i][0]) for i in range(games)],
+                         "moves": [played[i][1] for i in range(games)]}}
+
+
+def pairing(seed: int) -> str:
+    """What makes two self-plays' games pairs: game i of each drawn from the same seed."""
+    return f"near-optimal self-play, game i drawn from nearopt_play.game_seed({seed}, i)"
 
 
 def compare(game, opponents, games: int, seed: int, limits=None, progress=None) -> list[dict]:
