@@ -48,22 +48,40 @@ def _config(name):
 # (endgames low enough that the part above them leaves regret: 1/45 and 1/45 on loira-mini from 0
 # cards left, 37/1080 and 0 on the tiny example from 1; since stop 48's escorts by look-ahead the
 # 6-card rung loses nothing even from 0)
-@pytest.mark.parametrize("name, cards", [("loira-mini", 0), ("tiny example", 1)])
+@pytest.mark.parametrize("name, cards", [("loira-mini", 0), ("tiny example", 1),
+                                         ("3 players, loira-mini deck", 1)])   # 0, 1/270, 0
 def test_top_layer_regret_is_exact_regret(name, cards):
     """The fast measurement (policy and best response over the layers above the endgame, exact values
-    at its boundary) equals ``exact.regret`` exactly, with an endgame low enough to leave regret."""
+    at its boundary) equals ``exact.regret`` exactly, with an endgame low enough to leave regret;
+    three players too (max^n values at the boundary, the others' choices by its tie rule)."""
     g = _config(name)
+    seats = range(g.num_players)
     opt = solve(g)
     want = regret(g, lambda game: near_optimal(game, cards), opt)
     got = boundary_regret(g, cards, opt)
     assert got["overruns"] == 0 and got["top_states"] < 2 * opt.states
-    assert any(want[seat]["regret"] > 0 for seat in (0, 1))
-    for seat in (0, 1):
+    assert any(want[seat]["regret"] > 0 for seat in seats)
+    for seat in seats:
         assert got[seat] == want[seat]
     # the same with the C engine's values at the boundary (doubles)
     fast = boundary_regret(g, cards)
-    for seat in (0, 1):
+    for seat in seats:
+        assert fast[seat]["optimal"] == pytest.approx(float(want[seat]["optimal"]), abs=1e-12)
         assert fast[seat]["regret"] == pytest.approx(float(want[seat]["regret"]), abs=1e-12)
+
+
+def test_three_player_ten_card_row_is_the_stored_row():
+    """The 3-player 10-card deck with the endgame from 6 cards left, as on the real deck (4.4 million
+    C turn states, ~10 s): beyond the exact Python solver, measured over the top layers, equal to the
+    stored row."""
+    name = "3 players, 10 cards, endgame from 6 cards as on the real deck"
+    row = next(r for r in stored()["rows"] if r["configuration"] == name)
+    got = measure_one(_config(name), _ENDGAME_CARDS[name])
+    assert got["method"] == row["method"] == "top layers + C values" and got["endgame_cards"] == 6
+    assert got["c_states"] == row["c_states"] == 4_415_924 and got["states"] == row["states"]
+    for mine, theirs in zip(got["seats"], row["seats"]):
+        assert float(mine["optimal"]) == pytest.approx(float(theirs["optimal"]), abs=1e-12)
+        assert float(mine["regret"]) == pytest.approx(float(theirs["regret"]), abs=1e-12)
 
 
 def test_twelve_card_rung_regret_is_the_stored_row():
@@ -100,15 +118,18 @@ def test_stored_bound_meets_the_target():
     was 0.01) -- also where a small deck's endgame is held at the real deck's cards left or lower, so
     the part above it decides 4 to 8 draws. Met since stop 48's escorts by look-ahead (two players;
     the 15-card row from 8, which the real deck quotes, lost 0.0057 with the escort tables and
-    0.0106 with the tables before stop 47)."""
+    0.0106 with the tables before stop 47); three players on every deck of the ladder, 7 to 12 cards
+    with the real deck's endgame from 6 (stop 49: 10-12 over the C engine's values)."""
     rows = stored()["rows"]
     assert {r["cards"] for r in rows if r["players"] == 2} >= {4, 6, 8, 10, 12, 13, 14, 15, 16}
     assert all(s["regret_float"] <= 0.005 for r in rows for s in r["seats"])
     assert all(float(s["regret"]) <= 0.005 for r in rows for s in r["seats"])
     held = {(r["cards"], r["endgame_cards"]) for r in rows if r["configuration"] in _ENDGAME_CARDS and r["players"] == 2}
     assert held == {(12, 8), (13, 8), (14, 8), (15, 8), (12, 6), (13, 6), (14, 6)}
-    assert {r["cards"] for r in rows if r["configuration"] in _ENDGAME_CARDS and r["players"] == 3} == {7, 8, 9}
-    assert stored()["worst"]["configuration"] == "bench rung, 14 cards, endgame from 6 cards"
+    assert {r["cards"] for r in rows if r["configuration"] in _ENDGAME_CARDS and r["players"] == 3} == {7, 8, 9, 10, 11, 12}
+    # the worst row: the 3-player 12-card deck, where the 3-player tables decide 6 draws (0.0016, seat
+    # 0); the 2-player worst is 0.0015 (14 cards from 6)
+    assert stored()["worst"]["configuration"] == "3 players, 12 cards, endgame from 6 cards as on the real deck"
 
 
 def test_regret_rows_carry_known_optima():
@@ -297,7 +318,7 @@ def test_policy_files_are_the_policys_tables(tmp_path):
 
 @pytest.mark.parametrize("players, closest, draws", [
     (2, "bench rung, 15 cards, endgame from 8 cards as on the real deck", "the policy above the endgame deciding 7 draw(s)"),
-    (3, "3 players, 9 cards, endgame from 6 cards as on the real deck", "the policy above the endgame deciding 3 draw(s)")])
+    (3, "3 players, 12 cards, endgame from 6 cards as on the real deck", "the policy above the endgame deciding 6 draw(s)")])
 def test_real_deck_quotes_the_closest_setting(players, closest, draws):
     """The real deck (2 and 3 players) names the measured row whose endgame starts where its own
     does, the largest such deck, and how far the real deck lies beyond it."""
@@ -315,8 +336,8 @@ def test_real_deck_quotes_the_closest_setting(players, closest, draws):
 @pytest.mark.parametrize("name", sorted(n for n in _ENDGAME_CARDS if "verify deck" not in n))
 def test_regret_row_and_ladder_row_agree_on_the_optimum(name):
     """The rounds with the endgame held at a set number of cards are measured twice: the shipped
-    policy's regret (nearopt_regret.json: the exact Python solver's Fractions for 3 players, the top
-    layers over the C engine for 2) and the look-ahead candidate's ladder (nearopt_ladder.json, the
+    policy's regret (nearopt_regret.json: the exact Python solver's Fractions for 3 players up to 9
+    cards, the top layers over the C engine for 2 and for 3 beyond) and the look-ahead candidate's ladder (nearopt_ladder.json, the
     C engine's floats). Their optima are two measurements of one round (the 3-player verify deck is
     not a ladder deck)."""
     from ruleproof.model.loira import nearopt_ladder

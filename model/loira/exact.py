@@ -54,10 +54,15 @@ class Solution:
 
 
 def solve_state(sol: Solution, root: LoiraState, progress: Callable[[int], None] | None = None,
-                every: int = 50_000, leaf: Callable[[LoiraState], Value | None] | None = None) -> Value:
+                every: int = 50_000, leaf: Callable[[LoiraState], Value | None] | None = None,
+                tie: float = 0) -> Value:
     """Exact value of ``root`` (memoised in ``sol.values``), iterative to avoid deep recursion.
     ``leaf(s)``, when given and not None, is taken as the value of ``s`` without searching below it
-    (the near-optimal policy's regret takes its exact endgame's values from the C engine)."""
+    (the near-optimal policy's regret takes its exact endgame's values from the C engine). A
+    decision takes the first action whose value for the mover is best (max^n's tie rule); ``tie``:
+    within that much of the best, for values in floats (the C engine's, whose equal fractions may
+    differ in the last bits): with three or more players which of two tied actions is taken
+    changes the others' values."""
     g, memo, fixed = sol.game, sol.values, sol.fixed
     cp, apply_, legal, chance = g.current_player, g.apply, g.legal_actions, g.chance_outcomes
     returns = g.returns
@@ -100,10 +105,14 @@ def solve_state(sol: Solution, root: LoiraState, progress: Callable[[int], None]
             memo[s] = tuple(acc)
         else:
             best = None
-            for _, t in moves:
-                vt = memo[t]
-                if best is None or vt[seat] > best[seat]:
-                    best = vt
+            if tie:   # the first within ``tie`` of the top (as the C engine and endgame.best choose)
+                top = max(memo[t][seat] for _, t in moves)
+                best = next(memo[t] for _, t in moves if memo[t][seat] >= top - tie)
+            else:
+                for _, t in moves:
+                    vt = memo[t]
+                    if best is None or vt[seat] > best[seat]:
+                        best = vt
             memo[s] = best
         stack.pop()
         done += 1

@@ -4,10 +4,11 @@ Regret: the seat's optimal value minus its value when it follows the policy and 
 best-responds. Two ways, tied together by ``tests/test_loira_nearopt.py`` on small rungs:
 
 * ``exact.regret`` (Fractions, the Python exact solver): configurations of at most
-  :data:`PY_EXACT_CARDS` cards and the 3-player ones;
-* :func:`boundary_regret` (2 players): the exact endgame plays minimax-optimal, so only the layers
-  above it are evaluated, with the C engine's values at the boundary (doubles) — the bench rungs
-  of 10 to 16 cards (first cards of ``bench/bench_loira.py``'s deck order).
+  :data:`PY_EXACT_CARDS` cards, and 3-player ones of at most :data:`PY_EXACT_CARDS_MORE`;
+* :func:`boundary_regret`: the exact endgame plays minimax-optimal (three players: max^n's own
+  choices), so only the layers above it are evaluated, with the C engine's values at the boundary
+  (doubles) — the bench rungs of 10 to 16 cards (first cards of ``bench/bench_loira.py``'s deck
+  order), and 3-player decks of 10 to 12 cards.
 
 Also the verify configuration, ``loira-mini``, ``model/loira/examples/tiny.toml`` and 3-player rounds. None
 of them is a training configuration of ``nearopt`` (random subsets drawn with their own seed;
@@ -45,8 +46,10 @@ def _rung(n: int) -> dict:
     return {"players": 2, "deck": _RUNG_ORDER[:n], "stalls": stalls, "centre_rolls": rolls}
 
 
-#: configurations up to this many cards get ``exact.regret`` (the 10-card rung took 310 s there)
+#: configurations up to this many cards get ``exact.regret`` (the 10-card rung took 310 s there);
+#: three players up to PY_EXACT_CARDS_MORE (the 9-card deck: 1,179 s, 18 GB; 10 would need ~70 GB)
 PY_EXACT_CARDS = 8
+PY_EXACT_CARDS_MORE = 9
 CONFIGS: list[tuple[str, str | None, dict]] = [
     *[(f"bench rung, {n} cards", None, _rung(n)) for n, _, _ in _RUNGS],
     ("verify configuration", None, _VERIFY),
@@ -66,6 +69,11 @@ CONFIGS: list[tuple[str, str | None, dict]] = [
     # ... and its 9-card deck: the tables decide 3 draws (6,610,355 states, ~18 GB, ~20 min)
     ("3 players, 9 cards, endgame from 6 cards as on the real deck", None,
      {"players": 3, "deck": _RUNG_ORDER[:9], "stalls": [2, 3, 4], "centre_rolls": 1}),
+    # ... and its 10-12 card decks over the C engine's values (boundary_regret): the tables decide 4
+    # to 6 draws (12 cards: 35.8 million C turn states, 8.5 million Python ones, ~7 min, 9 GB)
+    # (nearopt_ladder's rows of the same decks: two rolls in the centre)
+    *[(f"3 players, {n} cards, endgame from 6 cards as on the real deck", None,
+       {"players": 3, "deck": _RUNG_ORDER[:n], "stalls": [2, 3, 4], "centre_rolls": 2}) for n in (10, 11, 12)],
 ]
 #: rows whose policy plays its endgame from a set number of cards left instead of the more it uses on
 #: these small decks: the real deck's (decks over 16 cards: 8 for two players, 6 for three), or 6 for
@@ -105,7 +113,8 @@ def measure_one(game, cards: int | None = None) -> dict:
     from .exact import regret, solve
     from .nearopt import near_optimal
     start = time.perf_counter()
-    if game.num_players == 2 and (_cards(game) > PY_EXACT_CARDS or cards is not None):
+    if (_cards(game) > PY_EXACT_CARDS_MORE if game.num_players > 2 else
+            _cards(game) > PY_EXACT_CARDS or cards is not None):
         per_seat = boundary_regret(game, cards, reserve=_RESERVE.get(_cards(game), 0))
         if per_seat.pop("overruns"):
             raise RuntimeError("an endgame sub-solve hit its state cap: not the policy as it plays")
@@ -153,11 +162,15 @@ def measure(upto: int = 16, progress=print, only: str | None = None) -> list[dic
 
 
 def boundary_regret(game, cards: int | None = None, optimum=None, reserve: int = 0) -> dict:
-    """The policy's regret for two players measured over the layers ABOVE its exact endgame only.
+    """The policy's regret measured over the layers ABOVE its exact endgame only.
 
-    The round is zero-sum (U0 = -U1), and at and below a turn start with at most ``cards`` cards
-    left the policy plays minimax-optimal; against a minimax-optimal player the best response gets
-    exactly the game value, so there the value under (policy, best response) IS the exact value.
+    Two players: the round is zero-sum (U0 = -U1), and at and below a turn start with at most
+    ``cards`` cards left the policy plays minimax-optimal; against a minimax-optimal player the best
+    response gets exactly the game value, so there the value under (policy, best response) IS the
+    exact value. Three or more: there the policy plays max^n's own choice (the first action within
+    ``endgame.TIE`` of the best for the mover) and the others' best responses, found by the same
+    backward induction, are max^n's too, so the value there is the max^n value; above it the
+    others choose by the same tie rule (``exact.solve_state``'s ``tie``) on the C engine's doubles.
     The Python solver then evaluates (policy, best response) on the top layers only, with exact values
     at the boundary: from ``optimum`` (an ``exact.Solution``: Fractions, for the test that ties this
     to ``exact.regret``) or from the C engine (doubles; its table of the whole rung is kept, so
@@ -170,10 +183,14 @@ def boundary_regret(game, cards: int | None = None, optimum=None, reserve: int =
     from .nearopt import near_optimal
     from .state import PH, Phase
     k = endgame.default_cards(game) if cards is None else cards
+    n = game.num_players
+
+    def vector(v):   # the C engine's value: two players seat 0's, more each seat's
+        return (v, -v) if n == 2 else tuple(v)
     if optimum is None:
         def exact(s):
             v, _ = fast.state_value(game.cfg, fast.c_state(game, s))
-            return (v, -v)
+            return vector(v)
     else:
         exact = optimum.value
     root = game.initial_state()
@@ -190,13 +207,15 @@ def boundary_regret(game, cards: int | None = None, optimum=None, reserve: int =
         out: dict = {"top_states": 0, "overruns": 0}
         if optimum is None:         # the whole rung into the C engine's kept table
             v, out["c_states"] = fast.state_value(game.cfg, fast.c_state(game, root), reserve=reserve)
-            best = (v, -v)
+            best = vector(v)
         else:
             best = optimum.value(root)
-        for seat in range(2):
+        # (two players: a tie changes no value; Fractions from ``optimum`` tie exactly)
+        tie = endgame.TIE if n > 2 and optimum is None else 0
+        for seat in range(n):
             policy = near_optimal(game, k)
             sol = Solution(game, fixed={seat: policy})
-            got = solve_state(sol, root, leaf=leaf)
+            got = solve_state(sol, root, leaf=leaf, tie=tie)
             out["top_states"] += sol.states
             out["overruns"] += policy.endgame.overruns + policy.endgame.lookahead_overruns
             out[seat] = {"optimal": best[seat], "policy": got[seat], "regret": best[seat] - got[seat]}
