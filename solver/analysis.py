@@ -418,12 +418,12 @@ def heavy(ruleset: Ruleset) -> bool:
     """Whether evaluating ``ruleset`` is the heavy kind worth a second process: the engine that
     answers it plays a fixed sample (the near-optimal self-play), so no exact engine fits it:
     ``compare`` runs such sides beside each other (``beside``), and ``sweep`` such points unless
-    their engine already shares its own work (``paired``)."""
+    their engine already shares its own work (``two_at_a_time``)."""
     engine = answering_engine(ruleset)
     return engine is not None and bool(engine.samples)
 
 
-def paired(rulesets: Sequence[Ruleset]) -> bool:
+def two_at_a_time(rulesets: Sequence[Ruleset]) -> bool:
     """Whether ``rulesets`` are worth evaluating two at a time (``sweep``'s points): each is heavy
     and its engine does not already spread its own work over both cores (``Engine.shares_cores``:
     one after another, each on both cores, uneven points leave no core idle)."""

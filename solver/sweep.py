@@ -167,8 +167,8 @@ def run_sweep(base: Ruleset, axes: list[tuple[str, list[Any]]], *, max_states: i
     # clock is set: the same rows, since no point's work depends on another's (solver/beside.py);
     # points whose engine shares its own games between the two processes go one after another
     workers = beside.processes() if deadline is None and timeout is None and len(points) > 1 else 1
-    from .analysis import heaviest_first, paired
-    if workers > 1 and not paired([rs for _, rs in points]):
+    from .analysis import heaviest_first, two_at_a_time
+    if workers > 1 and not two_at_a_time([rs for _, rs in points]):
         workers = 1
     kw = dict(max_states=max_states, timeout=None, games=games, seed=seed, policy=policy,
               simulate_only=simulate_only)

@@ -68,10 +68,10 @@ def test_sweep_points_that_share_their_own_games_go_one_after_another(monkeypatc
     points = [load_ruleset("loira").with_overrides({"centre_rolls": r}, spec=schema) for r in (1, 2)]
     tiny = load_ruleset(str(ROOT / "model" / "loira" / "examples" / "tiny.toml"))
     engine = analysis.answering_engine(points[0])
-    assert engine.shares_cores and not analysis.paired(points)
-    assert not analysis.paired([tiny, points[0]])   # not every point heavy: one at a time
+    assert engine.shares_cores and not analysis.two_at_a_time(points)
+    assert not analysis.two_at_a_time([tiny, points[0]])   # not every point heavy: one at a time
     monkeypatch.setattr(analysis, "answering_engine", lambda rs: dataclasses.replace(engine, shares_cores=False))
-    assert analysis.paired(points)                  # a heavy engine that does not: two at a time
+    assert analysis.two_at_a_time(points)                  # a heavy engine that does not: two at a time
 
 
 def fails_in_workers(x: int) -> int:
