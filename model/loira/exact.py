@@ -13,6 +13,7 @@ This is the game-specific exact solver used by the tests, the regret measurement
 from __future__ import annotations
 
 import time
+from array import array
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable
@@ -23,6 +24,23 @@ from .game import LoiraGame
 from .state import LoiraState
 
 Value = tuple[Fraction, ...]
+
+
+class PackedMemo(dict):
+    """A memo of values keyed by each state's bytes (its fields as signed bytes: a field outside
+    -128..127 raises, never collides) instead of the state's tuple: a Loira state is a tuple of ~100
+    small ints, ~850 bytes, its bytes ~130, so the top layers of a 16-card round fit in memory
+    (``nearopt_regret.boundary_regret``). Read and written by the state, as a dict of states."""
+    __slots__ = ()
+
+    def __contains__(self, s) -> bool:
+        return dict.__contains__(self, array("b", s).tobytes())
+
+    def __getitem__(self, s):
+        return dict.__getitem__(self, array("b", s).tobytes())
+
+    def __setitem__(self, s, v) -> None:
+        dict.__setitem__(self, array("b", s).tobytes(), v)
 
 
 @dataclass

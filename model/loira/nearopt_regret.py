@@ -59,7 +59,7 @@ CONFIGS: list[tuple[str, str | None, dict]] = [
     ("3 players, loira-mini deck", "loira-mini", {"players": 3}),
     ("3 players, L04/L08 example", "model/loira/examples/three-players-l04.toml", {}),
     *[(f"bench rung, {n} cards, endgame from 8 cards as on the real deck", None, _rung(n))
-      for n in (12, 13, 14, 15)],
+      for n in (12, 13, 14, 15, 16)],
     # the endgame held lower still, at 6 cards left, so the tables decide 6 to 8 draws (issue 24)
     *[(f"bench rung, {n} cards, endgame from 6 cards", None, _rung(n)) for n in (12, 13, 14)],
     ("3 players, verify deck, endgame from 6 cards as on the real deck", None, {**_VERIFY, "players": 3}),
@@ -179,7 +179,7 @@ def boundary_regret(game, cards: int | None = None, optimum=None, reserve: int =
     values only) and ``"overruns"`` (endgame or look-ahead sub-solves that hit the state cap; the
     measurement is of the policy as it plays only when it is 0)."""
     from . import endgame, fast
-    from .exact import Solution, solve_state
+    from .exact import PackedMemo, Solution, solve_state
     from .nearopt import near_optimal
     from .state import PH, Phase
     k = endgame.default_cards(game) if cards is None else cards
@@ -214,7 +214,7 @@ def boundary_regret(game, cards: int | None = None, optimum=None, reserve: int =
         tie = endgame.TIE if n > 2 and optimum is None else 0
         for seat in range(n):
             policy = near_optimal(game, k)
-            sol = Solution(game, fixed={seat: policy})
+            sol = Solution(game, values=PackedMemo(), fixed={seat: policy})
             got = solve_state(sol, root, leaf=leaf, tie=tie)
             out["top_states"] += sol.states
             out["overruns"] += policy.endgame.overruns + policy.endgame.lookahead_overruns
