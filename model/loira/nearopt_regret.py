@@ -113,8 +113,11 @@ def measure_one(game, cards: int | None = None) -> dict:
     from .exact import regret, solve
     from .nearopt import near_optimal
     start = time.perf_counter()
-    if (_cards(game) > PY_EXACT_CARDS_MORE if game.num_players > 2 else
-            _cards(game) > PY_EXACT_CARDS or cards is not None):
+    if game.num_players > 2:   # exact up to 9 cards whatever the endgame, as the stored rows were
+        over_c_values = _cards(game) > PY_EXACT_CARDS_MORE
+    else:
+        over_c_values = _cards(game) > PY_EXACT_CARDS or cards is not None
+    if over_c_values:
         per_seat = boundary_regret(game, cards, reserve=_RESERVE.get(_cards(game), 0))
         if per_seat.pop("overruns"):
             raise RuntimeError("an endgame sub-solve hit its state cap: not the policy as it plays")
