@@ -1032,7 +1032,10 @@ static Val turn_value(const St *s) {
     /* out of core: a next turn state goes to the hook (expand: the table is empty; evaluate: the
      * hook looks it up among the given values) */
     if (ooc_mode && !ooc_root) return ooc_successor(s, lo, hi, rot);
-    Slot *slot = find(lo, hi);
+    /* out of core, the key searched is never among the successors' values (they lie one or two
+     * layers on): no lookup, which in evaluate's table of hundreds of thousands is a cache miss */
+    static const Slot none;
+    Slot *slot = ooc_mode ? (Slot *)&none : find(lo, hi);
     /* forms: this state is a leaf of the turn that reached it (stored values are the mover's) */
 #if NP == 2
     Term here = {lo, hi, rot ? -1 : 1, 1, rot ? -1.0 : 1.0, 0};
