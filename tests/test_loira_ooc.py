@@ -212,3 +212,47 @@ def test_c_key_routines_equal_numpy(shape, width):
     if len(want) > 1:
         with pytest.raises(ooc.OocError):
             ooc.positions(want[1:], want[:1])   # absent: refused, not a wrong position
+
+
+def test_segment_files_round_trip(tmp_path):
+    """A file of segments (requests, positions) gives back each array's exact bytes and kind,
+    whatever its length against the padding to 8 (a 3-byte key alone must not read as two), and
+    a file that is not one is refused in one line."""
+    import numpy as np
+    rng = np.random.default_rng(3)
+    for width in (3, 5, 9):
+        parts = [rng.integers(0, 256, size=(n, width), dtype=np.uint8) for n in (0, 1, 2, 7, 0, 100)]
+        kinds = [ooc.POSITIONS, ooc.BITMAP, ooc.POSITIONS, ooc.BITMAP, ooc.POSITIONS, ooc.POSITIONS]
+        path = tmp_path / f"w{width}.npy"
+        ooc._save_segments(path, parts, kinds)
+        for i, (part, kind) in enumerate(zip(parts, kinds)):
+            seg, got_kind = ooc._segment(path, i)
+            assert got_kind == kind and bytes(seg) == part.tobytes()
+            assert len(np.ascontiguousarray(seg).view(f"V{width}")) == len(part)
+    at = np.array([0, 3, 9, 99], dtype=np.uint32)
+    for n in (201, 100):   # positions where the bitmap would be larger, else the bitmap
+        seg, kind = ooc._positions_segment(at, n)
+        assert kind == (ooc.POSITIONS if n == 201 else ooc.BITMAP)
+        ooc._save_segments(tmp_path / "at.npy", [seg], [kind])
+        assert np.array_equal(ooc._read_positions(*ooc._segment(tmp_path / "at.npy", 0), n), at)
+    with pytest.raises(ooc.OocError, match="not a segment file"):
+        ooc._segment(tmp_path / "at.npy", 1)
+    np.save(tmp_path / "keys.npy", np.zeros(4, dtype=np.float64))
+    with pytest.raises(ooc.OocError, match="not a segment file"):
+        ooc._segment(tmp_path / "keys.npy", 0)
+
+
+def test_a_task_writes_a_few_files_whatever_the_partitions(tmp_path):
+    """Layout 3: a forward task writes one request file per next layer and one positions file per
+    earlier layer, so a layer holds O(P) files, not the O(P^2) of a file per pair of partitions."""
+    cfg = ooc.config_from(params(8))
+    job = ooc.Job.of(cfg, 6)
+    root = tmp_path / "run"
+    res = ooc.solve(cfg, root, partitions=6, forward_only=8)
+    assert res["layers"][7]["states"] > 6 * 10   # a layer with keys in every partition
+    layer6 = ooc._layer_dir(root, 6)
+    at = sorted(p.name for p in layer6.glob("p*.at.L*.npy"))
+    assert at == [f"p{d:03d}.at.L{src:03d}.npy" for d in range(6) for src in (4, 5)]
+    assert not list(layer6.glob("from.*"))   # gathered: the requests to layer 6 went
+    asked = sorted(p.name for p in ooc._layer_dir(root, 8).glob("from.*.npy"))
+    assert len(asked) <= 2 * job.partitions     # from layers 6 and 7 (layer 8 not gathered yet)
