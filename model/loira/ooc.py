@@ -20,8 +20,9 @@ their key into ``partitions`` files; each partition is one task:
 A task writes a handful of files whatever the partition count (layout 3): one request file per
 next layer and one positions file per earlier layer, each a sequence of segments, one per
 partition at the other end (:func:`_save_segments`). Layout 2 wrote a file per pair of partitions,
-2P^2 requests and as many positions a layer, whose creation and deletion cost more than the
-sorting (13 cards: 2.5 us a state at 4 partitions, 2.9 at 8, 3.6 at 16).
+2P^2 requests and as many positions a layer (13 cards, CPU a state: 3.64 us at 16 partitions and
+6.53 at 32 with layout 2, 3.26 and 6.04 with layout 3; no measurable change at 8). What still grows
+with P is each task's reads: a segment from every partition of the layers around it.
 
 On disk a key takes the bytes its configuration's fields need (``Job.key_bytes``: 9 for the full
 round's 6 stalls and 3 rolls on 16 cards), not the engine's 16 (:func:`narrow`, :func:`widen`).
