@@ -58,7 +58,7 @@ from . import fast
 from .config import Config
 
 KEY = np.dtype("V16")          # a packed turn-start key (lo, hi) as one sortable item
-LAYOUT = 3                     # the folder's file layout (job.json "layout"; none: stop 19-30's; 2: stops 31-49's)
+LAYOUT = 3                     # the folder's file layout (job.json "layout"; 2: stops 31-49; none: 19-30)
 BUFFER = 1 << 21               # successor entries per engine call
 SCHEDULER_TIMEOUT = 3          # seconds to reach a Dask scheduler (--scheduler)
 
