@@ -256,3 +256,26 @@ def test_a_task_writes_a_few_files_whatever_the_partitions(tmp_path):
     assert not list(layer6.glob("from.*"))   # gathered: the requests to layer 6 went
     asked = sorted(p.name for p in ooc._layer_dir(root, 8).glob("from.*.npy"))
     assert len(asked) <= 2 * job.partitions     # from layers 6 and 7 (layer 8 not gathered yet)
+
+
+def test_evaluate_reads_successors_in_any_order(tmp_path):
+    """Evaluate keeps the successors' values sorted (merged from the ascending runs it is given) and
+    searches them from fingers: the values of a layer are the solve's, bit for bit, whatever the
+    order of the successors (one run, or hundreds) and of the roots; a missing successor is an
+    error, never a value."""
+    import numpy as np
+    cfg = ooc.config_from(params(8))
+    ooc.solve(cfg, tmp_path / "run", partitions=3, keep_cards=(3, 2))   # layers 10-11, 12-13
+    job = ooc.Job.of(cfg, 3)
+    roots, want = ooc.layer_values(tmp_path / "run", (10,))
+    succ, vals = ooc.layer_values(tmp_path / "run", (11, 12))   # a turn moves one layer or two
+    assert len(roots) > 50 and len(succ) > 200
+    assert np.array_equal(ooc.evaluate(job, roots, succ, vals), want)
+    rng = np.random.default_rng(7)
+    mixed = rng.permutation(len(succ))                  # about len/2 ascending runs
+    assert np.array_equal(ooc.evaluate(job, roots, succ[mixed], vals[mixed]), want)
+    back = np.arange(len(roots))[::-1]                  # the roots against the fingers' direction
+    assert np.array_equal(ooc.evaluate(job, roots[back], succ[mixed], vals[mixed]), want[back])
+    stops = len(ooc.layer_values(tmp_path / "run", (11,))[0])
+    with pytest.raises(ooc.OocError, match="has no value"):
+        ooc.evaluate(job, roots, succ[stops:], vals[stops:])   # the stops' successors left out
