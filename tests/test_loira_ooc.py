@@ -269,6 +269,7 @@ def test_evaluate_reads_successors_in_any_order(tmp_path):
     job = ooc.Job.of(cfg, 3)
     roots, want = ooc.layer_values(tmp_path / "run", (10,))
     succ, vals = ooc.layer_values(tmp_path / "run", (11, 12))   # a turn moves one layer or two
+    succ = ooc.narrow(succ, job.key_bytes)                        # as stored on disk
     assert len(roots) > 50 and len(succ) > 200
     assert np.array_equal(ooc.evaluate(job, roots, succ, vals), want)
     rng = np.random.default_rng(7)
@@ -279,3 +280,24 @@ def test_evaluate_reads_successors_in_any_order(tmp_path):
     stops = len(ooc.layer_values(tmp_path / "run", (11,))[0])
     with pytest.raises(ooc.OocError, match="has no value"):
         ooc.evaluate(job, roots, succ[stops:], vals[stops:])   # the stops' successors left out
+
+
+def test_route_groups_successors_as_partition_of_and_narrow_do(tmp_path):
+    """ooc.route (C) sends each successor to the group (step - 1) * P + partition_of(key), stored
+    as narrow stores it, in the listed order; a step other than 1 or 2 and a key wider than its
+    bytes are errors."""
+    import numpy as np
+    cfg = ooc.config_from(params(8))
+    ooc.solve(cfg, tmp_path / "run", partitions=2, keep_cards=4)   # layers 8 and 9
+    roots, _ = ooc.layer_values(tmp_path / "run", (8,))
+    P, job = 5, ooc.Job.of(cfg, 5)
+    (out, lay), = list(ooc.expand(job, roots))
+    got = ooc.route(out, lay, 8, P, job.key_bytes, tmp_path)
+    group = (lay.astype(np.int64) - 8 - 1) * P + ooc.partition_of(out, P)
+    want = [(g, ooc.narrow(out[group == g], job.key_bytes)) for g in range(2 * P) if (group == g).any()]
+    assert len(want) >= 6 and [g for g, _ in got] == [g for g, _ in want]
+    assert all(np.array_equal(a, b) for (_, a), (_, b) in zip(got, want))
+    with pytest.raises(ooc.OocError, match=r"moved \[2, 3\] layers"):
+        ooc.route(out, lay, 7, P, job.key_bytes, tmp_path)   # seen from a layer before: steps 2-3
+    with pytest.raises(ooc.OocError, match="more than the 1 bytes"):
+        ooc.route(out, lay, 8, P, 1, tmp_path)

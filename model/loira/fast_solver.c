@@ -1333,8 +1333,9 @@ static inline int sorted_less(const Sorted *x, uint64_t a, uint64_t b) {
     return x->a < a || (x->a == a && x->b < b);
 }
 static void sorted_free(void) { free(sorted); free(sorted_tmp); sorted = sorted_tmp = NULL; sorted_n = 0; }
-/* the n successors (lo, hi) with their values, merged from their ascending runs; -1: no memory */
-static int sorted_build(const uint64_t *succ, const double *val, int64_t n) {
+/* the n successors as stored on disk (w bytes each: the first bytes of (lo, hi - 1)) with their
+ * values, merged from their ascending runs; -1: no memory */
+static int sorted_build(const uint8_t *succ, int w, const double *val, int64_t n) {
     sorted_free();
     if (n == 0) return 0;
     sorted = advise_huge(malloc((size_t)n * sizeof *sorted), (size_t)n * sizeof *sorted);
@@ -1342,7 +1343,9 @@ static int sorted_build(const uint64_t *succ, const double *val, int64_t n) {
     int64_t *runs = malloc((size_t)(n + 1) * sizeof *runs), nruns = 0;
     if (!sorted || !sorted_tmp || !runs) { free(runs); sorted_free(); return -1; }
     for (int64_t i = 0; i < n; i++) {
-        sorted[i] = (Sorted){__builtin_bswap64(succ[2 * i]), __builtin_bswap64(succ[2 * i + 1] - 1), val[i]};
+        uint64_t word[2] = {0, 0};   /* the stored bytes, zero above w: the key's (lo, hi - 1) */
+        memcpy(word, succ + (size_t)w * i, (size_t)w);
+        sorted[i] = (Sorted){__builtin_bswap64(word[0]), __builtin_bswap64(word[1]), val[i]};
         if (i == 0 || sorted_less(&sorted[i], sorted[i - 1].a, sorted[i - 1].b)) runs[nruns++] = i;
     }
     runs[nruns] = n;
@@ -1436,11 +1439,12 @@ static int fresh_table(int64_t entries) {
  * mode 1 (expand): appends the turns' successor keys and layers to out/out_layer, most repeats
  *   dropped (capacity out_cap entries; *out_n written); returns the number of keys fully expanded (fewer than n when out
  *   filled up: call again with the rest).
- * mode 2 (evaluate): succ/succ_val hold n_succ successor keys with their movers' values (every
- *   successor of every key); values[i] = the mover's optimal value at keys[i]; returns n.
+ * mode 2 (evaluate): succ/succ_val hold n_succ successor keys as stored on disk (ooc_key_bytes
+ *   bytes each) with their movers' values (every successor of every key); values[i] = the mover's
+ *   optimal value at keys[i]; returns n.
  * Errors: -1 (key too wide), -2 (out of memory), -3 (a successor without a value), -4 (not 2 players). */
 int64_t loira_expand(const int *deck, int S, const int *vals, const int *cnts, const int *rolls, int crolls,
-                 int first, int mode, const uint64_t *keys, int64_t n, const uint64_t *succ,
+                 int first, int mode, const uint64_t *keys, int64_t n, const uint8_t *succ,
                  const double *succ_val, int64_t n_succ, uint64_t *out, int8_t *out_layer,
                  int64_t out_cap, int64_t *out_n, double *values) {
     if (NP != 2) return -4;
@@ -1449,7 +1453,7 @@ int64_t loira_expand(const int *deck, int S, const int *vals, const int *cnts, c
     oom = 0; loira_stop_requested = 0; limit = 0; deadline = 0; ooc_error = 0;
     if (mode == 0) { pack(&s, first, 0, &out[0], &out[1]); *out_n = 1; return 0; }
     if (fresh_table(0)) return -2;
-    if (mode == 2 && sorted_build(succ, succ_val, n_succ)) { ooc_table_free(); return -2; }
+    if (mode == 2 && sorted_build(succ, (total_bits + 7) / 8, succ_val, n_succ)) { ooc_table_free(); return -2; }
     ooc_out = out; ooc_layer = out_layer; ooc_n = 0; ooc_cap = out_cap;
     memset(ooc_seen, 0, sizeof ooc_seen);   /* hi is never 0: no key matches an empty entry */
     ooc_mode = mode;
@@ -1823,4 +1827,39 @@ int64_t ooc_positions(const uint8_t *keys, int64_t n, const uint8_t *asked, int6
         from = lo;
     }
     return 0;
+}
+
+/* Expand's successors routed to the requests they become (ooc.py's forward task), in one pass and
+ * no temporaries: successor i (pack's key (lo, hi), its layer) goes to group
+ * g = (layer - from - 1) * P + partition, its partition ooc.partition_of's hash of (lo, hi) (the
+ * same arithmetic), and is stored as on disk: its first w bytes of (lo, hi - 1). The groups lie one
+ * after another in out (n * w bytes), each in the successors' order; counts[g] (2P of them) says how
+ * many each holds. Returns 0; -1 when a successor is not one or two layers on, -2 when a key needs
+ * more than w bytes (a bug: never a collision). */
+int64_t ooc_route(const uint64_t *keys, const int8_t *layer, int64_t n, int from, int P, int w,
+                  uint8_t *out, int64_t *counts) {
+    int64_t *at = calloc(2 * (size_t)P + 1, sizeof *at);
+    uint32_t *group = malloc((size_t)(n ? n : 1) * sizeof *group);
+    if (!at || !group) { free(at); free(group); return -3; }
+    int64_t rc = 0;
+    for (int64_t i = 0; i < n && !rc; i++) {
+        int step = layer[i] - from;
+        uint64_t lo = keys[2 * i], hi = keys[2 * i + 1];
+        uint64_t h = lo * 0x9E3779B97F4A7C15ULL ^ hi * 0xC2B2AE3D27D4EB4FULL;
+        h ^= h >> 29;
+        uint64_t high = hi - 1;   /* the stored bytes above w must be zero */
+        int wide = w >= 16 ? 0 : w > 8 ? (high >> (8 * (w - 8))) != 0 : (w < 8 && lo >> (8 * w)) || high;
+        if (step < 1 || step > 2) rc = -1;
+        else if (wide) rc = -2;
+        else { group[i] = (uint32_t)((step - 1) * P + (int)(h % (uint64_t)P)); at[group[i] + 1]++; }
+    }
+    if (!rc) {
+        for (int g = 0; g < 2 * P; g++) { counts[g] = at[g + 1]; at[g + 1] += at[g]; }
+        for (int64_t i = 0; i < n; i++) {
+            uint64_t word[2] = {keys[2 * i], keys[2 * i + 1] - 1};
+            memcpy(out + (size_t)w * at[group[i]]++, word, (size_t)w);   /* little-endian: the key's first bytes */
+        }
+    }
+    free(at); free(group);
+    return rc;
 }

@@ -132,7 +132,8 @@ def _call(job: Job, mode: int, keys: np.ndarray, succ: np.ndarray | None = None,
     out = np.zeros(2 * max(out_cap, 1), dtype=np.uint64)
     layer = np.zeros(max(out_cap, 1), dtype=np.int8)
     values = np.zeros(max(len(keys) // 2, 1), dtype=np.float64)
-    succ_u = np.ascontiguousarray(succ if succ is not None else np.zeros(0, KEY)).view(np.uint64)
+    succ_u = np.ascontiguousarray(succ if succ is not None else np.zeros(0, f"V{job.key_bytes}"))
+    assert succ_u.dtype.itemsize == job.key_bytes   # stored keys (the engine reads their width off its configuration)
     succ_v = np.ascontiguousarray(succ_val if succ_val is not None else np.zeros(0), dtype=np.float64)
     out_n = ctypes.c_int64()
     ptr = lambda a: a.ctypes.data_as(ctypes.c_void_p)   # noqa: E731
@@ -142,7 +143,7 @@ def _call(job: Job, mode: int, keys: np.ndarray, succ: np.ndarray | None = None,
         fast._library().loira_configure(ints(flags, len(flags)), len(flags))
         rc = fn(ints(job.deck, 24), len(job.stalls), ints(job.stalls, 8), ints(job.counts, 8),
                 ints(job.rolls, 2), job.centre_rolls, job.first_seat, mode, ptr(keys),
-                ctypes.c_int64(len(keys) // 2), ptr(succ_u), ptr(succ_v), ctypes.c_int64(len(succ_u) // 2),
+                ctypes.c_int64(len(keys) // 2), ptr(succ_u), ptr(succ_v), ctypes.c_int64(len(succ_u)),
                 ptr(out), ptr(layer), ctypes.c_int64(out_cap), ctypes.byref(out_n), ptr(values))
     if rc == -1:
         raise OocError("the configuration does not fit the 128-bit state key")
@@ -172,7 +173,8 @@ def expand(job: Job, keys: np.ndarray):
 
 
 def evaluate(job: Job, keys: np.ndarray, succ: np.ndarray, succ_val: np.ndarray) -> np.ndarray:
-    """The mover's optimal value at each key, its successors' values given."""
+    """The mover's optimal value at each key (engine keys), its successors' values given (their
+    keys as stored on disk, :func:`narrow`'s, in any order: sorted runs are cheapest)."""
     if len(keys) == 0:
         return np.zeros(0)
     _, _, _, values = _call(job, 2, keys, succ, succ_val)
@@ -235,6 +237,27 @@ def partition_of(keys: np.ndarray, partitions: int) -> np.ndarray:
     h = pair[:, 0] * np.uint64(0x9E3779B97F4A7C15) ^ pair[:, 1] * np.uint64(0xC2B2AE3D27D4EB4F)
     h ^= h >> np.uint64(29)
     return (h % np.uint64(partitions)).astype(np.int64)
+
+
+def route(out: np.ndarray, lay: np.ndarray, layer: int, partitions: int, width: int, folder: Path):
+    """Expand's successors (engine keys, their layers) as the requests they become: (group, keys
+    stored as on disk) for each non-empty group ``(step - 1) * partitions + partition_of(key)``, the
+    keys in their listed order (in C: ``ooc_route``; no NumPy temporaries a successor)."""
+    out, lay = np.ascontiguousarray(out), np.ascontiguousarray(lay, dtype=np.int8)
+    stored = np.empty(len(out) * width, dtype=np.uint8)
+    counts = np.zeros(2 * partitions, dtype=np.int64)
+    rc = _keys_fn("ooc_route")(ctypes.c_void_p(out.ctypes.data), ctypes.c_void_p(lay.ctypes.data),
+                               ctypes.c_int64(len(out)), layer, partitions, width,
+                               ctypes.c_void_p(stored.ctypes.data), ctypes.c_void_p(counts.ctypes.data))
+    if rc == -1:
+        steps = sorted(set((lay.astype(np.int64) - layer).tolist()))
+        raise OocError(f"{folder}: a turn moved {steps} layers (expected 1 or 2)")
+    if rc == -2:
+        raise OocError(f"a key needs more than the {width} bytes its configuration's fields allow (a bug)")
+    if rc < 0:
+        raise OocError("out of memory routing the successors")
+    keys, ends = stored.view(f"V{width}"), np.cumsum(counts)
+    return [(g, keys[end - n:end]) for g, (n, end) in enumerate(zip(counts.tolist(), ends.tolist())) if n]
 
 
 # ---- files --------------------------------------------------------------------------------------
@@ -377,15 +400,8 @@ def forward_task(root: str, job: Job, layer: int, part: int) -> dict:
         keys = widen(keys)
     found: dict[int, list[np.ndarray]] = {}
     for out, lay in expand(job, keys):
-        step = lay.astype(np.int64) - layer
-        if len(step) and (step.min() < 1 or step.max() > 2):
-            raise OocError(f"{folder}: a turn moved {sorted(set(step.tolist()))} layers (expected 1 or 2)")
-        group = (step - 1) * P + partition_of(out, P)
-        order = np.argsort(group.astype(np.int16), kind="stable")   # 16-bit: a radix sort (2P < 2^15)
-        out, group = out[order], group[order]
-        cuts = np.flatnonzero(np.diff(group)) + 1
-        for piece, g in zip(np.split(out, cuts), group[np.r_[0, cuts]] if len(group) else []):
-            found.setdefault(int(g), []).append(narrow(piece, width))   # sorted once, below
+        for g, piece in route(out, lay, layer, P, width, folder):
+            found.setdefault(g, []).append(piece)   # sorted once, below
     for step in (1, 2):
         groups = [found.get((step - 1) * P + d) for d in range(P)]
         if any(g is not None for g in groups):
@@ -429,9 +445,9 @@ def backward_task(root: str, job: Job, layer: int, part: int) -> dict:
                 raise OocError(f"{e.filename}: missing, but {at_path.name} asks it for values "
                                "(the folder's files are inconsistent)") from None
             at = _read_positions(segment, kind, len(their_keys))
-            succ.append(widen(_stored(their_keys[at])))
+            succ.append(_stored(their_keys[at]))
             vals.append(np.asarray(their_vals[at]))
-    values = evaluate(job, keys, np.concatenate(succ) if succ else np.zeros(0, KEY),
+    values = evaluate(job, keys, np.concatenate(succ) if succ else np.zeros(0, f"V{job.key_bytes}"),
                       np.concatenate(vals) if vals else np.zeros(0))
     _save(folder / f"p{part:03d}.values.npy", values)
     done.touch()
