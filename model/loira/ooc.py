@@ -12,7 +12,9 @@ their key into ``partitions`` files; each partition is one task:
   every partition there in segments (deduplicated per source partition). Once every partition of
   a layer has gathered its keys, the requests to it go;
 - backward, from the last layer: the engine computes each key's value from its successors'
-  values (read through the positions from the next two layers' keys and values), and writes them.
+  values (read through the positions from the next two layers' keys and values; in the engine,
+  merged into one sorted array and searched from a few fingers: the roots, in key order, ask for
+  their successors in a few streams that advance through it), and writes them.
   Once a layer is valued, what only it needed goes: its positions, and the keys and values two
   layers on. The disk then holds keys and values of the layers not yet valued, their positions,
   and the requests of at most two layers.
