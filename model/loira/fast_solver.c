@@ -1307,11 +1307,6 @@ static int layer_of(const St *s) {
     for (int k = 0; k < NK; k++) drawn += deck_start[k] - s->deck[k];
     return 2 * drawn + (s->stopped != 0);
 }
-/* A turn meets the same next state several times: a small direct-mapped cache of the successors
- * met lately (it fits the CPU's L2 cache; the table of every successor does not). Expand lists a
- * quarter fewer keys for Python to sort (13 cards, layer 16: 6.0 a key, not 7.9; 2.4 distinct);
- * evaluate reads a quarter of its values from it instead of the table. (A table of every successor
- * listed gets expand down to 2.4, but its cache misses cost more than the sorting they save.) */
 /* Evaluate's successor values, sorted as the keys are on disk: by their stored bytes in memcmp
  * order, which is the order of the pair (bswap(lo), bswap(hi - 1)) compared as unsigned words.
  * Why not a hash table: with the roots taken in that order, their successors' lookups advance in a
@@ -1402,6 +1397,11 @@ static const Sorted *sorted_find(uint64_t lo, uint64_t hi) {
     finger[k] = lo_i; finger_a[k] = a;
     return &sorted[lo_i];
 }
+/* A turn meets the same next state several times: a small direct-mapped cache of the successors
+ * met lately (it fits the CPU's L2 cache; the table of every successor does not). Expand lists a
+ * quarter fewer keys for Python to sort (13 cards, layer 16: 6.0 a key, not 7.9; 2.4 distinct);
+ * evaluate reads a quarter of its values from it instead of searching them. (A table of every successor
+ * listed gets expand down to 2.4, but its cache misses cost more than the sorting they save.) */
 #define OOC_SEEN 8192
 typedef struct { uint64_t lo, hi; Val v; } Seen;
 static Seen ooc_seen[OOC_SEEN];
