@@ -135,7 +135,8 @@ def _call(job: Job, mode: int, keys: np.ndarray, succ: np.ndarray | None = None,
     layer = np.zeros(max(out_cap, 1), dtype=np.int8)
     values = np.zeros(max(len(keys) // 2, 1), dtype=np.float64)
     succ_u = np.ascontiguousarray(succ if succ is not None else np.zeros(0, f"V{job.key_bytes}"))
-    assert succ_u.dtype.itemsize == job.key_bytes   # stored keys (the engine reads their width off its configuration)
+    if succ_u.dtype.itemsize != job.key_bytes:   # the engine reads their width off its configuration
+        raise OocError(f"successor keys of {succ_u.dtype.itemsize} bytes, not the {job.key_bytes} stored on disk (a bug)")
     succ_v = np.ascontiguousarray(succ_val if succ_val is not None else np.zeros(0), dtype=np.float64)
     out_n = ctypes.c_int64()
     ptr = lambda a: a.ctypes.data_as(ctypes.c_void_p)   # noqa: E731
