@@ -1424,13 +1424,13 @@ static Val ooc_successor(const St *s, uint64_t lo, uint64_t hi, int rot) {
     return from_stored(v, rot);
 }
 static void ooc_table_free(void) { free(table); table = NULL; cap = used = 0; }
-static int fresh_table(int64_t entries) {
+/* out of core the search's own table stays empty (a turn's successors go to the hook, its value to
+ * the caller): a small one, so that no path meets a table that is not there */
+static int fresh_table(void) {
     ooc_table_free();
-    uint64_t want = 1 << 16;
-    while (want < 2 * (uint64_t)entries + 2) want *= 2;
-    table = table_calloc(want);
+    table = table_calloc(1 << 16);
     if (!table) return -1;
-    cap = want;
+    cap = 1 << 16;
     return 0;
 }
 
@@ -1452,7 +1452,7 @@ int64_t loira_expand(const int *deck, int S, const int *vals, const int *cnts, c
     if (configure(&s, deck, S, vals, cnts, rolls, crolls)) return -1;
     oom = 0; loira_stop_requested = 0; limit = 0; deadline = 0; ooc_error = 0;
     if (mode == 0) { pack(&s, first, 0, &out[0], &out[1]); *out_n = 1; return 0; }
-    if (fresh_table(0)) return -2;
+    if (fresh_table()) return -2;
     if (mode == 2 && sorted_build(succ, (total_bits + 7) / 8, succ_val, n_succ)) { ooc_table_free(); return -2; }
     ooc_out = out; ooc_layer = out_layer; ooc_n = 0; ooc_cap = out_cap;
     memset(ooc_seen, 0, sizeof ooc_seen);   /* hi is never 0: no key matches an empty entry */
