@@ -718,21 +718,56 @@ def forget_states() -> None:
         _KEPT_STATES.clear()
 
 
+#: the kinds the shipped policy's C evaluation takes: the base deck (no mini-expansion card, no Ralo:
+#: their choices -- whom to aim at, what to set aside -- are greedy rules it does not copy)
+_SHIPPED_KINDS = frozenset(range(Kind.RAPAGOTE))
+#: rulings whose choices it does not copy: a stopped seat's Interruptor turn (L13), the optional
+#: effects (L29), the Interruptor used when drawn (L30)
+_SHIPPED_NOT = (("L13", "also-stopped"), ("L29", "optional"), ("L30", "also-when-drawn"))
+
+
+def shipped_unsupported(cfg: Config) -> str | None:
+    """Why :func:`evaluate` cannot play the shipped policy on ``cfg`` (None: it can): the C copy of
+    its own decisions covers two players on the base deck under the rulings that add no choice."""
+    if cfg.players != 2:
+        return f"{cfg.players} players (the shipped policy's C copy is for 2: more keep their escort tables)"
+    extra = [Kind(k).name for k, n in enumerate(cfg.deck) if n and k not in _SHIPPED_KINDS]
+    if extra:
+        return f"{', '.join(extra)} in the deck (the shipped policy's choices for it are not copied to C)"
+    for rid, opt in _SHIPPED_NOT:
+        if cfg.rulings.get(rid) == opt:
+            return f"{rid} {opt} (a choice the shipped policy's C copy does not make)"
+    return None
+
+
 def evaluate(cfg: Config, seat: int, cards: int, stopped_cards: int, reduce_to: int,
-             known: tuple | None = None, reserve: int = 0, max_states: int | None = None) -> dict:
+             known: tuple | None = None, reserve: int = 0, max_states: int | None = None,
+             shipped: bool = False) -> dict:
     """Every seat's value of the round when ``seat`` follows the near-optimal policy and the others
     best-respond, in C (``loira_eval``; nearopt.near_optimal is the same policy in Python): the
     optimum inside the endgame region (at most ``cards`` cards left, or ``stopped_cards`` with every
     other seat stopped), above it one turn of look-ahead with next states valued by their optimum
-    (in the region) or by the optimum of the same state with its deck cut to ``reduce_to`` cards.
+    (in the region) or by the optimum of the same state with its deck cut to ``reduce_to`` cards --
+    the look-ahead candidate (``near_optimal(..., lookahead=True)``). ``shipped``: the policy as
+    shipped instead (``near_optimal(game, cards, reduce_to)``, two players): above the region the
+    look-ahead decides the escorts only, go/stop is the learned stop table's (``nearopt.stop_rule``)
+    and the rest greedy's; :func:`shipped_unsupported` names what it does not take.
 
     ``known``: (keys, values) of optimal values known already (the out-of-core layers at the
     region's edge: 2 players, the 2-player engine's keys and the mover's values as NumPy arrays),
     so that their subtrees are not searched again. Returns ``"values"`` (per seat), ``"states"``."""
-    reason = supports(cfg) or ("L25 reshuffle's cycles" if cyclic(cfg) else None)
+    reason = (supports(cfg) or ("L25 reshuffle's cycles" if cyclic(cfg) else None)
+              or (shipped_unsupported(cfg) if shipped else None))
     if reason:
         raise FastUnavailable(f"the policy evaluation does not take this round: {reason}")
     dll = _library(cfg.players, evaluation=True)
+    rule = edges = None
+    if shipped:
+        from .nearopt import stop_rule
+        from .table import RISK_EDGES
+        cells = stop_rule(cfg.players)
+        rule = (ctypes.c_byte * len(cells))(*cells)
+        edges = (ctypes.c_double * len(RISK_EDGES))(*RISK_EDGES)
     value, states = (ctypes.c_double * _values(cfg))(), ctypes.c_double()
     keys = vals = None
     n_known = 0
@@ -748,10 +783,15 @@ def evaluate(cfg: Config, seat: int, cards: int, stopped_cards: int, reduce_to: 
     def call() -> int:
         with _CALL_LOCK:
             _configure(dll, cfg)
-            return dll.loira_eval(*_args(cfg), cfg.first_seat, seat, cards, stopped_cards, reduce_to,
-                                  ptr(keys), ptr(vals), ctypes.c_int64(n_known),
-                                  ctypes.c_double(max_states or 0), ctypes.c_double(reserve), value,
-                                  ctypes.byref(states))
+            if dll.loira_eval_policy(rule, len(rule or ()), edges, len(edges or ())) != 0:
+                raise FastUnavailable("fast_solver.c and nearopt.stop_rule disagree on the stop table's shape")
+            try:
+                return dll.loira_eval(*_args(cfg), cfg.first_seat, seat, cards, stopped_cards, reduce_to,
+                                      ptr(keys), ptr(vals), ctypes.c_int64(n_known),
+                                      ctypes.c_double(max_states or 0), ctypes.c_double(reserve), value,
+                                      ctypes.byref(states))
+            finally:
+                dll.loira_eval_policy(None, 0, None, 0)
 
     def stop() -> None:
         stop_flag.value = 1

@@ -18,6 +18,7 @@
  * exact rational solver in tests/test_loira_fast.py and tests/test_loira_fast_multi.py).
  */
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -601,6 +602,95 @@ static int can_escape(const St *s, int seat) {
         if (s->bath[seat][3 * d] + s->bath[seat][3 * d + 1] + s->bath[seat][3 * d + 2] >= 2) return 1;
     return 0;
 }
+/* scoring.score (the shipped policy's rules read it: the search's own scoring is terminal_x) */
+static int points(const St *s, int seat) {
+    const int *b = s->bath[seat];
+    int t = 0;
+    for (int d = 0; d < 9; d += 3) t += b[d + 1] + 2 * b[d + 2];
+    for (int v = 0; v < S_n; v++) t += S_val[v] * s->stall[seat][v];
+    if (s->esp[seat]) t += s->esp[seat] * espelho_value(s);
+    return t + 2 * s->sw[seat] + s->rolls[seat] - 2 * s->ralo[seat];
+}
+/* greedy.margin: own points minus the best other seat's */
+static int lead(const St *s, int seat) {
+    int best = INT_MIN;
+    for (int i = 0; i < NP; i++) if (i != seat) { int p = points(s, i); if (p > best) best = p; }
+    return points(s, seat) - best;
+}
+#ifdef EVAL
+/* ---- the shipped policy's own decisions (loira_eval after loira_eval_policy) -------------------
+ * With a stop rule given, the evaluated seat plays nearopt.near_optimal as shipped for two players:
+ * the optimum inside its endgame (covered), and above it the escorts by the look-ahead (choose),
+ * go/stop by the learned stop table (nearopt.choose: a win at once first, the margin once every
+ * other seat has stopped), the rest by greedy.greedy -- the escape keeping the most points, the
+ * Descarga leaving the best margin. Only what the 2-player base deck reaches (fast.py refuses the
+ * rest: mini-expansion cards, the Ralo, L13 also-stopped, L29, L30). At such a decision the true
+ * values follow the policy's action; the look-ahead values stay the look-ahead's own choice (an
+ * escort above reads them). */
+static int cur_opt, eval_k, eval_stopped_k, eval_m;
+static int eval_shipped;                   /* 1: a stop rule is set (else the look-ahead candidate) */
+#define STOP_RULE_CELLS (13 * 5 * 4 * 3)   /* table.features: margin -6..6, risk bucket, own / 3, Gritos */
+static signed char stop_rule[STOP_RULE_CELLS];
+static double risk_edges[4];
+/* the stop rule (1 stop, 0 go per cell; NULL: none, the look-ahead candidate) and table.RISK_EDGES */
+int loira_eval_policy(const signed char *rule, int n, const double *edges, int n_edges) {
+    if (!rule) { eval_shipped = 0; return 0; }
+    if (n != STOP_RULE_CELLS || n_edges != 4) return -1;
+    memcpy(stop_rule, rule, sizeof stop_rule);
+    memcpy(risk_edges, edges, sizeof risk_edges);
+    eval_shipped = 1;
+    return 0;
+}
+/* Endgame.covers: the endgame's region, for the decision of `mover` in s (mid-turn too) */
+static int covered(const St *s, int mover) {
+    int left = deck_total(s);
+    if (left <= eval_k) return 1;
+    if (left > eval_stopped_k) return 0;
+    for (int i = 0; i < NP; i++) if (i != mover && !is_stopped(s, i)) return 0;
+    return 1;
+}
+/* the evaluated seat's decision is the shipped policy's own (not the optimum, not the look-ahead) */
+static int policy_decides(const St *s, int mover) {
+    return eval_shipped && mover == eval_seat && !cur_opt && !covered(s, mover);
+}
+/* The shipped policy reads look-ahead values only at its escorts above the endgame: a state above
+ * the region gets its look-ahead value (vhat: a reduced deck's optimum, most of the candidate's
+ * states) only while such an escort is searched (ahead_wanted), else NAN until one asks for it --
+ * the 16-card rung's evaluation would otherwise outgrow this machine. */
+static int ahead_wanted;
+static int asks_ahead(int mover) { return eval_shipped && mover == eval_seat && !cur_opt; }
+/* the policy's choice between a and b (take_b): true values from it, look-ahead values by choose */
+static Val policy_pick(int mover, Val a, Val b, size_t m0, size_t m1, int take_b) {
+    Val r = choose(mover, a, b, m0, m1);
+    const Val *t = take_b ? &b : &a;
+    for (int i = 0; i < NV; i++) r.v[i] = t->v[i];
+    return r;
+}
+/* a round end that `seat` wins alone (nearopt._wins_at_once) */
+static int wins_alone(const St *s, int seat) { return vseat(terminal(s), seat) > 0.5; }
+/* nearopt.choose at a turn start: 0 go, 1 stop, 2 use the Interruptor */
+static int policy_turn(const St *s, int me) {
+    if (s->sw[me]) { St u = *s; u.sw[me]--; if (wins_alone(&u, me)) return 2; }
+    St t = *s;
+    t.stopped |= 1 << me;
+    if (t.stopped == ALL_STOPPED) return wins_alone(&t, me) || lead(s, me) > 0;   /* the margin rule */
+    int own = points(s, me), m = lead(s, me), total = deck_total(s);
+    int openers = s->deck[GRITO] + s->deck[ALUNA] + s->deck[RAPAGOTE] + s->deck[DIRETORA];
+    double risk = can_escape(s, me) ? 0.0 : (double)openers / (total ? total : 1) / s->slots;
+    int bucket = 0;
+    for (int e = 0; e < 4; e++) bucket += risk > risk_edges[e];
+    m = m < -6 ? -6 : m > 6 ? 6 : m;
+    int cell = (((m + 6) * 5 + bucket) * 4 + (own < 9 ? own : 9) / 3) * 3 + (s->gritos < 2 ? s->gritos : 2);
+    return stop_rule[cell];
+}
+#else
+static int ahead_wanted;
+static inline int asks_ahead(int mover) { (void)mover; return 0; }
+static inline int policy_decides(const St *s, int mover) { (void)s; (void)mover; return 0; }
+static inline Val policy_pick(int mover, Val a, Val b, size_t m0, size_t m1, int take_b) {
+    (void)take_b; return choose(mover, a, b, m0, m1);
+}
+#endif
 static Val loira_takes(St *s, int victim) {
     for (int k = 0; k < 9; k++) s->bath[victim][k] = 0;
     for (int v = 0; v < S_n; v++) { s->out[v] += s->stall[victim][v]; s->stall[victim][v] = 0; }
@@ -646,6 +736,9 @@ static Val reveal(const St *s, const int *picker, const int *keeper, int n, int 
     Val val;
     { St u = t; val = loira_takes(&u, victim); }
     if (!RF[R_NO_ESCAPE] && can_escape(&t, victim)) {                 /* L08 */
+        /* the shipped policy escapes whenever it can, keeping the most points: the first pair of
+         * the lowest values (greedy.greedy's ESCAPE rule) */
+        int policy = policy_decides(&t, victim), cheapest = INT_MAX;
         for (int d = 0; d < 3; d++) for (int v1 = 0; v1 < 3; v1++) for (int v2 = v1; v2 < 3; v2++) {
             int need = v1 == v2 ? 2 : 1;
             if (t.bath[victim][3 * d + v1] < need || t.bath[victim][3 * d + v2] < 1) continue;
@@ -660,7 +753,10 @@ static Val reveal(const St *s, const int *picker, const int *keeper, int n, int 
                     for (int i = next + 1 > own ? next + 1 : own; i < n; i++) u.rolls[picker[i]]++;
                 e = after_opening(&u, card);
             }
-            val = choose(victim, val, e, ml, me_);
+            if (policy) {
+                val = policy_pick(victim, val, e, ml, me_, v1 + v2 < cheapest);
+                if (v1 + v2 < cheapest) cheapest = v1 + v2;
+            } else val = choose(victim, val, e, ml, me_);
         }
     }
     scale(ml, 1, s->slots);
@@ -682,12 +778,15 @@ static Val escorts(const St *s, int *picker, int *keeper, int n, int own, int ca
             int cand = seat_at(picker[0], off);
             if (!escort_allowed(s, cand, picker, n)) continue;
             size_t m0 = fs_n;
+            int asks = asks_ahead(cand);
+            ahead_wanted += asks;
             Val no = escorts(s, picker, keeper, n, own, card, off + 1);
             St t = *s;
             t.rolls[cand]--;
             picker[n] = cand; keeper[n] = RF[R_OPENER_KEEPS] ? keeper[0] : cand;   /* L18 */
             size_t m1 = fs_n;
             Val yes = escorts(&t, picker, keeper, n + 1, own, card, off + 1);
+            ahead_wanted -= asks;
             return choose(cand, no, yes, m0, m1);
         }
     return reveal(s, picker, keeper, n, own, 0, card);
@@ -716,11 +815,19 @@ static int slot_held(const St *s, int seat, int slot) {
     return slot < 9 ? s->bath[seat][slot] : s->stall[seat][slot - 9];
 }
 static int slot_count(void) { return RF[R_FLUSH_BATHROOM_ONLY] ? 9 : 9 + S_n; }
-/* Descarga on one seat's point cards (L11), tried after `*any` earlier alternatives */
-static Val flush(const St *s, int me, int target, Val val, int *any, size_t m0) {
+/* Descarga on one seat's point cards (L11), tried after `*any` earlier alternatives; `best`: the
+ * best margin left so far when the shipped policy chooses (NULL: the search's choice) -- greedy's
+ * Descarga rule, the first card whose discard leaves the mover the best margin */
+static Val flush(const St *s, int me, int target, Val val, int *any, size_t m0, int *best) {
     for (int slot = 0; slot < slot_count(); slot++) if (slot_held(s, target, slot)) {
         St t = *s; discard_slot(&t, target, slot);
-        PICK(me, val, *any, m0, card_done(&t));
+        if (!best) { PICK(me, val, *any, m0, card_done(&t)); continue; }
+        int margin = lead(&t, me);
+        size_t m1 = fs_n;
+        Val x = card_done(&t);
+        val = *any ? policy_pick(me, val, x, m0, m1, margin > *best) : x;
+        if (!*any || margin > *best) *best = margin;
+        *any = 1;
     }
     return val;
 }
@@ -877,12 +984,13 @@ static Val resolve(const St *s0, int k) {
         for (int off = 1; off < NP; off++) { int t = seat_at(me, off); others |= exposed(&s, t) && point_slots(&s, t); }
         int self = !others && RF[R_SELF_TARGET] && point_slots(&s, me);   /* L10 */
         if (!others && !self) return card_done(&s);
-        int any = 0; Val val = vzero(); size_t m0 = fs_n;
+        int any = 0, margin = 0, *best = policy_decides(&s, me) ? &margin : NULL;
+        Val val = vzero(); size_t m0 = fs_n;
         if (RF[R_OPTIONAL]) PICK(me, val, any, m0, card_done_copy(&s));   /* L29: decline first */
-        if (self) return flush(&s, me, me, val, &any, m0);
+        if (self) return flush(&s, me, me, val, &any, m0, best);
         for (int off = 1; off < NP; off++) {
             int t = seat_at(me, off);
-            if (exposed(&s, t)) val = flush(&s, me, t, val, &any, m0);
+            if (exposed(&s, t)) val = flush(&s, me, t, val, &any, m0, best);
         }
         return val;
     }
@@ -951,6 +1059,15 @@ static Val turn_body(const St *s) {
         size_t m1 = fs_n;
         return choose(me, use, end_turn(&t), m0, m1);
     }
+#ifdef EVAL
+    if (policy_decides(s, me)) {        /* the shipped policy's go/stop: only its action is searched */
+        int act = policy_turn(s, me);
+        St t = *s;
+        if (act == 2) { t.sw[me]--; return terminal(&t); }
+        if (act == 1) { t.stopped |= 1 << me; return end_turn(&t); }
+        return draw(s);
+    }
+#endif
     size_t m0 = fs_n;
     Val v = draw(s);                                                  /* go */
     { St t = *s; t.stopped |= 1 << me; size_t m1 = fs_n; v = choose(me, v, end_turn(&t), m0, m1); }   /* stop */
@@ -982,7 +1099,6 @@ static Val turn_body(const St *s) {
  * the mover rotated to seat 0); the others for the evaluated seat's value (no rotation: the key
  * keeps the turn). A Val carries both: the true value, then the look-ahead value (the optimum's is
  * the same; above the region, a state's look-ahead value is its reduced deck's optimum). */
-static int cur_opt, eval_k, eval_stopped_k, eval_m;
 static int region(const St *s) {
     int left = deck_total(s);
     if (left <= eval_k) return 1;
@@ -1016,6 +1132,13 @@ static Val vhat(const St *s) {
     Val w = turn_value(&r);
     cur_opt = saved;
     return w;
+}
+/* vhat when a look-ahead may read it (the candidate: always); else NAN, computed when one does */
+static Val vhat_if_asked(const St *s) {
+    if (ahead_wanted || !eval_shipped) return vhat(s);
+    Val none;
+    for (int i = 0; i < NVAL; i++) none.v[i] = NAN;
+    return none;
 }
 #endif
 static Val turn_value(const St *s) {
@@ -1055,6 +1178,13 @@ static Val turn_value(const St *s) {
             if (at == cyc_cur) cyc_stack[at].loop = 1;
             return from_stored(cyc_stack[at].v, rot);
         }
+#ifdef EVAL
+        if (!opt && isnan(slot->v.v[NV]) && (ahead_wanted || !eval_shipped)) {   /* asked for the first time */
+            Val e = vhat(s);
+            slot = find(lo, hi);   /* (vhat may have grown the table) */
+            for (int i = 0; i < NV; i++) slot->v.v[NV + i] = e.v[i];
+        }
+#endif
         return from_stored(slot->v, rot);
     }
     if (ooc_mode) ooc_root = 0;   /* the key searched (the others went to the hook above) */
@@ -1080,12 +1210,12 @@ static Val turn_value(const St *s) {
     }
     size_t m0 = fs_n;
 #ifdef EVAL
-    int saved_opt = cur_opt;
-    cur_opt = opt;
+    int saved_opt = cur_opt, saved_wanted = ahead_wanted;
+    cur_opt = opt; ahead_wanted = 0;   /* its own turn's look-ahead values are not this state's */
     Val v = turn_body(s);
-    cur_opt = saved_opt;
+    cur_opt = saved_opt; ahead_wanted = saved_wanted;
     if (!opt) {   /* as a next state, valued by the look-ahead at its reduced deck's optimum */
-        Val e = vhat(s);
+        Val e = vhat_if_asked(s);
         for (int i = 0; i < NV; i++) v.v[NV + i] = e.v[i];
     }
 #else

@@ -83,7 +83,11 @@ def decision_keys(g, s, name: str, seat: int, two: bool) -> tuple[str, ...]:
         feats = stop_features(g, s)
     else:
         feats = escort_features_two(g, s, seat) if two else escort_features(g, s, seat)
-    return tuple(",".join(map(str, feats[:d])) for d in (TWO_DEPTHS if two else DEPTHS)[name])
+    return _keys(feats, (TWO_DEPTHS if two else DEPTHS)[name])
+
+
+def _keys(feats: tuple, depths: tuple[int, ...]) -> tuple[str, ...]:
+    return tuple(",".join(map(str, feats[:d])) for d in depths)
 
 
 def add_to_cell(cells: dict, key, advantage: float, weight: float) -> None:
@@ -286,11 +290,25 @@ def tables(players: int) -> dict:
 def _advantage(g, s, name: str, seat: int) -> float | None:
     """The summed advantage of the finest key of the decision met in training (None: none was)."""
     players = g.num_players
-    cells = tables(players).get(name, {})
-    for key in decision_keys(g, s, name, seat, two_tables(players)):
+    return _learned(tables(players).get(name, {}), decision_keys(g, s, name, seat, two_tables(players)))
+
+
+def _learned(cells: dict, keys: tuple[str, ...]) -> float | None:
+    for key in keys:
         if key in cells:
             return cells[key][0]
     return None
+
+
+def stop_rule(players: int = 2) -> list[int]:
+    """:func:`choose`'s go/stop decision from the learned tables, per cell of ``table.features``
+    (1 stop, 0 go; margin -6..6, risk bucket 0..4, own points // 3 in 0..3, Gritos 0..2, in that
+    nesting): the C evaluation of the shipped policy (``fast.evaluate(..., shipped=True)``) reads it."""
+    from .table import RISK_EDGES
+    cells = tables(players).get("stop", {})
+    depths = (TWO_DEPTHS if two_tables(players) else DEPTHS)["stop"]
+    return [int((adv := _learned(cells, _keys((m, b, o, gr), depths))) is not None and adv > 0)
+            for m in range(-6, 7) for b in range(len(RISK_EDGES) + 1) for o in range(4) for gr in range(3)]
 
 
 def _wins_at_once(g, s, a, seat) -> bool:

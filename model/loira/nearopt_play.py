@@ -251,6 +251,9 @@ def _regret_how(row: dict) -> str:
     if row.get("method") == "exact":
         return ("exact fractions: the optimal value minus the value when this seat follows the policy "
                 "and the others best-respond")
+    if row.get("method", "").startswith("C evaluation"):
+        return ("the policy played in C against a best response (doubles; the C copy of its decisions "
+                "is tied to the Python policy by test): the C engine's optimal value minus the policy's")
     return ("the layers above the policy's exact endgame evaluated with the C engine's values "
             "(doubles): the optimal value minus the policy's against a best response")
 

@@ -1,14 +1,18 @@
 """The near-optimal policy's regret on every configuration we can measure.
 
 Regret: the seat's optimal value minus its value when it follows the policy and every other seat
-best-responds. Two ways, tied together by ``tests/test_loira_nearopt.py`` on small rungs:
+best-responds. Three ways, tied together by ``tests/test_loira_nearopt.py`` on small rungs:
 
 * ``exact.regret`` (Fractions, the Python exact solver): configurations of at most
   :data:`PY_EXACT_CARDS` cards, and 3-player ones of at most :data:`PY_EXACT_CARDS_MORE`;
 * :func:`boundary_regret`: the exact endgame plays minimax-optimal (three players: max^n's own
   choices), so only the layers above it are evaluated, with the C engine's values at the boundary
   (doubles) — the bench rungs of 10 to 16 cards (first cards of ``bench/bench_loira.py``'s deck
-  order), and 3-player decks of 10 to 12 cards.
+  order), and 3-player decks of 10 to 12 cards;
+* :func:`c_regret`: the policy itself played in C (``fast.evaluate(..., shipped=True)``, two players)
+  where the top layers would not fit in memory -- the 15- and 16-card rungs with the endgame held at
+  6 cards left (the tables deciding 9 and 10 draws). ``tests/test_loira_nearopt_c.py`` ties it to
+  ``exact.regret`` and to the top-layer rows.
 
 Also the verify configuration, ``loira-mini``, ``model/loira/examples/tiny.toml`` and 3-player rounds. None
 of them is a training configuration of ``nearopt`` (random subsets drawn with their own seed;
@@ -34,10 +38,10 @@ _VERIFY = {"players": 2, "deck": ["F1", "F2", "M1", "grito", "toc-toc", "descarg
            "stalls": [2, 4], "centre_rolls": 1}
 #: bench/bench_loira.py's ORDER and RUNGS up to 16 cards (the package does not import bench/)
 _RUNG_ORDER = ["F1", "F2", "M1", "grito", "M2", "toc-toc", "P1", "grito", "descarga", "P2", "fios",
-               "chute", "espelho", "interruptor", "grito", "F1"]
+               "chute", "espelho", "interruptor", "grito", "F1", "M1"]
 _RUNGS = ((4, [2, 4], 1), (6, [2, 4], 1), (8, [2, 3, 4], 1), (10, [2, 3, 4], 2), (12, [2, 3, 4], 2),
           (13, [2, 3, 4, 4], 3), (14, [2, 3, 3, 4], 3), (15, [2, 2, 3, 4, 4], 3),
-          (16, [2, 2, 3, 3, 4, 4], 3))
+          (16, [2, 2, 3, 3, 4, 4], 3), (17, [2, 2, 3, 3, 4, 4], 3))
 
 
 def _rung(n: int) -> dict:
@@ -61,7 +65,7 @@ CONFIGS: list[tuple[str, str | None, dict]] = [
     *[(f"bench rung, {n} cards, endgame from 8 cards as on the real deck", None, _rung(n))
       for n in (12, 13, 14, 15, 16)],
     # the endgame held lower still, at 6 cards left, so the tables decide 6 to 8 draws (issue 24)
-    *[(f"bench rung, {n} cards, endgame from 6 cards", None, _rung(n)) for n in (12, 13, 14)],
+    *[(f"bench rung, {n} cards, endgame from 6 cards", None, _rung(n)) for n in (12, 13, 14, 15, 16)],
     ("3 players, verify deck, endgame from 6 cards as on the real deck", None, {**_VERIFY, "players": 3}),
     # the regret ladder's 3-player 8-card deck (nearopt_ladder._THREE): the tables decide 2 draws
     ("3 players, 8 cards, endgame from 6 cards as on the real deck", None,
@@ -106,9 +110,10 @@ def _cards(game) -> int:
     return sum(game.cfg.deck)
 
 
-def measure_one(game, cards: int | None = None) -> dict:
-    """One configuration's row (without its name): exact or over the top layers, see the module;
-    ``cards``: the endgame's cards left (default: the policy's own)."""
+def measure_one(game, cards: int | None = None, work: str | Path | None = None) -> dict:
+    """One configuration's row (without its name): exact, over the top layers or in C, see the
+    module; ``cards``: the endgame's cards left (default: the policy's own); ``work``: where a deck
+    past the in-memory engine is solved out of core (default: the system's temporary folder)."""
     from .endgame import default_cards
     from .exact import regret, solve
     from .nearopt import near_optimal
@@ -117,7 +122,15 @@ def measure_one(game, cards: int | None = None) -> dict:
         over_c_values = _cards(game) > PY_EXACT_CARDS_MORE
     else:
         over_c_values = _cards(game) > PY_EXACT_CARDS or cards is not None
-    if over_c_values:
+    k = cards if cards is not None else default_cards(game)
+    if over_c_values and game.num_players == 2 and _cards(game) - k > TOP_LAYER_DRAWS:
+        per_seat = c_regret(game, k, work)
+        extra = {"method": "C evaluation (float64)", "states": per_seat.pop("eval_states"),
+                 "c_states": per_seat.pop("c_states"), "endgame_cards": k}
+        if "known_states" in per_seat:   # the optimum out of core, its endgame's edge read back
+            extra["method"] = "C evaluation over out-of-core layers (float64)"
+            extra["known_states"] = per_seat.pop("known_states")
+    elif over_c_values:
         per_seat = boundary_regret(game, cards, reserve=_RESERVE.get(_cards(game), 0))
         if per_seat.pop("overruns"):
             raise RuntimeError("an endgame sub-solve hit its state cap: not the policy as it plays")
@@ -144,13 +157,77 @@ def measure_one(game, cards: int | None = None) -> dict:
                       for s, v in sorted(per_seat.items())]}
 
 
+#: two players: the top layers (Python) measure rows whose tables decide at most this many draws
+#: (the 14-card rung from 6: 12.4 million top states, 8.8 GB); past it the C copy of the policy
+#: (``c_regret``) -- the 15-card rung from 6 would need ~40 GB in Python
+TOP_LAYER_DRAWS = 8
+#: the C evaluation's table is sized at once for this many times the optimum's turn states (the
+#: 15-card rung from 6: 1.9 times; a table filled to 3/4 does not double, whose peak the 16-card
+#: rung could not afford)
+EVAL_STATES_PER_OPTIMUM = 2.5
+
+
+def c_regret(game, cards: int, work: str | Path | None = None) -> dict:
+    """A 2-player row in C: the policy as shipped played by ``fast.evaluate(..., shipped=True)``
+    for each seat against the other's best response (the exact endgame from ``cards`` cards left, the
+    escorts above it by look-ahead, go/stop by the stop table, the rest greedy's), against the C
+    engine's optimum; float64. Tied to ``exact.regret`` and to the top-layer rows by
+    ``tests/test_loira_nearopt_c.py``. Like the candidate's ladder it does not model a sub-solve
+    outgrowing its budget (``endgame.C_STATES``): the top-layer rows of these rungs met none.
+
+    Decks over :data:`IN_MEMORY_CARDS`: the optimum is solved out of core (``ooc.solve`` in a
+    folder made inside ``work``, removed after) keeping the layers at the endgame's edge, and the
+    evaluation reads their values (``known``) instead of searching the endgame again."""
+    from . import fast
+    from .endgame import REDUCE, STOPPED_CARDS
+    if _cards(game) > IN_MEMORY_CARDS:
+        return _c_regret_out_of_core(game, cards, work)
+    opt = fast.solve(game.cfg)
+    out: dict = {"c_states": opt["states"], "eval_states": 0}
+    for seat in range(2):
+        # the evaluation's table sized at once (3/4 full, no doubling's peak)
+        got = fast.evaluate(game.cfg, seat, cards, max(cards, STOPPED_CARDS), REDUCE[2], shipped=True,
+                            reserve=int(opt["states"] * EVAL_STATES_PER_OPTIMUM))
+        out["eval_states"] = max(out["eval_states"], got["states"])
+        best, value = opt["values"][seat], got["values"][seat]
+        out[seat] = {"optimal": best, "policy": value, "regret": best - value}
+    return out
+
+
+#: decks the C engine's in-memory table solves on this machine (the 16-card rung: 1.2·10^8 states)
+IN_MEMORY_CARDS = 16
+
+
+def _c_regret_out_of_core(game, cards: int, work: str | Path | None) -> dict:
+    import shutil
+    import tempfile
+
+    from . import fast, ooc
+    from .endgame import REDUCE, STOPPED_CARDS
+    folder = Path(tempfile.mkdtemp(prefix="ruleproof-regret-", dir=work))
+    try:
+        solved = ooc.solve(game.cfg, folder / "run", keep_cards=cards)
+        known = ooc.layer_values(folder / "run", ooc.kept_layers(ooc.Job.of(game.cfg, 8), cards))
+        value = solved["value"]
+        out: dict = {"c_states": solved["states"], "eval_states": 0, "known_states": len(known[1])}
+        for seat in range(2):
+            got = fast.evaluate(game.cfg, seat, cards, max(cards, STOPPED_CARDS), REDUCE[2], known=known,
+                                shipped=True, reserve=int(len(known[1]) * EVAL_STATES_PER_OPTIMUM))
+            out["eval_states"] = max(out["eval_states"], got["states"])
+            best = value if seat == 0 else -value
+            out[seat] = {"optimal": best, "policy": got["values"][seat], "regret": best - got["values"][seat]}
+        return out
+    finally:
+        shutil.rmtree(folder)   # made here, above
+
+
 def trained_shapes() -> set[tuple]:
     """The shapes of every round the near-optimal tables learn from (exact and sampled)."""
     from .nearopt import sampled_configs, training_configs
     return {_shape(build_config(None, p)) for p in [*training_configs(), *sampled_configs()]}
 
 
-def measure(upto: int = 16, progress=print, only: str | None = None) -> list[dict]:
+def measure(upto: int = 16, progress=print, only: str | None = None, work: str | None = None) -> list[dict]:
     trained = trained_shapes()
     rows = []
     for name, ruleset, overrides in CONFIGS:
@@ -158,7 +235,7 @@ def measure(upto: int = 16, progress=print, only: str | None = None) -> list[dic
         if _cards(game) > upto or (only and only not in name):
             continue
         assert _shape(game) not in trained, f"{name} is a training configuration"
-        row = {"configuration": name, **measure_one(game, _ENDGAME_CARDS.get(name))}
+        row = {"configuration": name, **measure_one(game, _ENDGAME_CARDS.get(name), work)}
         rows.append(row)
         progress(row)
     return rows
@@ -230,9 +307,10 @@ def boundary_regret(game, cards: int | None = None, optimum=None, reserve: int =
 
 
 def worst(rows: list[dict]) -> dict:
-    """The largest regret over every configuration and seat."""
+    """The largest regret over every configuration and seat (by the full figure: two rows may
+    round to the same four places)."""
     return max(({"configuration": r["configuration"], **s} for r in rows for s in r["seats"]),
-               key=lambda x: x["regret_float"])
+               key=lambda x: Fraction(x["regret"]))
 
 
 def markdown(rows: list[dict]) -> str:
@@ -241,6 +319,8 @@ def markdown(rows: list[dict]) -> str:
            "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         states = f"{r['states']:,}" + (f" / {r['c_states']:,}" if "c_states" in r else "")
+        if r.get("method", "").startswith("C evaluation"):
+            states = f"{r['states']:,} evaluated / {r['c_states']:,}"
         exact = r.get("method", "exact") == "exact"
         for s in r["seats"]:
             opt = float(Fraction(s["optimal"]))
@@ -261,6 +341,8 @@ def main() -> None:
     ap.add_argument("--upto", type=int, default=16, help="skip configurations with more cards")
     ap.add_argument("--only", help="measure only configurations whose name contains this (keeps the others' rows)")
     ap.add_argument("--markdown", action="store_true", help="print the stored table for the docs")
+    ap.add_argument("--work", help="where decks past the in-memory engine are solved out of core "
+                    "(a folder made and removed inside it; default: the system's temporary folder)")
     args = ap.parse_args()
     if args.markdown:
         print(markdown(stored()["rows"]))
@@ -279,7 +361,7 @@ def main() -> None:
         tmp.write_text(json.dumps({"policy": "near-optimal", "rows": rows, "worst": worst(rows)},
                                   indent=1) + "\n")
         tmp.replace(REGRET_FILE)
-    measure(args.upto, write, args.only)
+    measure(args.upto, write, args.only, args.work)
     print(f"worst regret {stored.__wrapped__()['worst']['regret_float']} written to {REGRET_FILE}")
 
 
