@@ -1124,14 +1124,42 @@ static void reduce_deck(int *deck, int m) {
         deck[best]++; rest[best] = -1;
     }
 }
+/* The shipped policy's look-ahead values are searched in a table of their own, emptied when it
+ * holds SIDE_MAX states: each is a reduced deck's optimum, which the evaluation's table need not
+ * keep (on the 17-card rung the escorts' reduced decks outgrew this machine's memory there) */
+#define SIDE_MAX (1ULL << 24)
+static Slot *side_table;
+static uint64_t side_cap, side_used, side_total;
+static int side_dense;
+static void swap_tables(void) {
+    Slot *t = table; table = side_table; side_table = t;
+    uint64_t c = cap; cap = side_cap; side_cap = c;
+    uint64_t u = used; used = side_used; side_used = u;
+    int d = dense; dense = side_dense; side_dense = d;
+}
 static Val vhat(const St *s) {
     St r = *s;
     reduce_deck(r.deck, eval_m);
     int saved = cur_opt;
     cur_opt = 1;
-    Val w = turn_value(&r);
+    if (!eval_shipped) {   /* the candidate keeps them with the rest (its figures as measured) */
+        Val w = turn_value(&r);
+        cur_opt = saved;
+        return w;
+    }
+    swap_tables();
+    if (used >= SIDE_MAX) { side_total += used; free(table); table = NULL; cap = used = 0; }
+    if (!table && grow()) oom = 1;
+    Val w = oom ? vzero() : turn_value(&r);
+    swap_tables();
     cur_opt = saved;
     return w;
+}
+/* the look-ahead's own table freed; the states it searched in all */
+static uint64_t side_free(void) {
+    uint64_t n = side_total + side_used;
+    free(side_table); side_table = NULL; side_cap = side_used = side_total = 0;
+    return n;
 }
 /* vhat when a look-ahead may read it (the candidate: always); else NAN, computed when one does */
 static Val vhat_if_asked(const St *s) {
@@ -1876,7 +1904,7 @@ int loira_eval(const int *deck, int S, const int *vals, const int *cnts, const i
     }
     Val v = turn_value(&s);
     for (int i = 0; i < NV; i++) value[i] = v.v[i];
-    *states = (double)used;
+    *states = (double)(used + side_free());
     free(table); table = NULL; cap = 0; dense = 0;
     int rc = oom == 3 ? -3 : oom == 5 ? -5 : oom ? -2 : 0;
     oom = 0;
