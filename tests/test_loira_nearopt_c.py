@@ -1,4 +1,4 @@
-"""The shipped near-optimal policy played in C (``fast.evaluate(..., shipped=True)``): its value
+"""The shipped near-optimal policy played in C (``fast.evaluate(..., shipped=shipped_rule(2))``): its value
 against best responses is the Python policy's exact regret (``exact.regret`` with
 ``near_optimal``) on small 2-player rounds where the part above the endgame decides and loses --
 go/stop by the learned stop table, the margin rule, a win at once with the Interruptor, the escape
@@ -11,7 +11,7 @@ import pytest
 from ruleproof.model.loira import endgame, fast
 from ruleproof.model.loira.endgame import REDUCE, STOPPED_CARDS
 from ruleproof.model.loira.exact import regret, solve
-from ruleproof.model.loira.nearopt import _binary, _wins_at_once, choose, near_optimal, stop_rule
+from ruleproof.model.loira.nearopt import _binary, _wins_at_once, choose, near_optimal, shipped_rule, stop_rule
 from ruleproof.model.loira.nearopt_regret import _rung, build_config, stored
 from ruleproof.model.loira.state import STOP_ACT, SWITCH, TURN
 from ruleproof.model.loira.table import RISK_EDGES, features
@@ -50,7 +50,7 @@ def test_c_evaluation_is_the_shipped_policys_regret(deck, stalls, rolls, cards, 
     assert not sum(p.endgame.overruns + p.endgame.lookahead_overruns for p in made)
     assert any(want[seat]["regret"] > 0.001 for seat in want)       # the policy's own rules decide here
     for seat in want:
-        got = fast.evaluate(g.cfg, seat, cards, max(cards, stopped), reduce_to, shipped=True)
+        got = fast.evaluate(g.cfg, seat, cards, max(cards, stopped), reduce_to, shipped=shipped_rule(2))
         assert got["values"][seat] == pytest.approx(float(want[seat]["policy"]), abs=1e-12)
 
 
@@ -92,7 +92,7 @@ def test_c_evaluation_is_the_stored_top_layer_row(name):
     g = build_config(None, _rung(12))
     k = row["endgame_cards"]
     for seat in row["seats"]:
-        got = fast.evaluate(g.cfg, seat["seat"], k, max(k, STOPPED_CARDS), REDUCE[2], shipped=True)
+        got = fast.evaluate(g.cfg, seat["seat"], k, max(k, STOPPED_CARDS), REDUCE[2], shipped=shipped_rule(2))
         assert got["values"][seat["seat"]] == pytest.approx(float(seat["policy"]), abs=1e-12)
 
 
@@ -108,7 +108,7 @@ def test_c_evaluation_refuses_what_its_copy_does_not_decide(params, named):
     from ruleproof.model.registry import load_ruleset
     g = build(load_ruleset("loira").with_overrides({**base, **params}, rulings, spec=SCHEMA))
     with pytest.raises(fast.FastUnavailable, match=named):
-        fast.evaluate(g.cfg, 0, 2, STOPPED_CARDS, 2, shipped=True)
+        fast.evaluate(g.cfg, 0, 2, STOPPED_CARDS, 2, shipped=shipped_rule(2))
 
 
 def test_regret_over_out_of_core_layers_is_the_in_memory_regret(tmp_path, monkeypatch):

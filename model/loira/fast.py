@@ -742,32 +742,31 @@ def shipped_unsupported(cfg: Config) -> str | None:
 
 def evaluate(cfg: Config, seat: int, cards: int, stopped_cards: int, reduce_to: int,
              known: tuple | None = None, reserve: int = 0, max_states: int | None = None,
-             shipped: bool = False) -> dict:
+             shipped: tuple[Sequence[int], Sequence[float]] | None = None) -> dict:
     """Every seat's value of the round when ``seat`` follows the near-optimal policy and the others
     best-respond, in C (``loira_eval``; nearopt.near_optimal is the same policy in Python): the
     optimum inside the endgame region (at most ``cards`` cards left, or ``stopped_cards`` with every
     other seat stopped), above it one turn of look-ahead with next states valued by their optimum
     (in the region) or by the optimum of the same state with its deck cut to ``reduce_to`` cards --
     the look-ahead candidate (``near_optimal(..., lookahead=True)``). ``shipped``: the policy as
-    shipped instead (``near_optimal(game, cards, reduce_to)``, two players): above the region the
-    look-ahead decides the escorts only, go/stop is the learned stop table's (``nearopt.stop_rule``)
-    and the rest greedy's; :func:`shipped_unsupported` names what it does not take.
+    shipped instead (``near_optimal(game, cards, reduce_to)``, two players), given its stop rule
+    (``nearopt.shipped_rule``: the go/stop decision per feature cell, and the risk buckets' edges):
+    above the region the look-ahead decides the escorts only, go/stop is the stop rule's and the
+    rest greedy's; :func:`shipped_unsupported` names what it does not take.
 
     ``known``: (keys, values) of optimal values known already (the out-of-core layers at the
     region's edge: 2 players, the 2-player engine's keys and the mover's values as NumPy arrays),
     so that their subtrees are not searched again. Returns ``"values"`` (per seat), ``"states"``."""
     reason = (supports(cfg) or ("L25 reshuffle's cycles" if cyclic(cfg) else None)
-              or (shipped_unsupported(cfg) if shipped else None))
+              or (shipped_unsupported(cfg) if shipped is not None else None))
     if reason:
         raise FastUnavailable(f"the policy evaluation does not take this round: {reason}")
     dll = _library(cfg.players, evaluation=True)
     rule = edges = None
-    if shipped:
-        from .nearopt import stop_rule
-        from .table import RISK_EDGES
-        cells = stop_rule(cfg.players)
+    if shipped is not None:
+        cells, risk_edges = shipped
         rule = (ctypes.c_byte * len(cells))(*cells)
-        edges = (ctypes.c_double * len(RISK_EDGES))(*RISK_EDGES)
+        edges = (ctypes.c_double * len(risk_edges))(*risk_edges)
     value, states = (ctypes.c_double * _values(cfg))(), ctypes.c_double()
     keys = vals = None
     n_known = 0
@@ -784,7 +783,7 @@ def evaluate(cfg: Config, seat: int, cards: int, stopped_cards: int, reduce_to: 
         with _CALL_LOCK:
             _configure(dll, cfg)
             if dll.loira_eval_policy(rule, len(rule or ()), edges, len(edges or ())) != 0:
-                raise FastUnavailable("fast_solver.c and nearopt.stop_rule disagree on the stop table's shape")
+                raise FastUnavailable("fast_solver.c and nearopt.shipped_rule disagree on the stop rule's shape")
             try:
                 return dll.loira_eval(*_args(cfg), cfg.first_seat, seat, cards, stopped_cards, reduce_to,
                                       ptr(keys), ptr(vals), ctypes.c_int64(n_known),

@@ -303,12 +303,19 @@ def _learned(cells: dict, keys: tuple[str, ...]) -> float | None:
 def stop_rule(players: int = 2) -> list[int]:
     """:func:`choose`'s go/stop decision from the learned tables, per cell of ``table.features``
     (1 stop, 0 go; margin -6..6, risk bucket 0..4, own points // 3 in 0..3, Gritos 0..2, in that
-    nesting): the C evaluation of the shipped policy (``fast.evaluate(..., shipped=True)``) reads it."""
+    nesting): the C evaluation of the shipped policy (``fast.evaluate``, :func:`shipped_rule`) reads it."""
     from .table import RISK_EDGES
     cells = tables(players).get("stop", {})
     depths = (TWO_DEPTHS if two_tables(players) else DEPTHS)["stop"]
     return [int((adv := _learned(cells, _keys((m, b, o, gr), depths))) is not None and adv > 0)
             for m in range(-6, 7) for b in range(len(RISK_EDGES) + 1) for o in range(4) for gr in range(3)]
+
+
+def shipped_rule(players: int = 2) -> tuple[list[int], tuple[float, ...]]:
+    """What ``fast.evaluate(..., shipped=...)`` needs to play the shipped policy in C: the stop rule
+    (:func:`stop_rule`) and the risk buckets' edges (``table.RISK_EDGES``)."""
+    from .table import RISK_EDGES
+    return stop_rule(players), tuple(RISK_EDGES)
 
 
 def _wins_at_once(g, s, a, seat) -> bool:

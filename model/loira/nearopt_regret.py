@@ -9,7 +9,7 @@ best-responds. Three ways, tied together by ``tests/test_loira_nearopt.py`` on s
   choices), so only the layers above it are evaluated, with the C engine's values at the boundary
   (doubles) — the bench rungs of 10 to 16 cards (first cards of ``bench/bench_loira.py``'s deck
   order), and 3-player decks of 10 to 12 cards;
-* :func:`c_regret`: the policy itself played in C (``fast.evaluate(..., shipped=True)``, two players)
+* :func:`c_regret`: the policy itself played in C (``fast.evaluate(..., shipped=...)``, two players)
   where the top layers would not fit in memory -- the 15- and 16-card rungs with the endgame held at
   6 cards left (the tables deciding 9 and 10 draws). ``tests/test_loira_nearopt_c.py`` ties it to
   ``exact.regret`` and to the top-layer rows.
@@ -36,7 +36,7 @@ REGRET_FILE = Path(__file__).with_name("nearopt_regret.json")
 #: (name, ruleset name or None for the base game, parameter overrides)
 _VERIFY = {"players": 2, "deck": ["F1", "F2", "M1", "grito", "toc-toc", "descarga", "fios"],
            "stalls": [2, 4], "centre_rolls": 1}
-#: bench/bench_loira.py's ORDER and RUNGS up to 16 cards (the package does not import bench/)
+#: bench/bench_loira.py's ORDER and RUNGS up to 17 cards (the package does not import bench/)
 _RUNG_ORDER = ["F1", "F2", "M1", "grito", "M2", "toc-toc", "P1", "grito", "descarga", "P2", "fios",
                "chute", "espelho", "interruptor", "grito", "F1", "M1"]
 _RUNGS = ((4, [2, 4], 1), (6, [2, 4], 1), (8, [2, 3, 4], 1), (10, [2, 3, 4], 2), (12, [2, 3, 4], 2),
@@ -168,7 +168,7 @@ EVAL_STATES_PER_OPTIMUM = 2.5
 
 
 def c_regret(game, cards: int, work: str | Path | None = None) -> dict:
-    """A 2-player row in C: the policy as shipped played by ``fast.evaluate(..., shipped=True)``
+    """A 2-player row in C: the policy as shipped played by ``fast.evaluate(..., shipped=...)``
     for each seat against the other's best response (the exact endgame from ``cards`` cards left, the
     escorts above it by look-ahead, go/stop by the stop table, the rest greedy's), against the C
     engine's optimum; float64. Tied to ``exact.regret`` and to the top-layer rows by
@@ -180,13 +180,14 @@ def c_regret(game, cards: int, work: str | Path | None = None) -> dict:
     evaluation reads their values (``known``) instead of searching the endgame again."""
     from . import fast
     from .endgame import REDUCE, STOPPED_CARDS
+    from .nearopt import shipped_rule
     if _cards(game) > IN_MEMORY_CARDS:
         return _c_regret_out_of_core(game, cards, work)
     opt = fast.solve(game.cfg)
     out: dict = {"c_states": opt["states"], "eval_states": 0}
     for seat in range(2):
         # the evaluation's table sized at once (3/4 full, no doubling's peak)
-        got = fast.evaluate(game.cfg, seat, cards, max(cards, STOPPED_CARDS), REDUCE[2], shipped=True,
+        got = fast.evaluate(game.cfg, seat, cards, max(cards, STOPPED_CARDS), REDUCE[2], shipped=shipped_rule(2),
                             reserve=int(opt["states"] * EVAL_STATES_PER_OPTIMUM))
         out["eval_states"] = max(out["eval_states"], got["states"])
         best, value = opt["values"][seat], got["values"][seat]
@@ -204,6 +205,7 @@ def _c_regret_out_of_core(game, cards: int, work: str | Path | None) -> dict:
 
     from . import fast, ooc
     from .endgame import REDUCE, STOPPED_CARDS
+    from .nearopt import shipped_rule
     folder = Path(tempfile.mkdtemp(prefix="ruleproof-regret-", dir=work))
     try:
         solved = ooc.solve(game.cfg, folder / "run", keep_cards=cards)
@@ -212,7 +214,7 @@ def _c_regret_out_of_core(game, cards: int, work: str | Path | None) -> dict:
         out: dict = {"c_states": solved["states"], "eval_states": 0, "known_states": len(known[1])}
         for seat in range(2):
             got = fast.evaluate(game.cfg, seat, cards, max(cards, STOPPED_CARDS), REDUCE[2], known=known,
-                                shipped=True, reserve=int(len(known[1]) * EVAL_STATES_PER_OPTIMUM))
+                                shipped=shipped_rule(2), reserve=int(len(known[1]) * EVAL_STATES_PER_OPTIMUM))
             out["eval_states"] = max(out["eval_states"], got["states"])
             best = value if seat == 0 else -value
             out[seat] = {"optimal": best, "policy": got["values"][seat], "regret": best - got["values"][seat]}
