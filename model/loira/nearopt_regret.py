@@ -346,6 +346,8 @@ def main() -> None:
     ap.add_argument("--work", help="where decks past the in-memory engine are solved out of core "
                     "(a folder made and removed inside it; default: the system's temporary folder)")
     args = ap.parse_args()
+    if args.work is not None and not Path(args.work).is_dir():   # before any work, not after it
+        ap.error(f"--work {args.work}: not a folder")
     if args.markdown:
         print(markdown(stored()["rows"]))
         return
