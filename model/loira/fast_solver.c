@@ -1099,13 +1099,8 @@ static Val turn_body(const St *s) {
  * the mover rotated to seat 0); the others for the evaluated seat's value (no rotation: the key
  * keeps the turn). A Val carries both: the true value, then the look-ahead value (the optimum's is
  * the same; above the region, a state's look-ahead value is its reduced deck's optimum). */
-static int region(const St *s) {
-    int left = deck_total(s);
-    if (left <= eval_k) return 1;
-    if (left > eval_stopped_k) return 0;
-    for (int i = 0; i < NP; i++) if (i != s->turn && !is_stopped(s, i)) return 0;
-    return 1;
-}
+/* a turn-start state of the endgame's region: Endgame.covers for its mover */
+static int region(const St *s) { return covered(s, s->turn); }
 /* the deck cut to m cards in proportion (largest remainders first, then the lower kind): the same
  * rounding as nearopt.reduce_deck */
 static void reduce_deck(int *deck, int m) {
