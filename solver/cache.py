@@ -251,10 +251,10 @@ def keep(kind: str, ruleset: Ruleset, options: dict[str, Any], value: Any) -> No
         cache.put(result_key(kind, ruleset, **options), value)
 
 
-def kept(kind: str, ruleset: Ruleset, options: dict[str, Any]) -> bool:
+def kept(kind: str, ruleset: Ruleset, options: dict[str, Any], by_configuration: bool = False) -> bool:
     """Whether the open cache holds ``remember``'s result for the same key (no cache open: no)."""
     cache = _active.get()
-    return cache is not None and cache.has(result_key(kind, ruleset, **options))
+    return cache is not None and cache.has(result_key(kind, ruleset, by_configuration, **options))
 
 
 def with_ruleset(value: Any, ruleset: Ruleset) -> Any:

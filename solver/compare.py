@@ -227,12 +227,17 @@ def evaluate(ruleset: Ruleset, *, max_states: int | None = None, timeout: float 
     # shared within the command (``solver.cache``): an answer no time limit decided (exact or
     # solved, or an engine's fixed-count sample), without its solved tables
     return cache.remember(
-        "evaluate", ruleset, dict(max_states=max_states, games=games, seed=seed, policy=policy,
-                                  simulate_only=simulate_only, detail=detail),
+        "evaluate", ruleset, _evaluate_key(max_states, games, seed, policy, simulate_only, detail),
         lambda: _evaluate(ruleset, max_states=max_states, timeout=timeout, games=games, seed=seed,
                           policy=policy, progress=progress, simulate_only=simulate_only, detail=detail),
         keep=lambda ev: ev.why is None and ev.values is not None,
         slim=_slim, restore=cache.with_ruleset, by_configuration=True)
+
+
+def _evaluate_key(max_states: int | None, games: int | None, seed: int | None, policy: str | None,
+                  simulate_only: bool = False, detail: bool = False) -> dict[str, Any]:
+    return dict(max_states=max_states, games=games, seed=seed, policy=policy,
+                simulate_only=simulate_only, detail=detail)
 
 
 def _samples(ruleset: Ruleset, max_states: int | None) -> bool:
@@ -558,7 +563,7 @@ def compare_rulesets(a: Ruleset, b: Ruleset, *, why: tuple[str, str] = ("", ""),
         raise RulesetError(b.source, "game", f"rulesets are for different games ({a.game} vs {b.game})")
     deadline = None if timeout is None else time.perf_counter() + timeout
     kw = dict(max_states=max_states, deadline=deadline, games=games, seed=seed, policy=policy)
-    parallel = parallel_sides(a, b, timeout)
+    parallel = parallel_sides(a, b, timeout, kw)
     verify_cold_side_first(a, b, kw, parallel=parallel)
     # two heavy sides (full-size, sampled: fixed seeded work each) at once on two cores; the same
     # figures, since neither side's work depends on the other's or on the clock (solver/beside.py)
@@ -573,10 +578,22 @@ def side_summary_of(ruleset: Ruleset, why: str, kw: dict[str, Any]) -> dict[str,
     return side(ruleset, why, **kw)[0]
 
 
-def parallel_sides(a: Ruleset, b: Ruleset, timeout: float | None) -> bool:
+def parallel_sides(a: Ruleset, b: Ruleset, timeout: float | None, kw: dict[str, Any]) -> bool:
     """Whether the two sides run in two processes: no time limit, two cores, two different
-    configurations (the same one is computed once and shared), both heavy."""
+    configurations (the same one is computed once and shared), both heavy, neither kept whole in
+    the cache (an earlier command's, through ``--cache``). A kept side is read back here in a moment;
+    a worker for it would hold the second core's slot (``beside.processes``) while the other
+    side's self-play could have shared its games with it."""
     same = dict(a.params) == dict(b.params) and dict(a.rulings) == dict(b.rulings)
     from .analysis import heavy
     return (timeout is None and not same and beside.processes() > 1 and heavy(a)
-            and heavy(b))
+            and heavy(b) and not side_kept(a, kw) and not side_kept(b, kw))
+
+
+def side_kept(ruleset: Ruleset, kw: dict[str, Any]) -> bool:
+    """Whether the open cache holds both halves of ``side(ruleset, **kw)``: its verify report and
+    its evaluation (no time limit: ``kw``'s deadline is None)."""
+    return (cache.kept("verify", ruleset, _verify_key(kw.get("max_states"), kw.get("seed"), kw.get("games")))
+            and cache.kept("evaluate", ruleset, _evaluate_key(kw.get("max_states"), kw.get("games"),
+                                                               kw.get("seed"), kw.get("policy")),
+                           by_configuration=True))

@@ -76,9 +76,10 @@ def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states
     say = progress or (lambda *_: None)
     say("verify", 0, None)
     sample = dict(games=games, seed=seed, policy=policy)
-    parallel = against is not None and parallel_sides(against, ruleset, timeout)
+    kw = dict(max_states=max_states, deadline=deadline, **sample)
+    parallel = against is not None and parallel_sides(against, ruleset, timeout, kw)
     if against is not None:
-        verify_cold_side_first(ruleset, against, dict(max_states=max_states, deadline=deadline, **sample),
+        verify_cold_side_first(ruleset, against, kw,
                                parallel=parallel, **_verify_hooks(say, progress))
     # the side it is compared with computed meanwhile on the second core when both are heavy
     # (the same figures: fixed seeded work each; solver/beside.py)

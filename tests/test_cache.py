@@ -235,7 +235,7 @@ def test_with_one_side_kept_the_other_is_verified_first_in_this_process(monkeypa
     # compare's two processes would otherwise be one verifying alone and one idle (its side kept):
     # the cold side is verified here first, where verify shares its companions with the second core
     calls = counting(monkeypatch)
-    monkeypatch.setattr(compare, "parallel_sides", lambda a, b, timeout: True)
+    monkeypatch.setattr(compare, "parallel_sides", lambda a, b, timeout, kw: True)
     schema = get_spec("pig").schema
     a = pig().with_overrides({"goal": 12}, spec=schema, source="command line")
     b = pig().with_overrides({"goal": 13}, spec=schema, source="command line")
@@ -264,6 +264,31 @@ def test_with_one_side_kept_the_other_is_verified_first_in_this_process(monkeypa
         assert calls["verify"] == 3
         compare.side(a, **kw), compare.side(b, **kw)
         assert calls["verify"] == 3
+
+
+def test_a_side_kept_whole_holds_no_worker(monkeypatch, tmp_path):
+    # a side whose report and values an earlier command kept is read back in the main process: a
+    # worker for it would hold the second core's slot while the other side's self-play could share it
+    from ruleproof.solver import analysis, beside
+    monkeypatch.setattr(analysis, "heavy", lambda ruleset: True)
+    monkeypatch.setattr(beside, "processes", lambda: 2)
+    schema = get_spec("pig").schema
+    a = pig().with_overrides({"goal": 12}, spec=schema, source="command line")
+    b = pig().with_overrides({"goal": 13}, spec=schema, source="command line")
+    kw = dict(max_states=None, deadline=None, games=None, seed=None, policy=None)
+    with cache.scope(tmp_path):
+        assert compare.parallel_sides(a, b, None, kw)          # nothing kept: two processes
+        compare.verified(b)
+        assert not compare.side_kept(b, kw)                    # its report alone is not the side
+        assert compare.parallel_sides(a, b, None, kw)
+    with cache.scope(tmp_path):
+        compare.side(b, **kw)
+    with cache.scope(tmp_path):   # the next command finds b whole: one process
+        assert compare.side_kept(b, kw) and not compare.side_kept(a, kw)
+        assert not compare.parallel_sides(a, b, None, kw) and not compare.parallel_sides(b, a, None, kw)
+        assert not compare.side_kept(b, dict(kw, seed=1))       # kept under its own options only
+    with cache.scope():   # no folder: a new command holds nothing
+        assert compare.parallel_sides(a, b, None, kw)
 
 
 def test_a_sampled_answer_serves_the_page_that_gives_a_folder(monkeypatch, tmp_path):
