@@ -125,3 +125,19 @@ def test_regret_over_out_of_core_layers_is_the_in_memory_regret(tmp_path, monkey
         assert got[seat]["policy"] == plain[seat]["policy"]
         assert got[seat]["optimal"] == pytest.approx(plain[seat]["optimal"], abs=1e-15)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_c_evaluation_counts_its_look_ahead_work():
+    """``evaluate``'s ``lookahead``: the reduced-deck sub-solves behind the escorts' look-ahead (the
+    cost that grows tenfold a card past 14, docs/bench.md stop 53). The shipped policy asks for them
+    only at its escorts, the candidate at every next state: fewer, and the same on a second run."""
+    g = build_config(None, _rung(12))
+    runs = [fast.evaluate(g.cfg, 0, 6, STOPPED_CARDS, REDUCE[2], shipped=shipped_rule(2)) for _ in range(2)]
+    shipped, candidate = runs[0]["lookahead"], fast.evaluate(g.cfg, 0, 6, STOPPED_CARDS, REDUCE[2])["lookahead"]
+    assert runs[1]["lookahead"] == shipped and runs[1]["states"] == runs[0]["states"]
+    assert 0 < shipped["solves"] < candidate["solves"]
+    for got in (shipped, candidate):
+        assert 0 <= got["repeats"] < got["solves"] and got["emptied"] == 0   # 12 cards: far below 2^24
+        assert got["solves"] - got["repeats"] <= got["states"]   # a new root adds at least itself
+    # the shipped policy's look-ahead table is counted in its states, beside the evaluation's own
+    assert shipped["states"] < runs[0]["states"]

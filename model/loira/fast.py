@@ -756,7 +756,8 @@ def evaluate(cfg: Config, seat: int, cards: int, stopped_cards: int, reduce_to: 
 
     ``known``: (keys, values) of optimal values known already (the out-of-core layers at the
     region's edge: 2 players, the 2-player engine's keys and the mover's values as NumPy arrays),
-    so that their subtrees are not searched again. Returns ``"values"`` (per seat), ``"states"``."""
+    so that their subtrees are not searched again. Returns ``"values"`` (per seat), ``"states"``
+    and ``"lookahead"`` (the look-ahead's sub-solves, see the comment at the return)."""
     reason = (supports(cfg) or ("L25 reshuffle's cycles" if cyclic(cfg) else None)
               or (shipped_unsupported(cfg) if shipped is not None else None))
     if reason:
@@ -779,6 +780,9 @@ def evaluate(cfg: Config, seat: int, cards: int, stopped_cards: int, reduce_to: 
     stop_flag = ctypes.c_int.in_dll(dll, "loira_stop_requested")
     start = time.perf_counter()
 
+    ahead = (ctypes.c_double * 4)()
+    dll.loira_eval_lookahead.restype = None
+
     def call() -> int:
         with _CALL_LOCK:
             _configure(dll, cfg)
@@ -790,6 +794,7 @@ def evaluate(cfg: Config, seat: int, cards: int, stopped_cards: int, reduce_to: 
                                       ctypes.c_double(max_states or 0), ctypes.c_double(reserve), value,
                                       ctypes.byref(states))
             finally:
+                dll.loira_eval_lookahead(ahead)   # read under the lock: the next call resets them
                 dll.loira_eval_policy(None, 0, None, 0)
 
     def stop() -> None:
@@ -803,4 +808,7 @@ def evaluate(cfg: Config, seat: int, cards: int, stopped_cards: int, reduce_to: 
         raise FastUnavailable({-2: "out of memory", -5: "stopped",
                                -9: "known values are for 2 players"}.get(rc, f"error {rc}"))
     return {"values": _seats(cfg, list(value)), "states": int(states.value),
-            "seconds": time.perf_counter() - start}
+            "seconds": time.perf_counter() - start,
+            # the look-ahead's reduced-deck sub-solves: how many, how many found their root searched
+            # already, the states they added, how often its own table was emptied (docs/bench.md, stop 53)
+            "lookahead": dict(zip(("solves", "repeats", "states", "emptied"), map(int, ahead)))}

@@ -1123,6 +1123,14 @@ static void reduce_deck(int *deck, int m) {
  * holds SIDE_MAX states: each is a reduced deck's optimum, which the evaluation's table need not
  * keep (on the 17-card rung the escorts' reduced decks outgrew this machine's memory there) */
 #define SIDE_MAX (1ULL << 24)
+/* the look-ahead's work in the last evaluation (loira_eval_lookahead): the reduced-deck sub-solves,
+ * those whose root was searched already, the states they added, the times its table was emptied */
+static uint64_t ahead_solves, ahead_repeats, ahead_states, ahead_emptied;
+static void ahead_count(uint64_t before) {
+    ahead_solves++;
+    ahead_repeats += used == before;
+    ahead_states += used - before;
+}
 static Slot *side_table;
 static uint64_t side_cap, side_used, side_total;
 static int side_dense;
@@ -1138,14 +1146,18 @@ static Val vhat(const St *s) {
     int saved = cur_opt;
     cur_opt = 1;
     if (!eval_shipped) {   /* the candidate keeps them with the rest (its figures as measured) */
+        uint64_t before = used;
         Val w = turn_value(&r);
+        ahead_count(before);
         cur_opt = saved;
         return w;
     }
     swap_tables();
-    if (used >= SIDE_MAX) { side_total += used; free(table); table = NULL; cap = used = 0; }
+    if (used >= SIDE_MAX) { side_total += used; free(table); table = NULL; cap = used = 0; ahead_emptied++; }
     if (!table && grow()) oom = 1;
+    uint64_t before = used;
     Val w = oom ? vzero() : turn_value(&r);
+    ahead_count(before);
     swap_tables();
     cur_opt = saved;
     return w;
@@ -1881,6 +1893,7 @@ int loira_eval(const int *deck, int S, const int *vals, const int *cnts, const i
     if (n_known && NP != 2) return -9;
     s.turn = first;
     eval_seat = seat; eval_k = k; eval_stopped_k = stopped_k; eval_m = m; cur_opt = 0;
+    ahead_solves = ahead_repeats = ahead_states = ahead_emptied = 0;
     free(table); table = NULL; cap = used = visits = 0; oom = 0; loira_stop_requested = 0;
     limit = (uint64_t)max_states; deadline = 0; dense = reserve > 0;
     uint64_t want = 1 << 16;
@@ -1904,6 +1917,11 @@ int loira_eval(const int *deck, int S, const int *vals, const int *cnts, const i
     int rc = oom == 3 ? -3 : oom == 5 ? -5 : oom ? -2 : 0;
     oom = 0;
     return rc;
+}
+/* the last evaluation's look-ahead work: sub-solves, repeats, states, emptyings (see ahead_count) */
+void loira_eval_lookahead(double *out) {
+    out[0] = (double)ahead_solves; out[1] = (double)ahead_repeats;
+    out[2] = (double)ahead_states; out[3] = (double)ahead_emptied;
 }
 #endif
 
