@@ -356,6 +356,11 @@ def _verify_key(max_states: int | None, seed: int | None, plays: int | None) -> 
     return dict(max_states=max_states, seed=0 if seed is None else seed, plays=plays)
 
 
+def _side_verify_key(kw: dict[str, Any]) -> dict[str, Any]:
+    """The verify key of ``side(ruleset, **kw)`` (its plays are ``kw``'s games)."""
+    return _verify_key(kw.get("max_states"), kw.get("seed"), kw.get("games"))
+
+
 def verify_cold_side_first(a: Ruleset, b: Ruleset, kw: dict[str, Any], *, parallel: bool = False,
                            phase: Callable | None = None, explored: Callable | None = None) -> None:
     """Before the two sides: verify here, one after the other, each side whose verify is not kept
@@ -369,7 +374,7 @@ def verify_cold_side_first(a: Ruleset, b: Ruleset, kw: dict[str, Any], *, parall
     ``phase``/``explored``: ``a``'s progress hooks, as ``side`` takes them."""
     if kw.get("deadline") is not None:
         return
-    key = _verify_key(kw.get("max_states"), kw.get("seed"), kw.get("games"))
+    key = _side_verify_key(kw)
     cold = [r for r in (a, b) if not cache.kept("verify", r, key)]
     if len(cold) == 2 and not parallel:
         return   # one process: each side verifies in its turn
@@ -593,7 +598,7 @@ def parallel_sides(a: Ruleset, b: Ruleset, timeout: float | None, kw: dict[str, 
 def side_kept(ruleset: Ruleset, kw: dict[str, Any]) -> bool:
     """Whether the open cache holds both halves of ``side(ruleset, **kw)``: its verify report and
     its evaluation (no time limit: ``kw``'s deadline is None)."""
-    return (cache.kept("verify", ruleset, _verify_key(kw.get("max_states"), kw.get("seed"), kw.get("games")))
+    return (cache.kept("verify", ruleset, _side_verify_key(kw))
             and cache.kept("evaluate", ruleset, _evaluate_key(kw.get("max_states"), kw.get("games"),
                                                                kw.get("seed"), kw.get("policy")),
                            by_configuration=True))
