@@ -67,11 +67,15 @@ class Derived:
     ``always``: explored beside the ruleset even when the ruleset itself fits (a companion the
     game wants checked every time: a mission with yellow wires, the official boards).
     ``properties``: the names of the properties checked on it (None: every one) -- a companion
-    explored for a few graph properties need not pay for every proof's mapping."""
+    explored for a few graph properties need not pay for every proof's mapping.
+    ``paired``: a companion about configurations beside the ruleset's own, not a smaller copy of it
+    (Presentes' other official boards): a comparison checks it on one side only when the other side
+    has it too (the same label), since a verdict with nothing to face says nothing of the edit."""
     label: str
     ruleset: Ruleset
     always: bool = False
     properties: tuple[str, ...] | None = None
+    paired: bool = False
 
 
 @dataclass(frozen=True)

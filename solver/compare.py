@@ -326,11 +326,13 @@ def _evaluate(ruleset: Ruleset, *, max_states: int | None, timeout: float | None
 def side(ruleset: Ruleset, why: str = "", *, max_states: int | None = None, deadline: float | None = None,
          games: int | None = None, seed: int | None = None, policy: str | None = None,
          out_dir=None, progress: Callable | None = None, phase: Callable | None = None,
-         explored: Callable | None = None) -> tuple[dict[str, Any], Any, Evaluation]:
+         explored: Callable | None = None, other: Ruleset | None = None) -> tuple[dict[str, Any], Any, Evaluation]:
     """One side of a comparison (and the body of ``report``): ``verify``'s properties and the
-    values (``evaluate``). Returns the side's JSON summary, the verify report and the evaluation."""
+    values (``evaluate``). Returns the side's JSON summary, the verify report and the evaluation.
+    ``other``: the side it is compared with (its verify then leaves out the companions ``other``
+    has no counterpart of: ``verify.unpaired``)."""
     rep = verified(ruleset, max_states=max_states, timeout=_left(deadline), progress=explored,
-                   phase=phase, seed=seed, plays=games)
+                   phase=phase, seed=seed, plays=games, other=other)
     left = _left(deadline)
     ev = evaluate(ruleset, max_states=max_states, timeout=left,
                   games=games, seed=seed, policy=policy, out_dir=out_dir, progress=progress)
@@ -339,26 +341,39 @@ def side(ruleset: Ruleset, why: str = "", *, max_states: int | None = None, dead
 
 def verified(ruleset: Ruleset, *, max_states: int | None = None, timeout: float | None = None,
              seed: int | None = None, plays: int | None = None, progress: Callable | None = None,
-             phase: Callable | None = None):
+             phase: Callable | None = None, other: Ruleset | None = None):
     """``verify``'s report on ``ruleset``, shared within the command (``solver.cache``) unless a
-    time limit was given (a report under one depends on the load)."""
+    time limit was given (a report under one depends on the load). ``other``: a comparison's
+    other side (see ``side``)."""
     from .verify import verify
+    skip = _unpaired(ruleset, other)
 
     def run():
         return verify(get_spec(ruleset.game), ruleset, max_states=max_states, timeout=timeout,
-                      progress=progress, phase=phase, seed=0 if seed is None else seed, plays=plays)
+                      progress=progress, phase=phase, seed=0 if seed is None else seed, plays=plays,
+                      skip=skip)
     if timeout is not None:
         return run()
-    return cache.remember("verify", ruleset, _verify_key(max_states, seed, plays), run, restore=cache.with_ruleset)
+    return cache.remember("verify", ruleset, _verify_key(max_states, seed, plays, skip), run,
+                          restore=cache.with_ruleset)
 
 
-def _verify_key(max_states: int | None, seed: int | None, plays: int | None) -> dict[str, Any]:
-    return dict(max_states=max_states, seed=0 if seed is None else seed, plays=plays)
+def _unpaired(ruleset: Ruleset, other: Ruleset | None) -> tuple[str, ...]:
+    from .verify import unpaired
+    return () if other is None else unpaired(get_spec(ruleset.game), ruleset, other)
 
 
-def _side_verify_key(kw: dict[str, Any]) -> dict[str, Any]:
+def _verify_key(max_states: int | None, seed: int | None, plays: int | None,
+                skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    key: dict[str, Any] = dict(max_states=max_states, seed=0 if seed is None else seed, plays=plays)
+    if skip:   # (absent when nothing is left out: the keys kept before stay valid)
+        key["skip"] = list(skip)
+    return key
+
+
+def _side_verify_key(ruleset: Ruleset, kw: dict[str, Any]) -> dict[str, Any]:
     """The verify key of ``side(ruleset, **kw)`` (its plays are ``kw``'s games)."""
-    return _verify_key(kw.get("max_states"), kw.get("seed"), kw.get("games"))
+    return _verify_key(kw.get("max_states"), kw.get("seed"), kw.get("games"), _unpaired(ruleset, kw.get("other")))
 
 
 def verify_cold_side_first(a: Ruleset, b: Ruleset, kw: dict[str, Any], *, parallel: bool = False,
@@ -374,13 +389,14 @@ def verify_cold_side_first(a: Ruleset, b: Ruleset, kw: dict[str, Any], *, parall
     ``phase``/``explored``: ``a``'s progress hooks, as ``side`` takes them."""
     if kw.get("deadline") is not None:
         return
-    key = _side_verify_key(kw)
-    cold = [r for r in (a, b) if not cache.kept("verify", r, key)]
+    others = {id(a): b, id(b): a}
+    cold = [r for r in (a, b) if not cache.kept("verify", r, _side_verify_key(r, dict(kw, other=others[id(r)])))]
     if len(cold) == 2 and not parallel:
         return   # one process: each side verifies in its turn
     for r in cold:
         hooks = dict(progress=explored, phase=phase) if r is a else {}
-        verified(r, max_states=kw.get("max_states"), seed=kw.get("seed"), plays=kw.get("games"), **hooks)
+        verified(r, max_states=kw.get("max_states"), seed=kw.get("seed"), plays=kw.get("games"),
+                 other=others[id(r)], **hooks)
 
 
 def _left(deadline: float | None) -> float | None:
@@ -396,7 +412,8 @@ def side_summary(ruleset: Ruleset, why: str, rep, ev: Evaluation) -> dict[str, A
             "evidence": {p.name: p.evidence for p in rep.properties},
             "property_details": {p.name: p.detail for p in rep.properties},
             "counterexamples": {p.name: p.counterexample for p in rep.properties if p.counterexample},
-            "notes": list(rep.notes), **ev.as_dict(), "longest_play": longest,
+            "notes": list(rep.notes), "left_out": list(getattr(rep, "left_out", ())),
+            **ev.as_dict(), "longest_play": longest,
             "partial": ev.values is None,
             "values_note": None if ev.values else (ev.why or "no values")}
 
@@ -572,8 +589,8 @@ def compare_rulesets(a: Ruleset, b: Ruleset, *, why: tuple[str, str] = ("", ""),
     verify_cold_side_first(a, b, kw, parallel=parallel)
     # two heavy sides (full-size, sampled: fixed seeded work each) at once on two cores; the same
     # figures, since neither side's work depends on the other's or on the clock (solver/beside.py)
-    with beside.Beside(side_summary_of, b, why[1], kw, enabled=parallel) as later:
-        sa = side(a, why[0], **kw)[0]
+    with beside.Beside(side_summary_of, b, why[1], dict(kw, other=a), enabled=parallel) as later:
+        sa = side(a, why[0], **kw, other=b)[0]
         sb = later.result()
     return compare_sides(a, b, sa, sb)
 
@@ -592,13 +609,14 @@ def parallel_sides(a: Ruleset, b: Ruleset, timeout: float | None, kw: dict[str, 
     same = dict(a.params) == dict(b.params) and dict(a.rulings) == dict(b.rulings)
     from .analysis import heavy
     return (timeout is None and not same and beside.processes() > 1 and heavy(a)
-            and heavy(b) and not side_kept(a, kw) and not side_kept(b, kw))
+            and heavy(b) and not side_kept(a, dict(kw, other=b)) and not side_kept(b, dict(kw, other=a)))
 
 
 def side_kept(ruleset: Ruleset, kw: dict[str, Any]) -> bool:
     """Whether the open cache holds both halves of ``side(ruleset, **kw)``: its verify report and
-    its evaluation (no time limit: ``kw``'s deadline is None)."""
-    return (cache.kept("verify", ruleset, _side_verify_key(kw))
+    its evaluation (no time limit: ``kw``'s deadline is None; ``kw``'s ``other``: the side it is
+    compared with)."""
+    return (cache.kept("verify", ruleset, _side_verify_key(ruleset, kw))
             and cache.kept("evaluate", ruleset, _evaluate_key(kw.get("max_states"), kw.get("games"),
                                                                kw.get("seed"), kw.get("policy")),
                            by_configuration=True))

@@ -26,6 +26,7 @@ from ruleproof.model.results import FAILS, HOLDS, UNKNOWN
 from . import cache
 from .compare import _words, overridden
 from .outputs import stamp, write_file
+from .verify import left_out_text
 
 #: without ``--rank-timeout`` the ranking is a fixed amount of work (exact solves within their state
 #: limit, else a fixed number of paired seeded games): the same rows under any load
@@ -83,8 +84,8 @@ def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states
                                parallel=parallel, **_verify_hooks(say, progress))
     # the side it is compared with computed meanwhile on the second core when both are heavy
     # (the same figures: fixed seeded work each; solver/beside.py)
-    other = beside.Beside(side_summary_of, against, why[1], dict(max_states=max_states, deadline=deadline, **sample),
-                          enabled=parallel)
+    other = beside.Beside(side_summary_of, against, why[1],
+                          dict(max_states=max_states, deadline=deadline, other=ruleset, **sample), enabled=parallel)
     with other:   # leaving early (an error, Ctrl-C) ends the worker
         return _build(ruleset, spec, other, start, left, say, sample, against=against, max_states=max_states,
                       deadline=deadline, rank_timeout=rank_timeout, progress=progress, why=why)
@@ -107,7 +108,7 @@ def _build(ruleset: Ruleset, spec, other, start: float, left: Callable[[], float
         folder = Path(tmp)
         summary_b, rep, ev = side(
             ruleset, why[0], max_states=max_states, deadline=deadline, out_dir=folder, progress=progress,
-            **_verify_hooks(say, progress), **sample)
+            other=against, **_verify_hooks(say, progress), **sample)
         summary_file = folder / "policy_summary.txt"
         summary = summary_file.read_text() if summary_file.exists() else None
         pictures = _pictures(folder)
@@ -215,6 +216,7 @@ def comparison_parts(cmp: dict[str, Any]) -> dict[str, Any]:
     same = ch["unchanged_properties"]
     folded = (f"{same['count']} properties keep their verdict ({' / '.join(same['statuses']) or '-'}) on both "
               "sides (each side on its own configurations)") if same["count"] else ""
+    left_out = [f"{label}: {left_out_text(s['left_out'])}" for label, s in (("A", a), ("B", b)) if s.get("left_out")]
     details = [(name, *ch["details"][name]) for name in ch["substantive_details"]]
     la, lb = ch["longest_play"]
     longest = None if la is None and lb is None else (
@@ -225,7 +227,8 @@ def comparison_parts(cmp: dict[str, Any]) -> dict[str, Any]:
                   if b.get("counterexamples", {}).get(r["property"])), None)
     return {"sides": sides, "edit": edits, "evidence": evidence, "moved": moved, "not_moved": not_moved,
             "properties": props, "folded": folded, "details": details, "longest": longest,
-            "regressions": regressions, "trace": trace, "verify": f"A {a['verify']}, B {b['verify']}"}
+            "regressions": regressions, "trace": trace, "verify": f"A {a['verify']}, B {b['verify']}",
+            "left_out": left_out}
 
 
 def comparison_text(cmp: dict[str, Any]) -> list[str]:
@@ -243,6 +246,7 @@ def comparison_text(cmp: dict[str, Any]) -> list[str]:
     lines += [f"  {name}: {x} -> {y}" for name, x, y in p["properties"]]
     if p["folded"]:
         lines.append(f"  {p['folded']}")
+    lines += [f"  {x}" for x in p["left_out"]]
     for name, x, y in p["details"]:
         lines += [f"  {name}:", f"    A: {x}", f"    B: {y}"]
     if p["longest"]:
@@ -341,6 +345,7 @@ def page_blocks(doc: dict[str, Any]) -> list[tuple]:
             b.append(("table", ["property", cmp["a"]["ruleset"], doc["ruleset"]], parts["properties"], None))
         if parts["folded"]:
             b.append(("p", parts["folded"][:1].upper() + parts["folded"][1:] + "."))
+        b += [("p", x + ".") for x in parts["left_out"]]
         for name, x, y in parts["details"]:
             b.append(("p", f"{name}: {cmp['a']['ruleset']}: {x} — {doc['ruleset']}: {y}"))
         if parts["regressions"]:

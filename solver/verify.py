@@ -61,6 +61,8 @@ class VerifyReport:
     notes: list[str] = field(default_factory=list)
     #: the smaller configurations explored in its place, each {label, config, states}
     derived: list[dict[str, Any]] = field(default_factory=list)
+    #: the companions a comparison left out (``verify``'s ``skip``), by label
+    left_out: tuple[str, ...] = ()
 
     @property
     def status(self) -> str:
@@ -297,11 +299,13 @@ def check_exploration(spec: GameSpec, ruleset: Ruleset, ex: Exploration, *, own_
 def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
            timeout: float | None = None, progress: Callable | None = None,
            plays: int | None = None, seed: int = 0,
-           phase: Callable[[str, int, int | None], None] | None = None) -> VerifyReport:
+           phase: Callable[[str, int, int | None], None] | None = None,
+           skip: tuple[str, ...] = ()) -> VerifyReport:
     """Every property of ``ruleset`` with its evidence (see the module docstring).
 
     ``progress(states, pending, seconds)`` follows each exploration; ``phase(what, done, total)``
-    every later step, so a progress bar moves in every phase.
+    every later step, so a progress bar moves in every phase. ``skip``: the labels of derived
+    configurations left out (a comparison's unpaired companions: :func:`unpaired`), said in a note.
     """
     start = time.perf_counter()
     # without a user --timeout no clock decides anything: the work is fixed (the state limits, the
@@ -314,7 +318,9 @@ def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
     # with both a time and a state limit from the user, the state limit says when to stop exploring
     share = 1.0 if timeout is not None and max_states else DIRECT_SHARE
     direct_time = None if timeout is None else timeout * share
-    report = VerifyReport(ruleset, dict(ruleset.params))
+    report = VerifyReport(ruleset, dict(ruleset.params), left_out=tuple(skip))
+    if skip:
+        report.notes.append(left_out_text(skip))
     ex, crash = _explore_guarded(game, limit, direct_time, progress)
     if crash is not None:
         report.properties.append(PropertyResult("model-runs", FAILS, "every move of every reachable state "
@@ -336,7 +342,7 @@ def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
                     None, None if left is None or timeout is None else left * 0.3)))
             return Context(spec, ruleset, game, label, SAMPLES, plays=drawn[0], seed=seed,
                            limits=limits, cache=ctx.cache) if drawn[0] else None
-        companions = [d for d in derived_of(spec, ruleset) if d.always]
+        companions = [d for d in derived_of(spec, ruleset, skip) if d.always]
         # (under a clock, one list: each property's share of the time is the one-process share)
         here, beside_ = split_for_worker(spec, props) if limits.deadline is None else (props, [])
         # (one job: such checks may share what they build, Presentes' two its reference turns)
@@ -347,7 +353,7 @@ def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
     else:
         _verify_too_big(spec, ruleset, game, ex, label, props, limits, report,
                         plays or spec.verify_plays or DEFAULT_PLAYS, seed, progress,
-                        timed=timeout is not None)
+                        timed=timeout is not None, skip=skip)
     report.seconds = time.perf_counter() - start
     return report
 
@@ -363,9 +369,25 @@ def split_for_worker(spec: GameSpec, props: Sequence[Property]) -> tuple[list[Pr
     return [p for p in props if p not in beside_], beside_
 
 
-def derived_of(spec: GameSpec, ruleset: Ruleset) -> list:
-    """The game's derived configurations of ``ruleset`` (none when it declares none)."""
-    return list(spec.derived(ruleset)) if spec.derived is not None else []
+def derived_of(spec: GameSpec, ruleset: Ruleset, skip: tuple[str, ...] = ()) -> list:
+    """The game's derived configurations of ``ruleset`` (none when it declares none), but those
+    labelled in ``skip``."""
+    derived = list(spec.derived(ruleset)) if spec.derived is not None else []
+    return [d for d in derived if d.label not in skip]
+
+
+def left_out_text(labels: Sequence[str]) -> str:
+    """What a comparison's side says of the companions it left out (``verify``'s ``skip``)."""
+    return (f"left out, as the other side has no such configuration: {'; '.join(labels)} "
+            "(verify alone checks them)")
+
+
+def unpaired(spec: GameSpec, ruleset: Ruleset, other: Ruleset) -> tuple[str, ...]:
+    """The labels of ``ruleset``'s paired companions (``Derived.paired``) that ``other`` does not
+    derive: what a comparison of the two leaves out on ``ruleset``'s side. A board edit off Curta
+    keeps no official companion, so the built-in Curta side skips Longa and Media (~50 CPU s)."""
+    theirs = {d.label for d in derived_of(spec, other) if d.paired}
+    return tuple(d.label for d in derived_of(spec, ruleset) if d.paired and d.label not in theirs)
 
 
 def _explore_guarded(game, limit, timeout, progress) -> tuple[Exploration | None, list[str] | None]:
@@ -422,13 +444,13 @@ def _path(game, parent, state) -> list[str]:
 
 
 def _verify_too_big(spec, ruleset, game, ex, label, props, limits, report, plays, seed, progress,
-                    timed: bool = True) -> None:
+                    timed: bool = True, skip: tuple[str, ...] = ()) -> None:
     """(a) sampled plays, (b) the properties that read samples or nothing, (c) derived
     configurations. The time left is split: 45% for drawing the plays, then the properties within
     40% of what is left, then the derived configurations."""
     why = f"{label} is too big to explore within the limits ({ex.num_states:,} states explored, {ex.stop_reason})"
     report.notes.append(why)
-    derived = derived_of(spec, ruleset)
+    derived = derived_of(spec, ruleset, skip)
     # the properties that need every state: only a derived configuration can give them one
     waiting = {p.name for p in props if EXPLORATION in p.needs and SAMPLES not in p.needs
                and NOTHING not in p.needs}

@@ -345,3 +345,50 @@ def test_a_companion_both_sides_share_is_explored_once_and_named_as_each_side(mo
         for rs in (a, b):
             doc(rs, timeout=600)
     assert explored == labels * 3
+
+
+def test_a_companion_the_other_side_lacks_is_left_out_of_a_comparison_and_said(monkeypatch):
+    """A paired companion (``Derived.paired``: Presentes' other official boards) is checked on a
+    comparison's side only when the other side has it too: the built-in Curta side of a board edit
+    skips Longa and Media (their verdicts would face nothing on the edit's side). The side says what
+    it left out; ``verify`` alone still checks them; the left-out report is kept under its own key."""
+    import dataclasses
+    import ruleproof.solver.verify as verify_module
+    from ruleproof.model.registry import load_ruleset
+    from ruleproof.solver.page import comparison_text
+    # the real case, by the labels alone (cheap: no exploration)
+    presentes = get_spec("presentes")
+    curta = presentes.default().with_overrides({"board": "curta"}, spec=presentes.schema, source="command line")
+    edit = load_ruleset(str(ROOT / "model" / "presentes" / "examples" / "board-edit.toml"))
+    assert [label.split(",")[0] for label in verify_module.unpaired(presentes, curta, edit)] == ["longa", "media"]
+    assert verify_module.unpaired(presentes, edit, curta) == ()
+    dice = curta.with_overrides({"dice": 2}, spec=presentes.schema, source="command line")
+    assert verify_module.unpaired(presentes, curta, curta) == ()
+    assert len(verify_module.unpaired(presentes, curta, dice)) == 2   # other dice: other companions
+    # end to end on Pig, its three-seat companion made a paired one on the goal-20 side only
+    monkeypatch.setenv("RULEPROOF_PROCESSES", "1")
+    spec = get_spec("pig")
+    a = spec.default().with_overrides({"goal": 20}, spec=spec.schema, source="a.toml")
+    b = spec.default().with_overrides({"goal": 21}, spec=spec.schema, source="b.toml")
+    real = verify_module.derived_of
+
+    def derived_of(spec_, ruleset, skip=()):
+        out = [dataclasses.replace(d, paired=True) for d in real(spec_, ruleset) if d.always]
+        return [d for d in out if d.label not in skip] if ruleset.params["goal"] == 20 else []
+    monkeypatch.setattr(verify_module, "derived_of", derived_of)
+    labels = [d.label for d in derived_of(spec, a)]
+    assert labels and verify_module.unpaired(spec, a, b) == tuple(labels)
+    alone = verify_module.verify(spec, a)
+    assert alone.left_out == () and any(p.data.get("derived") in labels or "[" in p.name for p in alone.properties)
+    res = compare.compare_rulesets(a, b)
+    assert res["a"]["left_out"] == labels and res["b"]["left_out"] == []
+    assert not any("[" in name for name in res["a"]["properties"])   # no derived configuration checked
+    assert len(res["a"]["properties"]) < len(alone.properties)
+    assert any(line.strip().startswith("A: left out, as the other side has no such configuration: " + labels[0])
+               for line in comparison_text(res))
+    whole, part = compare._verify_key(None, None, None), compare._verify_key(None, None, None, tuple(labels))
+    with cache.scope():   # kept apart from the whole report, which a side with the companion reuses
+        compare.verified(a, other=b)
+        assert cache.kept("verify", a, part) and not cache.kept("verify", a, whole)
+        compare.verified(a, other=a)
+        assert cache.kept("verify", a, whole)
