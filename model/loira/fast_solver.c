@@ -175,13 +175,13 @@ static Slot *table;
 static uint64_t cap, used;
 static uint64_t visits;
 
-/* a table of n slots, zeroed: calloc's, with its 2 MiB-aligned interior advised onto huge pages
- * (Linux, transparent huge pages on madvise). Lookups land at random in tables of hundreds of MiB:
- * on 4 KiB pages nearly every one is a TLB miss too. free() releases it as any calloc'd block. */
-static void *advise_huge(void *t, size_t bytes) {
+/* a block of at least min_bytes with its 2 MiB-aligned interior advised onto huge pages (Linux,
+ * transparent huge pages on madvise): lookups that land at random in GiBs are on 4 KiB pages nearly
+ * all TLB misses too. free() releases it as any calloc'd block. */
+static void *advise_huge(void *t, size_t bytes, size_t min_bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     size_t huge = (size_t)2 << 20;
-    if (t && bytes >= 4 * huge) {
+    if (t && bytes >= min_bytes && bytes >= 4 * huge) {
         uintptr_t from = ((uintptr_t)t + huge - 1) & ~(uintptr_t)(huge - 1);
         uintptr_t to = ((uintptr_t)t + bytes) & ~(uintptr_t)(huge - 1);
         if (to > from) madvise((void *)from, to - from, MADV_HUGEPAGE);   /* advice only: errors are harmless */
@@ -189,7 +189,17 @@ static void *advise_huge(void *t, size_t bytes) {
 #endif
     return t;
 }
-static Slot *table_calloc(uint64_t n) { return advise_huge(calloc(n, sizeof(Slot)), n * sizeof(Slot)); }
+/* A table is advised only from 2 GiB: under the kernel's defrag=madvise a huge-page fault may
+ * compact memory first, system time that smaller tables do not win back in TLB misses (stop 54,
+ * one process, runs alternated, with the advice from 8 MiB / from 2 GiB: the 13-card rung's solve,
+ * a 0.8 GiB table, 20.3-20.9 s (9.4 s of it system time) / 14.6-15.7 s; the 14-card rung's, 1.6 GiB,
+ * 61.1 / 60.5 s; the real deck's 150 self-play games, whose kept table is emptied each game and
+ * grows again, 16.2-17.3 s (system 3.2-3.6) / 13.6-14.2 s (0.7-0.8)). Bigger tables keep it: the
+ * regret ladder's evaluations, the out-of-core solver's sorted runs. */
+#define HUGE_TABLE_MIN ((size_t)2 << 30)
+static Slot *table_calloc(uint64_t n) {
+    return advise_huge(calloc(n, sizeof(Slot)), n * sizeof(Slot), HUGE_TABLE_MIN);
+}
 static int bits(int n) { int b = 0; while ((1 << b) <= n) b++; return b; }
 
 /* ---- packing ---------------------------------------------------------------------------- */
@@ -1498,8 +1508,8 @@ static void sorted_free(void) { free(sorted); free(sorted_tmp); sorted = sorted_
 static int sorted_build(const uint8_t *succ, int w, const double *val, int64_t n) {
     sorted_free();
     if (n == 0) return 0;
-    sorted = advise_huge(malloc((size_t)n * sizeof *sorted), (size_t)n * sizeof *sorted);
-    sorted_tmp = advise_huge(malloc((size_t)n * sizeof *sorted), (size_t)n * sizeof *sorted);
+    sorted = advise_huge(malloc((size_t)n * sizeof *sorted), (size_t)n * sizeof *sorted, 0);
+    sorted_tmp = advise_huge(malloc((size_t)n * sizeof *sorted), (size_t)n * sizeof *sorted, 0);
     int64_t *runs = malloc((size_t)(n + 1) * sizeof *runs), nruns = 0;
     if (!sorted || !sorted_tmp || !runs) { free(runs); sorted_free(); return -1; }
     for (int64_t i = 0; i < n; i++) {
