@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ruleproof.model.estimate import FIRST_SEAT_ADVANTAGE_MEANING, Estimate, quantiles_text
+from ruleproof.model.properties import left_out_text
 from ruleproof.model.registry import get_spec
 from ruleproof.model.ruleset import Ruleset
 
@@ -26,7 +27,6 @@ from ruleproof.model.results import FAILS, HOLDS, UNKNOWN
 from . import cache
 from .compare import _words, overridden
 from .outputs import stamp, write_file
-from .verify import left_out_text
 
 #: without ``--rank-timeout`` the ranking is a fixed amount of work (exact solves within their state
 #: limit, else a fixed number of paired seeded games): the same rows under any load

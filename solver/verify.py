@@ -21,7 +21,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from ruleproof.model.limits import Limits
-from ruleproof.model.properties import (EXPLORATION, NOTHING, SAMPLES, Context, Property, draw_plays)
+from ruleproof.model.properties import (EXPLORATION, NOTHING, SAMPLES, Context, Property, draw_plays,
+                                        left_out_text)
 from ruleproof.model.protocol import CHANCE, TERMINAL
 from ruleproof.model.results import FAILS, HOLDS, UNKNOWN, PropertyResult
 from ruleproof.model.ruleset import Ruleset, value_words
@@ -374,12 +375,6 @@ def derived_of(spec: GameSpec, ruleset: Ruleset, skip: tuple[str, ...] = ()) -> 
     labelled in ``skip``."""
     derived = list(spec.derived(ruleset)) if spec.derived is not None else []
     return [d for d in derived if d.label not in skip]
-
-
-def left_out_text(labels: Sequence[str]) -> str:
-    """What a comparison's side says of the companions it left out (``verify``'s ``skip``)."""
-    return (f"left out, as the other side has no such configuration: {'; '.join(labels)} "
-            "(verify alone checks them)")
 
 
 def unpaired(spec: GameSpec, ruleset: Ruleset, other: Ruleset) -> tuple[str, ...]:

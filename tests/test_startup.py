@@ -40,3 +40,14 @@ def test_lazy_game_classes_still_import():
     from ruleproof.model.pig import SPEC
     from ruleproof.model.pig.game import Pig
     assert isinstance(SPEC.build(SPEC.default()), Pig)
+
+
+def test_a_kept_answer_read_back_imports_no_heavy_library(tmp_path):
+    # the designer's loop reads a kept ranking back in a fraction of a second: the page's module,
+    # which `rulings rank` imports, must not pull solver.verify (scipy through its termination check)
+    command = [["rulings", "rank", "pig", "--cache", str(tmp_path)]]
+    runs = [subprocess.run([sys.executable, "-c", PROBE, json.dumps(command), json.dumps(HEAVY)], cwd=ROOT,
+                           capture_output=True, text=True, timeout=300) for _ in range(2)]
+    assert all(r.returncode == 0 for r in runs), [r.stderr for r in runs]
+    assert "numpy" in json.loads(runs[0].stdout.strip().splitlines()[-1])   # the first one computes it
+    assert json.loads(runs[1].stdout.strip().splitlines()[-1]) == []
