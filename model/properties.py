@@ -68,14 +68,16 @@ class Derived:
     game wants checked every time: a mission with yellow wires, the official boards).
     ``properties``: the names of the properties checked on it (None: every one) -- a companion
     explored for a few graph properties need not pay for every proof's mapping.
-    ``paired``: a companion about configurations beside the ruleset's own, not a smaller copy of it
-    (Presentes' other official boards): a comparison checks it on one side only when the other side
-    has it too (the same label), since a verdict with nothing to face says nothing of the edit."""
+    ``pair``: for a companion about configurations beside the ruleset's own, not a smaller copy of
+    it (Presentes' other official boards), what it stands for ("official board longa"): a comparison
+    checks it on one side only when the other side derives a companion with the same ``pair`` --
+    with the other side's dice and rulings, so an edit of those is still compared there -- since a
+    verdict with nothing to face says nothing of the edit. Empty: not paired."""
     label: str
     ruleset: Ruleset
     always: bool = False
     properties: tuple[str, ...] | None = None
-    paired: bool = False
+    pair: str = ""
 
 
 def left_out_text(labels: Sequence[str]) -> str:

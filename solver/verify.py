@@ -378,11 +378,11 @@ def derived_of(spec: GameSpec, ruleset: Ruleset, skip: tuple[str, ...] = ()) -> 
 
 
 def unpaired(spec: GameSpec, ruleset: Ruleset, other: Ruleset) -> tuple[str, ...]:
-    """The labels of ``ruleset``'s paired companions (``Derived.paired``) that ``other`` does not
-    derive: what a comparison of the two leaves out on ``ruleset``'s side. A board edit off Curta
+    """The labels of ``ruleset``'s paired companions (``Derived.pair``) whose pair ``other`` does
+    not derive: what a comparison of the two leaves out on ``ruleset``'s side. A board edit off Curta
     keeps no official companion, so the built-in Curta side skips Longa and Media (~50 CPU s)."""
-    theirs = {d.label for d in derived_of(spec, other) if d.paired}
-    return tuple(d.label for d in derived_of(spec, ruleset) if d.paired and d.label not in theirs)
+    theirs = {d.pair for d in derived_of(spec, other) if d.pair}
+    return tuple(d.label for d in derived_of(spec, ruleset) if d.pair and d.pair not in theirs)
 
 
 def _explore_guarded(game, limit, timeout, progress) -> tuple[Exploration | None, list[str] | None]:

@@ -348,7 +348,7 @@ def test_a_companion_both_sides_share_is_explored_once_and_named_as_each_side(mo
 
 
 def test_a_companion_the_other_side_lacks_is_left_out_of_a_comparison_and_said(monkeypatch):
-    """A paired companion (``Derived.paired``: Presentes' other official boards) is checked on a
+    """A paired companion (``Derived.pair``: Presentes' other official boards) is checked on a
     comparison's side only when the other side has it too: the built-in Curta side of a board edit
     skips Longa and Media (their verdicts would face nothing on the edit's side). The side says what
     it left out; ``verify`` alone still checks them; the left-out report is kept under its own key."""
@@ -364,7 +364,11 @@ def test_a_companion_the_other_side_lacks_is_left_out_of_a_comparison_and_said(m
     assert verify_module.unpaired(presentes, edit, curta) == ()
     dice = curta.with_overrides({"dice": 2}, spec=presentes.schema, source="command line")
     assert verify_module.unpaired(presentes, curta, curta) == ()
-    assert len(verify_module.unpaired(presentes, curta, dice)) == 2   # other dice: other companions
+    # a dice edit keeps its official companions on both sides (with each side's dice): compared
+    assert verify_module.unpaired(presentes, curta, dice) == verify_module.unpaired(presentes, dice, curta) == ()
+    media = curta.with_overrides({"board": "media"}, spec=presentes.schema, source="command line")
+    assert [label.split(",")[0] for label in verify_module.unpaired(presentes, curta, media)] == ["media"]
+    assert [label.split(",")[0] for label in verify_module.unpaired(presentes, media, curta)] == ["curta"]
     # end to end on Pig, its three-seat companion made a paired one on the goal-20 side only
     monkeypatch.setenv("RULEPROOF_PROCESSES", "1")
     spec = get_spec("pig")
@@ -373,7 +377,7 @@ def test_a_companion_the_other_side_lacks_is_left_out_of_a_comparison_and_said(m
     real = verify_module.derived_of
 
     def derived_of(spec_, ruleset, skip=()):
-        out = [dataclasses.replace(d, paired=True) for d in real(spec_, ruleset) if d.always]
+        out = [dataclasses.replace(d, pair=d.label) for d in real(spec_, ruleset) if d.always]
         return [d for d in out if d.label not in skip] if ruleset.params["goal"] == 20 else []
     monkeypatch.setattr(verify_module, "derived_of", derived_of)
     labels = [d.label for d in derived_of(spec, a)]

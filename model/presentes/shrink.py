@@ -140,5 +140,6 @@ def official_companions(ruleset: Ruleset, dice: str) -> list:
         params = {"board": name, "players": 2, "host_remove": [], "host_skip": (), "gift_values": (),
                   "focal_seat": -1}
         out.append(Derived(f"{name}, 2 players, {dice} (official board)", ruleset.with_overrides(params, spec=SCHEMA),
-                           always=True, properties=COMPANION_PROPERTIES, paired=True))
+                           always=True, properties=COMPANION_PROPERTIES,
+                           pair=f"official board {name}"))
     return out
