@@ -343,7 +343,7 @@ def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
                     None, None if left is None or timeout is None else left * 0.3)))
             return Context(spec, ruleset, game, label, SAMPLES, plays=drawn[0], seed=seed,
                            limits=limits, cache=ctx.cache) if drawn[0] else None
-        companions = [d for d in derived_of(spec, ruleset, skip) if d.always]
+        companions = [d for d in derived_of(spec, ruleset) if d.always and d.label not in skip]
         # (under a clock, one list: each property's share of the time is the one-process share)
         here, beside_ = split_for_worker(spec, props) if limits.deadline is None else (props, [])
         # (one job: such checks may share what they build, Presentes' two its reference turns)
@@ -370,11 +370,9 @@ def split_for_worker(spec: GameSpec, props: Sequence[Property]) -> tuple[list[Pr
     return [p for p in props if p not in beside_], beside_
 
 
-def derived_of(spec: GameSpec, ruleset: Ruleset, skip: tuple[str, ...] = ()) -> list:
-    """The game's derived configurations of ``ruleset`` (none when it declares none), but those
-    labelled in ``skip``."""
-    derived = list(spec.derived(ruleset)) if spec.derived is not None else []
-    return [d for d in derived if d.label not in skip]
+def derived_of(spec: GameSpec, ruleset: Ruleset) -> list:
+    """The game's derived configurations of ``ruleset`` (none when it declares none)."""
+    return list(spec.derived(ruleset)) if spec.derived is not None else []
 
 
 def unpaired(spec: GameSpec, ruleset: Ruleset, other: Ruleset) -> tuple[str, ...]:
@@ -445,7 +443,7 @@ def _verify_too_big(spec, ruleset, game, ex, label, props, limits, report, plays
     40% of what is left, then the derived configurations."""
     why = f"{label} is too big to explore within the limits ({ex.num_states:,} states explored, {ex.stop_reason})"
     report.notes.append(why)
-    derived = derived_of(spec, ruleset, skip)
+    derived = [d for d in derived_of(spec, ruleset) if d.label not in skip]
     # the properties that need every state: only a derived configuration can give them one
     waiting = {p.name for p in props if EXPLORATION in p.needs and SAMPLES not in p.needs
                and NOTHING not in p.needs}
