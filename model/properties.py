@@ -80,12 +80,6 @@ class Derived:
     pair: str = ""
 
 
-def left_out_text(labels: Sequence[str]) -> str:
-    """What a comparison's side says of the paired companions it left out (``verify``'s ``skip``)."""
-    return (f"left out, as the other side has no such configuration: {'; '.join(labels)} "
-            "(verify alone checks them)")
-
-
 @dataclass(frozen=True)
 class Transition:
     """One real move: the state before, the move (action or chance outcome), its probability

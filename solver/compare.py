@@ -389,14 +389,13 @@ def verify_cold_side_first(a: Ruleset, b: Ruleset, kw: dict[str, Any], *, parall
     ``phase``/``explored``: ``a``'s progress hooks, as ``side`` takes them."""
     if kw.get("deadline") is not None:
         return
-    others = {id(a): b, id(b): a}
-    cold = [r for r in (a, b) if not cache.kept("verify", r, _side_verify_key(r, dict(kw, other=others[id(r)])))]
+    cold = [(r, o) for r, o in ((a, b), (b, a)) if not cache.kept("verify", r, _side_verify_key(r, dict(kw, other=o)))]
     if len(cold) == 2 and not parallel:
         return   # one process: each side verifies in its turn
-    for r in cold:
+    for r, o in cold:
         hooks = dict(progress=explored, phase=phase) if r is a else {}
         verified(r, max_states=kw.get("max_states"), seed=kw.get("seed"), plays=kw.get("games"),
-                 other=others[id(r)], **hooks)
+                 other=o, **hooks)
 
 
 def _left(deadline: float | None) -> float | None:
@@ -412,7 +411,7 @@ def side_summary(ruleset: Ruleset, why: str, rep, ev: Evaluation) -> dict[str, A
             "evidence": {p.name: p.evidence for p in rep.properties},
             "property_details": {p.name: p.detail for p in rep.properties},
             "counterexamples": {p.name: p.counterexample for p in rep.properties if p.counterexample},
-            "notes": list(rep.notes), "left_out": list(getattr(rep, "left_out", ())),
+            "notes": list(rep.notes), "left_out": list(rep.left_out),
             **ev.as_dict(), "longest_play": longest,
             "partial": ev.values is None,
             "values_note": None if ev.values else (ev.why or "no values")}

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ruleproof.model.estimate import FIRST_SEAT_ADVANTAGE_MEANING, Estimate, quantiles_text
-from ruleproof.model.properties import left_out_text
 from ruleproof.model.registry import get_spec
 from ruleproof.model.ruleset import Ruleset
 
@@ -177,6 +176,12 @@ def _cell(v: Any) -> str:
     if isinstance(v, dict) and "kind" in v:
         return Estimate.from_dict(v).number()
     return "-" if v is None else str(v)
+
+
+def left_out_text(labels: list[str]) -> str:
+    """What a comparison's side says of the paired companions it left out (``verify``'s ``skip``)."""
+    return (f"left out, as the other side has no such configuration: {'; '.join(labels)} "
+            "(verify alone checks them)")
 
 
 def comparison_parts(cmp: dict[str, Any]) -> dict[str, Any]:

@@ -21,8 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from ruleproof.model.limits import Limits
-from ruleproof.model.properties import (EXPLORATION, NOTHING, SAMPLES, Context, Property, draw_plays,
-                                        left_out_text)
+from ruleproof.model.properties import (EXPLORATION, NOTHING, SAMPLES, Context, Property, draw_plays)
 from ruleproof.model.protocol import CHANCE, TERMINAL
 from ruleproof.model.results import FAILS, HOLDS, UNKNOWN, PropertyResult
 from ruleproof.model.ruleset import Ruleset, value_words
@@ -306,7 +305,8 @@ def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
 
     ``progress(states, pending, seconds)`` follows each exploration; ``phase(what, done, total)``
     every later step, so a progress bar moves in every phase. ``skip``: the labels of derived
-    configurations left out (a comparison's unpaired companions: :func:`unpaired`), said in a note.
+    configurations left out (a comparison's unpaired companions: :func:`unpaired`), listed in the
+    report's ``left_out`` (the comparison says so, once).
     """
     start = time.perf_counter()
     # without a user --timeout no clock decides anything: the work is fixed (the state limits, the
@@ -320,8 +320,6 @@ def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
     share = 1.0 if timeout is not None and max_states else DIRECT_SHARE
     direct_time = None if timeout is None else timeout * share
     report = VerifyReport(ruleset, dict(ruleset.params), left_out=tuple(skip))
-    if skip:
-        report.notes.append(left_out_text(skip))
     ex, crash = _explore_guarded(game, limit, direct_time, progress)
     if crash is not None:
         report.properties.append(PropertyResult("model-runs", FAILS, "every move of every reachable state "
