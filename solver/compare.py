@@ -380,7 +380,8 @@ def verify_cold_side_first(a: Ruleset, b: Ruleset, kw: dict[str, Any], *, parall
                            phase: Callable | None = None, explored: Callable | None = None) -> None:
     """Before the two sides: verify here, one after the other, each side whose verify is not kept
     yet, where verify shares its derived configurations with the second core -- whenever the two
-    sides then run in two processes (``parallel``: ``parallel_sides``), or one side's verify is kept
+    sides may then run in two processes (``parallel``: ``parallel_sides``, or a second core idle,
+    so that ``parallel_evaluations`` can judge the explored sizes), or one side's verify is kept
     already (an earlier command's, through ``--cache``). The two side processes then only evaluate,
     and they end about together: each process verifying its own side would leave one idle while the
     other finishes the heavier verify (Loira's harmless edit: 17 CPU s against the built-in's 12,
@@ -585,9 +586,11 @@ def compare_rulesets(a: Ruleset, b: Ruleset, *, why: tuple[str, str] = ("", ""),
     deadline = None if timeout is None else time.perf_counter() + timeout
     kw = dict(max_states=max_states, deadline=deadline, games=games, seed=seed, policy=policy)
     parallel = parallel_sides(a, b, timeout, kw)
-    verify_cold_side_first(a, b, kw, parallel=parallel)
-    # two heavy sides (full-size, sampled: fixed seeded work each) at once on two cores; the same
-    # figures, since neither side's work depends on the other's or on the clock (solver/beside.py)
+    verify_cold_side_first(a, b, kw, parallel=parallel or two_processes(timeout))
+    parallel = parallel or parallel_evaluations(a, b, timeout, kw)
+    # two heavy sides (full-size, sampled: fixed seeded work each), or two big exact evaluations,
+    # at once on two cores; the same figures, since neither side's work depends on the other's or
+    # on the clock (solver/beside.py)
     with beside.Beside(side_summary_of, b, why[1], dict(kw, other=a), enabled=parallel) as later:
         sa = side(a, why[0], **kw, other=b)[0]
         sb = later.result()
@@ -609,6 +612,34 @@ def parallel_sides(a: Ruleset, b: Ruleset, timeout: float | None, kw: dict[str, 
     from .analysis import heavy
     return (timeout is None and not same and beside.processes() > 1 and heavy(a)
             and heavy(b) and not side_kept(a, dict(kw, other=b)) and not side_kept(b, dict(kw, other=a)))
+
+
+#: explored states from which each side's exact evaluation is worth a process of its own, both
+#: sides verified (the Presentes board edit, 42,079 states: ~3.5 s of turn-chain solve a side)
+EVALUATE_BESIDE_STATES = 20_000
+
+
+def two_processes(timeout: float | None) -> bool:
+    """Whether the command may use a second process now (no time limit: ``beside.processes``)."""
+    return timeout is None and beside.processes() > 1
+
+
+def parallel_evaluations(a: Ruleset, b: Ruleset, timeout: float | None, kw: dict[str, Any]) -> bool:
+    """Whether, both sides verified already (``verify_cold_side_first``), their exact evaluations
+    run in two processes: two different configurations, each explored to
+    ``EVALUATE_BESIDE_STATES`` states or more (smaller ones solve in less than a fork's worth of
+    waiting), neither evaluation kept in the cache yet, and a second core idle. Each evaluation is
+    fixed work (an exact solve, no clock), so the figures are the same either way."""
+    if timeout is not None or (dict(a.params) == dict(b.params) and dict(a.rulings) == dict(b.rulings)):
+        return False
+    for r, o in ((a, b), (b, a)):
+        rep = cache.recall("verify", r, _side_verify_key(r, dict(kw, other=o)))
+        if rep is None or rep.states < EVALUATE_BESIDE_STATES:
+            return False
+        if cache.kept("evaluate", r, _evaluate_key(kw.get("max_states"), kw.get("games"), kw.get("seed"),
+                                                   kw.get("policy")), by_configuration=True):
+            return False
+    return beside.processes() > 1
 
 
 def side_kept(ruleset: Ruleset, kw: dict[str, Any]) -> bool:

@@ -66,7 +66,8 @@ def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states
     With ``against``, both sides go through ``compare.side`` and ``compare.compare_sides``, as in
     ``compare``."""
     from . import beside
-    from .compare import parallel_sides, side_summary_of, verify_cold_side_first
+    from .compare import (parallel_evaluations, parallel_sides, side_summary_of, two_processes,
+                          verify_cold_side_first)
     start = time.perf_counter()
     deadline = None if timeout is None else start + timeout
 
@@ -79,10 +80,11 @@ def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states
     kw = dict(max_states=max_states, deadline=deadline, **sample)
     parallel = against is not None and parallel_sides(against, ruleset, timeout, kw)
     if against is not None:
-        verify_cold_side_first(ruleset, against, kw,
-                               parallel=parallel, **_verify_hooks(say, progress))
-    # the side it is compared with computed meanwhile on the second core when both are heavy
-    # (the same figures: fixed seeded work each; solver/beside.py)
+        verify_cold_side_first(ruleset, against, kw, parallel=parallel or two_processes(timeout),
+                               **_verify_hooks(say, progress))
+        parallel = parallel or parallel_evaluations(against, ruleset, timeout, kw)
+    # the side it is compared with computed meanwhile on the second core when both are heavy or
+    # their exact evaluations big (the same figures: fixed work each; solver/beside.py)
     other = beside.Beside(side_summary_of, against, why[1],
                           dict(max_states=max_states, deadline=deadline, other=ruleset, **sample), enabled=parallel)
     with other:   # leaving early (an error, Ctrl-C) ends the worker

@@ -291,6 +291,46 @@ def test_a_side_kept_whole_holds_no_worker(monkeypatch, tmp_path):
         assert compare.parallel_sides(a, b, None, kw)
 
 
+def test_two_big_exact_evaluations_run_beside_each_other_once_both_sides_are_verified(monkeypatch, tmp_path):
+    # an exact engine's evaluation is fixed work too: with both sides verified (here, ahead) and
+    # both explorations big, the other side's evaluation goes to the second core; the same figures
+    from ruleproof.solver import beside
+    monkeypatch.setattr(beside, "processes", lambda: 2)
+    schema = get_spec("pig").schema
+    a = pig().with_overrides({"goal": 12}, spec=schema, source="command line")
+    b = pig().with_overrides({"goal": 13}, spec=schema, source="command line")
+    kw = dict(max_states=None, deadline=None, games=None, seed=None, policy=None)
+    with cache.scope():
+        assert not compare.parallel_evaluations(a, b, None, kw)   # not verified yet: sizes unknown
+        compare.verify_cold_side_first(a, b, kw, parallel=compare.two_processes(None))
+        small = min(compare.verified(a).states, compare.verified(b).states)
+        assert small > 0
+        monkeypatch.setattr(compare, "EVALUATE_BESIDE_STATES", small + 1)
+        assert not compare.parallel_evaluations(a, b, None, kw)   # too small to be worth a worker
+        monkeypatch.setattr(compare, "EVALUATE_BESIDE_STATES", small)
+        assert compare.parallel_evaluations(a, b, None, kw)
+        assert not compare.parallel_evaluations(a, b, 60.0, kw)   # a clock: one process
+        assert not compare.parallel_evaluations(a, a, None, kw)   # one configuration: shared instead
+        monkeypatch.setattr(beside, "processes", lambda: 1)
+        assert not compare.parallel_evaluations(a, b, None, kw)   # no idle core
+        monkeypatch.setattr(beside, "processes", lambda: 2)
+        compare.evaluate(b)
+        assert not compare.parallel_evaluations(a, b, None, kw)   # b's evaluation kept: read back here
+    started = []
+    real = beside.Beside.__init__
+
+    def watched(self, fn, *args, enabled=True):
+        started.append((fn.__name__, enabled))
+        real(self, fn, *args, enabled=enabled)
+    monkeypatch.setattr(beside.Beside, "__init__", watched)
+    one = compare.compare_rulesets(a, b)
+    assert ("side_summary_of", True) in started
+    monkeypatch.setattr(beside, "processes", lambda: 1)
+    started.clear()
+    assert without_seconds(compare.compare_rulesets(a, b)) == without_seconds(one)
+    assert ("side_summary_of", True) not in started
+
+
 def test_a_sampled_answer_serves_the_page_that_gives_a_folder(monkeypatch, tmp_path):
     # report --against after compare: the page's side asks with a folder for files, which an engine
     # that samples writes only with detail -- so compare's kept answer serves it, self-play and all
