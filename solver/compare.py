@@ -376,27 +376,26 @@ def _side_verify_key(ruleset: Ruleset, kw: dict[str, Any]) -> dict[str, Any]:
     return _verify_key(kw.get("max_states"), kw.get("seed"), kw.get("games"), _unpaired(ruleset, kw.get("other")))
 
 
-def verify_cold_side_first(a: Ruleset, b: Ruleset, kw: dict[str, Any], *, parallel: bool = False,
+def verify_cold_side_first(a: Ruleset, b: Ruleset, kw: dict[str, Any], *,
                            phase: Callable | None = None, explored: Callable | None = None) -> None:
     """Before the two sides: verify here, one after the other, each side whose verify is not kept
-    yet, where verify shares its derived configurations with the second core -- whenever the two
-    sides may then run in two processes (``parallel``: ``parallel_sides``, or a second core idle,
-    so that ``parallel_evaluations`` can judge the explored sizes), or one side's verify is kept
-    already (an earlier command's, through ``--cache``). The two side processes then only evaluate,
-    and they end about together: each process verifying its own side would leave one idle while the
-    other finishes the heavier verify (Loira's harmless edit: 17 CPU s against the built-in's 12,
-    its shrunken deck keeping the Chute L07 is about), and with one side kept, one process would
-    verify alone while the other idles. In one process the same work is only done in another order.
-    ``phase``/``explored``: ``a``'s progress hooks, as ``side`` takes them."""
+    yet (an earlier command's, through ``--cache``), where verify shares its derived
+    configurations with the second core. The two sides then only evaluate -- in two processes when
+    ``parallel_sides`` or ``parallel_evaluations`` says so (the latter judges the explored sizes,
+    known only now) -- and they end about together: each process verifying its own side would
+    leave one idle while the other finishes the heavier verify (Loira's harmless edit: 17 CPU s
+    against the built-in's 12, its shrunken deck keeping the Chute L07 is about), and with one side
+    kept, one process would verify alone while the other idles. In one process the same work is
+    only done in another order. Under a clock nothing is verified ahead (each side's verify gets
+    what is left when its turn comes). ``phase``/``explored``: ``a``'s progress hooks, as ``side``
+    takes them."""
     if kw.get("deadline") is not None:
         return
-    cold = [(r, o) for r, o in ((a, b), (b, a)) if not cache.kept("verify", r, _side_verify_key(r, dict(kw, other=o)))]
-    if len(cold) == 2 and not parallel:
-        return   # one process: each side verifies in its turn
-    for r, o in cold:
-        hooks = dict(progress=explored, phase=phase) if r is a else {}
-        verified(r, max_states=kw.get("max_states"), seed=kw.get("seed"), plays=kw.get("games"),
-                 other=o, **hooks)
+    for r, o in ((a, b), (b, a)):
+        if not cache.kept("verify", r, _side_verify_key(r, dict(kw, other=o))):
+            hooks = dict(progress=explored, phase=phase) if r is a else {}
+            verified(r, max_states=kw.get("max_states"), seed=kw.get("seed"), plays=kw.get("games"),
+                     other=o, **hooks)
 
 
 def _left(deadline: float | None) -> float | None:
@@ -586,7 +585,7 @@ def compare_rulesets(a: Ruleset, b: Ruleset, *, why: tuple[str, str] = ("", ""),
     deadline = None if timeout is None else time.perf_counter() + timeout
     kw = dict(max_states=max_states, deadline=deadline, games=games, seed=seed, policy=policy)
     parallel = parallel_sides(a, b, timeout, kw)
-    verify_cold_side_first(a, b, kw, parallel=parallel or two_processes(timeout))
+    verify_cold_side_first(a, b, kw)
     parallel = parallel or parallel_evaluations(a, b, timeout, kw)
     # two heavy sides (full-size, sampled: fixed seeded work each), or two big exact evaluations,
     # at once on two cores; the same figures, since neither side's work depends on the other's or
@@ -617,11 +616,6 @@ def parallel_sides(a: Ruleset, b: Ruleset, timeout: float | None, kw: dict[str, 
 #: explored states from which each side's exact evaluation is worth a process of its own, both
 #: sides verified (the Presentes board edit, 42,079 states: ~3.5 s of turn-chain solve a side)
 EVALUATE_BESIDE_STATES = 20_000
-
-
-def two_processes(timeout: float | None) -> bool:
-    """Whether the command may use a second process now (no time limit: ``beside.processes``)."""
-    return timeout is None and beside.processes() > 1
 
 
 def parallel_evaluations(a: Ruleset, b: Ruleset, timeout: float | None, kw: dict[str, Any]) -> bool:

@@ -66,8 +66,7 @@ def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states
     With ``against``, both sides go through ``compare.side`` and ``compare.compare_sides``, as in
     ``compare``."""
     from . import beside
-    from .compare import (parallel_evaluations, parallel_sides, side_summary_of, two_processes,
-                          verify_cold_side_first)
+    from .compare import parallel_evaluations, parallel_sides, side_summary_of, verify_cold_side_first
     start = time.perf_counter()
     deadline = None if timeout is None else start + timeout
 
@@ -80,8 +79,7 @@ def build_report(ruleset: Ruleset, *, against: Ruleset | None = None, max_states
     kw = dict(max_states=max_states, deadline=deadline, **sample)
     parallel = against is not None and parallel_sides(against, ruleset, timeout, kw)
     if against is not None:
-        verify_cold_side_first(ruleset, against, kw, parallel=parallel or two_processes(timeout),
-                               **_verify_hooks(say, progress))
+        verify_cold_side_first(ruleset, against, kw, **_verify_hooks(say, progress))
         parallel = parallel or parallel_evaluations(against, ruleset, timeout, kw)
     # the side it is compared with computed meanwhile on the second core when both are heavy or
     # their exact evaluations big (the same figures: fixed work each; solver/beside.py)

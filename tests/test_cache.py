@@ -254,13 +254,11 @@ def test_with_one_side_kept_the_other_is_verified_first_in_this_process(monkeypa
             assert calls["verify"] == 2
         calls["verify"] = 1
         (tmp_path / f"{cache.result_key('verify', kept, **key)}{cache.SUFFIX}").unlink()   # next: the other kept
-    with cache.scope():   # neither kept, one process: each side verifies in its turn
-        compare.verify_cold_side_first(a, b, kw)
     with cache.scope(tmp_path):   # under a clock nothing is verified ahead
-        compare.verify_cold_side_first(a, b, dict(kw, deadline=1e18), parallel=True)
+        compare.verify_cold_side_first(a, b, dict(kw, deadline=1e18))
     assert calls["verify"] == 1
-    with cache.scope():   # neither kept, two side processes: both verified here first, once each
-        compare.verify_cold_side_first(a, b, kw, parallel=True)
+    with cache.scope():   # neither kept: both verified here first, once each (whether the sides
+        compare.verify_cold_side_first(a, b, kw)   # then take two processes depends on their sizes)
         assert calls["verify"] == 3
         compare.side(a, **kw), compare.side(b, **kw)
         assert calls["verify"] == 3
@@ -302,7 +300,7 @@ def test_two_big_exact_evaluations_run_beside_each_other_once_both_sides_are_ver
     kw = dict(max_states=None, deadline=None, games=None, seed=None, policy=None)
     with cache.scope():
         assert not compare.parallel_evaluations(a, b, None, kw)   # not verified yet: sizes unknown
-        compare.verify_cold_side_first(a, b, kw, parallel=compare.two_processes(None))
+        compare.verify_cold_side_first(a, b, kw)
         small = min(compare.verified(a).states, compare.verified(b).states)
         assert small > 0
         monkeypatch.setattr(compare, "EVALUATE_BESIDE_STATES", small + 1)
