@@ -623,8 +623,13 @@ def parallel_evaluations(a: Ruleset, b: Ruleset, timeout: float | None, kw: dict
     run in two processes: two different configurations, each explored to
     ``EVALUATE_BESIDE_STATES`` states or more (smaller ones solve in less than a fork's worth of
     waiting), neither evaluation kept in the cache yet, and a second core idle. Each evaluation is
-    fixed work (an exact solve, no clock), so the figures are the same either way."""
+    fixed work (an exact solve, no clock), so the figures are the same either way. Not with a side
+    that samples (``heavy``): such pairs are ``parallel_sides``'s, and a self-play in a worker
+    could not spread its own games over both cores."""
+    from .analysis import heavy
     if timeout is not None or (dict(a.params) == dict(b.params) and dict(a.rulings) == dict(b.rulings)):
+        return False
+    if heavy(a) or heavy(b):
         return False
     for r, o in ((a, b), (b, a)):
         rep = cache.recall("verify", r, _side_verify_key(r, dict(kw, other=o)))

@@ -312,6 +312,11 @@ def test_two_big_exact_evaluations_run_beside_each_other_once_both_sides_are_ver
         monkeypatch.setattr(beside, "processes", lambda: 1)
         assert not compare.parallel_evaluations(a, b, None, kw)   # no idle core
         monkeypatch.setattr(beside, "processes", lambda: 2)
+        from ruleproof.solver import analysis
+        with monkeypatch.context() as m:   # a side that samples: parallel_sides's to decide
+            m.setattr(analysis, "heavy", lambda ruleset: ruleset is b)
+            assert not compare.parallel_evaluations(a, b, None, kw)
+        monkeypatch.setattr(beside, "processes", lambda: 2)
         compare.evaluate(b)
         assert not compare.parallel_evaluations(a, b, None, kw)   # b's evaluation kept: read back here
     started = []
