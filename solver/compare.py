@@ -607,9 +607,8 @@ def parallel_sides(a: Ruleset, b: Ruleset, timeout: float | None, kw: dict[str, 
     the cache (an earlier command's, through ``--cache``). A kept side is read back here in a moment;
     a worker for it would hold the second core's slot (``beside.processes``) while the other
     side's self-play could have shared its games with it."""
-    same = dict(a.params) == dict(b.params) and dict(a.rulings) == dict(b.rulings)
     from .analysis import heavy
-    return (timeout is None and not same and beside.processes() > 1 and heavy(a)
+    return (timeout is None and not _same_configuration(a, b) and beside.processes() > 1 and heavy(a)
             and heavy(b) and not side_kept(a, dict(kw, other=b)) and not side_kept(b, dict(kw, other=a)))
 
 
@@ -627,7 +626,7 @@ def parallel_evaluations(a: Ruleset, b: Ruleset, timeout: float | None, kw: dict
     that samples (``heavy``): such pairs are ``parallel_sides``'s, and a self-play in a worker
     could not spread its own games over both cores."""
     from .analysis import heavy
-    if timeout is not None or (dict(a.params) == dict(b.params) and dict(a.rulings) == dict(b.rulings)):
+    if timeout is not None or _same_configuration(a, b):
         return False
     if heavy(a) or heavy(b):
         return False
@@ -635,8 +634,7 @@ def parallel_evaluations(a: Ruleset, b: Ruleset, timeout: float | None, kw: dict
         rep = cache.recall("verify", r, _side_verify_key(r, dict(kw, other=o)))
         if rep is None or rep.states < EVALUATE_BESIDE_STATES:
             return False
-        if cache.kept("evaluate", r, _evaluate_key(kw.get("max_states"), kw.get("games"), kw.get("seed"),
-                                                   kw.get("policy")), by_configuration=True):
+        if cache.kept("evaluate", r, _side_evaluate_key(kw), by_configuration=True):
             return False
     return beside.processes() > 1
 
@@ -646,6 +644,14 @@ def side_kept(ruleset: Ruleset, kw: dict[str, Any]) -> bool:
     its evaluation (no time limit: ``kw``'s deadline is None; ``kw``'s ``other``: the side it is
     compared with)."""
     return (cache.kept("verify", ruleset, _side_verify_key(ruleset, kw))
-            and cache.kept("evaluate", ruleset, _evaluate_key(kw.get("max_states"), kw.get("games"),
-                                                               kw.get("seed"), kw.get("policy")),
-                           by_configuration=True))
+            and cache.kept("evaluate", ruleset, _side_evaluate_key(kw), by_configuration=True))
+
+
+def _side_evaluate_key(kw: dict[str, Any]) -> dict[str, Any]:
+    """The evaluate key of ``side(ruleset, **kw)`` (as ``_side_verify_key`` for its verify)."""
+    return _evaluate_key(kw.get("max_states"), kw.get("games"), kw.get("seed"), kw.get("policy"))
+
+
+def _same_configuration(a: Ruleset, b: Ruleset) -> bool:
+    """Whether the two sides are one configuration (computed once and shared, never in two processes)."""
+    return dict(a.params) == dict(b.params) and dict(a.rulings) == dict(b.rulings)

@@ -341,7 +341,7 @@ def verify(spec: GameSpec, ruleset: Ruleset, *, max_states: int | None = None,
                     None, None if left is None or timeout is None else left * 0.3)))
             return Context(spec, ruleset, game, label, SAMPLES, plays=drawn[0], seed=seed,
                            limits=limits, cache=ctx.cache) if drawn[0] else None
-        companions = [d for d in derived_of(spec, ruleset) if d.always and d.label not in skip]
+        companions = [d for d in _derived_kept(spec, ruleset, skip) if d.always]
         # (under a clock, one list: each property's share of the time is the one-process share)
         here, beside_ = split_for_worker(spec, props) if limits.deadline is None else (props, [])
         # (one job: such checks may share what they build, Presentes' two its reference turns)
@@ -371,6 +371,11 @@ def split_for_worker(spec: GameSpec, props: Sequence[Property]) -> tuple[list[Pr
 def derived_of(spec: GameSpec, ruleset: Ruleset) -> list:
     """The game's derived configurations of ``ruleset`` (none when it declares none)."""
     return list(spec.derived(ruleset)) if spec.derived is not None else []
+
+
+def _derived_kept(spec: GameSpec, ruleset: Ruleset, skip: tuple[str, ...]) -> list:
+    """``derived_of`` but the labels a comparison left out (``skip``)."""
+    return [d for d in derived_of(spec, ruleset) if d.label not in skip]
 
 
 def unpaired(spec: GameSpec, ruleset: Ruleset, other: Ruleset) -> tuple[str, ...]:
@@ -441,7 +446,7 @@ def _verify_too_big(spec, ruleset, game, ex, label, props, limits, report, plays
     40% of what is left, then the derived configurations."""
     why = f"{label} is too big to explore within the limits ({ex.num_states:,} states explored, {ex.stop_reason})"
     report.notes.append(why)
-    derived = [d for d in derived_of(spec, ruleset) if d.label not in skip]
+    derived = _derived_kept(spec, ruleset, skip)
     # the properties that need every state: only a derived configuration can give them one
     waiting = {p.name for p in props if EXPLORATION in p.needs and SAMPLES not in p.needs
                and NOTHING not in p.needs}
